@@ -1,0 +1,165 @@
+/**
+ * The one event model every source emits (simulator, EVM JSON-RPC, replay).
+ *
+ * On-chain events are identified by `(chain, blockNumber, txIndex, logIndex)`; a batch is
+ * always for one chain, so the chain lives on the batch. Raw amounts and reserves are
+ * integers (`bigint`) in the token's smallest unit; decimals are applied only where USD
+ * figures are made. Signed amounts follow the pool's point of view, as Uniswap v3 logs do:
+ * positive means the pool received tokens, negative means tokens left the pool.
+ */
+
+export interface EventKey {
+  /** Integer block (slot) number; exact up to 2^53. */
+  readonly blockNumber: number;
+  readonly txIndex: number;
+  readonly logIndex: number;
+}
+
+/** Pricing role of a token on its chain, used to route USD prices. */
+export const TokenRole = {
+  /** The chain's reference stablecoin: its price is 1 USD by definition. */
+  PrimaryStable: 0,
+  Stable: 1,
+  WrappedNative: 2,
+  Other: 3,
+} as const;
+export type TokenRole = (typeof TokenRole)[keyof typeof TokenRole];
+
+export const PoolProtocol = {
+  /** Constant product x*y=k with reserves (Uniswap v2 and its forks). */
+  ConstantProduct: 0,
+  /** Concentrated liquidity with sqrtPriceX96 and active liquidity (Uniswap v3 style). */
+  Concentrated: 1,
+} as const;
+export type PoolProtocol = (typeof PoolProtocol)[keyof typeof PoolProtocol];
+
+export interface TokenInfo {
+  readonly address: string;
+  readonly name: string;
+  readonly symbol: string;
+  readonly decimals: number;
+  /** Raw integer units. */
+  readonly totalSupply: bigint;
+  readonly role: TokenRole;
+}
+
+export interface PoolCreated {
+  readonly kind: 'pool_created';
+  readonly key: EventKey;
+  /** Block timestamp, Unix seconds. */
+  readonly timestamp: number;
+  readonly pool: string;
+  readonly dexId: string;
+  readonly factory: string;
+  readonly protocol: PoolProtocol;
+  /** Swap fee in millionths (3000 = 0.3 %). */
+  readonly feePpm: number;
+  readonly token0: TokenInfo;
+  readonly token1: TokenInfo;
+}
+
+export interface Swap {
+  readonly kind: 'swap';
+  readonly key: EventKey;
+  readonly timestamp: number;
+  readonly pool: string;
+  /** Pool's view: + received by the pool, - paid out by the pool. */
+  readonly amount0: bigint;
+  readonly amount1: bigint;
+  /** Concentrated pools: price after the swap, Q64.96. 0n for constant-product pools. */
+  readonly sqrtPriceX96: bigint;
+  /** Concentrated pools: active liquidity after the swap. 0n for constant-product pools. */
+  readonly liquidity: bigint;
+  readonly tick: number;
+  readonly txHash: string;
+  readonly sender: string;
+  readonly recipient: string;
+}
+
+/** Liquidity added (amounts are what the pool received, both >= 0). */
+export interface Mint {
+  readonly kind: 'mint';
+  readonly key: EventKey;
+  readonly timestamp: number;
+  readonly pool: string;
+  readonly amount0: bigint;
+  readonly amount1: bigint;
+  readonly liquidity: bigint;
+  readonly tickLower: number;
+  readonly tickUpper: number;
+  readonly owner: string;
+  readonly txHash: string;
+}
+
+/** Liquidity removed (amounts are what left the pool, both >= 0). */
+export interface Burn {
+  readonly kind: 'burn';
+  readonly key: EventKey;
+  readonly timestamp: number;
+  readonly pool: string;
+  readonly amount0: bigint;
+  readonly amount1: bigint;
+  readonly liquidity: bigint;
+  readonly tickLower: number;
+  readonly tickUpper: number;
+  readonly owner: string;
+  readonly txHash: string;
+}
+
+/** Authoritative reserves after a change (Uniswap v2 `Sync`). */
+export interface Sync {
+  readonly kind: 'sync';
+  readonly key: EventKey;
+  readonly timestamp: number;
+  readonly pool: string;
+  readonly reserve0: bigint;
+  readonly reserve1: bigint;
+}
+
+/** A block seen by the source; emitted before the block's other events. */
+export interface Block {
+  readonly kind: 'block';
+  readonly number: number;
+  readonly hash: string;
+  readonly parentHash: string;
+  readonly timestamp: number;
+}
+
+/** Roll back every effect of blocks after `toBlock` (which stays canonical). */
+export interface Reorg {
+  readonly kind: 'reorg';
+  readonly toBlock: number;
+  readonly toHash: string;
+}
+
+export type ChainEvent = PoolCreated | Swap | Mint | Burn | Sync | Block | Reorg;
+export type OnChainEvent = PoolCreated | Swap | Mint | Burn | Sync;
+
+/** A run of events of one chain, in chain order. */
+export interface ChainEventBatch {
+  readonly chain: string;
+  readonly events: readonly ChainEvent[];
+}
+
+/** Total order of on-chain events of one chain. */
+export function compareKeys(a: EventKey, b: EventKey): number {
+  return a.blockNumber - b.blockNumber || a.txIndex - b.txIndex || a.logIndex - b.logIndex;
+}
+
+/** Static description of a network and its DEXes, given by the source at start. */
+export interface NetworkInfo {
+  readonly id: string;
+  readonly displayName: string;
+  /** Seconds between blocks (slots), used by sources that generate or estimate times. */
+  readonly blockTimeSeconds: number;
+  readonly dexes: readonly DexInfo[];
+}
+
+export interface DexInfo {
+  readonly id: string;
+  readonly name: string;
+  /** `uniswap_v2`, `uniswap_v3`, `raydium`, ... */
+  readonly protocol: string;
+  readonly poolProtocol: PoolProtocol;
+  readonly factory: string;
+}

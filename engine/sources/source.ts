@@ -1,0 +1,22 @@
+import type { ChainEventBatch, NetworkInfo } from '../events/model.js';
+
+/**
+ * A producer of chain events. Ingest pulls from it; a source never needs to know what was
+ * already stored, because ingest drops every on-chain event at or before its checkpoint.
+ * Sources must emit each chain's events in strictly increasing key order.
+ */
+export interface Source {
+  readonly name: string;
+  /** Networks (with DEXes) this source serves; stable for the life of the store. */
+  readonly networks: readonly NetworkInfo[];
+  /** Addresses of each chain's stablecoins (the first is the USD reference) and wrapped native token. */
+  pricingAnchors(chain: string): { readonly stablecoins: readonly string[]; readonly wrappedNative: string };
+  /**
+   * Produce the events in the simulated or real time span (previous call, until]; `until`
+   * is Unix seconds. Returns one batch per chain that has events, each in chain order.
+   */
+  advance(until: number): Promise<ChainEventBatch[]> | ChainEventBatch[];
+  /** Time up to which events have been produced (Unix seconds). */
+  readonly time: number;
+  close?(): Promise<void>;
+}
