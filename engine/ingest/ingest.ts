@@ -1,0 +1,175 @@
+/**
+ * Ingest: normalise, dedupe, persist, dispatch. Events at or before a chain's checkpoint are
+ * dropped, so feeding the same events twice changes nothing. A batch is acknowledged once it and
+ * the checkpoint it advances are committed to LMDB; only then is it handed to the chain's shard.
+ */
+import { encodeBatch, batchRoot, type IdResolver } from '../events/codec.js';
+import { compareKeys, type ChainEvent, type ChainEventBatch, type NetworkInfo } from '../events/model.js';
+import type { DexRecord, NetworkRecord, PoolRecord, Store, TokenRecord, Checkpoint } from '../store/store.js';
+import { metaKeys } from '../store/store.js';
+import type { EngineViews } from '../state/views.js';
+import { Registry } from './registry.js';
+
+/** Applies committed batches on the shard that owns the chain. */
+export interface ShardDispatcher {
+  apply(chain: number, seq: number, bytes: Uint8Array): Promise<unknown>;
+}
+
+export interface IngestResult {
+  readonly accepted: number;
+  readonly dropped: number;
+  readonly batches: number;
+  /** Resolves when every shard has applied the batches. */
+  readonly applied: Promise<void>;
+}
+
+/** Events per log batch; larger source batches are cut. */
+export const MAX_EVENTS_PER_BATCH = 4096;
+
+const START: Checkpoint = { block: -1, tx: -1, log: -1, blockEvent: -1, time: 0 };
+
+export class Ingest {
+  readonly registry: Registry;
+  private readonly store: Store;
+  private readonly views: EngineViews;
+  private readonly dispatcher: ShardDispatcher;
+  private readonly checkpoints = new Map<string, Checkpoint>();
+  private logHead = 0;
+  droppedDuplicates = 0;
+  droppedUnknownPool = 0;
+
+  constructor(store: Store, views: EngineViews, dispatcher: ShardDispatcher, registry?: Registry) {
+    this.store = store;
+    this.views = views;
+    this.dispatcher = dispatcher;
+    this.registry = registry ?? new Registry(views);
+    this.logHead = (store.meta.get(metaKeys.logHead) as number | undefined) ?? 0;
+  }
+
+  get head(): number {
+    return this.logHead;
+  }
+
+  checkpoint(chain: string): Checkpoint {
+    return this.checkpoints.get(chain) ?? (this.store.meta.get(metaKeys.checkpoint(chain)) as Checkpoint | undefined) ?? START;
+  }
+
+  /** Registers the source's networks and DEXes (persisted at once). */
+  async registerNetworks(infos: readonly NetworkInfo[]): Promise<void> {
+    const { networks, dexes } = this.registry.syncNetworks(infos);
+    if (networks.length === 0 && dexes.length === 0) return;
+    await this.store.root.transaction(() => {
+      for (const n of networks) this.store.networks.put(n.index, n);
+      for (const d of dexes) this.store.dexes.put(d.index, d);
+    });
+  }
+
+  /** Persists then dispatches the events that are new; resolves once they are acknowledged. */
+  async ingest(batches: readonly ChainEventBatch[]): Promise<IngestResult> {
+    const committed: { chain: number; seq: number; bytes: Uint8Array }[] = [];
+    const newPools: PoolRecord[] = [];
+    const newTokens: TokenRecord[] = [];
+    const checkpoints: [string, Checkpoint][] = [];
+    let accepted = 0;
+    let dropped = 0;
+    for (const batch of batches) {
+      const net = this.registry.networkOf(batch.chain);
+      if (!net) throw new Error(`events for unregistered network ${batch.chain}`);
+      const chain = net.index;
+      let ck = this.checkpoint(batch.chain);
+      const kept: ChainEvent[] = [];
+      for (const e of batch.events) {
+        if (e.kind === 'block') {
+          if (e.number <= ck.blockEvent) {
+            dropped++;
+            this.droppedDuplicates++;
+            continue;
+          }
+          ck = { ...ck, blockEvent: e.number, time: Math.max(ck.time, e.timestamp) };
+          kept.push(e);
+          continue;
+        }
+        if (e.kind === 'reorg') {
+          kept.push(e);
+          continue;
+        }
+        const pos = { blockNumber: ck.block, txIndex: ck.tx, logIndex: ck.log };
+        if (compareKeys(e.key, pos) <= 0) {
+          dropped++;
+          this.droppedDuplicates++;
+          continue;
+        }
+        if (e.kind === 'pool_created') {
+          const created = this.registry.createPool(chain, e);
+          if (!created) {
+            dropped++;
+            this.droppedDuplicates++;
+            continue;
+          }
+          newPools.push(created.pool);
+          newTokens.push(...created.tokens);
+        } else if (!this.registry.poolOf(chain, e.pool)) {
+          dropped++;
+          this.droppedUnknownPool++;
+          continue;
+        }
+        ck = { block: e.key.blockNumber, tx: e.key.txIndex, log: e.key.logIndex, blockEvent: ck.blockEvent, time: Math.max(ck.time, e.timestamp) };
+        kept.push(e);
+      }
+      if (kept.length === 0) continue;
+      accepted += kept.length;
+      const ids: IdResolver = {
+        poolId: (address) => this.registry.poolOf(chain, address)!.id,
+        tokenId: (address) => this.registry.tokenOf(chain, address)!.id,
+      };
+      for (let i = 0; i < kept.length; i += MAX_EVENTS_PER_BATCH) {
+        const bytes = encodeBatch(batch.chain, kept.slice(i, i + MAX_EVENTS_PER_BATCH), ids);
+        committed.push({ chain, seq: ++this.logHead, bytes });
+      }
+      this.checkpoints.set(batch.chain, ck);
+      checkpoints.push([batch.chain, ck]);
+    }
+    if (committed.length === 0) return { accepted, dropped, batches: 0, applied: Promise.resolve() };
+
+    const head = this.logHead;
+    await this.store.root.transaction(() => {
+      for (const t of newTokens) this.store.tokens.put(t.id, t);
+      for (const p of newPools) this.store.pools.put(p.id, p);
+      for (const c of committed) this.store.log.put(c.seq, c.bytes);
+      for (const [chain, ck] of checkpoints) this.store.meta.put(metaKeys.checkpoint(chain), ck);
+      this.store.meta.put(metaKeys.logHead, head);
+    });
+
+    for (const [chain, ck] of checkpoints) this.advanceClock(this.registry.networkOf(chain)!.index, ck.time);
+    const applied = Promise.all(committed.map((c) => this.dispatcher.apply(c.chain, c.seq, c.bytes))).then(() => undefined);
+    return { accepted, dropped, batches: committed.length, applied };
+  }
+
+  /** Moves a chain's clock forward (never back): block time while catching up, wall time when live. */
+  advanceClock(chain: number, time: number): void {
+    if (time > this.views.chainClock[chain]!) this.views.chainClock[chain] = time;
+  }
+
+  /**
+   * Re-applies the whole log to freshly zeroed views after a restart, keeping at most `inFlight`
+   * batches queued; resolves with the number of batches replayed.
+   */
+  async replay(inFlight = 64): Promise<number> {
+    const pending = new Set<Promise<unknown>>();
+    let count = 0;
+    for (const { key, value } of this.store.log.getRange({ start: 1 })) {
+      const chainId = batchRoot(value).chain() ?? '';
+      const net = this.registry.networkOf(chainId);
+      if (!net) throw new Error(`log batch ${key} names unknown network ${chainId}`);
+      const p = this.dispatcher.apply(net.index, key, value).finally(() => pending.delete(p));
+      pending.add(p);
+      count++;
+      if (pending.size >= inFlight) await Promise.race(pending);
+    }
+    await Promise.all(pending);
+    for (const net of this.registry.networks) this.advanceClock(net.index, this.checkpoint(net.id).time);
+    return count;
+  }
+}
+
+export type { DexRecord, NetworkRecord };

@@ -1,0 +1,189 @@
+/**
+ * Dense ids and string side tables. Ingest assigns a pool or token id the first time it sees the
+ * address, writes the static shared-memory columns, and keeps names, symbols and addresses here on
+ * the main thread, where the gateway reads them. Records persist in LMDB with the batch that
+ * created them, so ids are stable across restarts.
+ */
+import type { NetworkInfo, PoolCreated, TokenInfo } from '../events/model.js';
+import type { DexRecord, NetworkRecord, PoolRecord, Store, TokenRecord } from '../store/store.js';
+import type { EngineViews } from '../state/views.js';
+
+/** EVM hex addresses compare case-insensitively; base58 (Solana) addresses are case-sensitive. */
+export function normalizeAddress(address: string): string {
+  return address.startsWith('0x') ? address.toLowerCase() : address;
+}
+
+export class CapacityError extends Error {
+  override readonly name = 'CapacityError';
+}
+
+export interface NetworkEntry extends NetworkRecord {
+  readonly dexes: DexRecord[];
+  /** Pools of this chain, by id, in creation order. */
+  readonly poolIds: number[];
+}
+
+export class Registry {
+  readonly networks: NetworkEntry[] = [];
+  readonly dexes: DexRecord[] = [];
+  readonly pools: PoolRecord[] = [];
+  readonly tokens: TokenRecord[] = [];
+  private readonly networkIndex = new Map<string, number>();
+  private readonly dexIndex = new Map<string, number>();
+  private readonly poolIndex = new Map<string, number>();
+  private readonly tokenIndex = new Map<string, number>();
+  /** Pools of each token, by id. */
+  readonly tokenPools: number[][] = [];
+  private readonly views: EngineViews;
+
+  constructor(views: EngineViews) {
+    this.views = views;
+  }
+
+  /** Loads networks, DEXes, pools and tokens persisted earlier and restores the static columns. */
+  load(store: Store): void {
+    for (const { value } of store.networks.getRange()) this.addNetwork(value);
+    for (const { value } of store.dexes.getRange()) this.addDex(value);
+    for (const { value } of store.tokens.getRange()) this.addToken(value);
+    for (const { value } of store.pools.getRange()) this.addPool(value);
+  }
+
+  networkOf(id: string): NetworkEntry | undefined {
+    const i = this.networkIndex.get(id);
+    return i === undefined ? undefined : this.networks[i];
+  }
+
+  dexOf(chain: number, dexId: string): DexRecord | undefined {
+    const i = this.dexIndex.get(`${chain}:${dexId}`);
+    return i === undefined ? undefined : this.dexes[i];
+  }
+
+  poolOf(chain: number, address: string): PoolRecord | undefined {
+    const i = this.poolIndex.get(`${chain}:${normalizeAddress(address)}`);
+    return i === undefined ? undefined : this.pools[i];
+  }
+
+  tokenOf(chain: number, address: string): TokenRecord | undefined {
+    const i = this.tokenIndex.get(`${chain}:${normalizeAddress(address)}`);
+    return i === undefined ? undefined : this.tokens[i];
+  }
+
+  /** Registers the source's networks and DEXes that are new; returns the records to persist. */
+  syncNetworks(infos: readonly NetworkInfo[]): { networks: NetworkRecord[]; dexes: DexRecord[] } {
+    const out = { networks: [] as NetworkRecord[], dexes: [] as DexRecord[] };
+    for (const info of infos) {
+      let net = this.networkOf(info.id);
+      if (!net) {
+        if (this.networks.length >= this.views.capacity.chains) throw new CapacityError(`more than ${this.views.capacity.chains} networks`);
+        const rec: NetworkRecord = { index: this.networks.length, id: info.id, displayName: info.displayName, blockTimeSeconds: info.blockTimeSeconds };
+        net = this.addNetwork(rec);
+        out.networks.push(rec);
+      }
+      for (const d of info.dexes) {
+        if (this.dexOf(net.index, d.id)) continue;
+        const rec: DexRecord = {
+          index: this.dexes.length,
+          chain: net.index,
+          id: d.id,
+          name: d.name,
+          protocol: d.protocol,
+          poolProtocol: d.poolProtocol,
+          factory: d.factory,
+        };
+        this.addDex(rec);
+        out.dexes.push(rec);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Assigns ids for a new pool and any new tokens; returns the records to persist with the batch.
+   * Returns null when the pool is already known (a duplicate creation event).
+   */
+  createPool(chain: number, e: PoolCreated): { pool: PoolRecord; tokens: TokenRecord[] } | null {
+    if (this.poolOf(chain, e.pool)) return null;
+    const dex = this.dexOf(chain, e.dexId);
+    if (!dex) throw new Error(`pool ${e.pool} names unknown DEX ${e.dexId}`);
+    if (this.pools.length >= this.views.capacity.pools) throw new CapacityError(`pool capacity ${this.views.capacity.pools} reached`);
+    const tokens: TokenRecord[] = [];
+    const tokenId = (t: TokenInfo): number => {
+      const known = this.tokenOf(chain, t.address);
+      if (known) return known.id;
+      if (this.tokens.length >= this.views.capacity.tokens) throw new CapacityError(`token capacity ${this.views.capacity.tokens} reached`);
+      const rec: TokenRecord = {
+        id: this.tokens.length,
+        chain,
+        address: normalizeAddress(t.address),
+        name: t.name,
+        symbol: t.symbol,
+        decimals: t.decimals,
+        totalSupply: t.totalSupply.toString(),
+        role: t.role,
+        addedAt: e.timestamp,
+      };
+      this.addToken(rec);
+      tokens.push(rec);
+      return rec.id;
+    };
+    const pool: PoolRecord = {
+      id: this.pools.length,
+      chain,
+      dex: dex.index,
+      address: normalizeAddress(e.pool),
+      token0: tokenId(e.token0),
+      token1: tokenId(e.token1),
+      protocol: e.protocol,
+      feePpm: e.feePpm,
+      createdAt: e.timestamp,
+      createdBlock: e.key.blockNumber,
+    };
+    this.addPool(pool);
+    return { pool, tokens };
+  }
+
+  private addNetwork(rec: NetworkRecord): NetworkEntry {
+    const entry: NetworkEntry = { ...rec, dexes: [], poolIds: [] };
+    this.networks[rec.index] = entry;
+    this.networkIndex.set(rec.id, rec.index);
+    return entry;
+  }
+
+  private addDex(rec: DexRecord): void {
+    this.dexes[rec.index] = rec;
+    this.dexIndex.set(`${rec.chain}:${rec.id}`, rec.index);
+    this.networks[rec.chain]!.dexes.push(rec);
+  }
+
+  private addToken(rec: TokenRecord): void {
+    const v = this.views;
+    this.tokens[rec.id] = rec;
+    this.tokenPools[rec.id] = [];
+    this.tokenIndex.set(`${rec.chain}:${rec.address}`, rec.id);
+    v.tokenChain[rec.id] = rec.chain;
+    v.tokenDecimals[rec.id] = rec.decimals;
+    v.tokenRole[rec.id] = rec.role;
+    Atomics.store(v.counts, 1, this.tokens.length);
+  }
+
+  private addPool(rec: PoolRecord): void {
+    const v = this.views;
+    const p = rec.id;
+    this.pools[p] = rec;
+    this.poolIndex.set(`${rec.chain}:${rec.address}`, p);
+    this.networks[rec.chain]!.poolIds.push(p);
+    this.tokenPools[rec.token0]!.push(p);
+    this.tokenPools[rec.token1]!.push(p);
+    v.poolChain[p] = rec.chain;
+    v.poolDex[p] = rec.dex;
+    v.poolToken0[p] = rec.token0;
+    v.poolToken1[p] = rec.token1;
+    v.poolDecimals0[p] = this.tokens[rec.token0]!.decimals;
+    v.poolDecimals1[p] = this.tokens[rec.token1]!.decimals;
+    v.poolProtocol[p] = rec.protocol;
+    v.poolFeePpm[p] = rec.feePpm;
+    v.poolCreatedAt[p] = rec.createdAt;
+    v.poolCreatedBlock[p] = rec.createdBlock;
+    Atomics.store(v.counts, 0, this.pools.length);
+  }
+}

@@ -1,0 +1,508 @@
+/**
+ * The shard writer: folds a chain's events, in chain order, into the shared views. One writer per
+ * chain (the shard that owns it), so every read-modify-write here is race free, and results depend
+ * only on the event sequence, never on batch boundaries or thread timing.
+ *
+ * Per swap the cost is constant: reserves, price routing, 9 candle rings, 9 rolling windows and two
+ * 1 s token candles. A window is re-summed from its base ring (at most 48 candles) only when the
+ * event opens a new base candle; otherwise it is updated by addition.
+ */
+import * as flatbuffers from 'flatbuffers';
+import { Burn } from '../events/fb/dex/events/burn.js';
+import { EventBatch } from '../events/fb/dex/events/event-batch.js';
+import { EventBody } from '../events/fb/dex/events/event-body.js';
+import { Event } from '../events/fb/dex/events/event.js';
+import { EventKey } from '../events/fb/dex/events/event-key.js';
+import { Mint } from '../events/fb/dex/events/mint.js';
+import { PoolCreated } from '../events/fb/dex/events/pool-created.js';
+import { Swap } from '../events/fb/dex/events/swap.js';
+import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
+import { Sync } from '../events/fb/dex/events/sync.js';
+import { TokenInfo } from '../events/fb/dex/events/token-info.js';
+import { U128 } from '../events/fb/dex/events/u128.js';
+import { U160 } from '../events/fb/dex/events/u160.js';
+import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/layout.js';
+import type { CandleRing, EngineViews } from '../state/views.js';
+import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
+
+const Q96 = 2 ** 96;
+const POW10: readonly number[] = Array.from({ length: 78 }, (_, i) => 10 ** i);
+const NO_CLASS = 255;
+
+/** Where sealed candles and recent transactions go (LMDB in the service, nothing in benchmarks). */
+export interface ShardSink {
+  candleSealed(pool: number, interval: number, ring: CandleRing, slot: number): void;
+  /** `kind` 0 swap, 1 mint, 2 burn. Called with the event still readable through `ev`. */
+  transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void;
+}
+
+/** USD figures of a transaction at the time it happened. */
+export interface TxUsd {
+  price0Usd: number;
+  price1Usd: number;
+  volumeUsd: number;
+  ratio: number;
+}
+
+export interface ApplyStats {
+  events: number;
+  swaps: number;
+  skipped: number;
+}
+
+/** Anchor rank of a token role: 0 reference stablecoin, 1 stablecoin or wrapped native, 2 other. */
+function rank(role: number): number {
+  return role === 0 ? 0 : role === 3 ? 2 : 1;
+}
+
+/**
+ * Route class of pricing token `role` through a counterpart of role `via`: lower is better,
+ * NO_CLASS when that route is not allowed (it would price an anchor from a lesser token).
+ */
+function routeClass(role: number, via: number): number {
+  switch (role) {
+    case 0:
+      return NO_CLASS;
+    case 1:
+      return via === 0 ? 0 : via === 2 ? 1 : NO_CLASS;
+    case 2:
+      return via === 0 ? 0 : via === 1 ? 1 : NO_CLASS;
+    default:
+      return via === 0 ? 0 : via === 3 ? 2 : 1;
+  }
+}
+
+export class ShardWriter {
+  private readonly v: EngineViews;
+  private readonly sink: ShardSink | null;
+  private readonly ev = new Event();
+  private readonly swap = new Swap();
+  private readonly sync = new Sync();
+  private readonly mint = new Mint();
+  private readonly burn = new Burn();
+  private readonly created = new PoolCreated();
+  private readonly token = new TokenInfo();
+  private readonly key = new EventKey();
+  private readonly u128 = new U128();
+  private readonly u160 = new U160();
+  private readonly usd: TxUsd = { price0Usd: 0, price1Usd: 0, volumeUsd: 0, ratio: 0 };
+  /** Transactions older than this (Unix s) are not handed to the sink. */
+  transactionsSince = 0;
+
+  constructor(views: EngineViews, sink: ShardSink | null) {
+    this.v = views;
+    this.sink = sink;
+  }
+
+  applyBatch(bytes: Uint8Array, persist = true): ApplyStats {
+    const root = EventBatch.getRootAsEventBatch(new flatbuffers.ByteBuffer(bytes));
+    const n = root.eventsLength();
+    const sink = persist ? this.sink : null;
+    const stats: ApplyStats = { events: n, swaps: 0, skipped: 0 };
+    for (let i = 0; i < n; i++) {
+      const ev = root.events(i, this.ev)!;
+      switch (ev.bodyType()) {
+        case EventBody.Swap:
+          this.applySwap(ev.body(this.swap) as Swap, sink);
+          stats.swaps++;
+          break;
+        case EventBody.Sync:
+          this.applySync(ev.body(this.sync) as Sync);
+          break;
+        case EventBody.Mint:
+          this.applyLiquidity(ev.body(this.mint) as Mint, 1, sink);
+          break;
+        case EventBody.Burn:
+          this.applyLiquidity(ev.body(this.burn) as Burn, 2, sink);
+          break;
+        case EventBody.PoolCreated:
+          this.applyPoolCreated(ev.body(this.created) as PoolCreated);
+          break;
+        case EventBody.Block:
+          break;
+        default:
+          // Reorgs are resolved by ingest before batches reach a shard.
+          stats.skipped++;
+      }
+    }
+    return stats;
+  }
+
+  private applyPoolCreated(e: PoolCreated): void {
+    // Static columns were written by ingest; here the shard seeds the reference stablecoin's price.
+    for (const t of [e.token0(this.token)!.tokenId(), e.token1(this.token)!.tokenId()]) {
+      const v = this.v;
+      if (v.tokenRole[t] === 0 && v.tokenPriceUsd[t] !== 1) {
+        Atomics.add(v.tokenSeq, t, 1);
+        v.tokenPriceUsd[t] = 1;
+        v.tokenRouteClass[t] = 0;
+        v.tokenPriceTime[t] = e.timestamp();
+        Atomics.add(v.tokenSeq, t, 1);
+      }
+    }
+  }
+
+  /** Keeps the block-start snapshot of raw reserves current before they change in `block`. */
+  private beginReserveChange(p: number, block: number, time: number): void {
+    const v = this.v;
+    if (v.reserveBlock[p] !== block) {
+      const o = p * 8;
+      for (let k = 0; k < 8; k++) v.prevReserveRaw[o + k] = v.reserveRaw[o + k]!;
+      v.reserveBlock[p] = block;
+    }
+    v.reserveTime[p] = time;
+  }
+
+  private normaliseReserves(p: number): void {
+    const v = this.v;
+    v.reserve0[p] = u128ToNumber(v.reserveRaw, p * 8) / POW10[v.poolDecimals0[p]!]!;
+    v.reserve1[p] = u128ToNumber(v.reserveRaw, p * 8 + 4) / POW10[v.poolDecimals1[p]!]!;
+  }
+
+  /** Applies a signed delta (magnitude words + negative flag) to reserve `side` of pool p. */
+  private moveReserve(p: number, side: 0 | 1, s: U128, negative: boolean): void {
+    const at = p * 8 + side * 4;
+    if (negative) subU128(this.v.reserveRaw, at, s.w0(), s.w1(), s.w2(), s.w3());
+    else addU128(this.v.reserveRaw, at, s.w0(), s.w1(), s.w2(), s.w3());
+  }
+
+  private applySync(e: Sync): void {
+    const v = this.v;
+    const p = e.poolId();
+    const k = e.key(this.key)!;
+    Atomics.add(v.poolSeq, p, 1);
+    this.beginReserveChange(p, k.blockNumber(), e.timestamp());
+    const o = p * 8;
+    let s = e.reserve0(this.u128)!;
+    v.reserveRaw[o] = s.w0();
+    v.reserveRaw[o + 1] = s.w1();
+    v.reserveRaw[o + 2] = s.w2();
+    v.reserveRaw[o + 3] = s.w3();
+    s = e.reserve1(this.u128)!;
+    v.reserveRaw[o + 4] = s.w0();
+    v.reserveRaw[o + 5] = s.w1();
+    v.reserveRaw[o + 6] = s.w2();
+    v.reserveRaw[o + 7] = s.w3();
+    v.syncBlock[p] = k.blockNumber();
+    v.syncTx[p] = k.txIndex();
+    this.normaliseReserves(p);
+    v.lastEventTime[p] = e.timestamp();
+    if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+    this.reprice(p, e.timestamp());
+    Atomics.add(v.poolSeq, p, 1);
+  }
+
+  private applyLiquidity(e: Mint | Burn, kind: 1 | 2, sink: ShardSink | null): void {
+    const v = this.v;
+    const p = e.poolId();
+    const k = e.key(this.key)!;
+    const block = k.blockNumber();
+    Atomics.add(v.poolSeq, p, 1);
+    const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+    if (!synced) {
+      this.beginReserveChange(p, block, e.timestamp());
+      this.moveReserve(p, 0, e.amount0(this.u128)!, kind === 2);
+      this.moveReserve(p, 1, e.amount1(this.u128)!, kind === 2);
+      this.normaliseReserves(p);
+      if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+    }
+    v.lastEventTime[p] = e.timestamp();
+    this.reprice(p, e.timestamp());
+    Atomics.add(v.poolSeq, p, 1);
+    if (sink !== null && e.timestamp() >= this.transactionsSince) {
+      const u = this.usd;
+      u.price0Usd = v.priceUsd0[p]!;
+      u.price1Usd = v.priceUsd1[p]!;
+      const a0 = e.amount0(this.u128)!;
+      const n0 = wordsToNumber(a0.w0(), a0.w1(), a0.w2(), a0.w3()) / POW10[v.poolDecimals0[p]!]!;
+      const a1 = e.amount1(this.u128)!;
+      const n1 = wordsToNumber(a1.w0(), a1.w1(), a1.w2(), a1.w3()) / POW10[v.poolDecimals1[p]!]!;
+      u.volumeUsd = n0 * u.price0Usd + n1 * u.price1Usd;
+      u.ratio = v.ratio[p]!;
+      sink.transaction(kind, p, e, k, u);
+    }
+  }
+
+  private applySwap(e: Swap, sink: ShardSink | null): void {
+    const v = this.v;
+    const p = e.poolId();
+    const k = e.key(this.key)!;
+    const block = k.blockNumber();
+    const t = e.timestamp();
+    const flags = e.flags();
+    const neg0 = (flags & SwapFlags.Amount0Negative) !== 0;
+    const neg1 = (flags & SwapFlags.Amount1Negative) !== 0;
+    const d0 = POW10[v.poolDecimals0[p]!]!;
+    const d1 = POW10[v.poolDecimals1[p]!]!;
+
+    Atomics.add(v.poolSeq, p, 1);
+
+    // Reserves: a constant-product pool's Sync in the same tx already holds the post-swap reserves.
+    let s = e.amount0(this.u128)!;
+    const amount0 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d0;
+    const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+    if (!synced) {
+      this.beginReserveChange(p, block, t);
+      this.moveReserve(p, 0, s, neg0);
+    }
+    s = e.amount1(this.u128)!;
+    const amount1 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d1;
+    if (!synced) {
+      this.moveReserve(p, 1, s, neg1);
+      this.normaliseReserves(p);
+    }
+
+    // Price of token 0 in token 1 after the swap.
+    if (v.poolProtocol[p] === 1) {
+      const q = e.sqrtPriceX96(this.u160)!;
+      const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
+      if (sqrt > 0) v.ratio[p] = ((sqrt * sqrt) * d0) / d1;
+    } else if (v.reserve0[p]! > 0) {
+      v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+    }
+
+    const base1 = this.reprice(p, t);
+    const p0 = v.priceUsd0[p]!;
+    const p1 = v.priceUsd1[p]!;
+    const volumeUsd = base1 ? amount1 * p1 : amount0 * p0;
+    const isBuy = neg0; // token 0 left the pool: the trader bought token 0
+    const buyUsd = isBuy ? volumeUsd : 0;
+
+    v.lastEventTime[p] = t;
+    v.lastSwapTime[p] = t;
+    v.txnsTotal[p] = v.txnsTotal[p]! + 1;
+
+    for (let i = 0; i < INTERVALS.length; i++) this.updateCandle(v.rings[i]!, i, p, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
+    this.updateWindows(p, t, p0, volumeUsd, buyUsd, isBuy);
+
+    Atomics.add(v.poolSeq, p, 1);
+
+    this.updateSecondCandle(v.poolToken0[p]!, t, volumeUsd);
+    this.updateSecondCandle(v.poolToken1[p]!, t, volumeUsd);
+
+    if (sink !== null && t >= this.transactionsSince) {
+      const u = this.usd;
+      u.price0Usd = p0;
+      u.price1Usd = p1;
+      u.volumeUsd = volumeUsd;
+      u.ratio = v.ratio[p]!;
+      sink.transaction(0, p, e, k, u);
+    }
+  }
+
+  /**
+   * Re-derives token prices routed through pool p, then the pool's USD prices and liquidity.
+   * Returns true when token 1 is the pool's base (the side whose USD price is not taken from p).
+   */
+  private reprice(p: number, t: number): boolean {
+    const v = this.v;
+    const ratio = v.ratio[p]!;
+    const t0 = v.poolToken0[p]!;
+    const t1 = v.poolToken1[p]!;
+    if (ratio > 0) {
+      if (v.tokenRoutePool[t1] !== p + 1 && v.tokenPriceUsd[t1]! > 0)
+        this.offerRoute(t0, v.tokenRole[t1]!, p, ratio * v.tokenPriceUsd[t1]!, 2 * v.reserve1[p]! * v.tokenPriceUsd[t1]!, t);
+      if (v.tokenRoutePool[t0] !== p + 1 && v.tokenPriceUsd[t0]! > 0)
+        this.offerRoute(t1, v.tokenRole[t0]!, p, v.tokenPriceUsd[t0]! / ratio, 2 * v.reserve0[p]! * v.tokenPriceUsd[t0]!, t);
+    }
+    const r0 = rank(v.tokenRole[t0]!);
+    const r1 = rank(v.tokenRole[t1]!);
+    const base1 =
+      r1 < r0 ||
+      (r1 === r0 && v.tokenRoutePool[t1] !== p + 1 && (v.tokenRoutePool[t0] === p + 1 || v.tokenRouteLiquidityUsd[t1]! >= v.tokenRouteLiquidityUsd[t0]!));
+    let p0: number;
+    let p1: number;
+    if (base1) {
+      p1 = v.tokenPriceUsd[t1]!;
+      p0 = ratio * p1;
+    } else {
+      p0 = v.tokenPriceUsd[t0]!;
+      p1 = ratio > 0 ? p0 / ratio : 0;
+    }
+    v.priceUsd0[p] = p0;
+    v.priceUsd1[p] = p1;
+    v.liquidityUsd[p] = v.reserve0[p]! * p0 + v.reserve1[p]! * p1;
+    return base1;
+  }
+
+  /** Pool p offers USD price `price` for token `tk` via a counterpart of role `viaRole`. */
+  private offerRoute(tk: number, viaRole: number, p: number, price: number, liquidityUsd: number, t: number): void {
+    const v = this.v;
+    const cls = routeClass(v.tokenRole[tk]!, viaRole);
+    if (cls === NO_CLASS || !(price > 0) || !Number.isFinite(price)) return;
+    const current = v.tokenRoutePool[tk]!;
+    if (current !== p + 1) {
+      const curClass = current === 0 ? NO_CLASS : v.tokenRouteClass[tk]!;
+      if (cls > curClass || (cls === curClass && liquidityUsd <= v.tokenRouteLiquidityUsd[tk]!)) return;
+    }
+    Atomics.add(v.tokenSeq, tk, 1);
+    v.tokenPriceUsd[tk] = price;
+    v.tokenRouteLiquidityUsd[tk] = liquidityUsd;
+    v.tokenRoutePool[tk] = p + 1;
+    v.tokenRouteClass[tk] = cls;
+    v.tokenPriceTime[tk] = t;
+    Atomics.add(v.tokenSeq, tk, 1);
+  }
+
+  private updateCandle(
+    r: CandleRing,
+    interval: number,
+    p: number,
+    t: number,
+    p0: number,
+    p1: number,
+    volumeUsd: number,
+    buyUsd: number,
+    isBuy: boolean,
+    sink: ShardSink | null,
+  ): void {
+    const R = r.slots;
+    const open = t - (t % r.seconds);
+    const n = r.opened[p]!;
+    const last = p * R + ((n - 1) % R);
+    if (n === 0 || r.time[last]! < open) {
+      if (n !== 0 && sink !== null) sink.candleSealed(p, interval, r, last);
+      const slot = p * R + (n % R);
+      r.opened[p] = n + 1;
+      r.time[slot] = open;
+      r.open0[slot] = p0;
+      r.high0[slot] = p0;
+      r.low0[slot] = p0;
+      r.close0[slot] = p0;
+      r.open1[slot] = p1;
+      r.high1[slot] = p1;
+      r.low1[slot] = p1;
+      r.close1[slot] = p1;
+      r.volumeUsd[slot] = volumeUsd;
+      r.buyVolumeUsd[slot] = buyUsd;
+      r.txns[slot] = 1;
+      r.buys[slot] = isBuy ? 1 : 0;
+      return;
+    }
+    // Same candle (a timestamp that went backwards is folded into the newest candle).
+    if (p0 > r.high0[last]!) r.high0[last] = p0;
+    if (p0 < r.low0[last]!) r.low0[last] = p0;
+    r.close0[last] = p0;
+    if (p1 > r.high1[last]!) r.high1[last] = p1;
+    if (p1 < r.low1[last]!) r.low1[last] = p1;
+    r.close1[last] = p1;
+    r.volumeUsd[last] = r.volumeUsd[last]! + volumeUsd;
+    r.buyVolumeUsd[last] = r.buyVolumeUsd[last]! + buyUsd;
+    r.txns[last] = r.txns[last]! + 1;
+    if (isBuy) r.buys[last] = r.buys[last]! + 1;
+  }
+
+  private updateWindows(p: number, t: number, p0: number, volumeUsd: number, buyUsd: number, isBuy: boolean): void {
+    const v = this.v;
+    for (let b = 0; b < WINDOW_BASES.length; b++) {
+      const { base, windows } = WINDOW_BASES[b]!;
+      const seconds = v.rings[base]!.seconds;
+      const current = t - (t % seconds);
+      if (v.winAsOf[b]![p] !== current) {
+        this.resumWindows(p, b, current);
+        continue;
+      }
+      for (let j = 0; j < windows.length; j++) {
+        const w = windows[j]!;
+        v.winVolumeUsd[w]![p] = v.winVolumeUsd[w]![p]! + volumeUsd;
+        v.winBuyVolumeUsd[w]![p] = v.winBuyVolumeUsd[w]![p]! + buyUsd;
+        v.winTxns[w]![p] = v.winTxns[w]![p]! + 1;
+        if (isBuy) v.winBuys[w]![p] = v.winBuys[w]![p]! + 1;
+      }
+    }
+    for (let w = 0; w < WINDOWS.length; w++) {
+      const ref = v.winRefPrice[w]![p]!;
+      v.winPriceChange[w]![p] = ref > 0 ? (p0 / ref - 1) * 100 : 0;
+    }
+  }
+
+  /** Re-sums the windows on base `b` for pool p as of the base candle opening at `current`. */
+  resumWindows(p: number, b: number, current: number): void {
+    const v = this.v;
+    const { base, windows } = WINDOW_BASES[b]!;
+    const r = v.rings[base]!;
+    const R = r.slots;
+    const n = r.opened[p]!;
+    const kept = n < R ? n : R;
+    const price = v.priceUsd0[p]!;
+    for (let j = 0; j < windows.length; j++) {
+      const w = windows[j]!;
+      const start = current - (WINDOWS[w]!.buckets - 1) * r.seconds;
+      let vol = 0;
+      let buyVol = 0;
+      let txns = 0;
+      let buys = 0;
+      let ref = 0;
+      let k = 0;
+      for (; k < kept; k++) {
+        const slot = p * R + ((n - 1 - k) % R);
+        const time = r.time[slot]!;
+        if (time < start) {
+          ref = r.close0[slot]!;
+          break;
+        }
+        if (time <= current) {
+          vol += r.volumeUsd[slot]!;
+          buyVol += r.buyVolumeUsd[slot]!;
+          txns += r.txns[slot]!;
+          buys += r.buys[slot]!;
+          ref = r.open0[slot]!; // until an older candle is found: open of the oldest in the window
+        }
+      }
+      v.winVolumeUsd[w]![p] = vol;
+      v.winBuyVolumeUsd[w]![p] = buyVol;
+      v.winTxns[w]![p] = txns;
+      v.winBuys[w]![p] = buys;
+      v.winRefPrice[w]![p] = ref;
+      v.winPriceChange[w]![p] = ref > 0 ? (price / ref - 1) * 100 : 0;
+    }
+    v.winAsOf[b]![p] = current;
+  }
+
+  /** Brings the windows of pool p up to the chain clock (for pools with no event since). */
+  refreshWindows(p: number, now: number): boolean {
+    const v = this.v;
+    let changed = false;
+    for (let b = 0; b < WINDOW_BASES.length; b++) {
+      const seconds = v.rings[WINDOW_BASES[b]!.base]!.seconds;
+      const current = now - (now % seconds);
+      const asOf = v.winAsOf[b]![p]!;
+      if (asOf !== 0 && asOf < current) {
+        if (!changed) Atomics.add(v.poolSeq, p, 1);
+        changed = true;
+        this.resumWindows(p, b, current);
+      }
+    }
+    if (changed) Atomics.add(v.poolSeq, p, 1);
+    return changed;
+  }
+
+  private updateSecondCandle(tk: number, t: number, volumeUsd: number): void {
+    const v = this.v;
+    const price = v.tokenPriceUsd[tk]!;
+    if (!(price > 0)) return;
+    Atomics.add(v.tokenSeq, tk, 1);
+    const n = v.secOpened[tk]!;
+    const last = tk * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
+    if (n === 0 || v.secTime[last]! < t) {
+      const slot = tk * TOKEN_SECOND_SLOTS + (n % TOKEN_SECOND_SLOTS);
+      v.secOpened[tk] = n + 1;
+      v.secTime[slot] = t;
+      v.secOpen[slot] = price;
+      v.secHigh[slot] = price;
+      v.secLow[slot] = price;
+      v.secClose[slot] = price;
+      v.secPriceSum[slot] = price;
+      v.secVolumeUsd[slot] = volumeUsd;
+      v.secTxns[slot] = 1;
+    } else {
+      if (price > v.secHigh[last]!) v.secHigh[last] = price;
+      if (price < v.secLow[last]!) v.secLow[last] = price;
+      v.secClose[last] = price;
+      v.secPriceSum[last] = v.secPriceSum[last]! + price;
+      v.secVolumeUsd[last] = v.secVolumeUsd[last]! + volumeUsd;
+      v.secTxns[last] = v.secTxns[last]! + 1;
+    }
+    Atomics.add(v.tokenSeq, tk, 1);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The durable store: one LMDB environment, values packed with msgpackr (lmdb's default encoding).
+ *
+ *  log       batch sequence -> FlatBuffers EventBatch bytes; the source of truth the views are rebuilt from
+ *  meta      string -> value: per-chain checkpoints, the log head, genesis time, shard watermarks
+ *  networks  chain index -> network record;  dexes  [chain index, dex id] -> DEX record
+ *  pools     pool id -> pool record;  tokens  token id -> token record
+ *  candles   [pool id, interval index, open time] -> sealed candle (CandleRecord)
+ *  txs       [pool id, block, tx index, log index] -> transaction of the last 7 days
+ *
+ * A batch, the checkpoint it advances and the pools and tokens it creates commit in one transaction:
+ * once that commit resolves the batch is acknowledged, and a crash after it loses nothing.
+ */
+import { open, type Database, type RootDatabase } from 'lmdb';
+
+export interface NetworkRecord {
+  readonly index: number;
+  readonly id: string;
+  readonly displayName: string;
+  readonly blockTimeSeconds: number;
+}
+
+export interface DexRecord {
+  readonly index: number;
+  readonly chain: number;
+  readonly id: string;
+  readonly name: string;
+  readonly protocol: string;
+  readonly poolProtocol: number;
+  readonly factory: string;
+}
+
+export interface TokenRecord {
+  readonly id: number;
+  readonly chain: number;
+  readonly address: string;
+  readonly name: string;
+  readonly symbol: string;
+  readonly decimals: number;
+  readonly totalSupply: string;
+  readonly role: number;
+  /** Unix seconds when the token was first seen. */
+  readonly addedAt: number;
+}
+
+export interface PoolRecord {
+  readonly id: number;
+  readonly chain: number;
+  readonly dex: number;
+  readonly address: string;
+  readonly token0: number;
+  readonly token1: number;
+  readonly protocol: number;
+  readonly feePpm: number;
+  readonly createdAt: number;
+  readonly createdBlock: number;
+}
+
+/** Per-chain ingest position: the last on-chain event key and the last block event accepted. */
+export interface Checkpoint {
+  readonly block: number;
+  readonly tx: number;
+  readonly log: number;
+  readonly blockEvent: number;
+  /** Timestamp (Unix s) of the last accepted event. */
+  readonly time: number;
+}
+
+/** [o0, h0, l0, c0, o1, h1, l1, c1, volumeUsd, buyVolumeUsd, txns, buys]: prices of token 0 then token 1. */
+export type CandleRecord = readonly number[];
+
+/** [kind (0 swap, 1 add, 2 remove), txHash, sender, recipient, amount0, amount1 (signed, pool's view, decimal strings), price0Usd, price1Usd, volumeUsd, ratio, time]. */
+export type TxRecord = readonly (string | number)[];
+
+export type CandleKey = [pool: number, interval: number, time: number];
+export type TxKey = [pool: number, block: number, tx: number, log: number];
+
+export interface Store {
+  readonly path: string;
+  readonly root: RootDatabase;
+  readonly log: Database<Uint8Array, number>;
+  readonly meta: Database<unknown, string>;
+  readonly networks: Database<NetworkRecord, number>;
+  readonly dexes: Database<DexRecord, number>;
+  readonly pools: Database<PoolRecord, number>;
+  readonly tokens: Database<TokenRecord, number>;
+  readonly candles: Database<CandleRecord, CandleKey>;
+  readonly txs: Database<TxRecord, TxKey>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** Map size ceiling in bytes; LMDB grows the file lazily up to it. */
+  readonly mapSizeBytes?: number;
+}
+
+const DEFAULT_MAP_SIZE_BYTES = 64 * 1024 ** 3; // 64 GiB of address space, not of disk
+
+export function openStore(path: string, options: StoreOptions = {}): Store {
+  const root = open({ path, mapSize: options.mapSizeBytes ?? DEFAULT_MAP_SIZE_BYTES, maxDbs: 16 });
+  const db = <V, K extends import('lmdb').Key>(name: string, extra: Record<string, unknown> = {}) =>
+    root.openDB<V, K>({ name, ...extra });
+  const store: Store = {
+    path,
+    root,
+    log: db<Uint8Array, number>('log', { encoding: 'binary' }),
+    meta: db<unknown, string>('meta'),
+    networks: db<NetworkRecord, number>('networks'),
+    dexes: db<DexRecord, number>('dexes'),
+    pools: db<PoolRecord, number>('pools'),
+    tokens: db<TokenRecord, number>('tokens'),
+    candles: db<CandleRecord, CandleKey>('candles'),
+    txs: db<TxRecord, TxKey>('txs'),
+    close: () => root.close(),
+  };
+  return store;
+}
+
+export const metaKeys = {
+  logHead: 'log.head',
+  genesis: 'sim.genesis',
+  checkpoint: (chain: string) => `checkpoint.${chain}`,
+  shardWatermark: (shard: number) => `shard.${shard}.watermark`,
+} as const;
