@@ -1,0 +1,134 @@
+/**
+ * Service configuration: one zod schema, validated once at start with every problem listed at
+ * once, then frozen. Sources, lowest precedence first: defaults, a JSON config file, environment
+ * variables (DEXDATA_*), command-line flags.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+const SimulatorConfig = z
+  .object({
+    seed: z.number().int().min(0).max(2 ** 32 - 1).default(42),
+    pools: z.number().int().min(1).max(1_000_000).default(20_000),
+    backfillDays: z.number().min(0).max(365).default(30),
+    swapsPerSecond: z.number().positive().max(100_000).default(1.5),
+    newPoolsPerHour: z.number().min(0).max(100_000).default(2),
+    networks: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .strict();
+
+const GatewayConfig = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65_535).default(8080),
+  })
+  .strict();
+
+const CapacityConfig = z
+  .object({
+    pools: z.number().int().min(16).max(4_000_000).optional(),
+    tokens: z.number().int().min(16).max(4_000_000).optional(),
+    chains: z.number().int().min(1).max(1024).default(64),
+  })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    dataDir: z.string().min(1).default('./data'),
+    shards: z.number().int().min(1).max(64).default(2),
+    source: z.enum(['simulator']).default('simulator'),
+    simulator: SimulatorConfig.default(SimulatorConfig.parse({})),
+    gateway: GatewayConfig.default(GatewayConfig.parse({})),
+    capacity: CapacityConfig.default(CapacityConfig.parse({})),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+/** Flag or variable name -> config path and type. */
+const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; type: 'string' | 'number' }[] = [
+  { flag: 'data-dir', env: 'DEXDATA_DATA_DIR', path: ['dataDir'], type: 'string' },
+  { flag: 'shards', env: 'DEXDATA_SHARDS', path: ['shards'], type: 'number' },
+  { flag: 'host', env: 'DEXDATA_HOST', path: ['gateway', 'host'], type: 'string' },
+  { flag: 'port', env: 'DEXDATA_PORT', path: ['gateway', 'port'], type: 'number' },
+  { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number' },
+  { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number' },
+  { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number' },
+  { flag: 'swaps-per-second', env: 'DEXDATA_SWAPS_PER_SECOND', path: ['simulator', 'swapsPerSecond'], type: 'number' },
+];
+
+export const CONFIG_FLAGS = ['config', ...OVERRIDES.map((o) => o.flag)] as const;
+
+function setPath(target: Json, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
+    node = node[key] as Json;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+/**
+ * Builds the configuration. `flags` are parsed command-line flags (`--port 9000` as `{port: '9000'}`).
+ * Throws ConfigError listing every problem found.
+ */
+export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const problems: string[] = [];
+  let raw: Json = {};
+  const file = flags['config'] ?? env['DEXDATA_CONFIG'];
+  if (file) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) problems.push(`${file}: must hold a JSON object`);
+      else raw = parsed as Json;
+    } catch (err) {
+      problems.push(`${file}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  for (const o of OVERRIDES) {
+    for (const [origin, value] of [
+      [`environment variable ${o.env}`, env[o.env]],
+      [`flag --${o.flag}`, flags[o.flag]],
+    ] as const) {
+      if (value === undefined) continue;
+      if (o.type === 'number') {
+        const n = Number(value);
+        if (value.trim() === '' || !Number.isFinite(n)) problems.push(`${origin} must be a number, got "${value}"`);
+        else setPath(raw, o.path, n);
+      } else setPath(raw, o.path, value);
+    }
+  }
+  const result = ConfigSchema.safeParse(raw);
+  if (!result.success) {
+    for (const issue of result.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return deepFreeze(result.data);
+}
+
+/** Pool and token capacity of the shared views: room for the configured pools plus years of new ones. */
+export function engineCapacity(config: Config): { pools: number; tokens: number; chains: number } {
+  const growth = Math.ceil(config.simulator.newPoolsPerHour * 24 * 365);
+  const pools = config.capacity.pools ?? Math.max(65_536, Math.ceil(config.simulator.pools * 1.25) + growth);
+  const tokens = config.capacity.tokens ?? pools;
+  return { pools, tokens, chains: config.capacity.chains };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

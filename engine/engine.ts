@@ -1,0 +1,155 @@
+/**
+ * The engine assembled: LMDB store, shared-memory views, shard threads and ingest, with the driver
+ * that pulls a source from its checkpoint to now (accelerated) and then follows it in real time.
+ * On start the views are rebuilt by replaying the durable log, so a crash loses nothing acknowledged.
+ */
+import { mkdirSync } from 'node:fs';
+import { Ingest } from './ingest/ingest.js';
+import type { Registry } from './ingest/registry.js';
+import { ShardPool } from './shards/shard-pool.js';
+import type { Source } from './sources/source.js';
+import { EngineViews, type EngineCapacity } from './state/views.js';
+import { openStore, type Store } from './store/store.js';
+
+export interface EngineOptions {
+  readonly dataDir: string;
+  readonly shards: number;
+  readonly capacity: EngineCapacity;
+  /** The source, or a factory given the opened store (to read what it persisted earlier). */
+  readonly source: Source | ((store: Store) => Source);
+  /** Simulated seconds per source step while catching up. */
+  readonly catchUpStepSeconds?: number;
+  /** Milliseconds between source steps once live. */
+  readonly liveTickMs?: number;
+  /** Milliseconds between sweeps that age rolling windows of idle pools. */
+  readonly sweepIntervalMs?: number;
+  /** Unix seconds; the wall clock by default. */
+  readonly now?: () => number;
+  readonly log?: (line: string) => void;
+}
+
+export interface EngineStatus {
+  readonly phase: 'replaying' | 'catching_up' | 'live' | 'stopped';
+  readonly logHead: number;
+  readonly sourceTime: number;
+  readonly eventsIngested: number;
+  readonly replayedBatches: number;
+}
+
+export interface Engine {
+  /** Rejects if the ingest loop fails (the service should exit). */
+  readonly failed: Promise<never>;
+  readonly views: EngineViews;
+  readonly registry: Registry;
+  readonly store: Store;
+  readonly ingest: Ingest;
+  readonly shards: ShardPool;
+  status(): EngineStatus;
+  /** Resolves once the source has caught up with the wall clock. */
+  readonly caughtUp: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_CATCH_UP_STEP_SECONDS = 3_600; // 1 h of simulated time per step
+const DEFAULT_LIVE_TICK_MS = 250;
+const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
+/** Source steps whose shard work may still be running while the next step is ingested. */
+const STEPS_IN_FLIGHT = 2;
+
+export async function startEngine(options: EngineOptions): Promise<Engine> {
+  const now = options.now ?? (() => Date.now() / 1000);
+  const log = options.log ?? (() => {});
+  mkdirSync(options.dataDir, { recursive: true });
+  const store = openStore(options.dataDir);
+  const views = EngineViews.create(options.capacity);
+  const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now });
+  const ingest = new Ingest(store, views, shards);
+  ingest.registry.load(store);
+
+  let phase: EngineStatus['phase'] = 'replaying';
+  let eventsIngested = 0;
+  const started = performance.now();
+  const replayedBatches = await ingest.replay();
+  if (replayedBatches > 0) log(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const source = typeof options.source === 'function' ? options.source(store) : options.source;
+  await ingest.registerNetworks(source.networks);
+
+  const step = options.catchUpStepSeconds ?? DEFAULT_CATCH_UP_STEP_SECONDS;
+  const tickMs = options.liveTickMs ?? DEFAULT_LIVE_TICK_MS;
+  const sweepMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  let markCaughtUp!: () => void;
+  const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => ((wake = null), resolve()), ms);
+      wake = () => (clearTimeout(timer), (wake = null), resolve());
+    });
+
+  const chainCount = () => ingest.registry.networks.length;
+  let lastSweep = 0;
+
+  const run = async () => {
+    const inFlight: Promise<void>[] = [];
+    phase = 'catching_up';
+    const catchUpStarted = performance.now();
+    while (!stopping) {
+      const wall = now();
+      const live = source.time >= wall - 1;
+      const target = live ? wall : Math.min(wall, source.time + step);
+      const batches = await source.advance(target);
+      const result = await ingest.ingest(batches);
+      eventsIngested += result.accepted;
+      for (let c = 0; c < chainCount(); c++) ingest.advanceClock(c, target);
+      inFlight.push(result.applied);
+      if (inFlight.length > STEPS_IN_FLIGHT) await inFlight.shift();
+      if (phase === 'catching_up' && source.time >= now() - 1) {
+        await Promise.all(inFlight.splice(0));
+        await shards.sweep(chainCount());
+        phase = 'live';
+        log(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
+        markCaughtUp();
+      }
+      if (phase === 'live') {
+        if (performance.now() - lastSweep >= sweepMs) {
+          lastSweep = performance.now();
+          await shards.sweep(chainCount());
+        }
+        await sleep(tickMs);
+      }
+    }
+    await Promise.all(inFlight);
+  };
+
+  const running = run();
+  const failed = running.then(
+    () => new Promise<never>(() => {}),
+    (err: unknown) => {
+      log(`engine stopped on error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      throw err;
+    },
+  );
+  failed.catch(() => {});
+
+  return {
+    views,
+    registry: ingest.registry,
+    store,
+    ingest,
+    shards,
+    caughtUp,
+    failed,
+    status: () => ({ phase, logHead: ingest.head, sourceTime: source.time, eventsIngested, replayedBatches }),
+    async stop() {
+      stopping = true;
+      wake?.();
+      await running.catch(() => {});
+      await shards.close();
+      await source.close?.();
+      await store.close();
+      phase = 'stopped';
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import type { ShardDispatcher } from '../ingest/ingest.js';
+import type { EngineViews } from '../state/views.js';
+import type { Store } from '../store/store.js';
+import { ShardWriter, type ApplyStats } from './apply.js';
+import { LmdbSink } from './lmdb-sink.js';
+import { sweepChains } from './sweep.js';
+
+/**
+ * All chains applied on the calling thread, persisting like a shard thread does when given a
+ * store: for tests and tools that need no worker threads.
+ */
+export class LocalShards implements ShardDispatcher {
+  readonly writer: ShardWriter;
+  readonly sink: LmdbSink | null;
+  private readonly views: EngineViews;
+
+  constructor(views: EngineViews, store: Store | null = null) {
+    this.views = views;
+    this.sink = store ? new LmdbSink(store) : null;
+    this.writer = new ShardWriter(views, this.sink);
+  }
+
+  apply(_chain: number, seq: number, bytes: Uint8Array): Promise<ApplyStats> {
+    const stats = this.writer.applyBatch(bytes);
+    this.sink?.commit(0, seq);
+    return Promise.resolve(stats);
+  }
+
+  sweep(chainCount: number): number {
+    return sweepChains(this.writer, this.views, Array.from({ length: chainCount }, (_, c) => c));
+  }
+
+  async flush(): Promise<void> {
+    await this.sink?.flushed();
+  }
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+/**
+ * dexdata: the service's single command.
+ *   dexdata serve [flags]   run engine, ingest and gateway in one process (the default command)
+ *   dexdata help
+ */
+import { parseArgs } from 'node:util';
+import { CONFIG_FLAGS, ConfigError, engineCapacity, loadConfig } from '../engine/config.js';
+import { startEngine } from '../engine/engine.js';
+import { openSimulator } from '../engine/sources/open-simulator.js';
+import { startGateway } from '../gateway/server.js';
+
+const USAGE = `usage: dexdata <command> [flags]
+
+commands:
+  serve    run the service: simulator or chain ingest, engine shards and the HTTP gateway (default)
+  help     show this text
+
+flags (each also as an environment variable DEXDATA_<NAME>, over the config file):
+  --config FILE            JSON config file (see README)
+  --data-dir DIR           LMDB data directory (default ./data)
+  --host HOST              listen address (default 127.0.0.1)
+  --port N                 REST port (default 8080)
+  --shards N               engine shard threads (default 2)
+  --seed N                 simulator seed (default 42)
+  --pools N                simulated pools (default 20000, up to 1000000)
+  --backfill-days N        days of history simulated at first start (default 30)
+  --swaps-per-second N     average simulated swaps per second over all pools (default 1.5)
+`;
+
+function log(line: string): void {
+  process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+async function serve(flags: Record<string, string>): Promise<void> {
+  const config = loadConfig(flags);
+  const now = () => Date.now() / 1000;
+  log(`starting: data ${config.dataDir}, ${config.shards} shards, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`);
+  const engine = await startEngine({
+    dataDir: config.dataDir,
+    shards: config.shards,
+    capacity: engineCapacity(config),
+    source: (store) => openSimulator(store, config.simulator, now()),
+    now,
+    log,
+  });
+  const gateway = await startGateway(
+    { views: engine.views, registry: engine.registry, store: engine.store, now },
+    { host: config.gateway.host, port: config.gateway.port },
+  );
+  log(`REST listening on http://${config.gateway.host}:${gateway.port}`);
+
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('shutting down');
+    await gateway.close();
+    await engine.stop();
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  engine.failed.catch(() => void shutdown(1));
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(2),
+    options: Object.fromEntries(CONFIG_FLAGS.map((f) => [f, { type: 'string' as const }])),
+    allowPositionals: true,
+    strict: true,
+  });
+  const command = positionals[0] ?? 'serve';
+  switch (command) {
+    case 'serve':
+      return serve(values as Record<string, string>);
+    case 'help':
+    case '--help':
+      process.stdout.write(USAGE);
+      return;
+    default:
+      process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
+      process.exit(2);
+  }
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeBatch, type DecodedEvent } from '../engine/events/codec.js';
+import type { ChainEventBatch } from '../engine/events/model.js';
+import { Ingest } from '../engine/ingest/ingest.js';
+import { LocalShards } from '../engine/shards/local.js';
+import { u128ToBigInt } from '../engine/shards/u128.js';
+import { createSimulator } from '../engine/sources/simulator/index.js';
+import { INTERVALS, RING_SLOTS, WINDOWS } from '../engine/state/layout.js';
+import { EngineViews } from '../engine/state/views.js';
+import { openStore, type Store } from '../engine/store/store.js';
+import { IVS, ReferenceModel } from './support/reference-model.js';
+
+const HOUR = 3600;
+const GENESIS = 1_767_225_600; // 2026-01-01T00:00:00Z
+const HISTORY_HOURS = 60;
+
+/** Relative closeness for doubles summed in a different order. */
+function close(actual: number, expected: number, what: string): void {
+  const scale = Math.max(Math.abs(expected), 1e-12);
+  if (Math.abs(actual - expected) / scale > 1e-9) expect.fail(`${what}: ${actual} != ${expected}`);
+}
+
+describe('engine views against a reference recomputation of the event log', () => {
+  let dir: string;
+  let store: Store;
+  let views: EngineViews;
+  let shards: LocalShards;
+  let ingest: Ingest;
+  const fed: ChainEventBatch[][] = [];
+  const ref = new ReferenceModel();
+  let events: DecodedEvent[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'dexdata-engine-'));
+    store = openStore(dir);
+    views = EngineViews.create({ pools: 4096, tokens: 4096, chains: 16 });
+    shards = new LocalShards(views, store);
+    ingest = new Ingest(store, views, shards);
+    const sim = createSimulator({ seed: 7, pools: 400, genesisTime: GENESIS, swapsPerSecond: 0.25, newPoolsPerHour: 2 });
+    await ingest.registerNetworks(sim.networks);
+    for (let t = GENESIS + HOUR; t <= GENESIS + HISTORY_HOURS * HOUR; t += HOUR) {
+      const batches = await sim.advance(t);
+      fed.push(batches);
+      await (await ingest.ingest(batches)).applied;
+    }
+    await shards.flush();
+    for (const { value } of store.log.getRange({ start: 1 })) events.push(...decodeBatch(value).events);
+    for (const e of events) ref.apply(e);
+  });
+
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ingested a substantial history', () => {
+    const swaps = events.filter((e) => e.kind === 'swap').length;
+    expect(swaps).toBeGreaterThan(20_000);
+    expect(views.poolCount).toBeGreaterThanOrEqual(400);
+  });
+
+  it('keeps raw reserves exactly', () => {
+    for (const [id, p] of ref.pools) {
+      expect(u128ToBigInt(views.reserveRaw, id * 8), `pool ${id} reserve0`).toBe(p.r0);
+      expect(u128ToBigInt(views.reserveRaw, id * 8 + 4), `pool ${id} reserve1`).toBe(p.r1);
+    }
+  });
+
+  it('routes token USD prices like the reference', () => {
+    for (const [id, t] of ref.tokens) close(views.tokenPriceUsd[id]!, t.price, `token ${id} price`);
+    // Plausibility: every chain's reference stablecoin is exactly 1 USD.
+    for (const [id, t] of ref.tokens) if (t.role === 0) expect(views.tokenPriceUsd[id]).toBe(1);
+  });
+
+  it('keeps every candle of every interval in the ring, and sealed ones in LMDB', async () => {
+    let checkedRing = 0;
+    let checkedStore = 0;
+    for (const [id, p] of ref.pools) {
+      for (let i = 0; i < INTERVALS.length; i++) {
+        const ring = views.rings[i]!;
+        const expected = [...p.candles[i]!.entries()].sort((a, b) => a[0] - b[0]);
+        const opened = ring.opened[id]!;
+        expect(opened, `pool ${id} ${INTERVALS[i]} candles`).toBe(expected.length);
+        const kept = Math.min(opened, RING_SLOTS[i]!);
+        for (let k = 0; k < kept; k++) {
+          const slot = id * RING_SLOTS[i]! + ((opened - 1 - k) % RING_SLOTS[i]!);
+          const [time, c] = expected[expected.length - 1 - k]!;
+          expect(ring.time[slot]).toBe(time);
+          close(ring.open0[slot]!, c.open0, 'open0');
+          close(ring.high0[slot]!, c.high0, 'high0');
+          close(ring.low0[slot]!, c.low0, 'low0');
+          close(ring.close0[slot]!, c.close0, 'close0');
+          close(ring.close1[slot]!, c.close1, 'close1');
+          close(ring.volumeUsd[slot]!, c.volumeUsd, 'volume');
+          expect(ring.txns[slot]).toBe(c.txns);
+          expect(ring.buys[slot]).toBe(c.buys);
+          checkedRing++;
+        }
+        // Every candle but the newest is sealed and must be in the store.
+        for (const [time, c] of expected.slice(0, -1)) {
+          const rec = store.candles.get([id, i, time]);
+          expect(rec, `sealed candle ${id}/${INTERVALS[i]}/${time}`).toBeDefined();
+          close(rec![0]!, c.open0, 'stored open0');
+          close(rec![1]!, c.high0, 'stored high0');
+          close(rec![2]!, c.low0, 'stored low0');
+          close(rec![3]!, c.close0, 'stored close0');
+          close(rec![8]!, c.volumeUsd, 'stored volume');
+          expect(rec![10]).toBe(c.txns);
+          checkedStore++;
+        }
+      }
+    }
+    expect(checkedRing).toBeGreaterThan(10_000);
+    expect(checkedStore).toBeGreaterThan(10_000);
+  });
+
+  it('keeps every rolling window equal to a recomputation, before and after the clock moves on', () => {
+    for (const now of [GENESIS + HISTORY_HOURS * HOUR, GENESIS + HISTORY_HOURS * HOUR + 7 * HOUR + 1234]) {
+      views.chainClock.fill(now);
+      shards.sweep(ingest.registry.networks.length);
+      let nonZero = 0;
+      for (const [id] of ref.pools) {
+        if (views.winAsOf[0]![id] === 0) continue; // never traded
+        WINDOWS.forEach((w, wi) => {
+          const exp = ref.window(id, w.seconds, w.base, now);
+          close(views.winVolumeUsd[wi]![id]!, exp.volumeUsd, `pool ${id} ${w.name} volume at ${now}`);
+          close(views.winBuyVolumeUsd[wi]![id]!, exp.buyVolumeUsd, `pool ${id} ${w.name} buy volume`);
+          expect(views.winTxns[wi]![id], `pool ${id} ${w.name} txns`).toBe(exp.txns);
+          expect(views.winBuys[wi]![id], `pool ${id} ${w.name} buys`).toBe(exp.buys);
+          close(views.winPriceChange[wi]![id]!, exp.priceChange, `pool ${id} ${w.name} price change`);
+          if (exp.txns > 0) nonZero++;
+        });
+      }
+      expect(nonZero).toBeGreaterThan(100);
+    }
+  });
+
+  it('ignores events it has already ingested', async () => {
+    const head = ingest.head;
+    const before = Buffer.from(views.buffers.columns['ring.1m.volumeUsd']!.slice(0)).toString('base64');
+    const txnsBefore = views.txnsTotal.reduce((a, b) => a + b, 0);
+    for (const batches of fed.slice(0, 10)) {
+      const r = await ingest.ingest(batches);
+      expect(r.accepted).toBe(0);
+      await r.applied;
+    }
+    expect(ingest.head).toBe(head);
+    expect(views.txnsTotal.reduce((a, b) => a + b, 0)).toBe(txnsBefore);
+    expect(Buffer.from(views.buffers.columns['ring.1m.volumeUsd']!.slice(0)).toString('base64')).toBe(before);
+  });
+
+  it('interval table matches the ring layout', () => {
+    expect(IVS).toEqual(views.rings.map((r) => r.seconds));
+  });
+});

@@ -1,0 +1,222 @@
+/**
+ * A deliberately plain reference model of the engine, written from the documented rules (layout.ts
+ * window definition, routing classes in apply.ts's header) with bigints, Maps and no shared memory.
+ * Tests replay the durable event log through it and compare with the engine's views.
+ */
+import type { DecodedEvent } from '../../engine/events/codec.js';
+
+export const IVS = [60, 300, 600, 900, 1800, 3600, 21_600, 43_200, 86_400];
+
+export interface RefCandle {
+  open0: number;
+  high0: number;
+  low0: number;
+  close0: number;
+  open1: number;
+  high1: number;
+  low1: number;
+  close1: number;
+  volumeUsd: number;
+  buyVolumeUsd: number;
+  txns: number;
+  buys: number;
+}
+
+interface RefPool {
+  id: number;
+  t0: number;
+  t1: number;
+  d0: number;
+  d1: number;
+  protocol: number;
+  r0: bigint;
+  r1: bigint;
+  syncAt: string;
+  ratio: number;
+  p0: number;
+  p1: number;
+  candles: Map<number, RefCandle>[];
+}
+
+interface RefToken {
+  role: number;
+  price: number;
+  routePool: number;
+  routeClass: number;
+  routeLiq: number;
+}
+
+const rank = (role: number) => (role === 0 ? 0 : role === 3 ? 2 : 1);
+
+function routeClass(role: number, via: number): number | null {
+  if (role === 0) return null;
+  if (role === 1) return via === 0 ? 0 : via === 2 ? 1 : null;
+  if (role === 2) return via === 0 ? 0 : via === 1 ? 1 : null;
+  return via === 0 ? 0 : via === 3 ? 2 : 1;
+}
+
+export class ReferenceModel {
+  readonly pools = new Map<number, RefPool>();
+  readonly tokens = new Map<number, RefToken>();
+
+  apply(e: DecodedEvent): void {
+    switch (e.kind) {
+      case 'pool_created': {
+        for (const [id, info] of [
+          [e.token0Id!, e.token0],
+          [e.token1Id!, e.token1],
+        ] as const) {
+          if (!this.tokens.has(id)) this.tokens.set(id, { role: info.role, price: info.role === 0 ? 1 : 0, routePool: -1, routeClass: 99, routeLiq: 0 });
+        }
+        this.pools.set(e.poolId!, {
+          id: e.poolId!,
+          t0: e.token0Id!,
+          t1: e.token1Id!,
+          d0: e.token0.decimals,
+          d1: e.token1.decimals,
+          protocol: e.protocol,
+          r0: 0n,
+          r1: 0n,
+          syncAt: '',
+          ratio: 0,
+          p0: 0,
+          p1: 0,
+          candles: IVS.map(() => new Map()),
+        });
+        return;
+      }
+      case 'sync': {
+        const p = this.pools.get(e.poolId!)!;
+        p.r0 = e.reserve0;
+        p.r1 = e.reserve1;
+        p.syncAt = `${e.key.blockNumber}:${e.key.txIndex}`;
+        if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
+        this.reprice(p);
+        return;
+      }
+      case 'mint':
+      case 'burn': {
+        const p = this.pools.get(e.poolId!)!;
+        if (!(p.protocol === 0 && p.syncAt === `${e.key.blockNumber}:${e.key.txIndex}`)) {
+          const sign = e.kind === 'mint' ? 1n : -1n;
+          p.r0 += sign * e.amount0;
+          p.r1 += sign * e.amount1;
+          if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
+        }
+        this.reprice(p);
+        return;
+      }
+      case 'swap': {
+        const p = this.pools.get(e.poolId!)!;
+        if (!(p.protocol === 0 && p.syncAt === `${e.key.blockNumber}:${e.key.txIndex}`)) {
+          p.r0 += e.amount0;
+          p.r1 += e.amount1;
+        }
+        if (p.protocol === 1) {
+          const sqrt = Number(e.sqrtPriceX96) / 2 ** 96;
+          if (sqrt > 0) p.ratio = (sqrt * sqrt * 10 ** p.d0) / 10 ** p.d1;
+        } else if (p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
+        const base1 = this.reprice(p);
+        const a0 = this.norm(e.amount0 < 0n ? -e.amount0 : e.amount0, p.d0);
+        const a1 = this.norm(e.amount1 < 0n ? -e.amount1 : e.amount1, p.d1);
+        const volumeUsd = base1 ? a1 * p.p1 : a0 * p.p0;
+        const isBuy = e.amount0 < 0n;
+        IVS.forEach((sec, i) => {
+          const open = e.timestamp - (e.timestamp % sec);
+          const c = p.candles[i]!.get(open);
+          if (!c) {
+            p.candles[i]!.set(open, {
+              open0: p.p0,
+              high0: p.p0,
+              low0: p.p0,
+              close0: p.p0,
+              open1: p.p1,
+              high1: p.p1,
+              low1: p.p1,
+              close1: p.p1,
+              volumeUsd,
+              buyVolumeUsd: isBuy ? volumeUsd : 0,
+              txns: 1,
+              buys: isBuy ? 1 : 0,
+            });
+          } else {
+            c.high0 = Math.max(c.high0, p.p0);
+            c.low0 = Math.min(c.low0, p.p0);
+            c.close0 = p.p0;
+            c.high1 = Math.max(c.high1, p.p1);
+            c.low1 = Math.min(c.low1, p.p1);
+            c.close1 = p.p1;
+            c.volumeUsd += volumeUsd;
+            c.buyVolumeUsd += isBuy ? volumeUsd : 0;
+            c.txns++;
+            c.buys += isBuy ? 1 : 0;
+          }
+        });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  norm(x: bigint, decimals: number): number {
+    return Number(x) / 10 ** decimals;
+  }
+
+  /** Sums and price change of window (seconds, base interval index) for pool `id` at clock `now`. */
+  window(id: number, seconds: number, base: number, now: number) {
+    const p = this.pools.get(id)!;
+    const sec = IVS[base]!;
+    const current = now - (now % sec);
+    const start = current - seconds + sec;
+    let volumeUsd = 0;
+    let buyVolumeUsd = 0;
+    let txns = 0;
+    let buys = 0;
+    let firstInWindow: RefCandle | null = null;
+    let firstTime = Infinity;
+    let lastBefore: RefCandle | null = null;
+    let lastBeforeTime = -Infinity;
+    for (const [t, c] of p.candles[base]!) {
+      if (t >= start && t <= current) {
+        volumeUsd += c.volumeUsd;
+        buyVolumeUsd += c.buyVolumeUsd;
+        txns += c.txns;
+        buys += c.buys;
+        if (t < firstTime) (firstTime = t), (firstInWindow = c);
+      } else if (t < start && t > lastBeforeTime) (lastBeforeTime = t), (lastBefore = c);
+    }
+    const ref = lastBefore ? lastBefore.close0 : firstInWindow ? firstInWindow.open0 : 0;
+    return { volumeUsd, buyVolumeUsd, txns, buys, priceChange: ref > 0 ? (p.p0 / ref - 1) * 100 : 0 };
+  }
+
+  private offer(tk: number, viaRole: number, pool: number, price: number, liq: number): void {
+    const t = this.tokens.get(tk)!;
+    const cls = routeClass(t.role, viaRole);
+    if (cls === null || !(price > 0) || !Number.isFinite(price)) return;
+    if (t.routePool !== pool && (cls > t.routeClass || (cls === t.routeClass && liq <= t.routeLiq))) return;
+    Object.assign(t, { price, routePool: pool, routeClass: cls, routeLiq: liq });
+  }
+
+  private reprice(p: RefPool): boolean {
+    const a = this.tokens.get(p.t0)!;
+    const b = this.tokens.get(p.t1)!;
+    const n0 = this.norm(p.r0, p.d0);
+    const n1 = this.norm(p.r1, p.d1);
+    if (p.ratio > 0) {
+      if (b.routePool !== p.id && b.price > 0) this.offer(p.t0, b.role, p.id, p.ratio * b.price, 2 * n1 * b.price);
+      if (a.routePool !== p.id && a.price > 0) this.offer(p.t1, a.role, p.id, a.price / p.ratio, 2 * n0 * a.price);
+    }
+    const r0 = rank(a.role);
+    const r1 = rank(b.role);
+    const base1 = r1 < r0 || (r1 === r0 && b.routePool !== p.id && (a.routePool === p.id || b.routeLiq >= a.routeLiq));
+    if (base1) {
+      p.p1 = b.price;
+      p.p0 = p.ratio * p.p1;
+    } else {
+      p.p0 = a.price;
+      p.p1 = p.ratio > 0 ? p.p0 / p.ratio : 0;
+    }
+    return base1;
+  }
+}
