@@ -14,6 +14,8 @@ const SimulatorConfig = z
     swapsPerSecond: z.number().positive().max(100_000).default(1.5),
     newPoolsPerHour: z.number().min(0).max(100_000).default(2),
     networks: z.array(z.string().min(1)).min(1).optional(),
+    /** Fixed start of simulated history (Unix s); by default first start minus backfillDays. */
+    genesisTime: z.number().int().min(0).optional(),
   })
   .strict();
 
@@ -65,6 +67,7 @@ const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; 
   { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number' },
   { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number' },
   { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number' },
+  { flag: 'genesis-time', env: 'DEXDATA_GENESIS_TIME', path: ['simulator', 'genesisTime'], type: 'number' },
   { flag: 'swaps-per-second', env: 'DEXDATA_SWAPS_PER_SECOND', path: ['simulator', 'swapsPerSecond'], type: 'number' },
 ];
 

@@ -53,6 +53,7 @@ export interface Engine {
 const DEFAULT_CATCH_UP_STEP_SECONDS = 3_600; // 1 h of simulated time per step
 const DEFAULT_LIVE_TICK_MS = 250;
 const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
+const PROGRESS_INTERVAL_MS = 1_000;
 /** Source steps whose shard work may still be running while the next step is ingested. */
 const STEPS_IN_FLIGHT = 2;
 
@@ -95,6 +96,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     const inFlight: Promise<void>[] = [];
     phase = 'catching_up';
     const catchUpStarted = performance.now();
+    const historyStart = source.time;
+    let lastProgress = catchUpStarted;
     while (!stopping) {
       const wall = now();
       const live = source.time >= wall - 1;
@@ -105,6 +108,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       for (let c = 0; c < chainCount(); c++) ingest.advanceClock(c, target);
       inFlight.push(result.applied);
       if (inFlight.length > STEPS_IN_FLIGHT) await inFlight.shift();
+      if (phase === 'catching_up' && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
+        lastProgress = performance.now();
+        const pct = Math.floor((100 * (source.time - historyStart)) / Math.max(1, now() - historyStart));
+        const rate = eventsIngested / ((lastProgress - catchUpStarted) / 1000);
+        log(`catching up: ${pct}% of history, ${eventsIngested} events, ${Math.round(rate)} events/s, at ${new Date(source.time * 1000).toISOString()}`);
+      }
       if (phase === 'catching_up' && source.time >= now() - 1) {
         await Promise.all(inFlight.splice(0));
         await shards.sweep(chainCount());

@@ -189,6 +189,7 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
     this.reprice(p, e.timestamp());
+    this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
   }
 
@@ -208,6 +209,7 @@ export class ShardWriter {
     }
     v.lastEventTime[p] = e.timestamp();
     this.reprice(p, e.timestamp());
+    this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
     if (sink !== null && e.timestamp() >= this.transactionsSince) {
       const u = this.usd;
@@ -410,6 +412,12 @@ export class ShardWriter {
         if (isBuy) v.winBuys[w]![p] = v.winBuys[w]![p]! + 1;
       }
     }
+    this.updatePriceChanges(p, p0);
+  }
+
+  /** Price changes follow every move of the price (swaps, syncs, liquidity changes). */
+  private updatePriceChanges(p: number, p0: number): void {
+    const v = this.v;
     for (let w = 0; w < WINDOWS.length; w++) {
       const ref = v.winRefPrice[w]![p]!;
       v.winPriceChange[w]![p] = ref > 0 ? (p0 / ref - 1) * 100 : 0;

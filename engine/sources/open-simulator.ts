@@ -36,7 +36,7 @@ export function openSimulator(store: Store, cfg: Config['simulator'], now: numbe
           `start with those settings or with a new --data-dir`,
       );
   }
-  const genesisTime = saved?.genesisTime ?? Math.floor(now / 60) * 60 - Math.round(cfg.backfillDays * 86_400);
+  const genesisTime = saved?.genesisTime ?? cfg.genesisTime ?? Math.floor(now / 60) * 60 - Math.round(cfg.backfillDays * 86_400);
   if (!saved) store.meta.putSync(PARAMS_KEY, { ...params, genesisTime } satisfies SavedParams);
   return createSimulator({ ...params, networks: params.networks ?? undefined, genesisTime });
 }

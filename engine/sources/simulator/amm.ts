@@ -15,8 +15,8 @@ export const MAX_TICK = 887272;
 const LOG_TICK_BASE = Math.log(1.0001);
 const Q192_SHIFT = 192n;
 const TWO_POW_52 = 4503599627370496n;
-/** Relative margin that turns a float square root into a certain over-estimate. */
-const SQRT_OVERESTIMATE_FACTOR = 1 + 2 ** -40;
+/** Roots above this need a second Newton step (see isqrt). */
+const NEWTON_SECOND_STEP_ABOVE = 2 ** 100;
 
 /**
  * Uniswap v2 `getAmountOut` generalised to any fee:
@@ -52,10 +52,21 @@ export function isqrt(n: bigint): bigint {
     return r;
   }
   const approx = Number(n);
-  // Newton from above converges monotonically down to floor(sqrt(n)).
-  let x = Number.isFinite(approx)
-    ? BigInt(Math.ceil(Math.sqrt(approx) * SQRT_OVERESTIMATE_FACTOR))
-    : 1n << BigInt((n.toString(2).length >> 1) + 1);
+  if (!Number.isFinite(approx)) return isqrtNewton(n, 1n << BigInt((n.toString(2).length >> 1) + 1));
+  // The float root has relative error ~2^-52; one integer Newton step squares that (~2^-104)
+  // and, by AM-GM, lands at or above floor(sqrt(n)). Past 2^100 a second step is needed before
+  // the error is down to a few units, which the final loop then removes.
+  const root = Math.sqrt(approx);
+  let x = BigInt(Math.floor(root)) + 1n;
+  x = (x + n / x) >> 1n;
+  if (root > NEWTON_SECOND_STEP_ABOVE) x = (x + n / x) >> 1n;
+  while (x * x > n) x--;
+  return x;
+}
+
+/** Newton from an over-estimate: decreases monotonically to floor(sqrt(n)). */
+function isqrtNewton(n: bigint, overestimate: bigint): bigint {
+  let x = overestimate;
   for (;;) {
     const y = (x + n / x) >> 1n;
     if (y >= x) return x;

@@ -47,7 +47,7 @@ export interface NetworkSpec {
   readonly poolWeight: number;
   /** Multiplier of the core pools' USD liquidity (ethereum = 1). */
   readonly liquidityScale: number;
-  /** Cost of an arbitrage transaction, USD: arbitrage happens only when it pays for it. */
+  /** Cost of an arbitrage transaction (gas plus priority fee or tip), USD: arbitrage happens only when it pays for it. */
   readonly arbitrageGasUsd: number;
   readonly wrappedNative: TokenSpec;
   /** The first is the network's USD reference (role PrimaryStable). */
@@ -122,7 +122,7 @@ export const NETWORKS: readonly NetworkSpec[] = [
     addressFormat: 'evm',
     poolWeight: 5,
     liquidityScale: 1,
-    arbitrageGasUsd: 3,
+    arbitrageGasUsd: 8,
     wrappedNative: weth(),
     stables: [usdc(), usdt(), dai()],
     majors: [
@@ -145,7 +145,7 @@ export const NETWORKS: readonly NetworkSpec[] = [
     addressFormat: 'solana',
     poolWeight: 5,
     liquidityScale: 0.6,
-    arbitrageGasUsd: 0.005,
+    arbitrageGasUsd: 0.05,
     wrappedNative: { symbol: 'WSOL', name: 'Wrapped SOL', decimals: 9, priceUsd: 190, dailyVolatility: 0.05, asset: 'SOL' },
     stables: [usdc(), usdt()],
     majors: [
@@ -171,7 +171,7 @@ export const NETWORKS: readonly NetworkSpec[] = [
     addressFormat: 'evm',
     poolWeight: 4,
     liquidityScale: 0.5,
-    arbitrageGasUsd: 0.05,
+    arbitrageGasUsd: 0.3,
     wrappedNative: { symbol: 'WBNB', name: 'Wrapped BNB', decimals: 18, priceUsd: 650, dailyVolatility: 0.045, asset: 'BNB' },
     stables: [usdc(18), usdt(18), { symbol: 'FDUSD', name: 'First Digital USD', decimals: 18, priceUsd: 1, dailyVolatility: 0 }],
     majors: [
@@ -195,7 +195,7 @@ export const NETWORKS: readonly NetworkSpec[] = [
     addressFormat: 'evm',
     poolWeight: 4,
     liquidityScale: 0.5,
-    arbitrageGasUsd: 0.02,
+    arbitrageGasUsd: 0.1,
     wrappedNative: weth(),
     stables: [usdc(), { symbol: 'USDbC', name: 'USD Base Coin', decimals: 6, priceUsd: 1, dailyVolatility: 0 }, dai()],
     majors: [
@@ -219,7 +219,7 @@ export const NETWORKS: readonly NetworkSpec[] = [
     addressFormat: 'evm',
     poolWeight: 2,
     liquidityScale: 0.4,
-    arbitrageGasUsd: 0.02,
+    arbitrageGasUsd: 0.1,
     wrappedNative: weth(),
     stables: [usdc(), usdt(), dai()],
     majors: [
@@ -243,7 +243,7 @@ export const NETWORKS: readonly NetworkSpec[] = [
     addressFormat: 'evm',
     poolWeight: 1.5,
     liquidityScale: 0.15,
-    arbitrageGasUsd: 0.01,
+    arbitrageGasUsd: 0.05,
     wrappedNative: { symbol: 'WPOL', name: 'Wrapped POL', decimals: 18, priceUsd: 0.55, dailyVolatility: 0.06, asset: 'POL' },
     stables: [usdc(), usdt(), dai()],
     majors: [weth(), btc('WBTC', 'Wrapped BTC', 8), link(), aave(), { symbol: 'QUICK', name: 'QuickSwap', decimals: 18, priceUsd: 0.05, dailyVolatility: 0.08 }],
@@ -261,7 +261,7 @@ export const NETWORKS: readonly NetworkSpec[] = [
     addressFormat: 'evm',
     poolWeight: 1,
     liquidityScale: 0.15,
-    arbitrageGasUsd: 0.05,
+    arbitrageGasUsd: 0.2,
     wrappedNative: { symbol: 'WAVAX', name: 'Wrapped AVAX', decimals: 18, priceUsd: 42, dailyVolatility: 0.06, asset: 'AVAX' },
     stables: [usdc(), { symbol: 'USDt', name: 'TetherToken', decimals: 6, priceUsd: 1, dailyVolatility: 0 }, dai('DAI.e')],
     majors: [weth('WETH.e', 'Wrapped Ether', 18), btc('BTC.b', 'Bitcoin', 8), { symbol: 'JOE', name: 'JoeToken', decimals: 18, priceUsd: 0.45, dailyVolatility: 0.08 }, link('LINK.e')],
@@ -279,7 +279,7 @@ export const NETWORKS: readonly NetworkSpec[] = [
     addressFormat: 'evm',
     poolWeight: 1.5,
     liquidityScale: 0.15,
-    arbitrageGasUsd: 0.02,
+    arbitrageGasUsd: 0.1,
     wrappedNative: weth(),
     stables: [usdc(), usdt(), dai()],
     majors: [

@@ -16,8 +16,6 @@ export type AddressFormat = 'evm' | 'solana';
 export const BASE58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 const HEX_DIGITS = '0123456789abcdef';
-const HEX_CODES = Uint8Array.from(HEX_DIGITS, (c) => c.charCodeAt(0));
-const BASE58_CODES = Uint8Array.from(BASE58_ALPHABET, (c) => c.charCodeAt(0));
 const BASE58_RADIX = 58;
 const BASE58_PAIR_COUNT = BASE58_RADIX * BASE58_RADIX;
 
@@ -28,41 +26,56 @@ const SOLANA_ADDRESS_MAX_LEAD = 16;
 const SOLANA_SIGNATURE_DIGITS = 88;
 const SOLANA_SIGNATURE_MAX_LEAD = 4;
 
-/** One scratch buffer for all text building; strings come out flat (latin1 decode). */
-const scratch = Buffer.alloc(2 + 2 * EVM_HASH_BYTES + SOLANA_SIGNATURE_DIGITS);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-function hexText(rng: Rng, bytes: number): string {
-  const buf = scratch;
-  buf[0] = 0x30; // '0'
-  buf[1] = 0x78; // 'x'
-  let o = 2;
-  for (let i = 0; i < bytes; i += 4) {
-    const w = rng.nextU32();
-    const n = Math.min(4, bytes - i);
-    for (let j = 0; j < n; j++) {
-      const byte = (w >>> (j * 8)) & 0xff;
-      buf[o++] = HEX_CODES[byte >>> 4]!;
-      buf[o++] = HEX_CODES[byte & 15]!;
-    }
-  }
-  return buf.toString('latin1', 0, o);
+/** Two characters as one uint16 in host byte order, so text is written a pair at a time. */
+function charPair(first: string, second: string): number {
+  const a = first.charCodeAt(0);
+  const b = second.charCodeAt(0);
+  return LITTLE_ENDIAN ? a | (b << 8) : (a << 8) | b;
 }
 
-function base58Text(rng: Rng, digits: number, maxLead: number): string {
-  const buf = scratch;
-  buf[0] = BASE58_CODES[1 + rng.nextInt(maxLead)]!;
+/** HEX_PAIRS[b] = the two hex digits of byte b. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => charPair(HEX_DIGITS[b >>> 4]!, HEX_DIGITS[b & 15]!));
+/** BASE58_PAIRS[i] = base58 digits i % 58 then floor(i / 58). */
+const BASE58_PAIRS = Uint16Array.from({ length: BASE58_PAIR_COUNT }, (_, i) =>
+  charPair(BASE58_ALPHABET[i % BASE58_RADIX]!, BASE58_ALPHABET[Math.floor(i / BASE58_RADIX)]!),
+);
+const PREFIX_0X = charPair('0', 'x');
+
+/** One scratch buffer for all text building; strings come out flat (latin1 decode). */
+const scratch = Buffer.alloc(2 + 2 * EVM_HASH_BYTES + SOLANA_SIGNATURE_DIGITS);
+const scratchPairs = new Uint16Array(scratch.buffer, scratch.byteOffset, scratch.length >>> 1);
+
+/** `0x` + 2 * bytes hex digits; bytes is a multiple of 4. */
+function hexText(rng: Rng, bytes: number): string {
+  const pairs = scratchPairs;
+  pairs[0] = PREFIX_0X;
   let o = 1;
-  while (o < digits) {
+  for (let i = 0; i < bytes; i += 4) {
+    const w = rng.nextU32();
+    pairs[o++] = HEX_PAIRS[w & 0xff]!;
+    pairs[o++] = HEX_PAIRS[(w >>> 8) & 0xff]!;
+    pairs[o++] = HEX_PAIRS[(w >>> 16) & 0xff]!;
+    pairs[o++] = HEX_PAIRS[w >>> 24]!;
+  }
+  return scratch.toString('latin1', 0, 2 * o);
+}
+
+/** `digits` base58 digits (an even count), the leading one in [1, maxLead]. */
+function base58Text(rng: Rng, digits: number, maxLead: number): string {
+  const pairs = scratchPairs;
+  const half = digits >>> 1;
+  // Leading digit value v in [1, maxLead] is pair index v + 58 * (second digit).
+  pairs[0] = BASE58_PAIRS[1 + rng.nextInt(maxLead) + BASE58_RADIX * rng.nextInt(BASE58_RADIX)]!;
+  let o = 1;
+  while (o < half) {
     // Four digits per word (58^4 < 2^32); the modulo bias stays below 0.3 %.
     const w = rng.nextU32();
-    const lo = w % BASE58_PAIR_COUNT;
-    const hi = Math.floor(w / BASE58_PAIR_COUNT) % BASE58_PAIR_COUNT;
-    buf[o++] = BASE58_CODES[lo % BASE58_RADIX]!;
-    if (o < digits) buf[o++] = BASE58_CODES[Math.floor(lo / BASE58_RADIX)]!;
-    if (o < digits) buf[o++] = BASE58_CODES[hi % BASE58_RADIX]!;
-    if (o < digits) buf[o++] = BASE58_CODES[Math.floor(hi / BASE58_RADIX)]!;
+    pairs[o++] = BASE58_PAIRS[w % BASE58_PAIR_COUNT]!;
+    if (o < half) pairs[o++] = BASE58_PAIRS[Math.floor(w / BASE58_PAIR_COUNT) % BASE58_PAIR_COUNT]!;
   }
-  return buf.toString('latin1', 0, digits);
+  return scratch.toString('latin1', 0, digits);
 }
 
 /** An account / contract address in the chain's native form. */

@@ -1,0 +1,204 @@
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { Iv, WINDOWS, Win } from './layout.js';
+import { createPoolState, createRingCandles, createTokenPriceState, readPool, readRing, readTokenPrice } from './read.js';
+import { EngineViews } from './views.js';
+
+const capacity = { pools: 8, tokens: 8, chains: 2 };
+
+/** Writes candle number k of pool p into ring `iv` the way the shard writer lays it out. */
+function putCandle(v: EngineViews, iv: number, p: number, k: number, time: number, o1: number, c1: number): void {
+  const r = v.rings[iv]!;
+  const slot = p * r.slots + (k % r.slots);
+  r.time[slot] = time;
+  r.open0[slot] = time;
+  r.close0[slot] = time + 1;
+  r.high0[slot] = time + 2;
+  r.low0[slot] = time - 1;
+  r.open1[slot] = o1;
+  r.close1[slot] = c1;
+  r.high1[slot] = Math.max(o1, c1);
+  r.low1[slot] = Math.min(o1, c1);
+  r.volumeUsd[slot] = k * 10;
+  r.buyVolumeUsd[slot] = k;
+  r.txns[slot] = k + 1;
+  r.buys[slot] = k;
+  if (r.opened[p]! < k + 1) r.opened[p] = k + 1;
+}
+
+describe('readPool', () => {
+  it('copies every dynamic column of the pool and reports the even version it read', () => {
+    const v = EngineViews.create(capacity);
+    const p = 3;
+    v.poolSeq[p] = 42;
+    v.ratio[p] = 1.5;
+    v.priceUsd0[p] = 3000;
+    v.priceUsd1[p] = 2000;
+    v.reserve0[p] = 10;
+    v.reserve1[p] = 15;
+    for (let k = 0; k < 8; k++) v.reserveRaw[p * 8 + k] = 100 + k;
+    v.liquidityUsd[p] = 60_000;
+    v.txnsTotal[p] = 77;
+    v.lastSwapTime[p] = 1_700_000_000;
+    v.winVolumeUsd[Win.H24]![p] = 1234.5;
+    v.winTxns[Win.H24]![p] = 9;
+    v.winBuys[Win.M5]![p] = 4;
+    v.winPriceChange[Win.H1]![p] = -2.5;
+    v.winAsOf[2]![p] = 1_699_999_200;
+
+    const out = createPoolState();
+    expect(readPool(v, p, out)).toBe(true);
+    expect(out.seq).toBe(42);
+    expect([out.ratio, out.priceUsd0, out.priceUsd1, out.reserve0, out.reserve1]).toEqual([1.5, 3000, 2000, 10, 15]);
+    expect(Array.from(out.reserveRaw)).toEqual([100, 101, 102, 103, 104, 105, 106, 107]);
+    expect([out.liquidityUsd, out.txnsTotal, out.lastSwapTime]).toEqual([60_000, 77, 1_700_000_000]);
+    expect(out.winVolumeUsd[Win.H24]).toBe(1234.5);
+    expect(out.winTxns[Win.H24]).toBe(9);
+    expect(out.winBuys[Win.M5]).toBe(4);
+    expect(out.winPriceChange[Win.H1]).toBe(-2.5);
+    expect(out.winAsOf[2]).toBe(1_699_999_200);
+  });
+
+  it('gives up instead of spinning forever when a writer never leaves its update', () => {
+    const v = EngineViews.create(capacity);
+    v.poolSeq[1] = 7;
+    expect(readPool(v, 1, createPoolState())).toBe(false);
+    expect(readRing(v, 1, Iv.M1, 0, 1e9, createRingCandles())).toBe(false);
+    v.tokenSeq[1] = 1;
+    expect(readTokenPrice(v, 1, createTokenPriceState())).toBe(false);
+  });
+
+  it("derives token 1's window price change from the base ring by the layout rule", () => {
+    const v = EngineViews.create(capacity);
+    const p = 2;
+    const T = 1_700_000_040; // minute-aligned
+    // 1 m candles at T-600 (before the 5 m window), T-240 and T (inside it).
+    putCandle(v, Iv.M1, p, 0, T - 600, 4, 5);
+    putCandle(v, Iv.M1, p, 1, T - 240, 6, 7);
+    putCandle(v, Iv.M1, p, 2, T, 8, 9);
+    v.winAsOf[0]![p] = T; // base M1
+    v.priceUsd1[p] = 9;
+    // 5 m windows (buckets from T-240): reference = close of the T-600 candle = 5.
+    // Base M5 and H1 have no candles: no reference, change 0.
+    const out = createPoolState();
+    expect(readPool(v, p, out, true)).toBe(true);
+    expect(out.winPriceChange1[Win.M5]).toBeCloseTo((9 / 5 - 1) * 100, 12);
+    expect(out.winPriceChange1[Win.H24]).toBe(0);
+
+    // Without a candle before the window the reference is the open of the oldest candle in it.
+    const q = 4;
+    putCandle(v, Iv.M1, q, 0, T - 120, 6, 7);
+    putCandle(v, Iv.M1, q, 1, T, 8, 12);
+    v.winAsOf[0]![q] = T;
+    v.priceUsd1[q] = 12;
+    expect(readPool(v, q, out, true)).toBe(true);
+    expect(out.winPriceChange1[Win.M5]).toBeCloseTo((12 / 6 - 1) * 100, 12);
+    expect(WINDOWS[Win.M5]!.base).toBe(Iv.M1);
+  });
+
+  it('never returns a torn copy while another thread updates the pool back to back', async () => {
+    const v = EngineViews.create(capacity);
+    const p = 5;
+    const stop = new SharedArrayBuffer(4);
+    const source = `
+      const { workerData, parentPort } = require('node:worker_threads');
+      const c = workerData.columns, p = workerData.p;
+      const seq = new Int32Array(c.poolSeq), ratio = new Float64Array(c.ratio);
+      const u0 = new Float64Array(c.priceUsd0), u1 = new Float64Array(c.priceUsd1);
+      const raw = new Uint32Array(c.reserveRaw), vol = new Float64Array(c['winVolumeUsd.24h']);
+      const opened = new Uint32Array(c['ring.1m.opened']), time = new Uint32Array(c['ring.1m.time']);
+      const o0 = new Float64Array(c['ring.1m.open0']), c0 = new Float64Array(c['ring.1m.close0']);
+      const stop = new Int32Array(workerData.stop);
+      let i = 0, spin = 0;
+      parentPort.postMessage('ready');
+      while (Atomics.load(stop, 0) === 0) {
+        i++;
+        Atomics.add(seq, p, 1);
+        ratio[p] = i; u0[p] = 2 * i; u1[p] = 3 * i; vol[p] = 5 * i;
+        for (let k = 0; k < 8; k++) raw[p * 8 + k] = i;
+        const slot = p * 8 + (i % 8);
+        time[slot] = i * 60; o0[slot] = i; c0[slot] = -i; opened[p] = i + 1;
+        Atomics.add(seq, p, 1);
+        for (let s = 0; s < 300; s++) spin = (spin * 31 + s) | 0; // decoding the next event
+      }
+      parentPort.postMessage(i + (spin & 0));
+    `;
+    const worker = new Worker(source, { eval: true, workerData: { columns: v.buffers.columns, p, stop } });
+    const messages: unknown[] = [];
+    const done = new Promise<number>((resolve, reject) => {
+      worker.on('message', (m) => (typeof m === 'number' ? resolve(m) : messages.push(m)));
+      worker.on('error', reject);
+    });
+    while (messages.length === 0) await new Promise((r) => setTimeout(r, 5));
+
+    const pool = createPoolState();
+    const ring = createRingCandles();
+    const seen = new Set<number>();
+    const until = performance.now() + 300;
+    let reads = 0;
+    while (performance.now() < until) {
+      expect(readPool(v, p, pool)).toBe(true);
+      const i = pool.ratio;
+      if (pool.priceUsd0 !== 2 * i || pool.priceUsd1 !== 3 * i || pool.winVolumeUsd[Win.H24] !== 5 * i) throw new Error(`torn pool copy at ${i}`);
+      for (let k = 0; k < 8; k++) if (pool.reserveRaw[k] !== i) throw new Error(`torn reserve words at ${i}`);
+      seen.add(i);
+      expect(readRing(v, p, Iv.M1, 0, 2 ** 32, ring)).toBe(true);
+      for (let k = 0; k < ring.count; k++) {
+        const n = ring.open0[k]!;
+        if (ring.time[k] !== n * 60 || ring.close0[k] !== -n) throw new Error(`torn candle ${k}`);
+        if (k > 0 && ring.time[k]! <= ring.time[k - 1]!) throw new Error('ring copy out of order');
+      }
+      reads++;
+    }
+    Atomics.store(new Int32Array(stop), 0, 1);
+    const writes = await done;
+    await worker.terminate();
+    expect(reads).toBeGreaterThan(1000);
+    expect(writes).toBeGreaterThan(1000);
+    expect(seen.size).toBeGreaterThan(10);
+  });
+});
+
+describe('readRing', () => {
+  it('copies the retained candles in range, oldest first, with the ring facts', () => {
+    const v = EngineViews.create(capacity);
+    const p = 1;
+    // 20 one-minute candles, every other minute; the 8-slot ring keeps numbers 12..19.
+    for (let k = 0; k < 20; k++) putCandle(v, Iv.M1, p, k, 1_700_000_040 + k * 120, k, k + 0.5);
+    const out = createRingCandles();
+    expect(readRing(v, p, Iv.M1, 0, 2 ** 32, out)).toBe(true);
+    expect(out.opened).toBe(20);
+    expect(out.slots).toBe(8);
+    expect(out.count).toBe(8);
+    expect(out.oldestTime).toBe(1_700_000_040 + 12 * 120);
+    expect(Array.from(out.open1.subarray(0, 8))).toEqual([12, 13, 14, 15, 16, 17, 18, 19]);
+
+    const from = 1_700_000_040 + 14 * 120;
+    const to = 1_700_000_040 + 17 * 120 + 59;
+    expect(readRing(v, p, Iv.M1, from, to, out)).toBe(true);
+    expect(out.count).toBe(4);
+    expect(Array.from(out.time.subarray(0, 4))).toEqual([14, 15, 16, 17].map((k) => 1_700_000_040 + k * 120));
+    expect(Array.from(out.volumeUsd.subarray(0, 4))).toEqual([140, 150, 160, 170]);
+    expect(Array.from(out.txns.subarray(0, 4))).toEqual([15, 16, 17, 18]);
+    expect(out.oldestTime).toBe(1_700_000_040 + 12 * 120);
+
+    expect(readRing(v, 0, Iv.H24, 0, 2 ** 32, out)).toBe(true);
+    expect([out.count, out.opened, out.oldestTime]).toEqual([0, 0, 0]);
+    expect(() => readRing(v, 0, 99, 0, 1, out)).toThrow(RangeError);
+  });
+});
+
+describe('readTokenPrice', () => {
+  it('copies the price and its route', () => {
+    const v = EngineViews.create(capacity);
+    v.tokenSeq[2] = 4;
+    v.tokenPriceUsd[2] = 1.0002;
+    v.tokenRoutePool[2] = 6;
+    v.tokenRouteClass[2] = 1;
+    v.tokenRouteLiquidityUsd[2] = 5e6;
+    v.tokenPriceTime[2] = 1_700_000_123;
+    const out = createTokenPriceState();
+    expect(readTokenPrice(v, 2, out)).toBe(true);
+    expect(out).toEqual({ seq: 4, priceUsd: 1.0002, routeLiquidityUsd: 5e6, routePool: 6, routeClass: 1, priceTime: 1_700_000_123 });
+  });
+});

@@ -1,0 +1,304 @@
+/**
+ * Consistent readers over the seqlocks of the shared views (see views.ts): each copies what it
+ * needs into an output object the caller owns and reuses, retrying while the version word is odd
+ * or changed under the copy. Readers never write shared memory and allocate nothing per call.
+ *
+ * A writer holds a lock for about a microsecond, but may update one hot pool many times in a row;
+ * a reader keeps retrying for up to READ_TIMEOUT_MS and then gives up (returns false), so a writer
+ * that died inside an update cannot hang the reading thread.
+ */
+import { RING_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
+import type { EngineViews } from './views.js';
+
+/** Time after which a read that never saw a stable version is abandoned. */
+export const READ_TIMEOUT_MS = 20;
+/** Attempts between two looks at the clock, minus one (an odd-version spin is ~10 ns, a copy ~0.2 µs). */
+const CLOCK_CHECK_MASK = 1023;
+
+/** The read's deadline (ms, performance clock), set at the first look; -1 once it has passed. */
+function nextDeadline(deadline: number): number {
+  const now = performance.now();
+  if (deadline === 0) return now + READ_TIMEOUT_MS;
+  return now > deadline ? -1 : deadline;
+}
+
+/** Longest candle ring of any interval: the capacity a RingCandles needs. */
+export const MAX_RING_SLOTS = Math.max(...RING_SLOTS);
+
+/** Every dynamic field of one pool, as of version `seq` (even). */
+export interface PoolState {
+  seq: number;
+  lastEventTime: number;
+  lastSwapTime: number;
+  /** Token 0 priced in token 1, decimals applied. */
+  ratio: number;
+  priceUsd0: number;
+  priceUsd1: number;
+  /** Reserves with decimals applied. */
+  reserve0: number;
+  reserve1: number;
+  /** Raw reserves: reserve0 words 0..3 then reserve1 words 0..3 (little-endian u32). */
+  readonly reserveRaw: Uint32Array;
+  readonly prevReserveRaw: Uint32Array;
+  reserveBlock: number;
+  reserveTime: number;
+  syncBlock: number;
+  syncTx: number;
+  liquidityUsd: number;
+  txnsTotal: number;
+  /** Per window, in layout WINDOWS order. */
+  readonly winVolumeUsd: Float64Array;
+  readonly winBuyVolumeUsd: Float64Array;
+  readonly winTxns: Float64Array;
+  readonly winBuys: Float64Array;
+  /** Token 0's USD price change in percent. */
+  readonly winPriceChange: Float64Array;
+  readonly winRefPrice: Float64Array;
+  /** Token 1's USD price change in percent, by the same window rule; filled only when requested. */
+  readonly winPriceChange1: Float64Array;
+  /** Per window base (WINDOW_BASES order): open time of the base candle the sums are as of. */
+  readonly winAsOf: Float64Array;
+}
+
+export function createPoolState(): PoolState {
+  return {
+    seq: 0,
+    lastEventTime: 0,
+    lastSwapTime: 0,
+    ratio: 0,
+    priceUsd0: 0,
+    priceUsd1: 0,
+    reserve0: 0,
+    reserve1: 0,
+    reserveRaw: new Uint32Array(8),
+    prevReserveRaw: new Uint32Array(8),
+    reserveBlock: 0,
+    reserveTime: 0,
+    syncBlock: 0,
+    syncTx: 0,
+    liquidityUsd: 0,
+    txnsTotal: 0,
+    winVolumeUsd: new Float64Array(WINDOW_COUNT),
+    winBuyVolumeUsd: new Float64Array(WINDOW_COUNT),
+    winTxns: new Float64Array(WINDOW_COUNT),
+    winBuys: new Float64Array(WINDOW_COUNT),
+    winPriceChange: new Float64Array(WINDOW_COUNT),
+    winRefPrice: new Float64Array(WINDOW_COUNT),
+    winPriceChange1: new Float64Array(WINDOW_COUNT),
+    winAsOf: new Float64Array(WINDOW_BASES.length),
+  };
+}
+
+/**
+ * Copies pool p's dynamic state into `out`. With `token1Changes`, also derives token 1's price
+ * change per window from the base rings (the rule of layout.ts, as the writer applies it to token 0:
+ * reference = close of the newest retained base candle opened before the window, else the open of
+ * the oldest candle in it; latest = priceUsd1). Returns false when no consistent copy was obtained.
+ */
+export function readPool(views: EngineViews, p: number, out: PoolState, token1Changes = false): boolean {
+  const seqs = views.poolSeq;
+  let deadline = 0;
+  for (let attempt = 0; ; attempt++) {
+    if ((attempt & CLOCK_CHECK_MASK) === CLOCK_CHECK_MASK && (deadline = nextDeadline(deadline)) < 0) return false;
+    const s = Atomics.load(seqs, p);
+    if ((s & 1) !== 0) continue;
+    copyPool(views, p, out);
+    if (token1Changes) token1PriceChanges(views, p, out);
+    if (Atomics.load(seqs, p) === s) {
+      out.seq = s;
+      return true;
+    }
+  }
+}
+
+function copyPool(v: EngineViews, p: number, out: PoolState): void {
+  out.lastEventTime = v.lastEventTime[p]!;
+  out.lastSwapTime = v.lastSwapTime[p]!;
+  out.ratio = v.ratio[p]!;
+  out.priceUsd0 = v.priceUsd0[p]!;
+  out.priceUsd1 = v.priceUsd1[p]!;
+  out.reserve0 = v.reserve0[p]!;
+  out.reserve1 = v.reserve1[p]!;
+  const o = p * 8;
+  for (let k = 0; k < 8; k++) {
+    out.reserveRaw[k] = v.reserveRaw[o + k]!;
+    out.prevReserveRaw[k] = v.prevReserveRaw[o + k]!;
+  }
+  out.reserveBlock = v.reserveBlock[p]!;
+  out.reserveTime = v.reserveTime[p]!;
+  out.syncBlock = v.syncBlock[p]!;
+  out.syncTx = v.syncTx[p]!;
+  out.liquidityUsd = v.liquidityUsd[p]!;
+  out.txnsTotal = v.txnsTotal[p]!;
+  for (let w = 0; w < WINDOW_COUNT; w++) {
+    out.winVolumeUsd[w] = v.winVolumeUsd[w]![p]!;
+    out.winBuyVolumeUsd[w] = v.winBuyVolumeUsd[w]![p]!;
+    out.winTxns[w] = v.winTxns[w]![p]!;
+    out.winBuys[w] = v.winBuys[w]![p]!;
+    out.winPriceChange[w] = v.winPriceChange[w]![p]!;
+    out.winRefPrice[w] = v.winRefPrice[w]![p]!;
+  }
+  for (let b = 0; b < WINDOW_BASES.length; b++) out.winAsOf[b] = v.winAsOf[b]![p]!;
+}
+
+/** Mirrors ShardWriter.resumWindows for token 1, as of the base candle the token-0 figures are as of. */
+function token1PriceChanges(v: EngineViews, p: number, out: PoolState): void {
+  const latest = out.priceUsd1;
+  for (let b = 0; b < WINDOW_BASES.length; b++) {
+    const { base, windows } = WINDOW_BASES[b]!;
+    const r = v.rings[base]!;
+    const R = r.slots;
+    const n = r.opened[p]!;
+    const kept = n < R ? n : R;
+    const current = out.winAsOf[b]!;
+    for (let j = 0; j < windows.length; j++) {
+      const w = windows[j]!;
+      const start = current - (WINDOWS[w]!.buckets - 1) * r.seconds;
+      let ref = 0;
+      for (let k = 0; k < kept; k++) {
+        const slot = p * R + ((n - 1 - k) % R);
+        const time = r.time[slot]!;
+        if (time < start) {
+          ref = r.close1[slot]!;
+          break;
+        }
+        if (time <= current) ref = r.open1[slot]!;
+      }
+      out.winPriceChange1[w] = ref > 0 ? (latest / ref - 1) * 100 : 0;
+    }
+  }
+}
+
+/** A token's USD price and the route it came from, as of version `seq` (even). */
+export interface TokenPriceState {
+  seq: number;
+  priceUsd: number;
+  routeLiquidityUsd: number;
+  /** Pool id + 1 of the route (0: none). */
+  routePool: number;
+  routeClass: number;
+  /** Unix seconds of the swap that set the price. */
+  priceTime: number;
+}
+
+export function createTokenPriceState(): TokenPriceState {
+  return { seq: 0, priceUsd: 0, routeLiquidityUsd: 0, routePool: 0, routeClass: 0, priceTime: 0 };
+}
+
+/** Copies token t's price fields into `out`; false when no consistent copy was obtained. */
+export function readTokenPrice(views: EngineViews, t: number, out: TokenPriceState): boolean {
+  const seqs = views.tokenSeq;
+  let deadline = 0;
+  for (let attempt = 0; ; attempt++) {
+    if ((attempt & CLOCK_CHECK_MASK) === CLOCK_CHECK_MASK && (deadline = nextDeadline(deadline)) < 0) return false;
+    const s = Atomics.load(seqs, t);
+    if ((s & 1) !== 0) continue;
+    out.priceUsd = views.tokenPriceUsd[t]!;
+    out.routeLiquidityUsd = views.tokenRouteLiquidityUsd[t]!;
+    out.routePool = views.tokenRoutePool[t]!;
+    out.routeClass = views.tokenRouteClass[t]!;
+    out.priceTime = views.tokenPriceTime[t]!;
+    if (Atomics.load(seqs, t) === s) {
+      out.seq = s;
+      return true;
+    }
+  }
+}
+
+/** Candles copied out of one ring, oldest first; arrays hold MAX_RING_SLOTS entries, `count` are valid. */
+export interface RingCandles {
+  seq: number;
+  count: number;
+  /** Candles ever opened for the pool and interval (the ring keeps the newest `slots`). */
+  opened: number;
+  slots: number;
+  /** Open time of the oldest candle still in the ring, in range or not (0 when none). */
+  oldestTime: number;
+  readonly time: Float64Array;
+  readonly open0: Float64Array;
+  readonly high0: Float64Array;
+  readonly low0: Float64Array;
+  readonly close0: Float64Array;
+  readonly open1: Float64Array;
+  readonly high1: Float64Array;
+  readonly low1: Float64Array;
+  readonly close1: Float64Array;
+  readonly volumeUsd: Float64Array;
+  readonly buyVolumeUsd: Float64Array;
+  readonly txns: Float64Array;
+  readonly buys: Float64Array;
+}
+
+export function createRingCandles(): RingCandles {
+  const a = () => new Float64Array(MAX_RING_SLOTS);
+  return {
+    seq: 0,
+    count: 0,
+    opened: 0,
+    slots: 0,
+    oldestTime: 0,
+    time: a(),
+    open0: a(),
+    high0: a(),
+    low0: a(),
+    close0: a(),
+    open1: a(),
+    high1: a(),
+    low1: a(),
+    close1: a(),
+    volumeUsd: a(),
+    buyVolumeUsd: a(),
+    txns: a(),
+    buys: a(),
+  };
+}
+
+/**
+ * Copies the candles of pool p and interval `intervalIndex` whose open time is in
+ * [fromTime, toTime] into `out`, oldest first, with the ring's retention facts.
+ * Returns false when no consistent copy was obtained.
+ */
+export function readRing(views: EngineViews, p: number, intervalIndex: number, fromTime: number, toTime: number, out: RingCandles): boolean {
+  const r = views.rings[intervalIndex];
+  if (r === undefined) throw new RangeError(`interval index ${intervalIndex} out of range`);
+  const R = r.slots;
+  const seqs = views.poolSeq;
+  let deadline = 0;
+  for (let attempt = 0; ; attempt++) {
+    if ((attempt & CLOCK_CHECK_MASK) === CLOCK_CHECK_MASK && (deadline = nextDeadline(deadline)) < 0) return false;
+    const s = Atomics.load(seqs, p);
+    if ((s & 1) !== 0) continue;
+    const n = r.opened[p]!;
+    const first = n > R ? n - R : 0;
+    let count = 0;
+    for (let k = first; k < n; k++) {
+      const slot = p * R + (k % R);
+      const time = r.time[slot]!;
+      if (time < fromTime) continue;
+      if (time > toTime) break;
+      out.time[count] = time;
+      out.open0[count] = r.open0[slot]!;
+      out.high0[count] = r.high0[slot]!;
+      out.low0[count] = r.low0[slot]!;
+      out.close0[count] = r.close0[slot]!;
+      out.open1[count] = r.open1[slot]!;
+      out.high1[count] = r.high1[slot]!;
+      out.low1[count] = r.low1[slot]!;
+      out.close1[count] = r.close1[slot]!;
+      out.volumeUsd[count] = r.volumeUsd[slot]!;
+      out.buyVolumeUsd[count] = r.buyVolumeUsd[slot]!;
+      out.txns[count] = r.txns[slot]!;
+      out.buys[count] = r.buys[slot]!;
+      count++;
+    }
+    const oldestTime = n > 0 ? r.time[p * R + (first % R)]! : 0;
+    if (Atomics.load(seqs, p) === s) {
+      out.seq = s;
+      out.count = count;
+      out.opened = n;
+      out.slots = R;
+      out.oldestTime = oldestTime;
+      return true;
+    }
+  }
+}

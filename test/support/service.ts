@@ -1,0 +1,62 @@
+/** Starts the real service (`dist/scripts/dexdata.js serve`) as a child process for tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/scripts/dexdata.js', import.meta.url));
+
+export interface RunningService {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly url: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Resolves when a printed line matches. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** SIGTERM and wait for exit; returns the exit code. */
+  stop(): Promise<number | null>;
+  kill9(): Promise<void>;
+}
+
+export async function startService(args: readonly string[], timeoutMs = 60_000): Promise<RunningService> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  const onData = (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const w of [...waiters]) {
+      const m = out.match(w.pattern);
+      if (m) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m[0]);
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitFor = (pattern: RegExp, ms = timeoutMs) =>
+    new Promise<string>((resolve, reject) => {
+      const m = out.match(pattern);
+      if (m) return resolve(m[0]);
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output:\n${out}`)), ms);
+      waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+      void exited.then((code) => reject(new Error(`service exited (${code}) before ${pattern}; output:\n${out}`)));
+    });
+  const line = await waitFor(/REST listening on http:\/\/[\d.]+:(\d+)/);
+  const port = Number(/:(\d+)$/.exec(line)![1]);
+  return {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    waitFor,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+    async kill9() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
