@@ -29,6 +29,8 @@ export interface IngestBenchResult {
   readonly swapsPerSecond: number;
   /** Rate of the whole pipeline while preparing: simulate, dedupe, encode, commit to LMDB. */
   readonly prepareEventsPerSecond: number;
+  /** Share of the apply phase the main thread was busy (dispatching). */
+  readonly mainThreadUtilization: number;
 }
 
 const IN_FLIGHT_PER_SHARD = 16;
@@ -59,6 +61,7 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
   const shards = new ShardPool({ shards: o.shards, buffers: views.buffers, storePath: null });
   // Start the threads before timing.
   await shards.sweep(0);
+  const elu0 = performance.eventLoopUtilization();
   const started = performance.now();
   const queues = Array.from({ length: o.shards }, () => new Set<Promise<ApplyStats>>());
   let events = 0;
@@ -76,6 +79,7 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
   }
   await Promise.all(queues.flatMap((q) => [...q]));
   const seconds = (performance.now() - started) / 1000;
+  const mainThreadUtilization = performance.eventLoopUtilization(elu0).utilization;
   await shards.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -87,5 +91,6 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
     eventsPerSecond: events / seconds,
     swapsPerSecond: swaps / seconds,
     prepareEventsPerSecond: prepared / prepSeconds,
+    mainThreadUtilization,
   };
 }

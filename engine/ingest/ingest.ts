@@ -161,7 +161,8 @@ export class Ingest {
       const chainId = batchRoot(value).chain() ?? '';
       const net = this.registry.networkOf(chainId);
       if (!net) throw new Error(`log batch ${key} names unknown network ${chainId}`);
-      const p = this.dispatcher.apply(net.index, key, value).finally(() => pending.delete(p));
+      // A private copy: dispatchers may take ownership of the buffer.
+      const p = this.dispatcher.apply(net.index, key, new Uint8Array(value)).finally(() => pending.delete(p));
       pending.add(p);
       count++;
       if (pending.size >= inFlight) await Promise.race(pending);

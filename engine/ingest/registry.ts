@@ -23,6 +23,43 @@ export interface NetworkEntry extends NetworkRecord {
   readonly poolIds: number[];
 }
 
+/**
+ * Ids are handed out in per-chain blocks of ID_BLOCK consecutive ids, so the pools (and tokens) that
+ * share a cache line of any per-pool column belong to one chain and thus one writer thread: no two
+ * shards ever write the same cache line. Ids are therefore dense per block, with gaps between.
+ */
+export const ID_BLOCK = 64;
+
+class BlockAllocator {
+  private next = 0;
+  private readonly open = new Map<number, { at: number; end: number }>();
+  constructor(private readonly capacity: number, private readonly what: string) {}
+
+  allocate(chain: number): number {
+    let block = this.open.get(chain);
+    if (!block || block.at >= block.end) {
+      if (this.next + ID_BLOCK > this.capacity) throw new CapacityError(`${this.what} capacity ${this.capacity} reached`);
+      block = { at: this.next, end: this.next + ID_BLOCK };
+      this.next += ID_BLOCK;
+      this.open.set(chain, block);
+    }
+    return block.at++;
+  }
+
+  /** Re-learns the allocation state from an id restored from the store. */
+  restore(chain: number, id: number): void {
+    const start = id - (id % ID_BLOCK);
+    if (start + ID_BLOCK > this.next) this.next = start + ID_BLOCK;
+    const block = this.open.get(chain);
+    if (!block || id >= block.at || start >= block.end) this.open.set(chain, { at: id + 1, end: start + ID_BLOCK });
+  }
+
+  /** One past the highest id handed out. */
+  get bound(): number {
+    return this.next;
+  }
+}
+
 export class Registry {
   readonly networks: NetworkEntry[] = [];
   readonly dexes: DexRecord[] = [];
@@ -35,9 +72,16 @@ export class Registry {
   /** Pools of each token, by id. */
   readonly tokenPools: number[][] = [];
   private readonly views: EngineViews;
+  private readonly poolIds: BlockAllocator;
+  private readonly tokenIds: BlockAllocator;
+  /** Pools registered (ids have gaps: iterate `pools` sparsely or use `networks[].poolIds`). */
+  poolCount = 0;
+  tokenCount = 0;
 
   constructor(views: EngineViews) {
     this.views = views;
+    this.poolIds = new BlockAllocator(views.capacity.pools, 'pool');
+    this.tokenIds = new BlockAllocator(views.capacity.tokens, 'token');
   }
 
   /** Loads networks, DEXes, pools and tokens persisted earlier and restores the static columns. */
@@ -105,14 +149,12 @@ export class Registry {
     if (this.poolOf(chain, e.pool)) return null;
     const dex = this.dexOf(chain, e.dexId);
     if (!dex) throw new Error(`pool ${e.pool} names unknown DEX ${e.dexId}`);
-    if (this.pools.length >= this.views.capacity.pools) throw new CapacityError(`pool capacity ${this.views.capacity.pools} reached`);
     const tokens: TokenRecord[] = [];
     const tokenId = (t: TokenInfo): number => {
       const known = this.tokenOf(chain, t.address);
       if (known) return known.id;
-      if (this.tokens.length >= this.views.capacity.tokens) throw new CapacityError(`token capacity ${this.views.capacity.tokens} reached`);
       const rec: TokenRecord = {
-        id: this.tokens.length,
+        id: this.tokenIds.allocate(chain),
         chain,
         address: normalizeAddress(t.address),
         name: t.name,
@@ -127,7 +169,7 @@ export class Registry {
       return rec.id;
     };
     const pool: PoolRecord = {
-      id: this.pools.length,
+      id: this.poolIds.allocate(chain),
       chain,
       dex: dex.index,
       address: normalizeAddress(e.pool),
@@ -163,7 +205,9 @@ export class Registry {
     v.tokenChain[rec.id] = rec.chain;
     v.tokenDecimals[rec.id] = rec.decimals;
     v.tokenRole[rec.id] = rec.role;
-    Atomics.store(v.counts, 1, this.tokens.length);
+    this.tokenIds.restore(rec.chain, rec.id);
+    this.tokenCount++;
+    Atomics.store(v.counts, 1, this.tokenIds.bound);
   }
 
   private addPool(rec: PoolRecord): void {
@@ -184,6 +228,9 @@ export class Registry {
     v.poolFeePpm[p] = rec.feePpm;
     v.poolCreatedAt[p] = rec.createdAt;
     v.poolCreatedBlock[p] = rec.createdBlock;
-    Atomics.store(v.counts, 0, this.pools.length);
+    v.poolExists[p] = 1;
+    this.poolIds.restore(rec.chain, p);
+    this.poolCount++;
+    Atomics.store(v.counts, 0, this.poolIds.bound);
   }
 }

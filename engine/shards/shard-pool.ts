@@ -41,9 +41,11 @@ export class ShardPool implements ShardDispatcher {
     return Array.from({ length: chainCount }, (_, c) => c).filter((c) => this.shardOf(c) === shard);
   }
 
+  /** `bytes` must own its whole buffer (it is transferred, not copied). */
   apply(chain: number, seq: number, bytes: Uint8Array): Promise<ApplyStats> {
     const task: ApplyTask = { seq, bytes, now: this.now() };
-    return this.pools[this.shardOf(chain)]!.run(task, { name: 'apply' }) as Promise<ApplyStats>;
+    // The batch buffer moves to the shard thread; callers must not touch `bytes` afterwards.
+    return this.pools[this.shardOf(chain)]!.run(task, { name: 'apply', transferList: [bytes.buffer as ArrayBuffer] }) as Promise<ApplyStats>;
   }
 
   /** Refreshes stale rolling windows on every shard; resolves with the number of pools changed. */

@@ -9,7 +9,7 @@ export function sweepChains(writer: ShardWriter, views: EngineViews, chains: rea
   let changed = 0;
   for (let p = 0; p < n; p++) {
     const chain = views.poolChain[p]!;
-    if (owned[chain] === 1 && writer.refreshWindows(p, views.chainClock[chain]!)) changed++;
+    if (owned[chain] === 1 && views.poolExists[p] === 1 && writer.refreshWindows(p, views.chainClock[chain]!)) changed++;
   }
   return changed;
 }

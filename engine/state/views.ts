@@ -72,12 +72,14 @@ export class EngineViews {
   readonly buffers: EngineBuffers;
 
   // ---- counts and chain clocks (writer: ingest) ----
-  /** [0] pools registered, [1] tokens registered, [2] highest batch sequence applied by all shards. */
+  /** [0] pool id bound, [1] token id bound (ids below may be gaps: see poolExists). */
   readonly counts: Int32Array;
   /** Per chain index: the chain's "now" in Unix seconds (latest block time, or wall time when live). */
   readonly chainClock: Float64Array;
 
   // ---- static pool columns (writer: ingest, once per pool) ----
+  /** 1 once id p is a registered pool (ids come in per-chain blocks, with gaps). */
+  readonly poolExists: Uint8Array;
   readonly poolChain: Uint16Array;
   readonly poolDex: Uint16Array;
   readonly poolToken0: Int32Array;
@@ -163,6 +165,7 @@ export class EngineViews {
     this.counts = src.col('counts', Int32Array, 8);
     this.chainClock = f64('chainClock', capacity.chains);
 
+    this.poolExists = src.col('poolExists', Uint8Array, P);
     this.poolChain = src.col('poolChain', Uint16Array, P);
     this.poolDex = src.col('poolDex', Uint16Array, P);
     this.poolToken0 = src.col('poolToken0', Int32Array, P);
@@ -255,6 +258,7 @@ export class EngineViews {
     return new EngineViews(buffers.capacity, buffers.columns);
   }
 
+  /** One past the highest pool id in use; ids below it may be gaps (poolExists). */
   get poolCount(): number {
     return Atomics.load(this.counts, 0);
   }

@@ -64,6 +64,22 @@ export function isqrt(n: bigint): bigint {
   return x;
 }
 
+/**
+ * floor(sqrt(n)) from a positive estimate, typically the previous root of a slightly changed n:
+ * then one division and one multiplication usually settle it. Correct for any estimate > 0.
+ */
+export function isqrtNear(n: bigint, estimate: bigint): bigint {
+  if (estimate <= 0n) return isqrt(n);
+  // One Newton step from anywhere lands at or above floor(sqrt(n)); from above, it descends.
+  let x = (estimate + n / estimate) >> 1n;
+  for (;;) {
+    if (x * x <= n) return x;
+    const y = (x + n / x) >> 1n;
+    if (y >= x) return x;
+    x = y;
+  }
+}
+
 /** Newton from an over-estimate: decreases monotonically to floor(sqrt(n)). */
 function isqrtNewton(n: bigint, overestimate: bigint): bigint {
   let x = overestimate;

@@ -31,6 +31,7 @@ import {
   cpAmountOut,
   floorToBigInt,
   isqrt,
+  isqrtNear,
   maxInputForOutput,
   sqrtPriceX96,
   tickAtPrice,
@@ -169,6 +170,13 @@ export class ChainSim implements UniverseBuilder {
   /** Concentrated pools: virtual reserves, x_v * y_v = L^2. Zero for constant-product pools. */
   private readonly virtual0: bigint[] = [];
   private readonly virtual1: bigint[] = [];
+  /** Float shadows of the four reserves above (Number of each), for sizing and pricing. */
+  private readonly reserve0f: number[] = [];
+  private readonly reserve1f: number[] = [];
+  private readonly virtual0f: number[] = [];
+  private readonly virtual1f: number[] = [];
+  /** Concentrated pools: active liquidity L = isqrt(x_v * y_v). Zero for constant-product pools. */
+  private readonly poolLiquidity: bigint[] = [];
   /** Constant-product pools: LP token supply. */
   private readonly lpSupply: bigint[] = [];
   private readonly tickLower: number[] = [];
@@ -187,6 +195,7 @@ export class ChainSim implements UniverseBuilder {
   // Emission state: the block being filled and the next tx / log index in it.
   private out: ChainEvent[] = [];
   private curBlock = -1;
+  private curBlockHash = '';
   /** Block of the pool event being processed; becomes current with its first transaction. */
   private pendingBlock = -1;
   private curTimestamp = 0;
@@ -351,12 +360,17 @@ export class ChainSim implements UniverseBuilder {
     if (r1 < MIN_INITIAL_RESERVE) r1 = MIN_INITIAL_RESERVE;
     this.reserve0.push(r0);
     this.reserve1.push(r1);
+    this.reserve0f.push(Number(r0));
+    this.reserve1f.push(Number(r1));
     if (concentrated) {
       const amp = BigInt(Math.round(plan.amplification * AMPLIFICATION_SCALE));
       const v0 = (r0 * amp) / AMPLIFICATION_SCALE_BIG;
       const v1 = (r1 * amp) / AMPLIFICATION_SCALE_BIG;
       this.virtual0.push(v0);
       this.virtual1.push(v1);
+      this.virtual0f.push(Number(v0));
+      this.virtual1f.push(Number(v1));
+      this.poolLiquidity.push(isqrt(v0 * v1));
       this.lpSupply.push(0n);
       this.tickLower.push(0);
       this.tickUpper.push(0);
@@ -364,6 +378,9 @@ export class ChainSim implements UniverseBuilder {
     } else {
       this.virtual0.push(0n);
       this.virtual1.push(0n);
+      this.virtual0f.push(0);
+      this.virtual1f.push(0);
+      this.poolLiquidity.push(0n);
       this.lpSupply.push(isqrt(r0 * r1));
       this.tickLower.push(MIN_TICK);
       this.tickUpper.push(MAX_TICK);
@@ -413,7 +430,7 @@ export class ChainSim implements UniverseBuilder {
 
   /** The v3 range of a concentrated position centred on its current price, rounded outwards to tick spacing. */
   private setTickRange(p: number): void {
-    const price = Number(this.virtual1[p]!) / Number(this.virtual0[p]!);
+    const price = this.virtual1f[p]! / this.virtual0f[p]!;
     const shrink = 1 - 1 / this.poolAmplification[p]!;
     const spacing = tickSpacing(this.poolFeePpm[p]!);
     this.tickLower[p] = Math.max(MIN_TICK, Math.floor(tickAtPrice(price * shrink * shrink) / spacing) * spacing);
@@ -469,7 +486,7 @@ export class ChainSim implements UniverseBuilder {
     const r1 = this.reserve1[p]!;
     const owner = this.traders[hash2(this.chainHash, p) % TRADER_COUNT]!;
     if (this.poolConcentrated[p]) {
-      this.emitMint(p, r0, r1, isqrt(this.virtual0[p]! * this.virtual1[p]!), owner);
+      this.emitMint(p, r0, r1, this.poolLiquidity[p]!, owner);
     } else {
       const lp = this.lpSupply[p]!;
       this.emitMint(p, r0, r1, lp > CP_MINIMUM_LIQUIDITY ? lp - CP_MINIMUM_LIQUIDITY : lp, owner);
@@ -508,8 +525,8 @@ export class ChainSim implements UniverseBuilder {
   /** log(fair price / pool price) of token0 in token1: positive when token0 is cheap in the pool. */
   private fairDeviation(p: number): number {
     const concentrated = this.poolConcentrated[p]!;
-    const x = Number(concentrated ? this.virtual0[p]! : this.reserve0[p]!);
-    const y = Number(concentrated ? this.virtual1[p]! : this.reserve1[p]!);
+    const x = concentrated ? this.virtual0f[p]! : this.reserve0f[p]!;
+    const y = concentrated ? this.virtual1f[p]! : this.reserve1f[p]!;
     return Math.log((this.fairUnit0 * x) / (this.fairUnit1 * y));
   }
 
@@ -528,13 +545,13 @@ export class ChainSim implements UniverseBuilder {
     const trader = this.traders[rng.nextInt(TRADER_COUNT)]!;
     const sender = this.format === 'evm' ? this.routers[this.poolDex[p]!]! : trader;
     if (!this.poolConcentrated[p]) {
-      const reserveIn = zeroForOne ? this.reserve0[p]! : this.reserve1[p]!;
-      this.swapConstantProduct(p, zeroForOne, floorToBigInt(fraction * Number(reserveIn)), sender, trader);
+      const reserveIn = zeroForOne ? this.reserve0f[p]! : this.reserve1f[p]!;
+      this.swapConstantProduct(p, zeroForOne, floorToBigInt(fraction * reserveIn), sender, trader);
       return;
     }
-    const x = Number(this.reserve0[p]!);
-    const y = Number(this.reserve1[p]!);
-    const price = Number(this.virtual1[p]!) / Number(this.virtual0[p]!);
+    const x = this.reserve0f[p]!;
+    const y = this.reserve1f[p]!;
+    const price = this.virtual1f[p]! / this.virtual0f[p]!;
     const halfValueIn = zeroForOne ? (x + y / price) / 2 : (y + x * price) / 2;
     this.swapConcentrated(p, zeroForOne, fraction * halfValueIn, sender, trader);
   }
@@ -548,8 +565,8 @@ export class ChainSim implements UniverseBuilder {
     const unit1 = this.fairUnit1;
     const target = unit0 / unit1;
     const concentrated = this.poolConcentrated[p]!;
-    const x = Number(concentrated ? this.virtual0[p]! : this.reserve0[p]!);
-    const y = Number(concentrated ? this.virtual1[p]! : this.reserve1[p]!);
+    const x = concentrated ? this.virtual0f[p]! : this.reserve0f[p]!;
+    const y = concentrated ? this.virtual1f[p]! : this.reserve1f[p]!;
     const feeFraction = this.poolFeePpm[p]! / PPM_NUMBER;
     const excess = Math.abs(Math.log((target * x) / y)) - feeFraction;
     if (!(excess > 0)) return;
@@ -584,8 +601,7 @@ export class ChainSim implements UniverseBuilder {
     }
     const n0 = r0 + amount0;
     const n1 = r1 + amount1;
-    this.reserve0[p] = n0;
-    this.reserve1[p] = n1;
+    this.setReserves(p, n0, n1);
     const tx = this.beginTx();
     const txHash = this.txHash(tx);
     const pool = this.poolAddress[p]!;
@@ -612,7 +628,10 @@ export class ChainSim implements UniverseBuilder {
     const v1 = this.virtual1[p]!;
     const realOut = zeroForOne ? this.reserve1[p]! : this.reserve0[p]!;
     const feeFraction = this.poolFeePpm[p]! / PPM_NUMBER;
-    const cap = maxInputForOutput(Number(zeroForOne ? v0 : v1), Number(zeroForOne ? v1 : v0), CONCENTRATED_MAX_OUT_FRACTION * Number(realOut), feeFraction);
+    const v0f = this.virtual0f[p]!;
+    const v1f = this.virtual1f[p]!;
+    const realOutF = zeroForOne ? this.reserve1f[p]! : this.reserve0f[p]!;
+    const cap = maxInputForOutput(zeroForOne ? v0f : v1f, zeroForOne ? v1f : v0f, CONCENTRATED_MAX_OUT_FRACTION * realOutF, feeFraction);
     const amountIn = floorToBigInt(amountInFloat < cap ? amountInFloat : cap);
     const effective = afterFee(amountIn, this.poolFeeComplement[p]!);
     if (effective <= 0n) return;
@@ -633,10 +652,7 @@ export class ChainSim implements UniverseBuilder {
       n0 = v0 - out;
       n1 = v1 + effective;
     }
-    this.virtual0[p] = n0;
-    this.virtual1[p] = n1;
-    this.reserve0[p] = this.reserve0[p]! + amount0;
-    this.reserve1[p] = this.reserve1[p]! + amount1;
+    this.setConcentrated(p, this.reserve0[p]! + amount0, this.reserve1[p]! + amount1, n0, n1);
     const tx = this.beginTx();
     this.out.push({
       kind: 'swap',
@@ -646,8 +662,8 @@ export class ChainSim implements UniverseBuilder {
       amount0,
       amount1,
       sqrtPriceX96: sqrtPriceX96(n0, n1),
-      liquidity: isqrt(n0 * n1),
-      tick: tickAtPrice(Number(n1) / Number(n0)),
+      liquidity: this.poolLiquidity[p]!,
+      tick: tickAtPrice(this.virtual1f[p]! / this.virtual0f[p]!),
       txHash: this.txHash(tx),
       sender,
       recipient,
@@ -672,13 +688,13 @@ export class ChainSim implements UniverseBuilder {
       const dv0 = (v0 * partPpm) / PPM;
       const dv1 = (v1 * partPpm) / PPM;
       if (dv0 <= 0n || dv1 <= 0n) return;
-      const before = isqrt(v0 * v1);
+      const before = this.poolLiquidity[p]!;
       if (mint) {
         this.setConcentrated(p, r0 + d0, r1 + d1, v0 + dv0, v1 + dv1);
-        this.emitMint(p, d0, d1, isqrt((v0 + dv0) * (v1 + dv1)) - before, owner);
+        this.emitMint(p, d0, d1, this.poolLiquidity[p]! - before, owner);
       } else {
         this.setConcentrated(p, r0 - d0, r1 - d1, v0 - dv0, v1 - dv1);
-        this.emitBurn(p, d0, d1, before - isqrt((v0 - dv0) * (v1 - dv1)), owner);
+        this.emitBurn(p, d0, d1, before - this.poolLiquidity[p]!, owner);
       }
     } else {
       const supply = this.lpSupply[p]!;
@@ -687,8 +703,7 @@ export class ChainSim implements UniverseBuilder {
         const d1 = (d0 * r1) / r0;
         const minted = minBig((d0 * supply) / r0, (d1 * supply) / r1);
         if (minted <= 0n) return;
-        this.reserve0[p] = r0 + d0;
-        this.reserve1[p] = r1 + d1;
+        this.setReserves(p, r0 + d0, r1 + d1);
         this.lpSupply[p] = supply + minted;
         this.emitMint(p, d0, d1, minted, owner);
       } else {
@@ -696,8 +711,7 @@ export class ChainSim implements UniverseBuilder {
         const d0 = (burned * r0) / supply;
         const d1 = (burned * r1) / supply;
         if (burned <= 0n || d0 <= 0n || d1 <= 0n) return;
-        this.reserve0[p] = r0 - d0;
-        this.reserve1[p] = r1 - d1;
+        this.setReserves(p, r0 - d0, r1 - d1);
         this.lpSupply[p] = supply - burned;
         this.emitBurn(p, d0, d1, burned, owner);
       }
@@ -710,9 +724,9 @@ export class ChainSim implements UniverseBuilder {
    * the same value again centred on the current price, so the pool keeps trading both ways.
    */
   private maybeRecentre(p: number): void {
-    const x = Number(this.reserve0[p]!);
-    const y = Number(this.reserve1[p]!);
-    const price = Number(this.virtual1[p]!) / Number(this.virtual0[p]!);
+    const x = this.reserve0f[p]!;
+    const y = this.reserve1f[p]!;
+    const price = this.virtual1f[p]! / this.virtual0f[p]!;
     const value1 = x * price + y;
     const share0 = (x * price) / value1;
     if (share0 >= REBALANCE_MIN_SIDE_SHARE && share0 <= 1 - REBALANCE_MIN_SIDE_SHARE) return;
@@ -722,18 +736,27 @@ export class ChainSim implements UniverseBuilder {
     const owner = this.traders[this.rng.nextInt(TRADER_COUNT)]!;
     const r0 = this.reserve0[p]!;
     const r1 = this.reserve1[p]!;
-    this.emitBurn(p, r0, r1, isqrt(this.virtual0[p]! * this.virtual1[p]!), owner);
+    this.emitBurn(p, r0, r1, this.poolLiquidity[p]!, owner);
     const amp = BigInt(Math.round(this.poolAmplification[p]! * AMPLIFICATION_SCALE));
     this.setConcentrated(p, n0, n1, (n0 * amp) / AMPLIFICATION_SCALE_BIG, (n1 * amp) / AMPLIFICATION_SCALE_BIG);
     this.setTickRange(p);
-    this.emitMint(p, n0, n1, isqrt(this.virtual0[p]! * this.virtual1[p]!), owner);
+    this.emitMint(p, n0, n1, this.poolLiquidity[p]!, owner);
+  }
+
+  private setReserves(p: number, r0: bigint, r1: bigint): void {
+    this.reserve0[p] = r0;
+    this.reserve1[p] = r1;
+    this.reserve0f[p] = Number(r0);
+    this.reserve1f[p] = Number(r1);
   }
 
   private setConcentrated(p: number, r0: bigint, r1: bigint, v0: bigint, v1: bigint): void {
-    this.reserve0[p] = r0;
-    this.reserve1[p] = r1;
+    this.setReserves(p, r0, r1);
     this.virtual0[p] = v0;
     this.virtual1[p] = v1;
+    this.virtual0f[p] = Number(v0);
+    this.virtual1f[p] = Number(v1);
+    this.poolLiquidity[p] = isqrtNear(v0 * v1, this.poolLiquidity[p]!);
   }
 
   private emitMint(p: number, amount0: bigint, amount1: bigint, liquidity: bigint, owner: string): void {
@@ -789,11 +812,14 @@ export class ChainSim implements UniverseBuilder {
   }
 
   private enterBlock(block: number): void {
+    const parentHash = block - 1 === this.curBlock ? this.curBlockHash : this.blockHash(block - 1);
+    const hash = this.blockHash(block);
     this.curBlock = block;
+    this.curBlockHash = hash;
     this.curTimestamp = this.clock.timestampOf(block);
     this.nextTx = 0;
     this.nextLog = 0;
-    this.out.push({ kind: 'block', number: block, hash: this.blockHash(block), parentHash: this.blockHash(block - 1), timestamp: this.curTimestamp });
+    this.out.push({ kind: 'block', number: block, hash, parentHash, timestamp: this.curTimestamp });
   }
 
   private key(txIndex: number): EventKey {
