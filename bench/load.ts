@@ -1,0 +1,88 @@
+/** Load generation: autocannon in its own process pinned to one core, its JSON result parsed. */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const AUTOCANNON = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
+
+export interface LoadResult {
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly errors: number;
+  readonly non2xx: number;
+  readonly bytesPerRequest: number;
+}
+
+export interface LoadOptions {
+  readonly url: string;
+  readonly seconds: number;
+  readonly connections: number;
+  /** CPU core for the load generator (taskset), or null to leave it unpinned. */
+  readonly core: number | null;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export function hasTaskset(): Promise<boolean> {
+  return new Promise((resolve) => execFile('taskset', ['-p', String(process.pid)], (err) => resolve(!err)));
+}
+
+export function hasWrk(): Promise<boolean> {
+  return new Promise((resolve) => execFile('wrk', ['--version'], (err, stdout, stderr) => resolve(!err || /wrk/.test(`${stdout}${stderr}`))));
+}
+
+function ms(value: string, unit: string): number {
+  const v = Number(value);
+  return unit === 'us' ? v / 1000 : unit === 's' ? v * 1000 : v;
+}
+
+/** wrk (one thread, pinned): the lighter load generator, preferred where installed. */
+export async function runWrk(o: LoadOptions): Promise<LoadResult> {
+  const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--latency'];
+  for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}: ${v}`);
+  args.push(o.url);
+  const [cmd, argv] = o.core === null ? ['wrk', args] : ['taskset', ['-c', String(o.core), 'wrk', ...args]];
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(cmd, argv, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const total = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const bytes = /requests in [\d.]+\w+, ([\d.]+)(B|KB|MB|GB) read/.exec(out);
+  const scale: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  const errors = (/Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)?.slice(1) ?? []).reduce((a, b) => a + Number(b), 0);
+  return {
+    requestsPerSecond: rps,
+    p50Ms: p50 ? ms(p50[1]!, p50[2]!) : NaN,
+    p99Ms: p99 ? ms(p99[1]!, p99[2]!) : NaN,
+    errors,
+    non2xx,
+    bytesPerRequest: bytes && total > 0 ? (Number(bytes[1]) * scale[bytes[2]!]!) / total : 0,
+  };
+}
+
+export async function runLoad(o: LoadOptions): Promise<LoadResult> {
+  const args = [AUTOCANNON, '-j', '-c', String(o.connections), '-d', String(o.seconds), '-p', '1'];
+  for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}=${v}`);
+  args.push(o.url);
+  const [cmd, argv] = o.core === null ? [process.execPath, args] : ['taskset', ['-c', String(o.core), process.execPath, ...args]];
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(cmd, argv, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  const r = JSON.parse(out) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    throughput: { total: number };
+    errors: number;
+    non2xx: number;
+  };
+  return {
+    requestsPerSecond: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    bytesPerRequest: r.requests.total > 0 ? r.throughput.total / r.requests.total : 0,
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * `npm run bench`: every throughput figure of the project, measured side by side in one run.
+ *
+ *  1. ingest: events/s folded into every candle interval and rolling window by 2 shard threads;
+ *  2. the service on its default dataset: backfill rate, resident memory and memory per pool;
+ *  3. reads over HTTP, each as a ratio to a uWS server returning a static body of the same size,
+ *     server on core 0 and load generator on core 1, measured back to back.
+ *
+ * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { benchIngest } from './ingest.js';
+import { hasTaskset, hasWrk, runLoad, runWrk, type LoadOptions, type LoadResult } from './load.js';
+
+const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
+const STATIC_SERVER = fileURLToPath(new URL('./static-server.js', import.meta.url));
+const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seconds: { type: 'string' } } });
+const quick = values.quick === true;
+const loadSeconds = Number(values.seconds ?? (quick ? 3 : 10));
+const CONNECTIONS = 64;
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}:\n${out.slice(-2000)}`)), timeoutMs);
+    const onData = (b: Buffer) => {
+      out += b.toString();
+      const m = out.match(pattern);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        resolve(m);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`process exited (${code}) before ${pattern}:\n${out.slice(-2000)}`)));
+  });
+}
+
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+function pin(pid: number, core: number, pinning: boolean): void {
+  if (pinning) execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
+}
+
+async function main(): Promise<void> {
+  const pinning = await hasTaskset();
+  const wrk = await hasWrk();
+  const load = (o: LoadOptions): Promise<LoadResult> => (wrk ? runWrk(o) : runLoad(o));
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  print(`# dexdata benchmark, ${new Date().toISOString()}`);
+  print(`machine: ${cpu}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`);
+  print(`load generator: ${wrk ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${loadSeconds} s per run${pinning ? `, server on core ${SERVER_CORE}, load on core ${LOAD_CORE}` : ' (taskset missing: unpinned)'}`);
+  print('');
+
+  // 1. Ingest.
+  const ing = await benchIngest({ shards: 2, pools: quick ? 1000 : 2000, hours: quick ? 2 : 6, swapsPerSecond: 200 });
+  print(`ingest (2 shard threads, every interval and window): ${fmt(ing.eventsPerSecond)} events/s, ${fmt(ing.swapsPerSecond)} swap events/s (${fmt(ing.events)} events, ${ing.seconds.toFixed(2)} s)`);
+  print(`ingest pipeline (simulate, dedupe, encode, commit to LMDB, one thread): ${fmt(ing.prepareEventsPerSecond)} events/s`);
+
+  // 2. The service on its default dataset.
+  const pools = quick ? 2000 : 20_000;
+  const backfillDays = quick ? 3 : 30;
+  const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-bench-'));
+  const service = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  try {
+    const portLine = await waitForLine(service, /REST listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+    const base = `http://127.0.0.1:${portLine[1]}`;
+    const caught = await waitForLine(service, /caught up: (\d+) events in ([\d.]+) s/, 30 * 60_000);
+    const backfillEvents = Number(caught[1]);
+    const backfillSeconds = Number(caught[2]);
+    await new Promise((r) => setTimeout(r, 2_000));
+    const rss = rssBytes(service.pid!);
+    print(`service backfill: ${fmt(backfillEvents)} events of ${backfillDays} days over ${pools} pools in ${backfillSeconds.toFixed(1)} s (${fmt(backfillEvents / backfillSeconds)} events/s)`);
+    print(`service memory: ${(rss / 1024 ** 2).toFixed(0)} MiB resident for ${pools} pools, ${(rss / pools / 1024).toFixed(1)} KiB per pool`);
+    pin(service.pid!, SERVER_CORE, pinning);
+
+    const top = (await (await fetch(`${base}/networks/ethereum/pools/search?limit=1`)).json()) as { results: { id: string }[] };
+    const pool = top.results[0]!.id;
+    const detailsUrl = `${base}/networks/ethereum/pools/${pool}`;
+    let ohlcvUrl = '';
+    let candles = 0;
+    for (const interval of ['1m', '5m', '15m', '30m', '1h']) {
+      const url = `${base}/networks/ethereum/pools/${pool}/ohlcv?start=-${backfillDays}d&interval=${interval}&limit=1000`;
+      const body = (await (await fetch(url)).json()) as unknown[];
+      if (body.length > candles) [ohlcvUrl, candles] = [url, body.length];
+      if (body.length === 1000) break;
+    }
+    print('');
+    print('| read | body bytes | service req/s | static req/s | ratio | p99 ms |');
+    print('|---|---|---|---|---|---|');
+    const rows: Record<string, unknown>[] = [];
+    for (const [name, url] of [
+      ['pool details', detailsUrl],
+      [`OHLCV, ${candles} candles`, ohlcvUrl],
+    ] as const) {
+      const bytes = Buffer.byteLength(await (await fetch(url)).text());
+      const staticPort = 20_000 + Math.floor(Math.random() * 20_000);
+      const st = spawn(process.execPath, [STATIC_SERVER, String(staticPort), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await waitForLine(st, /listening/, 10_000);
+      pin(st.pid!, SERVER_CORE, pinning);
+      const ceiling = await load({ url: `http://127.0.0.1:${staticPort}/`, seconds: loadSeconds, connections: CONNECTIONS, core: pinning ? LOAD_CORE : null });
+      st.kill('SIGKILL');
+      const measured = await load({ url, seconds: loadSeconds, connections: CONNECTIONS, core: pinning ? LOAD_CORE : null });
+      const ratio = measured.requestsPerSecond / ceiling.requestsPerSecond;
+      print(`| ${name} | ${bytes} | ${fmt(measured.requestsPerSecond)} | ${fmt(ceiling.requestsPerSecond)} | ${(ratio * 100).toFixed(0)} % | ${measured.p99Ms.toFixed(2)} |`);
+      if (measured.errors + measured.non2xx > 0) print(`  (${measured.errors} socket errors, ${measured.non2xx} non-2xx answers)`);
+      rows.push({ name, bytes, service: measured, ceiling, ratio });
+    }
+    mkdirSync(OUT_DIR, { recursive: true });
+    writeFileSync(
+      join(OUT_DIR, 'results.json'),
+      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss }, reads: rows }, null, 2),
+    );
+  } finally {
+    service.kill('SIGTERM');
+    await new Promise((r) => service.once('exit', r));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
