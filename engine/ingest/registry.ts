@@ -10,7 +10,7 @@ import type { EngineViews } from '../state/views.js';
 
 /** EVM hex addresses compare case-insensitively; base58 (Solana) addresses are case-sensitive. */
 export function normalizeAddress(address: string): string {
-  return address.startsWith('0x') ? address.toLowerCase() : address;
+  return /^0x/i.test(address) ? address.toLowerCase() : address;
 }
 
 export class CapacityError extends Error {

@@ -1,7 +1,8 @@
 /**
- * The engine shards: one Piscina pool of exactly one thread per shard, so each shard applies its
- * batches strictly in order. Whole chains are assigned to shards: USD price routing reads other
- * pools of the same chain, and one writer per chain keeps that exact and deterministic.
+ * The engine shards: one Piscina pool of exactly one thread per shard. Whole chains are assigned to
+ * shards: USD price routing reads other pools of the same chain, and one writer per chain keeps that
+ * exact and deterministic. Piscina does not keep submission order even on a one-thread pool, so each
+ * shard's tasks are chained: a task is submitted once the one before it has settled.
  */
 import { Piscina } from 'piscina';
 import type { ShardDispatcher } from '../ingest/ingest.js';
@@ -20,6 +21,8 @@ export interface ShardPoolOptions {
 export class ShardPool implements ShardDispatcher {
   readonly shards: number;
   private readonly pools: Piscina[];
+  /** Per shard: settles when the last submitted task has settled. */
+  private readonly tails: Promise<unknown>[];
   private readonly now: () => number;
 
   constructor(options: ShardPoolOptions) {
@@ -29,8 +32,19 @@ export class ShardPool implements ShardDispatcher {
     const filename = new URL('./worker.js', import.meta.url).href;
     this.pools = Array.from({ length: options.shards }, (_, shard) => {
       const workerData: ShardWorkerData = { shard, buffers: options.buffers, storePath: options.storePath };
-      return new Piscina({ filename, minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, workerData });
+      // 'async': between tasks the thread's event loop must run, or LMDB commit callbacks (and with
+      // them the shard's durable candles) would wait for the next task.
+      return new Piscina({ filename, minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, atomics: 'async', workerData });
     });
+    this.tails = this.pools.map(() => Promise.resolve());
+  }
+
+  /** Runs `name` on shard `shard` after every task submitted to it before. */
+  private run<T>(shard: number, task: unknown, name: string, transferList?: ArrayBuffer[]): Promise<T> {
+    const pool = this.pools[shard]!;
+    const result = this.tails[shard]!.then(() => pool.run(task, transferList ? { name, transferList } : { name }) as Promise<T>);
+    this.tails[shard] = result.catch(() => undefined);
+    return result;
   }
 
   shardOf(chain: number): number {
@@ -45,21 +59,21 @@ export class ShardPool implements ShardDispatcher {
   apply(chain: number, seq: number, bytes: Uint8Array): Promise<ApplyStats> {
     const task: ApplyTask = { seq, bytes, now: this.now() };
     // The batch buffer moves to the shard thread; callers must not touch `bytes` afterwards.
-    return this.pools[this.shardOf(chain)]!.run(task, { name: 'apply', transferList: [bytes.buffer as ArrayBuffer] }) as Promise<ApplyStats>;
+    return this.run<ApplyStats>(this.shardOf(chain), task, 'apply', [bytes.buffer as ArrayBuffer]);
   }
 
   /** Refreshes stale rolling windows on every shard; resolves with the number of pools changed. */
   async sweep(chainCount: number): Promise<number> {
-    const counts = await Promise.all(this.pools.map((p, s) => p.run({ chains: this.chainsOf(s, chainCount) }, { name: 'sweep' }) as Promise<number>));
+    const counts = await Promise.all(this.pools.map((_, s) => this.run<number>(s, { chains: this.chainsOf(s, chainCount) }, 'sweep')));
     return counts.reduce((a, b) => a + b, 0);
   }
 
   async flush(): Promise<void> {
-    await Promise.all(this.pools.map((p) => p.run(null, { name: 'flush' })));
+    await Promise.all(this.pools.map((_, s) => this.run(s, null, 'flush')));
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.pools.map((p) => p.run(null, { name: 'close' })));
+    await Promise.all(this.pools.map((_, s) => this.run(s, null, 'close')));
     await Promise.all(this.pools.map((p) => p.destroy()));
   }
 }

@@ -16,7 +16,7 @@ const LOG_TICK_BASE = Math.log(1.0001);
 const Q192_SHIFT = 192n;
 const TWO_POW_52 = 4503599627370496n;
 /** Roots above this need a second Newton step (see isqrt). */
-const NEWTON_SECOND_STEP_ABOVE = 2 ** 100;
+const NEWTON_SECOND_STEP_ABOVE = 2 ** 104;
 
 /**
  * Uniswap v2 `getAmountOut` generalised to any fee:
@@ -53,9 +53,9 @@ export function isqrt(n: bigint): bigint {
   }
   const approx = Number(n);
   if (!Number.isFinite(approx)) return isqrtNewton(n, 1n << BigInt((n.toString(2).length >> 1) + 1));
-  // The float root has relative error ~2^-52; one integer Newton step squares that (~2^-104)
-  // and, by AM-GM, lands at or above floor(sqrt(n)). Past 2^100 a second step is needed before
-  // the error is down to a few units, which the final loop then removes.
+  // The float root is within 1.5 * 2^-53 (relative) + 1 of the true one; one integer Newton
+  // step lands at or above floor(sqrt(n)) (AM-GM) and, for roots up to 2^104, less than one
+  // unit above it. Larger roots take a second step. The loop removes what is left.
   const root = Math.sqrt(approx);
   let x = BigInt(Math.floor(root)) + 1n;
   x = (x + n / x) >> 1n;

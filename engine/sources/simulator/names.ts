@@ -4,7 +4,7 @@ import type { Rng } from './prng.js';
 const ONSETS = ['b', 'br', 'c', 'ch', 'd', 'dr', 'f', 'g', 'gl', 'h', 'j', 'k', 'kr', 'l', 'm', 'n', 'p', 'pl', 'qu', 'r', 's', 'sk', 'st', 't', 'tr', 'v', 'w', 'z', 'x', 'y'];
 const VOWELS = ['a', 'e', 'i', 'o', 'u', 'a', 'o', 'ai', 'ea', 'io', 'y'];
 const CODAS = ['', '', '', 'n', 'r', 'x', 'k', 'l', 'm', 's', 'th', 'z', 'ck', 'nd', 'rk'];
-const SUFFIXES = ['', '', '', '', '', ' Token', ' Protocol', ' Finance', ' Network', ' Inu', ' AI', ' Coin', ' Labs', ' DAO', ' Swap', ' Cat', ' Dog', ' Moon'];
+const SUFFIXES = ['', '', '', '', '', ' Token', ' Protocol', ' Finance', ' Network', ' Inu', ' Chain', ' Coin', ' Labs', ' DAO', ' Swap', ' Cat', ' Dog', ' Moon'];
 const CONSONANT = /[bcdfghjklmnpqrstvwxz]/;
 
 export interface TokenName {

@@ -70,12 +70,27 @@ export class Rng {
     if ((this.a | this.b | this.c | this.d) === 0) this.d = 1;
   }
 
-  /** Seeds the state directly from four words (used where injectivity of the key matters). */
+  /**
+   * Seeds the state from four words through a bijection of the 128-bit tuple, so distinct keys
+   * give distinct states (used where uniqueness matters), and every word of the key reaches
+   * every word of the state.
+   */
   setWords(w0: number, w1: number, w2: number, w3: number): void {
-    this.a = mix32(w0 >>> 0);
-    this.b = mix32((w1 ^ 0x5bd1e995) >>> 0);
-    this.c = mix32((w2 ^ 0x1b873593) >>> 0);
-    this.d = mix32((w3 ^ 0xcc9e2d51) >>> 0);
+    let a = mix32(w0 >>> 0);
+    let b = mix32((w1 ^ 0x5bd1e995) >>> 0);
+    let c = mix32((w2 ^ 0x1b873593) >>> 0);
+    let d = mix32((w3 ^ 0xcc9e2d51) >>> 0);
+    // Feistel-style rounds: xoring a function of one word into another is invertible.
+    for (let round = 0; round < 2; round++) {
+      b ^= mix32(a);
+      c ^= mix32(b >>> 0);
+      d ^= mix32(c >>> 0);
+      a ^= mix32(d >>> 0);
+    }
+    this.a = a >>> 0;
+    this.b = b >>> 0;
+    this.c = c >>> 0;
+    this.d = d >>> 0;
     if ((this.a | this.b | this.c | this.d) === 0) this.d = 1;
   }
 

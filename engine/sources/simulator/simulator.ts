@@ -13,7 +13,11 @@ import { hashOf } from './prng.js';
 export interface SimulatorOptions {
   /** Integer seed; equal options give byte-identical event sequences. */
   seed: number;
-  /** Pools over all networks: GENESIS_POOL_SHARE of them exist at genesis, the rest appear during history. */
+  /**
+   * Size of the universe over all networks: round(pools * GENESIS_POOL_SHARE) pools exist at
+   * genesis (created during the two years before it); after genesis new pools appear at
+   * newPoolsPerHour, through history and on into live time.
+   */
   pools: number;
   /** Unix seconds where swap history starts. */
   genesisTime: number;
@@ -32,13 +36,17 @@ export const DEFAULT_SIMULATOR_OPTIONS: Omit<SimulatorOptions, 'genesisTime'> = 
   newPoolsPerHour: 2,
 });
 
-/** Share of `pools` that exists at genesis; the others are created at newPoolsPerHour. */
+/** Share of `pools` that exists at genesis; later pools come at newPoolsPerHour. */
 export const GENESIS_POOL_SHARE = 0.85;
 export const MAX_POOLS = 10_000_000;
 /** Genesis must leave every simulated network this long after its launch (block 0). */
 const MIN_SECONDS_AFTER_LAUNCH = 2 * 86_400;
 
-export type Simulator = Source & { readonly networks: readonly NetworkInfo[] };
+/** A {@link Source} whose advance() answers synchronously. */
+export interface Simulator extends Source {
+  readonly networks: readonly NetworkInfo[];
+  advance(until: number): ChainEventBatch[];
+}
 
 function validate(options: SimulatorOptions): NetworkSpec[] {
   const { seed, pools, genesisTime, swapsPerSecond, newPoolsPerHour } = options;
@@ -102,7 +110,8 @@ export function createSimulator(options: SimulatorOptions): Simulator {
       return { stablecoins: c.stablecoinAddresses, wrappedNative: c.wrappedNativeAddress };
     },
     advance(until: number): ChainEventBatch[] {
-      if (!(until > time)) return [];
+      if (!Number.isFinite(until)) throw new RangeError(`simulator advance() needs a finite time, got ${until}`);
+      if (until <= time) return [];
       const batches: ChainEventBatch[] = [];
       for (const c of chains) {
         const events = c.advance(until);

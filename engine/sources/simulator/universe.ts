@@ -19,6 +19,8 @@ const NEW_POOL_MEDIAN_LIQUIDITY_USD = 6_000;
 const NEW_POOL_LIQUIDITY_SIGMA = 1.4;
 const MIN_POOL_LIQUIDITY_USD = 300;
 const MAX_POOL_LIQUIDITY_USD = 300_000_000;
+/** Probability that a non-stable core pair also has a pool in the DEX's next fee tier. */
+const SECONDARY_TIER_PROBABILITY = 0.5;
 /** Secondary fee tiers of a core pair hold this share of the main tier's liquidity. */
 const SECONDARY_TIER_LIQUIDITY_SHARE = 0.3;
 /** Probability that a core pair is also listed on a DEX beyond the top constant-product and concentrated ones. */
@@ -68,6 +70,10 @@ interface CorePair {
   readonly stable: boolean;
 }
 
+/**
+ * Core pairs with the median USD liquidity of their main pool on the network's top DEX (before
+ * the network's liquidityScale): native/stable pairs deepest, then stable/stable, then majors.
+ */
 function corePairs(b: UniverseBuilder): CorePair[] {
   const n = b.nativeToken;
   const s = b.stableTokens;
@@ -155,7 +161,7 @@ export function planGenesisPools(b: UniverseBuilder, rng: Rng, count: number, ea
         createdAt: coreTime(),
       });
       added++;
-      if (concentrated && !pair.stable && tiers.length > 2 && added < count && rng.nextFloat() < 0.5) {
+      if (concentrated && !pair.stable && tiers.length > 2 && added < count && rng.nextFloat() < SECONDARY_TIER_PROBABILITY) {
         b.addPool({
           tokenA: pair.a,
           tokenB: pair.b,
@@ -177,6 +183,7 @@ export function planGenesisPools(b: UniverseBuilder, rng: Rng, count: number, ea
     const createdAt = tailTime();
     const earlierTail = b.longTailTokens.length;
     const token = b.addLongTailToken(rng, latest, liquidity);
+    // Quote: 55 % wrapped native, 30 % primary stable, 5 % second stable, 5 % a major, 5 % an older long-tail token.
     const r = rng.nextFloat();
     let quote: number;
     if (r < 0.55) quote = b.nativeToken;
@@ -220,8 +227,12 @@ export function planGenesisPools(b: UniverseBuilder, rng: Rng, count: number, ea
   }
 }
 
+/** Share of post-genesis pools that list an existing token on a new venue (the rest launch a token). */
+const NEW_VENUE_PROBABILITY = 0.2;
 /** Attempts to find an unused venue for an existing token before launching a new one instead. */
 const NEW_VENUE_ATTEMPTS = 3;
+/** Post-genesis pools quote the wrapped native token with this probability, else the primary stable. */
+const NEW_POOL_NATIVE_QUOTE_PROBABILITY = 0.6;
 
 /** A pool created at `t` after genesis: mostly a newly launched token, sometimes a new venue for an old one. */
 export function planNewPool(b: UniverseBuilder, rng: Rng, t: number): PoolPlan {
@@ -233,7 +244,7 @@ export function planNewPool(b: UniverseBuilder, rng: Rng, t: number): PoolPlan {
     const dex = dexes[d]!;
     return {
       tokenA: token,
-      tokenB: rng.nextFloat() < 0.6 ? b.nativeToken : primaryStable,
+      tokenB: rng.nextFloat() < NEW_POOL_NATIVE_QUOTE_PROBABILITY ? b.nativeToken : primaryStable,
       dex: d,
       feePpm: longTailFee(rng, dex),
       liquidityUsd: liquidity,
@@ -241,7 +252,7 @@ export function planNewPool(b: UniverseBuilder, rng: Rng, t: number): PoolPlan {
       createdAt: t,
     };
   };
-  if (b.longTailTokens.length > 0 && rng.nextFloat() < 0.2) {
+  if (b.longTailTokens.length > 0 && rng.nextFloat() < NEW_VENUE_PROBABILITY) {
     for (let attempt = 0; attempt < NEW_VENUE_ATTEMPTS; attempt++) {
       const candidate = plan(b.longTailTokens[rng.nextInt(b.longTailTokens.length)]!);
       if (!b.hasPool(candidate)) return candidate;

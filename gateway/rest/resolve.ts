@@ -1,0 +1,18 @@
+/** Path segments to registry entries; anything unknown is not_found. */
+import { normalizeAddress, type NetworkEntry, type Registry } from '../../engine/ingest/registry.js';
+import type { PoolRecord } from '../../engine/store/store.js';
+import { NOT_FOUND } from '../errors.js';
+
+export function networkOrNotFound(registry: Registry, id: string): NetworkEntry {
+  const net = registry.networkOf(id);
+  if (net === undefined) throw NOT_FOUND;
+  return net;
+}
+
+/** EVM hex addresses match in any case (`0X` prefix included); others (base58) exactly. */
+export function poolOrNotFound(registry: Registry, network: NetworkEntry, address: string): PoolRecord {
+  const hex = address.length > 2 && address.charCodeAt(0) === 48 && (address.charCodeAt(1) | 32) === 120;
+  const pool = registry.poolOf(network.index, hex ? address.toLowerCase() : normalizeAddress(address));
+  if (pool === undefined) throw NOT_FOUND;
+  return pool;
+}

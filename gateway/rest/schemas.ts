@@ -1,0 +1,46 @@
+/**
+ * Query parameters of every REST endpoint, one schema each. Handlers parse with these and the
+ * OpenAPI document is generated from them, so what is validated is what is documented.
+ */
+import { z } from 'zod';
+import { INTERVALS } from '../../engine/state/layout.js';
+import { boolParam, enumParam, intParam, textParam, timeParam } from '../http/params.js';
+
+export const DEX_PAGE_MAX = 1_000_000;
+export const DEX_LIMIT_MAX = 100;
+export const SEARCH_LIMIT_MAX = 100;
+export const OHLCV_LIMIT_MAX = 1000;
+
+/** Orderings pool search serves; the older spelling `volume_usd` is not among them. */
+export const POOL_ORDER_BY = ['volume_usd_24h'] as const;
+export const SORT_DIRECTIONS = ['desc', 'asc'] as const;
+
+export const dexListQuery = z.object({
+  page: intParam(0, DEX_PAGE_MAX).transform((p) => (p === 0 ? 1 : p)).default(1),
+  limit: intParam(1, DEX_LIMIT_MAX).default(10),
+});
+
+export const poolSearchQuery = z.object({
+  limit: intParam(1, SEARCH_LIMIT_MAX).default(10),
+  cursor: textParam().optional(),
+  order_by: enumParam(POOL_ORDER_BY).default('volume_usd_24h'),
+  sort: enumParam(SORT_DIRECTIONS).default('desc'),
+});
+
+export const poolDetailsQuery = z.object({
+  inversed: boolParam().default(false),
+});
+
+export const poolOhlcvQuery = z.object({
+  start: timeParam(),
+  end: timeParam().optional(),
+  limit: intParam(1, OHLCV_LIMIT_MAX).default(100),
+  count_back: intParam(1, OHLCV_LIMIT_MAX).optional(),
+  interval: enumParam(INTERVALS).default('24h'),
+  inversed: boolParam().default(false),
+});
+
+export type DexListQuery = z.output<typeof dexListQuery>;
+export type PoolSearchQuery = z.output<typeof poolSearchQuery>;
+export type PoolDetailsQuery = z.output<typeof poolDetailsQuery>;
+export type PoolOhlcvQuery = z.output<typeof poolOhlcvQuery>;
