@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ingest, type ShardDispatcher } from '../engine/ingest/ingest.js';
+import { Ingest, type CommittedBatch, type ShardDispatcher } from '../engine/ingest/ingest.js';
 import { ShardPool } from '../engine/shards/shard-pool.js';
 import type { ApplyStats } from '../engine/shards/apply.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
@@ -33,16 +33,17 @@ export interface IngestBenchResult {
   readonly mainThreadUtilization: number;
 }
 
-const IN_FLIGHT_PER_SHARD = 16;
+const GROUPS_IN_FLIGHT = 4;
 
 export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'dexdata-bench-ingest-'));
   const store = openStore(dir);
   const views = EngineViews.create({ pools: Math.max(4096, o.pools * 2), tokens: Math.max(4096, o.pools * 2), chains: 16 });
-  const captured: { chain: number; seq: number; bytes: Uint8Array }[] = [];
+  /** What the service would hand the shards, one group per source step. */
+  const captured: (readonly CommittedBatch[])[] = [];
   const capture: ShardDispatcher = {
-    apply(chain, seq, bytes) {
-      captured.push({ chain, seq, bytes });
+    apply(batches) {
+      captured.push(batches);
       return Promise.resolve();
     },
   };
@@ -54,6 +55,7 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
   let prepared = 0;
   for (let t = genesisTime + 600; t <= genesisTime + o.hours * 3600; t += 600) {
     const r = await ingest.ingest(await sim.advance(t));
+    await r.applied;
     prepared += r.accepted;
   }
   const prepSeconds = (performance.now() - prepStarted) / 1000;
@@ -63,21 +65,20 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
   await shards.sweep(0);
   const elu0 = performance.eventLoopUtilization();
   const started = performance.now();
-  const queues = Array.from({ length: o.shards }, () => new Set<Promise<ApplyStats>>());
+  const inFlight = new Set<Promise<ApplyStats>>();
   let events = 0;
   let swaps = 0;
-  for (const c of captured) {
-    const q = queues[shards.shardOf(c.chain)]!;
-    const p = shards.apply(c.chain, c.seq, c.bytes).then((s) => {
+  for (const group of captured) {
+    const p = shards.apply(group).then((s) => {
       events += s.events;
       swaps += s.swaps;
-      q.delete(p);
+      inFlight.delete(p);
       return s;
     });
-    q.add(p);
-    if (q.size >= IN_FLIGHT_PER_SHARD) await Promise.race(q);
+    inFlight.add(p);
+    if (inFlight.size >= GROUPS_IN_FLIGHT) await Promise.race(inFlight);
   }
-  await Promise.all(queues.flatMap((q) => [...q]));
+  await Promise.all(inFlight);
   const seconds = (performance.now() - started) / 1000;
   const mainThreadUtilization = performance.eventLoopUtilization(elu0).utilization;
   await shards.close();
@@ -86,7 +87,7 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
   return {
     events,
     swaps,
-    batches: captured.length,
+    batches: captured.reduce((a, g) => a + g.length, 0),
     seconds,
     eventsPerSecond: events / seconds,
     swapsPerSecond: swaps / seconds,

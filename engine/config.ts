@@ -11,7 +11,7 @@ const SimulatorConfig = z
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(42),
     pools: z.number().int().min(1).max(1_000_000).default(20_000),
     backfillDays: z.number().min(0).max(365).default(30),
-    swapsPerSecond: z.number().positive().max(100_000).default(1.5),
+    swapsPerSecond: z.number().positive().max(100_000).default(1),
     newPoolsPerHour: z.number().min(0).max(100_000).default(2),
     networks: z.array(z.string().min(1)).min(1).optional(),
     /** Fixed start of simulated history (Unix s); by default first start minus backfillDays. */

@@ -50,12 +50,16 @@ export interface Engine {
   stop(): Promise<void>;
 }
 
-const DEFAULT_CATCH_UP_STEP_SECONDS = 3_600; // 1 h of simulated time per step
+const DEFAULT_CATCH_UP_STEP_SECONDS = 3_600; // 1 h of simulated time for the first step
+const MIN_STEP_SECONDS = 60; // 1 min
+const MAX_STEP_SECONDS = 86_400; // 1 day
+/** Events a catch-up step aims for. */
+const STEP_EVENTS = 50_000;
 const DEFAULT_LIVE_TICK_MS = 250;
 const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
 const PROGRESS_INTERVAL_MS = 1_000;
-/** Source steps whose shard work may still be running while the next step is ingested. */
-const STEPS_IN_FLIGHT = 2;
+/** Source steps whose commit or shard work may still be running while the next one is produced. */
+const STEPS_IN_FLIGHT = 3;
 
 export async function startEngine(options: EngineOptions): Promise<Engine> {
   const now = options.now ?? (() => Date.now() / 1000);
@@ -75,7 +79,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const source = typeof options.source === 'function' ? options.source(store) : options.source;
   await ingest.registerNetworks(source.networks);
 
-  const step = options.catchUpStepSeconds ?? DEFAULT_CATCH_UP_STEP_SECONDS;
   const tickMs = options.liveTickMs ?? DEFAULT_LIVE_TICK_MS;
   const sweepMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
   let stopping = false;
@@ -94,6 +97,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   const run = async () => {
     const inFlight: Promise<void>[] = [];
+    let step = options.catchUpStepSeconds ?? DEFAULT_CATCH_UP_STEP_SECONDS;
     phase = 'catching_up';
     const catchUpStarted = performance.now();
     const historyStart = source.time;
@@ -101,13 +105,21 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     while (!stopping) {
       const wall = now();
       const live = source.time >= wall - 1;
+      const from = source.time;
       const target = live ? wall : Math.min(wall, source.time + step);
       const batches = await source.advance(target);
       const result = await ingest.ingest(batches);
       eventsIngested += result.accepted;
-      for (let c = 0; c < chainCount(); c++) ingest.advanceClock(c, target);
-      inFlight.push(result.applied);
-      if (inFlight.length > STEPS_IN_FLIGHT) await inFlight.shift();
+      // Steps sized for about STEP_EVENTS events: big enough to amortise a commit, small enough to stay responsive.
+      if (!live && target > from) step = Math.min(MAX_STEP_SECONDS, Math.max(MIN_STEP_SECONDS, ((target - from) * STEP_EVENTS) / Math.max(1, result.accepted)));
+      const clockTarget = target;
+      inFlight.push(
+        result.committed.then(() => {
+          for (let c = 0; c < chainCount(); c++) ingest.advanceClock(c, clockTarget);
+        }),
+        result.applied,
+      );
+      while (inFlight.length > 2 * STEPS_IN_FLIGHT) await inFlight.shift();
       if (phase === 'catching_up' && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = performance.now();
         const pct = Math.floor((100 * (source.time - historyStart)) / Math.max(1, now() - historyStart));
@@ -122,6 +134,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         markCaughtUp();
       }
       if (phase === 'live') {
+        await Promise.all(inFlight.splice(0));
         if (performance.now() - lastSweep >= sweepMs) {
           lastSweep = performance.now();
           await shards.sweep(chainCount());

@@ -25,7 +25,7 @@ flags (each also as an environment variable DEXDATA_<NAME>, over the config file
   --seed N                 simulator seed (default 42)
   --pools N                simulated pools (default 20000, up to 1000000)
   --backfill-days N        days of history simulated at first start (default 30)
-  --swaps-per-second N     average simulated swaps per second over all pools (default 1.5)
+  --swaps-per-second N     average simulated swaps per second over all pools (default 1)
 `;
 
 function log(line: string): void {

@@ -10,16 +10,26 @@ import { metaKeys } from '../store/store.js';
 import type { EngineViews } from '../state/views.js';
 import { Registry } from './registry.js';
 
-/** Applies committed batches on the shard that owns the chain. */
+/** A batch acknowledged by the log, for the shard that owns its chain. */
+export interface CommittedBatch {
+  readonly chain: number;
+  readonly seq: number;
+  /** Owned by the dispatcher from now on (it may move the buffer to another thread). */
+  readonly bytes: Uint8Array;
+}
+
+/** Applies committed batches, in order per chain, on the shards that own their chains. */
 export interface ShardDispatcher {
-  apply(chain: number, seq: number, bytes: Uint8Array): Promise<unknown>;
+  apply(batches: readonly CommittedBatch[]): Promise<unknown>;
 }
 
 export interface IngestResult {
   readonly accepted: number;
   readonly dropped: number;
   readonly batches: number;
-  /** Resolves when every shard has applied the batches. */
+  /** Resolves when the batches and checkpoints are durable (acknowledged). */
+  readonly committed: Promise<void>;
+  /** Resolves when every shard has applied the batches (after `committed`). */
   readonly applied: Promise<void>;
 }
 
@@ -64,9 +74,13 @@ export class Ingest {
     });
   }
 
-  /** Persists then dispatches the events that are new; resolves once they are acknowledged. */
+  /**
+   * Takes the events that are new: ids, encoding and the log write are issued now, in call order;
+   * shards get the batches once the write is durable. Calls must not overlap (await each one);
+   * their commits may, which keeps the source busy while the disk syncs.
+   */
   async ingest(batches: readonly ChainEventBatch[]): Promise<IngestResult> {
-    const committed: { chain: number; seq: number; bytes: Uint8Array }[] = [];
+    const committed: CommittedBatch[] = [];
     const newPools: PoolRecord[] = [];
     const newTokens: TokenRecord[] = [];
     const checkpoints: [string, Checkpoint][] = [];
@@ -129,20 +143,23 @@ export class Ingest {
       this.checkpoints.set(batch.chain, ck);
       checkpoints.push([batch.chain, ck]);
     }
-    if (committed.length === 0) return { accepted, dropped, batches: 0, applied: Promise.resolve() };
+    if (committed.length === 0) return { accepted, dropped, batches: 0, committed: Promise.resolve(), applied: Promise.resolve() };
 
     const head = this.logHead;
-    await this.store.root.transaction(() => {
-      for (const t of newTokens) this.store.tokens.put(t.id, t);
-      for (const p of newPools) this.store.pools.put(p.id, p);
-      for (const c of committed) this.store.log.put(c.seq, c.bytes);
-      for (const [chain, ck] of checkpoints) this.store.meta.put(metaKeys.checkpoint(chain), ck);
-      this.store.meta.put(metaKeys.logHead, head);
-    });
-
-    for (const [chain, ck] of checkpoints) this.advanceClock(this.registry.networkOf(chain)!.index, ck.time);
-    const applied = Promise.all(committed.map((c) => this.dispatcher.apply(c.chain, c.seq, c.bytes))).then(() => undefined);
-    return { accepted, dropped, batches: committed.length, applied };
+    const durable = this.store.root
+      .transaction(() => {
+        for (const t of newTokens) this.store.tokens.put(t.id, t);
+        for (const p of newPools) this.store.pools.put(p.id, p);
+        for (const c of committed) this.store.log.put(c.seq, c.bytes);
+        for (const [chain, ck] of checkpoints) this.store.meta.put(metaKeys.checkpoint(chain), ck);
+        this.store.meta.put(metaKeys.logHead, head);
+      })
+      .then(() => {
+        for (const [chain, ck] of checkpoints) this.advanceClock(this.registry.networkOf(chain)!.index, ck.time);
+      });
+    // Commits resolve in the order they were issued, so shards receive batches in log order.
+    const applied = durable.then(() => this.dispatcher.apply(committed)).then(() => undefined);
+    return { accepted, dropped, batches: committed.length, committed: durable, applied };
   }
 
   /** Moves a chain's clock forward (never back): block time while catching up, wall time when live. */
@@ -154,19 +171,26 @@ export class Ingest {
    * Re-applies the whole log to freshly zeroed views after a restart, keeping at most `inFlight`
    * batches queued; resolves with the number of batches replayed.
    */
-  async replay(inFlight = 64): Promise<number> {
+  async replay(inFlight = 8, group = 32): Promise<number> {
     const pending = new Set<Promise<unknown>>();
     let count = 0;
+    let next: CommittedBatch[] = [];
+    const flush = async () => {
+      const p = this.dispatcher.apply(next).finally(() => pending.delete(p));
+      pending.add(p);
+      next = [];
+      if (pending.size >= inFlight) await Promise.race(pending);
+    };
     for (const { key, value } of this.store.log.getRange({ start: 1 })) {
       const chainId = batchRoot(value).chain() ?? '';
       const net = this.registry.networkOf(chainId);
       if (!net) throw new Error(`log batch ${key} names unknown network ${chainId}`);
       // A private copy: dispatchers may take ownership of the buffer.
-      const p = this.dispatcher.apply(net.index, key, new Uint8Array(value)).finally(() => pending.delete(p));
-      pending.add(p);
+      next.push({ chain: net.index, seq: key, bytes: new Uint8Array(value) });
       count++;
-      if (pending.size >= inFlight) await Promise.race(pending);
+      if (next.length >= group) await flush();
     }
+    if (next.length > 0) await flush();
     await Promise.all(pending);
     for (const net of this.registry.networks) this.advanceClock(net.index, this.checkpoint(net.id).time);
     return count;

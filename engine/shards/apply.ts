@@ -7,12 +7,12 @@
  * 1 s token candles. A window is re-summed from its base ring (at most 48 candles) only when the
  * event opens a new base candle; otherwise it is updated by addition.
  */
-import * as flatbuffers from 'flatbuffers';
 import { Burn } from '../events/fb/dex/events/burn.js';
 import { EventBatch } from '../events/fb/dex/events/event-batch.js';
 import { EventBody } from '../events/fb/dex/events/event-body.js';
 import { Event } from '../events/fb/dex/events/event.js';
 import { EventKey } from '../events/fb/dex/events/event-key.js';
+import { FastByteBuffer } from '../events/fast-byte-buffer.js';
 import { Mint } from '../events/fb/dex/events/mint.js';
 import { PoolCreated } from '../events/fb/dex/events/pool-created.js';
 import { Swap } from '../events/fb/dex/events/swap.js';
@@ -29,9 +29,13 @@ const Q96 = 2 ** 96;
 const POW10: readonly number[] = Array.from({ length: 78 }, (_, i) => 10 ** i);
 const NO_CLASS = 255;
 
-/** Where sealed candles and recent transactions go (LMDB in the service, nothing in benchmarks). */
+/**
+ * Where candles leaving the rings and recent transactions go (LMDB in the service, nothing in
+ * benchmarks). A candle is stored when the ring evicts it: until then the ring holds it, and a
+ * restart rebuilds the ring from the log, so every sealed candle is always in one of the two.
+ */
 export interface ShardSink {
-  candleSealed(pool: number, interval: number, ring: CandleRing, slot: number): void;
+  candleEvicted(pool: number, interval: number, ring: CandleRing, slot: number): void;
   /** `kind` 0 swap, 1 mint, 2 burn. Called with the event still readable through `ev`. */
   transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void;
 }
@@ -95,7 +99,7 @@ export class ShardWriter {
   }
 
   applyBatch(bytes: Uint8Array, persist = true): ApplyStats {
-    const root = EventBatch.getRootAsEventBatch(new flatbuffers.ByteBuffer(bytes));
+    const root = EventBatch.getRootAsEventBatch(new FastByteBuffer(bytes));
     const n = root.eventsLength();
     const sink = persist ? this.sink : null;
     const stats: ApplyStats = { events: n, swaps: 0, skipped: 0 };
@@ -363,8 +367,8 @@ export class ShardWriter {
     const n = r.opened[p]!;
     const last = p * R + ((n - 1) % R);
     if (n === 0 || r.time[last]! < open) {
-      if (n !== 0 && sink !== null) sink.candleSealed(p, interval, r, last);
       const slot = p * R + (n % R);
+      if (n >= R && sink !== null) sink.candleEvicted(p, interval, r, slot);
       r.opened[p] = n + 1;
       r.time[slot] = open;
       r.open0[slot] = p0;

@@ -1,5 +1,5 @@
 /**
- * Persists what a shard seals: candles and the last 7 days of transactions. Entries collected while a
+ * Persists what a shard hands over: candles leaving the rings and the last 7 days of transactions. Entries collected while a
  * batch is applied are written in one LMDB transaction together with the shard's watermark (the last
  * batch whose effects are stored), so after a crash replay rewrites exactly what was not committed.
  */
@@ -25,7 +25,7 @@ export class LmdbSink implements ShardSink {
     this.store = store;
   }
 
-  candleSealed(pool: number, interval: number, r: CandleRing, s: number): void {
+  candleEvicted(pool: number, interval: number, r: CandleRing, s: number): void {
     this.candles.push([
       [pool, interval, r.time[s]!],
       [r.open0[s]!, r.high0[s]!, r.low0[s]!, r.close0[s]!, r.open1[s]!, r.high1[s]!, r.low1[s]!, r.close1[s]!, r.volumeUsd[s]!, r.buyVolumeUsd[s]!, r.txns[s]!, r.buys[s]!],
@@ -59,7 +59,7 @@ export class LmdbSink implements ShardSink {
     ]);
   }
 
-  /** Writes what the last batch sealed, with the shard watermark, in one transaction (not awaited). */
+  /** Writes what the last batch handed over, with the shard watermark, in one transaction (not awaited). */
   commit(shard: number, seq: number): void {
     const candles = this.candles;
     const txs = this.txs;

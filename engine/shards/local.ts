@@ -1,4 +1,4 @@
-import type { ShardDispatcher } from '../ingest/ingest.js';
+import type { CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
 import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
@@ -20,10 +20,16 @@ export class LocalShards implements ShardDispatcher {
     this.writer = new ShardWriter(views, this.sink);
   }
 
-  apply(_chain: number, seq: number, bytes: Uint8Array): Promise<ApplyStats> {
-    const stats = this.writer.applyBatch(bytes);
-    this.sink?.commit(0, seq);
-    return Promise.resolve(stats);
+  apply(batches: readonly CommittedBatch[]): Promise<ApplyStats> {
+    const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
+    for (const { seq, bytes } of batches) {
+      const stats = this.writer.applyBatch(bytes);
+      this.sink?.commit(0, seq);
+      total.events += stats.events;
+      total.swaps += stats.swaps;
+      total.skipped += stats.skipped;
+    }
+    return Promise.resolve(total);
   }
 
   sweep(chainCount: number): number {

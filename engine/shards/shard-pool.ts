@@ -5,7 +5,7 @@
  * shard's tasks are chained: a task is submitted once the one before it has settled.
  */
 import { Piscina } from 'piscina';
-import type { ShardDispatcher } from '../ingest/ingest.js';
+import type { CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
 import type { EngineBuffers } from '../state/views.js';
 import type { ApplyStats } from './apply.js';
 import type { ApplyTask, ShardWorkerData } from './worker.js';
@@ -55,16 +55,34 @@ export class ShardPool implements ShardDispatcher {
     return Array.from({ length: chainCount }, (_, c) => c).filter((c) => this.shardOf(c) === shard);
   }
 
-  /** `bytes` must own its whole buffer (it is transferred, not copied). */
-  apply(chain: number, seq: number, bytes: Uint8Array): Promise<ApplyStats> {
-    const task: ApplyTask = { seq, bytes, now: this.now() };
-    // The batch buffer moves to the shard thread; callers must not touch `bytes` afterwards.
-    return this.run<ApplyStats>(this.shardOf(chain), task, 'apply', [bytes.buffer as ArrayBuffer]);
+  /**
+   * One task per shard carrying all of that shard's batches, in order. Each `bytes` must own its
+   * whole buffer: it moves to the shard thread rather than being copied.
+   */
+  async apply(batches: readonly CommittedBatch[]): Promise<ApplyStats> {
+    const perShard = this.pools.map(() => [] as CommittedBatch[]);
+    for (const b of batches) perShard[this.shardOf(b.chain)]!.push(b);
+    const now = this.now();
+    const results = await Promise.all(
+      perShard.map((items, shard) => {
+        if (items.length === 0) return null;
+        const task: ApplyTask = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now };
+        return this.run<ApplyStats>(shard, task, 'apply', items.map((b) => b.bytes.buffer as ArrayBuffer));
+      }),
+    );
+    const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
+    for (const r of results) {
+      if (!r) continue;
+      total.events += r.events;
+      total.swaps += r.swaps;
+      total.skipped += r.skipped;
+    }
+    return total;
   }
 
   /** Refreshes stale rolling windows on every shard; resolves with the number of pools changed. */
   async sweep(chainCount: number): Promise<number> {
-    const counts = await Promise.all(this.pools.map((_, s) => this.run<number>(s, { chains: this.chainsOf(s, chainCount) }, 'sweep')));
+    const counts = await Promise.all(this.pools.map((_, s) => this.run<number>(s, { chains: this.chainsOf(s, chainCount), now: this.now() }, 'sweep')));
     return counts.reduce((a, b) => a + b, 0);
   }
 

@@ -7,6 +7,7 @@ import { EngineViews, type EngineBuffers } from '../state/views.js';
 import { metaKeys, openStore } from '../store/store.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
+import { pruneTransactions } from './prune.js';
 import { sweepChains } from './sweep.js';
 
 export interface ShardWorkerData {
@@ -17,13 +18,14 @@ export interface ShardWorkerData {
 }
 
 export interface ApplyTask {
-  readonly seq: number;
-  readonly bytes: Uint8Array;
+  /** Log batches of this shard's chains, in log order. */
+  readonly items: readonly { readonly seq: number; readonly bytes: Uint8Array }[];
   /** Unix seconds; transactions older than 7 days before it are not stored. */
   readonly now: number;
 }
 
 const TX_RETENTION_SECONDS = 7 * 86_400; // 7 days
+const PRUNE_INTERVAL_MS = 10 * 60_000; // 10 min
 
 const data = workerData as ShardWorkerData;
 const views = EngineViews.attach(data.buffers);
@@ -34,17 +36,35 @@ let watermark = store ? ((store.meta.get(metaKeys.shardWatermark(data.shard)) as
 
 export function apply(task: ApplyTask): ApplyStats {
   writer.transactionsSince = task.now - TX_RETENTION_SECONDS;
-  const persist = sink !== null && task.seq > watermark;
-  const stats = writer.applyBatch(task.bytes, persist);
-  if (persist) {
-    sink.commit(data.shard, task.seq);
-    watermark = task.seq;
+  const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
+  let persisted = 0;
+  for (const { seq, bytes } of task.items) {
+    // Batches at or below the watermark were persisted before a restart: rebuild state only.
+    const persist = sink !== null && seq > watermark;
+    const stats = writer.applyBatch(bytes, persist);
+    if (persist) persisted = seq;
+    total.events += stats.events;
+    total.swaps += stats.swaps;
+    total.skipped += stats.skipped;
   }
-  return stats;
+  // One commit for the whole task: its entries and the watermark of its last batch.
+  if (sink !== null && persisted > 0) {
+    sink.commit(data.shard, persisted);
+    watermark = persisted;
+  }
+  return total;
 }
 
-export function sweep(task: { readonly chains: readonly number[] }): number {
-  return sweepChains(writer, views, task.chains);
+let lastPruneMs = 0;
+
+/** Ages rolling windows to the chain clocks and, every PRUNE_INTERVAL_MS, drops transactions past retention. */
+export async function sweep(task: { readonly chains: readonly number[]; readonly now: number }): Promise<number> {
+  const changed = sweepChains(writer, views, task.chains);
+  if (store && performance.now() - lastPruneMs >= PRUNE_INTERVAL_MS) {
+    lastPruneMs = performance.now();
+    await pruneTransactions(store, views, task.chains, task.now - TX_RETENTION_SECONDS);
+  }
+  return changed;
 }
 
 export async function flush(): Promise<void> {

@@ -5,7 +5,7 @@
  *  meta      string -> value: per-chain checkpoints, the log head, genesis time, shard watermarks
  *  networks  chain index -> network record;  dexes  [chain index, dex id] -> DEX record
  *  pools     pool id -> pool record;  tokens  token id -> token record
- *  candles   [pool id, interval index, open time] -> sealed candle (CandleRecord)
+ *  candles   [pool id, interval index, open time] -> sealed candle that left its shared-memory ring
  *  txs       [pool id, block, tx index, log index] -> transaction of the last 7 days
  *
  * A batch, the checkpoint it advances and the pools and tokens it creates commit in one transaction:
