@@ -9,7 +9,7 @@ import { LocalShards } from '../engine/shards/local.js';
 import { pruneTransactions } from '../engine/shards/prune.js';
 import { u128ToBigInt } from '../engine/shards/u128.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
-import { INTERVALS, RING_SLOTS, WINDOWS } from '../engine/state/layout.js';
+import { INTERVALS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS } from '../engine/state/layout.js';
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { IVS, ReferenceModel } from './support/reference-model.js';
@@ -116,6 +116,29 @@ describe('engine views against a reference recomputation of the event log', () =
     }
     expect(checkedRing).toBeGreaterThan(10_000);
     expect(checkedStore).toBeGreaterThan(10_000);
+  });
+
+  it('keeps the 1 s candles of every token (USD price, volume, swaps) for the candle stream', () => {
+    let checked = 0;
+    for (const [tk, m] of ref.seconds) {
+      const expected = [...m.entries()].sort((a, b) => a[0] - b[0]);
+      const opened = views.secOpened[tk]!;
+      expect(opened, `token ${tk} seconds`).toBe(expected.length);
+      for (let k = 0; k < Math.min(opened, TOKEN_SECOND_SLOTS); k++) {
+        const slot = tk * TOKEN_SECOND_SLOTS + ((opened - 1 - k) % TOKEN_SECOND_SLOTS);
+        const [time, c] = expected[expected.length - 1 - k]!;
+        expect(views.secTime[slot]).toBe(time);
+        close(views.secOpen[slot]!, c.open, 'second open');
+        close(views.secHigh[slot]!, c.high, 'second high');
+        close(views.secLow[slot]!, c.low, 'second low');
+        close(views.secClose[slot]!, c.close, 'second close');
+        close(views.secPriceSum[slot]!, c.priceSum, 'second price sum');
+        close(views.secVolumeUsd[slot]!, c.volumeUsd, 'second volume');
+        expect(views.secTxns[slot]).toBe(c.txns);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
   });
 
   it('keeps every rolling window equal to a recomputation, before and after the clock moves on', () => {

@@ -55,9 +55,22 @@ function routeClass(role: number, via: number): number | null {
   return via === 0 ? 0 : via === 3 ? 2 : 1;
 }
 
+/** A token's 1 s candle: its USD price at each swap touching it, volume of those swaps. */
+export interface RefSecond {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  priceSum: number;
+  volumeUsd: number;
+  txns: number;
+}
+
 export class ReferenceModel {
   readonly pools = new Map<number, RefPool>();
   readonly tokens = new Map<number, RefToken>();
+  /** Per token: second -> candle. */
+  readonly seconds = new Map<number, Map<number, RefSecond>>();
 
   apply(e: DecodedEvent): void {
     switch (e.kind) {
@@ -121,6 +134,22 @@ export class ReferenceModel {
         const a1 = this.norm(e.amount1 < 0n ? -e.amount1 : e.amount1, p.d1);
         const volumeUsd = base1 ? a1 * p.p1 : a0 * p.p0;
         const isBuy = e.amount0 < 0n;
+        for (const tk of [p.t0, p.t1]) {
+          const price = this.tokens.get(tk)!.price;
+          if (!(price > 0)) continue;
+          let m = this.seconds.get(tk);
+          if (!m) this.seconds.set(tk, (m = new Map()));
+          const c = m.get(e.timestamp);
+          if (!c) m.set(e.timestamp, { open: price, high: price, low: price, close: price, priceSum: price, volumeUsd, txns: 1 });
+          else {
+            c.high = Math.max(c.high, price);
+            c.low = Math.min(c.low, price);
+            c.close = price;
+            c.priceSum += price;
+            c.volumeUsd += volumeUsd;
+            c.txns++;
+          }
+        }
         IVS.forEach((sec, i) => {
           const open = e.timestamp - (e.timestamp % sec);
           const c = p.candles[i]!.get(open);
