@@ -50,9 +50,15 @@ function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): P
   });
 }
 
-function rssBytes(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : NaN;
+/** Resident memory split: anonymous (engine views, heaps) and file-backed (LMDB pages in the page cache). */
+function residentBytes(pid: number): { total: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) * 1024;
+  return { total: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
+}
+
+function directoryBytes(dir: string): number {
+  return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split(/\s/)[0]);
 }
 
 function pin(pid: number, core: number, pinning: boolean): void {
@@ -88,9 +94,13 @@ async function main(): Promise<void> {
     const backfillEvents = Number(caught[1]);
     const backfillSeconds = Number(caught[2]);
     await new Promise((r) => setTimeout(r, 2_000));
-    const rss = rssBytes(service.pid!);
+    const rss = residentBytes(service.pid!);
+    const disk = directoryBytes(dataDir);
+    const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
     print(`service backfill: ${fmt(backfillEvents)} events of ${backfillDays} days over ${pools} pools in ${backfillSeconds.toFixed(1)} s (${fmt(backfillEvents / backfillSeconds)} events/s)`);
-    print(`service memory: ${(rss / 1024 ** 2).toFixed(0)} MiB resident for ${pools} pools, ${(rss / pools / 1024).toFixed(1)} KiB per pool`);
+    print(
+      `service memory: ${mib(rss.total)} resident = ${mib(rss.anon)} engine and heaps (${(rss.anon / pools / 1024).toFixed(1)} KiB per pool) + ${mib(rss.file)} LMDB pages cached; LMDB on disk ${mib(disk)}`,
+    );
     pin(service.pid!, SERVER_CORE, pinning);
 
     const top = (await (await fetch(`${base}/networks/ethereum/pools/search?limit=1`)).json()) as { results: { id: string }[] };
@@ -128,7 +138,7 @@ async function main(): Promise<void> {
     mkdirSync(OUT_DIR, { recursive: true });
     writeFileSync(
       join(OUT_DIR, 'results.json'),
-      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss }, reads: rows }, null, 2),
+      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows }, null, 2),
     );
   } finally {
     service.kill('SIGTERM');

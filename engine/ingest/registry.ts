@@ -30,6 +30,14 @@ export interface NetworkEntry extends NetworkRecord {
  */
 export const ID_BLOCK = 64;
 
+function lookup(index: Map<string, number> | undefined, address: string): number | undefined {
+  if (index === undefined) return undefined;
+  const id = index.get(address);
+  if (id !== undefined) return id;
+  const normal = normalizeAddress(address);
+  return normal === address ? undefined : index.get(normal);
+}
+
 class BlockAllocator {
   private next = 0;
   private readonly open = new Map<number, { at: number; end: number }>();
@@ -67,8 +75,9 @@ export class Registry {
   readonly tokens: TokenRecord[] = [];
   private readonly networkIndex = new Map<string, number>();
   private readonly dexIndex = new Map<string, number>();
-  private readonly poolIndex = new Map<string, number>();
-  private readonly tokenIndex = new Map<string, number>();
+  /** Per chain index: normalised address -> id. */
+  private readonly poolIndex: Map<string, number>[] = [];
+  private readonly tokenIndex: Map<string, number>[] = [];
   /** Pools of each token, by id. */
   readonly tokenPools: number[][] = [];
   private readonly views: EngineViews;
@@ -102,13 +111,14 @@ export class Registry {
     return i === undefined ? undefined : this.dexes[i];
   }
 
+  /** Per-event lookup: no allocation when the address is already in normal form. */
   poolOf(chain: number, address: string): PoolRecord | undefined {
-    const i = this.poolIndex.get(`${chain}:${normalizeAddress(address)}`);
+    const i = lookup(this.poolIndex[chain], address);
     return i === undefined ? undefined : this.pools[i];
   }
 
   tokenOf(chain: number, address: string): TokenRecord | undefined {
-    const i = this.tokenIndex.get(`${chain}:${normalizeAddress(address)}`);
+    const i = lookup(this.tokenIndex[chain], address);
     return i === undefined ? undefined : this.tokens[i];
   }
 
@@ -201,7 +211,7 @@ export class Registry {
     const v = this.views;
     this.tokens[rec.id] = rec;
     this.tokenPools[rec.id] = [];
-    this.tokenIndex.set(`${rec.chain}:${rec.address}`, rec.id);
+    (this.tokenIndex[rec.chain] ??= new Map()).set(rec.address, rec.id);
     v.tokenChain[rec.id] = rec.chain;
     v.tokenDecimals[rec.id] = rec.decimals;
     v.tokenRole[rec.id] = rec.role;
@@ -214,7 +224,7 @@ export class Registry {
     const v = this.views;
     const p = rec.id;
     this.pools[p] = rec;
-    this.poolIndex.set(`${rec.chain}:${rec.address}`, p);
+    (this.poolIndex[rec.chain] ??= new Map()).set(rec.address, p);
     this.networks[rec.chain]!.poolIds.push(p);
     this.tokenPools[rec.token0]!.push(p);
     this.tokenPools[rec.token1]!.push(p);
