@@ -13,7 +13,8 @@ import { hasWrk, runLoad, runWrk, type LoadOptions } from './load.js';
 const CLINIC = fileURLToPath(new URL('../../node_modules/clinic/bin.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
-const LOAD_SECONDS = 10;
+/** Seconds of load per endpoint. Flame's log processing grows with run time (minutes for a 30 s run). */
+const LOAD_SECONDS: Record<'doctor' | 'flame', number> = { doctor: 10, flame: 5 };
 
 function lines(child: ChildProcess): { wait(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> } {
   let out = '';
@@ -46,7 +47,7 @@ async function profile(tool: 'doctor' | 'flame'): Promise<void> {
   rmSync(dest, { recursive: true, force: true });
   mkdirSync(dest, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-profile-'));
-  const args = [CLINIC, tool, '--dest', dest, '--', process.execPath, CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--pools', '2000', '--backfill-days', '3'];
+  const args = [CLINIC, tool, '--dest', dest, '--', process.execPath, CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--pools', '2000', '--backfill-days', '2'];
   const child = spawn(process.execPath, args, { env: { ...process.env, NO_INSIGHT: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const out = lines(child);
   const port = (await out.wait(/REST listening on http:\/\/[\d.]+:(\d+)/, 120_000))[1];
@@ -55,8 +56,8 @@ async function profile(tool: 'doctor' | 'flame'): Promise<void> {
   const top = (await (await fetch(`${base}/networks/ethereum/pools/search?limit=1`)).json()) as { results: { id: string }[] };
   const pool = top.results[0]!.id;
   const load = (await hasWrk()) ? runWrk : runLoad;
-  for (const url of [`${base}/networks/ethereum/pools/${pool}`, `${base}/networks/ethereum/pools/${pool}/ohlcv?start=-3d&interval=5m&limit=1000`]) {
-    const o: LoadOptions = { url, seconds: LOAD_SECONDS, connections: 64, core: null };
+  for (const url of [`${base}/networks/ethereum/pools/${pool}`, `${base}/networks/ethereum/pools/${pool}/ohlcv?start=-2d&interval=5m&limit=1000`]) {
+    const o: LoadOptions = { url, seconds: LOAD_SECONDS[tool], connections: 64, core: null };
     const r = await load(o);
     process.stdout.write(`profile load ${url.replace(base, '')}: ${Math.round(r.requestsPerSecond)} req/s\n`);
   }
