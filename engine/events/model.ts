@@ -76,9 +76,8 @@ export interface Swap {
   readonly recipient: string;
 }
 
-/** Liquidity added (amounts are what the pool received, both >= 0). */
-export interface Mint {
-  readonly kind: 'mint';
+/** A change of liquidity; amounts are magnitudes (>= 0), their direction given by the kind. */
+interface LiquidityChange {
   readonly key: EventKey;
   readonly timestamp: number;
   readonly pool: string;
@@ -91,19 +90,14 @@ export interface Mint {
   readonly txHash: string;
 }
 
-/** Liquidity removed (amounts are what left the pool, both >= 0). */
-export interface Burn {
+/** Liquidity added: the pool received the amounts. */
+export interface Mint extends LiquidityChange {
+  readonly kind: 'mint';
+}
+
+/** Liquidity removed: the amounts left the pool. */
+export interface Burn extends LiquidityChange {
   readonly kind: 'burn';
-  readonly key: EventKey;
-  readonly timestamp: number;
-  readonly pool: string;
-  readonly amount0: bigint;
-  readonly amount1: bigint;
-  readonly liquidity: bigint;
-  readonly tickLower: number;
-  readonly tickUpper: number;
-  readonly owner: string;
-  readonly txHash: string;
 }
 
 /** Authoritative reserves after a change (Uniswap v2 `Sync`). */
