@@ -45,6 +45,8 @@ export class Ingest {
   private readonly dispatcher: ShardDispatcher;
   private readonly checkpoints = new Map<string, Checkpoint>();
   private logHead = 0;
+  /** Settles once the previous ingest call's batches were handed to the dispatcher. */
+  private dispatchTail: Promise<unknown> = Promise.resolve();
   droppedDuplicates = 0;
   droppedUnknownPool = 0;
 
@@ -157,8 +159,11 @@ export class Ingest {
       .then(() => {
         for (const [chain, ck] of checkpoints) this.advanceClock(this.registry.networkOf(chain)!.index, ck.time);
       });
-    // Commits resolve in the order they were issued, so shards receive batches in log order.
-    const applied = durable.then(() => this.dispatcher.apply(committed)).then(() => undefined);
+    // Hand-overs are chained in call order (after the previous one and after this commit), so shards
+    // receive batches in log order; only the hand-over is chained, the shards' work overlaps.
+    const handedOver = Promise.all([this.dispatchTail, durable]).then(() => ({ done: this.dispatcher.apply(committed) }));
+    this.dispatchTail = handedOver.catch(() => undefined);
+    const applied = handedOver.then((h) => h.done).then(() => undefined);
     return { accepted, dropped, batches: committed.length, committed: durable, applied };
   }
 

@@ -103,7 +103,8 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
   const store: Store = {
     path,
     root,
-    log: db<Uint8Array, number>('log', { encoding: 'binary' }),
+    // Batches are large and repetitive (hex hashes and addresses): LZ4 cuts them by about a third.
+    log: db<Uint8Array, number>('log', { encoding: 'binary', compression: true }),
     meta: db<unknown, string>('meta'),
     networks: db<NetworkRecord, number>('networks'),
     dexes: db<DexRecord, number>('dexes'),
