@@ -128,6 +128,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       }
       if (phase === 'catching_up' && source.time >= now() - 1) {
         await Promise.all(inFlight.splice(0));
+        shards.live = true;
+        await shards.flush();
         await shards.sweep(chainCount());
         phase = 'live';
         log(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);

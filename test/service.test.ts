@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { decodeBatch } from '../engine/events/codec.js';
+import { allStoredCandles } from '../engine/store/candles.js';
 import { metaKeys, openStore, type Checkpoint } from '../engine/store/store.js';
 import { startService, type RunningService } from './support/service.js';
 
@@ -41,7 +42,7 @@ async function snapshot(dir: string): Promise<Snapshot> {
     const checkpoints = new Map<string, Checkpoint>();
     for (const { key, value } of store.meta.getRange()) if (key.startsWith('checkpoint.')) checkpoints.set(key.slice(11), value as Checkpoint);
     const candles = new Map<string, string>();
-    for (const { key, value } of store.candles.getRange()) candles.set(key.join('/'), JSON.stringify(value));
+    for (const { key, record } of allStoredCandles(store)) candles.set(key.join('/'), JSON.stringify(record));
     const log = new Map<number, string>();
     for (const { key, value } of store.log.getRange()) log.set(key, Buffer.from(value).toString('base64'));
     return { head: (store.meta.get(metaKeys.logHead) as number) ?? 0, checkpoints, candles, log };

@@ -1,7 +1,12 @@
 /**
- * Persists what a shard hands over: candles leaving the rings and the last 7 days of transactions. Entries collected while a
- * batch is applied are written in one LMDB transaction together with the shard's watermark (the last
- * batch whose effects are stored), so after a crash replay rewrites exactly what was not committed.
+ * Persists what a shard hands over: candles leaving the rings and the last 7 days of transactions.
+ *
+ * Evicted candles gather in a pending chunk per pool and interval (store/candles.ts) and are written
+ * when the chunk's time span is complete, when it has waited MAX_PENDING_BATCHES batches, or at once
+ * when live (so a reader never misses a candle for long). The shard watermark (the last batch whose
+ * effects are all stored) written with each commit is therefore held just below the oldest batch
+ * that still has a pending candle: after a crash, replay from the watermark re-creates every
+ * candle that was not yet written, and writes merge with what is stored.
  */
 import { readU128 } from '../events/codec.js';
 import type { Burn } from '../events/fb/dex/events/burn.js';
@@ -10,26 +15,57 @@ import type { Mint } from '../events/fb/dex/events/mint.js';
 import type { Swap } from '../events/fb/dex/events/swap.js';
 import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
+import { INTERVALS } from '../state/layout.js';
 import type { CandleRing } from '../state/views.js';
-import { metaKeys, type CandleKey, type CandleRecord, type Store, type TxKey, type TxRecord } from '../store/store.js';
+import { chunkStart, mergeChunk } from '../store/candles.js';
+import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
 import type { ShardSink, TxUsd } from './apply.js';
 
+/** Longest a pending chunk waits while catching up, in log batches (bounds the replay after a crash). */
+export const MAX_PENDING_BATCHES = 256;
+
+interface PendingChunk {
+  readonly pool: number;
+  readonly interval: number;
+  readonly start: number;
+  /** First log batch that added a candle to it. */
+  readonly firstSeq: number;
+  readonly data: number[];
+}
+
 export class LmdbSink implements ShardSink {
-  private candles: [CandleKey, CandleRecord][] = [];
+  private readonly pending = new Map<number, PendingChunk>();
+  private ready: PendingChunk[] = [];
   private txs: [TxKey, TxRecord][] = [];
   private readonly u128 = new U128();
   private readonly store: Store;
   private lastWrite: Promise<unknown> = Promise.resolve();
+  /** Log batch being applied. */
+  private seq = 0;
 
   constructor(store: Store) {
     this.store = store;
   }
 
+  /** Called before a batch is applied with persistence. */
+  beginBatch(seq: number): void {
+    this.seq = seq;
+  }
+
   candleEvicted(pool: number, interval: number, r: CandleRing, s: number): void {
-    this.candles.push([
-      [pool, interval, r.time[s]!],
-      [r.open0[s]!, r.high0[s]!, r.low0[s]!, r.close0[s]!, r.open1[s]!, r.high1[s]!, r.low1[s]!, r.close1[s]!, r.volumeUsd[s]!, r.buyVolumeUsd[s]!, r.txns[s]!, r.buys[s]!],
-    ]);
+    const time = r.time[s]!;
+    const start = chunkStart(interval, time);
+    const id = pool * INTERVALS.length + interval;
+    let chunk = this.pending.get(id);
+    if (chunk !== undefined && chunk.start !== start) {
+      this.ready.push(chunk);
+      chunk = undefined;
+    }
+    if (chunk === undefined) {
+      chunk = { pool, interval, start, firstSeq: this.seq, data: [] };
+      this.pending.set(id, chunk);
+    }
+    chunk.data.push(time, r.open0[s]!, r.high0[s]!, r.low0[s]!, r.close0[s]!, r.open1[s]!, r.high1[s]!, r.low1[s]!, r.close1[s]!, r.volumeUsd[s]!, r.buyVolumeUsd[s]!, r.txns[s]!, r.buys[s]!);
   }
 
   transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void {
@@ -59,17 +95,32 @@ export class LmdbSink implements ShardSink {
     ]);
   }
 
-  /** Writes what the last batch handed over, with the shard watermark, in one transaction (not awaited). */
-  commit(shard: number, seq: number): void {
-    const candles = this.candles;
+  /**
+   * Writes, in one transaction (not awaited), the transactions and completed chunks handed over up
+   * to batch `seq`, plus pending chunks that waited too long (all of them when `flushAll`), and the
+   * watermark those writes make true.
+   */
+  commit(shard: number, seq: number, flushAll = false): void {
+    let oldestPending = Infinity;
+    for (const [id, chunk] of this.pending) {
+      if (flushAll || chunk.firstSeq <= seq - MAX_PENDING_BATCHES) {
+        this.ready.push(chunk);
+        this.pending.delete(id);
+      } else if (chunk.firstSeq < oldestPending) oldestPending = chunk.firstSeq;
+    }
+    const watermark = Math.min(seq, oldestPending - 1);
+    const chunks = this.ready;
     const txs = this.txs;
-    this.candles = [];
+    this.ready = [];
     this.txs = [];
     const { store } = this;
     this.lastWrite = store.root.transaction(() => {
-      for (const [k, v] of candles) store.candles.put(k, v);
+      for (const c of chunks) {
+        const key: [number, number, number] = [c.pool, c.interval, c.start];
+        store.candles.put(key, mergeChunk(store.candles.get(key), c.data));
+      }
       for (const [k, v] of txs) store.txs.put(k, v);
-      store.meta.put(metaKeys.shardWatermark(shard), seq);
+      store.meta.put(metaKeys.shardWatermark(shard), watermark);
     });
   }
 

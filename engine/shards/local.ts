@@ -13,6 +13,7 @@ export class LocalShards implements ShardDispatcher {
   readonly writer: ShardWriter;
   readonly sink: LmdbSink | null;
   private readonly views: EngineViews;
+  private lastSeq = 0;
 
   constructor(views: EngineViews, store: Store | null = null) {
     this.views = views;
@@ -23,6 +24,8 @@ export class LocalShards implements ShardDispatcher {
   apply(batches: readonly CommittedBatch[]): Promise<ApplyStats> {
     const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
     for (const { seq, bytes } of batches) {
+      this.lastSeq = seq;
+      this.sink?.beginBatch(seq);
       const stats = this.writer.applyBatch(bytes);
       this.sink?.commit(0, seq);
       total.events += stats.events;
@@ -36,7 +39,11 @@ export class LocalShards implements ShardDispatcher {
     return sweepChains(this.writer, this.views, Array.from({ length: chainCount }, (_, c) => c));
   }
 
+  /** Writes every pending candle (the store holds all evicted candles afterwards). */
   async flush(): Promise<void> {
-    await this.sink?.flushed();
+    if (this.sink !== null) {
+      this.sink.commit(0, this.lastSeq, true);
+      await this.sink.flushed();
+    }
   }
 }

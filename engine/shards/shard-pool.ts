@@ -24,6 +24,8 @@ export class ShardPool implements ShardDispatcher {
   /** Per shard: settles when the last submitted task has settled. */
   private readonly tails: Promise<unknown>[];
   private readonly now: () => number;
+  /** Set once the source has caught up: shards then write evicted candles at once. */
+  live = false;
 
   constructor(options: ShardPoolOptions) {
     if (!Number.isInteger(options.shards) || options.shards < 1) throw new TypeError('options.shards must be a positive integer');
@@ -66,7 +68,7 @@ export class ShardPool implements ShardDispatcher {
     const results = await Promise.all(
       perShard.map((items, shard) => {
         if (items.length === 0) return null;
-        const task: ApplyTask = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now };
+        const task: ApplyTask = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now, live: this.live };
         return this.run<ApplyStats>(shard, task, 'apply', items.map((b) => b.bytes.buffer as ArrayBuffer));
       }),
     );

@@ -22,6 +22,8 @@ export interface ApplyTask {
   readonly items: readonly { readonly seq: number; readonly bytes: Uint8Array }[];
   /** Unix seconds; transactions older than 7 days before it are not stored. */
   readonly now: number;
+  /** Live (caught up): candles leaving the rings are written at once rather than gathered. */
+  readonly live: boolean;
 }
 
 const TX_RETENTION_SECONDS = 7 * 86_400; // 7 days
@@ -32,25 +34,29 @@ const views = EngineViews.attach(data.buffers);
 const store = data.storePath ? openStore(data.storePath) : null;
 const sink = store ? new LmdbSink(store) : null;
 const writer = new ShardWriter(views, sink);
-let watermark = store ? ((store.meta.get(metaKeys.shardWatermark(data.shard)) as number | undefined) ?? 0) : 0;
+/** Batches up to this one had all their effects stored before this process started. */
+const storedThrough = store ? ((store.meta.get(metaKeys.shardWatermark(data.shard)) as number | undefined) ?? 0) : 0;
+
+let lastPersisted = 0;
 
 export function apply(task: ApplyTask): ApplyStats {
   writer.transactionsSince = task.now - TX_RETENTION_SECONDS;
   const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
   let persisted = 0;
   for (const { seq, bytes } of task.items) {
-    // Batches at or below the watermark were persisted before a restart: rebuild state only.
-    const persist = sink !== null && seq > watermark;
+    // Batches at or below the stored watermark were persisted before a restart: rebuild state only.
+    const persist = sink !== null && seq > storedThrough;
+    if (persist) sink.beginBatch(seq);
     const stats = writer.applyBatch(bytes, persist);
     if (persist) persisted = seq;
     total.events += stats.events;
     total.swaps += stats.swaps;
     total.skipped += stats.skipped;
   }
-  // One commit for the whole task: its entries and the watermark of its last batch.
+  // One commit for the whole task.
   if (sink !== null && persisted > 0) {
-    sink.commit(data.shard, persisted);
-    watermark = persisted;
+    sink.commit(data.shard, persisted, task.live);
+    lastPersisted = persisted;
   }
   return total;
 }
@@ -67,11 +73,13 @@ export async function sweep(task: { readonly chains: readonly number[]; readonly
   return changed;
 }
 
+/** Writes every pending candle and waits until all is on disk. */
 export async function flush(): Promise<void> {
+  if (sink !== null && lastPersisted > 0) sink.commit(data.shard, lastPersisted, true);
   await sink?.flushed();
 }
 
 export async function close(): Promise<void> {
-  await sink?.flushed();
+  await flush();
   await store?.close();
 }

@@ -5,7 +5,7 @@
  *  meta      string -> value: per-chain checkpoints, the log head, genesis time, shard watermarks
  *  networks  chain index -> network record;  dexes  [chain index, dex id] -> DEX record
  *  pools     pool id -> pool record;  tokens  token id -> token record
- *  candles   [pool id, interval index, open time] -> sealed candle that left its shared-memory ring
+ *  candles   [pool id, interval index, chunk start] -> sealed candles that left their shared-memory ring (candles.ts)
  *  txs       [pool id, block, tx index, log index] -> transaction of the last 7 days
  *
  * A batch, the checkpoint it advances and the pools and tokens it creates commit in one transaction:
@@ -72,7 +72,8 @@ export type CandleRecord = readonly number[];
 /** [kind (0 swap, 1 add, 2 remove), txHash, sender, recipient, amount0, amount1 (signed, pool's view, decimal strings), price0Usd, price1Usd, volumeUsd, ratio, time]. */
 export type TxRecord = readonly (string | number)[];
 
-export type CandleKey = [pool: number, interval: number, time: number];
+/** [pool, interval, chunk start]: see candles.ts. */
+export type CandleKey = [pool: number, interval: number, chunkStart: number];
 export type TxKey = [pool: number, block: number, tx: number, log: number];
 
 export interface Store {
@@ -84,7 +85,8 @@ export interface Store {
   readonly dexes: Database<DexRecord, number>;
   readonly pools: Database<PoolRecord, number>;
   readonly tokens: Database<TokenRecord, number>;
-  readonly candles: Database<CandleRecord, CandleKey>;
+  /** Chunks of candles: flat arrays, CANDLE_FIELDS numbers per candle (candles.ts). */
+  readonly candles: Database<number[], CandleKey>;
   readonly txs: Database<TxRecord, TxKey>;
   close(): Promise<void>;
 }
@@ -110,7 +112,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     dexes: db<DexRecord, number>('dexes'),
     pools: db<PoolRecord, number>('pools'),
     tokens: db<TokenRecord, number>('tokens'),
-    candles: db<CandleRecord, CandleKey>('candles'),
+    candles: db<number[], CandleKey>('candles'),
     txs: db<TxRecord, TxKey>('txs'),
     close: () => root.close(),
   };

@@ -16,6 +16,7 @@
  */
 import { INTERVAL_SECONDS, intervalIndex } from '../../engine/state/layout.js';
 import { createRingCandles, readRing, type RingCandles } from '../../engine/state/read.js';
+import { storedCandles, type StoredCandle } from '../../engine/store/candles.js';
 import type { CandleRecord } from '../../engine/store/store.js';
 import type { GatewayContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
@@ -90,20 +91,15 @@ export function createPoolOhlcv(ctx: GatewayContext, cache: ResponseCache): (net
     const hit = cache.get(key, 0);
     if (hit !== undefined) return hit;
     const w = new CandleWriter(INTERVAL_SECONDS[iv]!);
-    const range = backward
-      ? ctx.store.candles.getRange({ start: [p, iv, to], end: [p, iv, from - 1], reverse: true, limit: want })
-      : ctx.store.candles.getRange({ start: [p, iv, from], end: [p, iv, to + 1], limit: want });
-    let items = 0;
-    if (backward) {
-      const found = [...range];
-      for (let i = found.length - 1; i >= 0; i--) w.addRecord(found[i]!.key[2], found[i]!.value, inversed);
-      items = found.length;
-    } else {
-      for (const { key: k, value } of range) {
-        w.addRecord(k[2], value, inversed);
-        items++;
-      }
+    // Backward: the newest `want` candles, rendered oldest first.
+    const found: StoredCandle[] = [];
+    for (const c of storedCandles(ctx.store, p, iv, from, to, backward)) {
+      found.push(c);
+      if (found.length >= want) break;
     }
+    if (backward) found.reverse();
+    for (const c of found) w.addRecord(c.time, c.record, inversed);
+    const items = found.length;
     const run = { body: w.bytes(), items, expiresAtMs: evicted ? performance.now() + STORE_BACKED_TTL_MS : 0 };
     cache.set(key, 0, run.body, run.expiresAtMs, items);
     return run;
