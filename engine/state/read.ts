@@ -22,6 +22,21 @@ function nextDeadline(deadline: number): number {
   return now > deadline ? -1 : deadline;
 }
 
+/**
+ * Runs copy(views, i, out) until one run fell between two reads of seqs[i] that saw the same even
+ * version; returns that version, or -1 when none did within READ_TIMEOUT_MS.
+ */
+function readStable<O>(seqs: Int32Array, views: EngineViews, i: number, out: O, copy: (v: EngineViews, i: number, out: O) => void): number {
+  let deadline = 0;
+  for (let attempt = 0; ; attempt++) {
+    if ((attempt & CLOCK_CHECK_MASK) === CLOCK_CHECK_MASK && (deadline = nextDeadline(deadline)) < 0) return -1;
+    const s = Atomics.load(seqs, i);
+    if ((s & 1) !== 0) continue;
+    copy(views, i, out);
+    if (Atomics.load(seqs, i) === s) return s;
+  }
+}
+
 /** Longest candle ring of any interval: the capacity a RingCandles needs. */
 export const MAX_RING_SLOTS = Math.max(...RING_SLOTS);
 
@@ -96,19 +111,15 @@ export function createPoolState(): PoolState {
  * the oldest candle in it; latest = priceUsd1). Returns false when no consistent copy was obtained.
  */
 export function readPool(views: EngineViews, p: number, out: PoolState, token1Changes = false): boolean {
-  const seqs = views.poolSeq;
-  let deadline = 0;
-  for (let attempt = 0; ; attempt++) {
-    if ((attempt & CLOCK_CHECK_MASK) === CLOCK_CHECK_MASK && (deadline = nextDeadline(deadline)) < 0) return false;
-    const s = Atomics.load(seqs, p);
-    if ((s & 1) !== 0) continue;
-    copyPool(views, p, out);
-    if (token1Changes) token1PriceChanges(views, p, out);
-    if (Atomics.load(seqs, p) === s) {
-      out.seq = s;
-      return true;
-    }
-  }
+  const s = readStable(views.poolSeq, views, p, out, token1Changes ? copyPoolWithToken1 : copyPool);
+  if (s < 0) return false;
+  out.seq = s;
+  return true;
+}
+
+function copyPoolWithToken1(v: EngineViews, p: number, out: PoolState): void {
+  copyPool(v, p, out);
+  token1PriceChanges(v, p, out);
 }
 
 function copyPool(v: EngineViews, p: number, out: PoolState): void {
@@ -187,27 +198,27 @@ export function createTokenPriceState(): TokenPriceState {
 
 /** Copies token t's price fields into `out`; false when no consistent copy was obtained. */
 export function readTokenPrice(views: EngineViews, t: number, out: TokenPriceState): boolean {
-  const seqs = views.tokenSeq;
-  let deadline = 0;
-  for (let attempt = 0; ; attempt++) {
-    if ((attempt & CLOCK_CHECK_MASK) === CLOCK_CHECK_MASK && (deadline = nextDeadline(deadline)) < 0) return false;
-    const s = Atomics.load(seqs, t);
-    if ((s & 1) !== 0) continue;
-    out.priceUsd = views.tokenPriceUsd[t]!;
-    out.routeLiquidityUsd = views.tokenRouteLiquidityUsd[t]!;
-    out.routePool = views.tokenRoutePool[t]!;
-    out.routeClass = views.tokenRouteClass[t]!;
-    out.priceTime = views.tokenPriceTime[t]!;
-    if (Atomics.load(seqs, t) === s) {
-      out.seq = s;
-      return true;
-    }
-  }
+  const s = readStable(views.tokenSeq, views, t, out, copyTokenPrice);
+  if (s < 0) return false;
+  out.seq = s;
+  return true;
+}
+
+function copyTokenPrice(v: EngineViews, t: number, out: TokenPriceState): void {
+  out.priceUsd = v.tokenPriceUsd[t]!;
+  out.routeLiquidityUsd = v.tokenRouteLiquidityUsd[t]!;
+  out.routePool = v.tokenRoutePool[t]!;
+  out.routeClass = v.tokenRouteClass[t]!;
+  out.priceTime = v.tokenPriceTime[t]!;
 }
 
 /** Candles copied out of one ring, oldest first; arrays hold MAX_RING_SLOTS entries, `count` are valid. */
 export interface RingCandles {
   seq: number;
+  /** The request readRing copies for: interval index and open-time range. */
+  interval: number;
+  fromTime: number;
+  toTime: number;
   count: number;
   /** Candles ever opened for the pool and interval (the ring keeps the newest `slots`). */
   opened: number;
@@ -233,6 +244,9 @@ export function createRingCandles(): RingCandles {
   const a = () => new Float64Array(MAX_RING_SLOTS);
   return {
     seq: 0,
+    interval: 0,
+    fromTime: 0,
+    toTime: 0,
     count: 0,
     opened: 0,
     slots: 0,
@@ -259,46 +273,44 @@ export function createRingCandles(): RingCandles {
  * Returns false when no consistent copy was obtained.
  */
 export function readRing(views: EngineViews, p: number, intervalIndex: number, fromTime: number, toTime: number, out: RingCandles): boolean {
-  const r = views.rings[intervalIndex];
-  if (r === undefined) throw new RangeError(`interval index ${intervalIndex} out of range`);
+  if (views.rings[intervalIndex] === undefined) throw new RangeError(`interval index ${intervalIndex} out of range`);
+  out.interval = intervalIndex;
+  out.fromTime = fromTime;
+  out.toTime = toTime;
+  const s = readStable(views.poolSeq, views, p, out, copyRing);
+  if (s < 0) return false;
+  out.seq = s;
+  return true;
+}
+
+function copyRing(v: EngineViews, p: number, out: RingCandles): void {
+  const r = v.rings[out.interval]!;
   const R = r.slots;
-  const seqs = views.poolSeq;
-  let deadline = 0;
-  for (let attempt = 0; ; attempt++) {
-    if ((attempt & CLOCK_CHECK_MASK) === CLOCK_CHECK_MASK && (deadline = nextDeadline(deadline)) < 0) return false;
-    const s = Atomics.load(seqs, p);
-    if ((s & 1) !== 0) continue;
-    const n = r.opened[p]!;
-    const first = n > R ? n - R : 0;
-    let count = 0;
-    for (let k = first; k < n; k++) {
-      const slot = p * R + (k % R);
-      const time = r.time[slot]!;
-      if (time < fromTime) continue;
-      if (time > toTime) break;
-      out.time[count] = time;
-      out.open0[count] = r.open0[slot]!;
-      out.high0[count] = r.high0[slot]!;
-      out.low0[count] = r.low0[slot]!;
-      out.close0[count] = r.close0[slot]!;
-      out.open1[count] = r.open1[slot]!;
-      out.high1[count] = r.high1[slot]!;
-      out.low1[count] = r.low1[slot]!;
-      out.close1[count] = r.close1[slot]!;
-      out.volumeUsd[count] = r.volumeUsd[slot]!;
-      out.buyVolumeUsd[count] = r.buyVolumeUsd[slot]!;
-      out.txns[count] = r.txns[slot]!;
-      out.buys[count] = r.buys[slot]!;
-      count++;
-    }
-    const oldestTime = n > 0 ? r.time[p * R + (first % R)]! : 0;
-    if (Atomics.load(seqs, p) === s) {
-      out.seq = s;
-      out.count = count;
-      out.opened = n;
-      out.slots = R;
-      out.oldestTime = oldestTime;
-      return true;
-    }
+  const n = r.opened[p]!;
+  const first = n > R ? n - R : 0;
+  let count = 0;
+  for (let k = first; k < n; k++) {
+    const slot = p * R + (k % R);
+    const time = r.time[slot]!;
+    if (time < out.fromTime) continue;
+    if (time > out.toTime) break;
+    out.time[count] = time;
+    out.open0[count] = r.open0[slot]!;
+    out.high0[count] = r.high0[slot]!;
+    out.low0[count] = r.low0[slot]!;
+    out.close0[count] = r.close0[slot]!;
+    out.open1[count] = r.open1[slot]!;
+    out.high1[count] = r.high1[slot]!;
+    out.low1[count] = r.low1[slot]!;
+    out.close1[count] = r.close1[slot]!;
+    out.volumeUsd[count] = r.volumeUsd[slot]!;
+    out.buyVolumeUsd[count] = r.buyVolumeUsd[slot]!;
+    out.txns[count] = r.txns[slot]!;
+    out.buys[count] = r.buys[slot]!;
+    count++;
   }
+  out.count = count;
+  out.opened = n;
+  out.slots = R;
+  out.oldestTime = n > 0 ? r.time[p * R + (first % R)]! : 0;
 }
