@@ -5,8 +5,7 @@
  */
 import { encodeBatch, batchRoot, type IdResolver } from '../events/codec.js';
 import { compareKeys, type ChainEvent, type ChainEventBatch, type NetworkInfo } from '../events/model.js';
-import type { DexRecord, NetworkRecord, PoolRecord, Store, TokenRecord, Checkpoint } from '../store/store.js';
-import { metaKeys } from '../store/store.js';
+import { metaKeys, type Checkpoint, type PoolRecord, type Store, type TokenRecord } from '../store/store.js';
 import type { EngineViews } from '../state/views.js';
 import { Registry } from './registry.js';
 
@@ -202,4 +201,3 @@ export class Ingest {
   }
 }
 
-export type { DexRecord, NetworkRecord };
