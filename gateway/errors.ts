@@ -6,6 +6,7 @@
 export const ERROR_CODES = {
   invalid_parameter: { status: 400, message: 'invalid query param' },
   not_found: { status: 404, message: 'not found' },
+  endpoint_removed: { status: 410, message: 'endpoint removed' },
   internal_error: { status: 500, message: 'internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -14,7 +14,10 @@ import { createNetworkHandlers } from './rest/networks.js';
 import { createPoolOhlcv } from './rest/ohlcv.js';
 import { PoolStatics } from './rest/pool-static.js';
 import { createPoolDetails } from './rest/pools.js';
+import { createMultiPrices } from './rest/prices.js';
+import { removedRoute } from './rest/removed.js';
 import { createPoolSearch } from './rest/search.js';
+import { createStats } from './rest/stats.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -53,16 +56,22 @@ function createRouter(ctx: GatewayContext): Route {
   const search = createPoolSearch(ctx, statics);
   const details = createPoolDetails(ctx, cache, statics);
   const ohlcv = createPoolOhlcv(ctx, cache);
+  const stats = createStats(ctx);
+  const prices = createMultiPrices(ctx);
   return (url, query) => {
     const s = url.split('/');
+    const removed = removedRoute(s);
+    if (removed !== null) throw removed;
     if (s.length === 2) {
       if (s[1] === 'health') return HEALTH_BODY;
       if (s[1] === 'networks') return networks.networks();
+      if (s[1] === 'stats') return stats();
       throw NOT_FOUND;
     }
     if (s[1] !== 'networks' || s.length > 6) throw NOT_FOUND;
     const network = segment(s[2]!);
     if (s.length === 4 && s[3] === 'dexes') return networks.dexes(network, query);
+    if (s.length === 5 && s[3] === 'multi' && s[4] === 'prices') return prices(network, query);
     if (s[3] !== 'pools' || s.length < 5) throw NOT_FOUND;
     if (s.length === 5) return s[4] === 'search' ? search(network, query) : details(network, segment(s[4]!), query);
     if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!), query);

@@ -769,6 +769,82 @@ describe('GET /networks/{network}/pools/{pool_address}/ohlcv', () => {
   });
 });
 
+describe('removed routes', () => {
+  it('answer 410 naming the replacement, whatever their segments hold', async () => {
+    const cases: [string, string][] = [
+      ['/pools', '/pools/search'],
+      ['/networks/ethereum/pools', '/networks/{network}/pools/search'],
+      ['/networks/nonsense/pools', '/networks/{network}/pools/search'],
+      ['/networks/ethereum/pools/filter?volume_24h_min=1', '/networks/{network}/pools/search'],
+      ['/networks/ethereum/dexes/no-such-dex/pools', '/networks/{network}/pools/search?dex_name={dex}'],
+      ['/networks/nonsense/dexes/%E0%A4%A/pools', '/networks/{network}/pools/search?dex_name={dex}'],
+      ['/networks/ethereum/tokens/0xnot-a-token/pools', '/networks/{network}/pools/search?token_address={token_address}'],
+      ['/networks/ethereum/tokens/filter', '/networks/{network}/tokens/search'],
+      ['/networks/whatever/tokens/top', '/networks/{network}/tokens/search'],
+    ];
+    for (const [path, replacement] of cases) {
+      const r = await get(path);
+      expect(r.status, path).toBe(410);
+      expect(r.body.error, path).toBe('endpoint_removed');
+      expect(r.body.code, path).toBe(410);
+      expect(r.body.replacement, path).toBe(replacement);
+      expect(r.body.message, path).toMatch(/removed/);
+    }
+    const dex = await get('/networks/ethereum/dexes/uniswap_v2/pools');
+    expect(dex.body.message).toContain('GET /networks/ethereum/pools/search?dex_name=uniswap_v2');
+  });
+});
+
+describe('GET /stats', () => {
+  it('counts networks, DEX factories, pools and tokens', async () => {
+    const r = await get('/stats');
+    expect(r.status).toBe(200);
+    const factories = new Set(NETWORKS.flatMap((n) => n.dexes.map((d) => `${n.id}:${d.factory}`))).size;
+    // Pools A, B, the fillers and the Solana pool; tokens USDC, WETH, one per filler, and the two Solana tokens.
+    expect(r.body).toEqual({ chains: NETWORKS.length, factories, pools: 2 + FILLERS + 1, tokens: 2 + FILLERS + 2 });
+  });
+});
+
+describe('GET /networks/{network}/multi/prices', () => {
+  const weth = TRADES_A.at(-1)!.p0; // pool A is the deepest WETH/USDC pool: it sets the WETH price
+  it('prices the tokens asked, in order, each once, leaving out unknown ones', async () => {
+    const unknown = '0x000000000000000000000000000000000000beef';
+    const r = await get(`/networks/ethereum/multi/prices?tokens=${WETH.address.toUpperCase().replace('0X', '0x')},${unknown},${USDC.address},${WETH.address}`);
+    expect(r.status).toBe(200);
+    expect(r.body).toHaveLength(2);
+    expect(r.body[0]).toMatchObject({ id: WETH.address.toLowerCase(), chain: 'ethereum' });
+    expectClose(r.body[0].price_usd, weth, 'WETH');
+    expect(r.body[1]).toEqual({ id: USDC.address.toLowerCase(), chain: 'ethereum', price_usd: 1 });
+  });
+
+  it('accepts a percent-encoded comma, and answers [] when nothing has a price', async () => {
+    const r = await get(`/networks/ethereum/multi/prices?tokens=${USDC.address}%2C${fillerToken(3).address}`);
+    expect(r.body.map((x: { id: string }) => x.id)).toEqual([USDC.address.toLowerCase(), fillerToken(3).address]);
+    expectClose(r.body[1].price_usd, TRADES_FILLERS[3]!.p0, 'filler 3');
+    const none = await get('/networks/ethereum/multi/prices?tokens=0x000000000000000000000000000000000000beef');
+    expect(none.status).toBe(200);
+    expect(none.body).toEqual([]);
+    const sol = await get(`/networks/solana/multi/prices?tokens=${WSOL.address}`);
+    expect(sol.body).toHaveLength(1);
+    expectClose(sol.body[0].price_usd, TRADE_SOL.p0, 'SOL');
+    // Base58 addresses are case-sensitive.
+    expect((await get(`/networks/solana/multi/prices?tokens=${WSOL.address.toLowerCase()}`)).body).toEqual([]);
+  });
+
+  it('rejects no tokens, more than 10, and empty entries, naming tokens; 404 for an unknown network', async () => {
+    const eleven = Array.from({ length: 11 }, (_, i) => fillerToken(i).address).join(',');
+    for (const query of ['', '?tokens=', `?tokens=${eleven}`, `?tokens=${USDC.address},,${WETH.address}`]) {
+      const r = await get(`/networks/ethereum/multi/prices${query}`);
+      expect(r.status, query).toBe(400);
+      expect(r.body.error, query).toBe('invalid_parameter');
+      expect(r.body.param, query).toBe('tokens');
+    }
+    const ten = Array.from({ length: 10 }, (_, i) => fillerToken(i).address).join(',');
+    expect((await get(`/networks/ethereum/multi/prices?tokens=${ten}`)).body).toHaveLength(10);
+    expect((await get(`/networks/nope/multi/prices?tokens=${USDC.address}`)).status).toBe(404);
+  });
+});
+
 describe('after new trades', () => {
   it('serves fresh figures, not the bodies rendered before', async () => {
     const before = await get(`/networks/ethereum/pools/${POOL_A}`);

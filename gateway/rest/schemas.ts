@@ -10,6 +10,8 @@ export const DEX_PAGE_MAX = 1_000_000;
 export const DEX_LIMIT_MAX = 100;
 export const SEARCH_LIMIT_MAX = 100;
 export const OHLCV_LIMIT_MAX = 1000;
+/** Token addresses one batch price request may list. */
+export const MULTI_PRICES_MAX = 10;
 
 /** Orderings pool search serves; the older spelling `volume_usd` is not among them. */
 export const POOL_ORDER_BY = ['volume_usd_24h'] as const;
@@ -40,7 +42,20 @@ export const poolOhlcvQuery = z.object({
   inversed: boolParam().default(false),
 });
 
+export const multiPricesQuery = z.object({
+  /** Comma-separated token addresses (a percent-encoded comma counts as a comma). */
+  tokens: textParam()
+    .transform((v) => v.split(','))
+    .pipe(
+      z
+        .array(z.string().min(1, { error: 'must not hold empty entries' }))
+        .min(1, { error: `must list 1 to ${MULTI_PRICES_MAX} token addresses` })
+        .max(MULTI_PRICES_MAX, { error: `must list 1 to ${MULTI_PRICES_MAX} token addresses` }),
+    ),
+});
+
 export type DexListQuery = z.output<typeof dexListQuery>;
 export type PoolSearchQuery = z.output<typeof poolSearchQuery>;
 export type PoolDetailsQuery = z.output<typeof poolDetailsQuery>;
 export type PoolOhlcvQuery = z.output<typeof poolOhlcvQuery>;
+export type MultiPricesQuery = z.output<typeof multiPricesQuery>;

@@ -1,0 +1,30 @@
+/**
+ * GET /networks/{network}/multi/prices?tokens=a,b,...: the USD price of 1 to 10 tokens, in the order
+ * asked, each once. Unknown tokens and tokens without a price are left out, so the answer may be [].
+ */
+import { createTokenPriceState, readTokenPrice } from '../../engine/state/read.js';
+import type { GatewayContext } from '../context.js';
+import { num, str } from '../http/json.js';
+import { QueryParser } from '../http/params.js';
+import { networkOrNotFound } from './resolve.js';
+import { multiPricesQuery } from './schemas.js';
+
+export function createMultiPrices(ctx: GatewayContext): (network: string, query: string) => Buffer {
+  const parser = new QueryParser(multiPricesQuery);
+  const price = createTokenPriceState();
+  return (network, query) => {
+    const net = networkOrNotFound(ctx.registry, network);
+    const { tokens } = parser.parse(query);
+    const seen = new Set<number>();
+    const rows: string[] = [];
+    for (const address of tokens) {
+      const token = ctx.registry.tokenOf(net.index, address);
+      if (token === undefined || seen.has(token.id)) continue;
+      seen.add(token.id);
+      if (!readTokenPrice(ctx.views, token.id, price)) throw new Error(`token ${token.id} price did not settle`);
+      if (!(price.priceUsd > 0)) continue;
+      rows.push(`{"id":${str(token.address)},"chain":${str(net.id)},"price_usd":${num(price.priceUsd)}}`);
+    }
+    return Buffer.from(`[${rows.join(',')}]`, 'utf8');
+  };
+}
