@@ -18,6 +18,7 @@ import { createMultiPrices } from './rest/prices.js';
 import { removedRoute } from './rest/removed.js';
 import { createPoolSearch } from './rest/search.js';
 import { createStats } from './rest/stats.js';
+import { createTokenDetails } from './rest/tokens.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -58,6 +59,7 @@ function createRouter(ctx: GatewayContext): Route {
   const ohlcv = createPoolOhlcv(ctx, cache);
   const stats = createStats(ctx);
   const prices = createMultiPrices(ctx);
+  const token = createTokenDetails(ctx);
   return (url, query) => {
     const s = url.split('/');
     const removed = removedRoute(s);
@@ -72,6 +74,7 @@ function createRouter(ctx: GatewayContext): Route {
     const network = segment(s[2]!);
     if (s.length === 4 && s[3] === 'dexes') return networks.dexes(network, query);
     if (s.length === 5 && s[3] === 'multi' && s[4] === 'prices') return prices(network, query);
+    if (s.length === 5 && s[3] === 'tokens') return token(network, segment(s[4]!));
     if (s[3] !== 'pools' || s.length < 5) throw NOT_FOUND;
     if (s.length === 5) return s[4] === 'search' ? search(network, query) : details(network, segment(s[4]!), query);
     if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!), query);

@@ -845,6 +845,51 @@ describe('GET /networks/{network}/multi/prices', () => {
   });
 });
 
+describe('GET /networks/{network}/tokens/{token_address}', () => {
+  it('sums every pool of the token from its side, with the price and changes of its route pool', async () => {
+    const r = await get(`/networks/ethereum/tokens/${WETH.address.toUpperCase().replace('0X', '0x')}`);
+    expect(r.status).toBe(200);
+    const b = r.body;
+    const price = TRADES_A.at(-1)!.p0; // pool A routes WETH: it is the deeper WETH/USDC pool
+    expect(b).toMatchObject({ id: WETH.address.toLowerCase(), name: 'Wrapped Ether', symbol: 'WETH', chain: 'ethereum', decimals: 18 });
+    expect(b.total_supply).toBe((10n ** 24n).toString()); // beyond 2^53: decimal text
+    expectClose(b.price_usd, price, 'price');
+    expectClose(b.fdv, price * 1e6, 'fdv');
+    expect(b.summary.pools).toBe(2);
+    for (const name of ['24h', '6h', '1h', '30m', '15m', '5m']) {
+      const a = windowOf(TRADES_A, name, 0); // WETH is token 0 of pool A: its buys are WETH buys
+      const bb = windowOf(TRADES_B, name, 1); // WETH is token 1 of pool B: B's sells are WETH buys
+      const w = b.summary[name];
+      expectClose(w.volume_usd, a.volume + bb.volume, `${name} volume`);
+      expectClose(w.buy_usd, a.buyVolume + (bb.volume - bb.buyVolume), `${name} buy_usd`);
+      expect(w.txns, name).toBe(a.txns + bb.txns);
+      expect(w.buys, name).toBe(a.buys + (bb.txns - bb.buys));
+      expect(w.sells, name).toBe(w.txns - w.buys);
+      expectClose(w.last_price_usd_change, a.change, `${name} change`);
+      expectClose(w.volume, (a.volume + bb.volume) / price, `${name} volume in WETH`);
+    }
+    // 1m: the current minute at the chain clock holds pool A's last trade only.
+    const last = TRADES_A.at(-1)!;
+    const minute = Math.floor(last.t / 60) * 60;
+    const inMinute = [...TRADES_A, ...TRADES_B].filter((x) => x.t >= minute);
+    expect(inMinute).toHaveLength(1);
+    expect(b.summary['1m']).toMatchObject({ txns: 1, buys: 1, sells: 0 });
+    expectClose(b.summary['1m'].volume_usd, last.vol, '1m volume');
+    const before = TRADES_A.filter((x) => x.t < minute).at(-1)!;
+    expectClose(b.summary['1m'].last_price_usd_change, (last.p0 / before.p0 - 1) * 100, '1m change');
+  });
+
+  it('gives a small supply as a number, the reference stablecoin at exactly 1 USD, and 404 for unknown tokens', async () => {
+    const r = await get(`/networks/ethereum/tokens/${USDC.address}`);
+    expect(r.body.total_supply).toBe(10 ** 15);
+    expect(r.body.price_usd).toBe(1);
+    expect(r.body.summary.pools).toBe(2 + FILLERS);
+    expect((await get('/networks/ethereum/tokens/0x000000000000000000000000000000000000beef')).status).toBe(404);
+    expect((await get(`/networks/solana/tokens/${WETH.address}`)).status).toBe(404);
+    expect((await get(`/networks/nope/tokens/${WETH.address}`)).status).toBe(404);
+  });
+});
+
 describe('after new trades', () => {
   it('serves fresh figures, not the bodies rendered before', async () => {
     const before = await get(`/networks/ethereum/pools/${POOL_A}`);

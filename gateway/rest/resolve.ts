@@ -1,6 +1,6 @@
 /** Path segments to registry entries; anything unknown is not_found. */
 import { normalizeAddress, type NetworkEntry, type Registry } from '../../engine/ingest/registry.js';
-import type { PoolRecord } from '../../engine/store/store.js';
+import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
 import { NOT_FOUND } from '../errors.js';
 
 export function networkOrNotFound(registry: Registry, id: string): NetworkEntry {
@@ -10,9 +10,19 @@ export function networkOrNotFound(registry: Registry, id: string): NetworkEntry 
 }
 
 /** EVM hex addresses match in any case (`0X` prefix included); others (base58) exactly. */
-export function poolOrNotFound(registry: Registry, network: NetworkEntry, address: string): PoolRecord {
+function normalPathAddress(address: string): string {
   const hex = address.length > 2 && address.charCodeAt(0) === 48 && (address.charCodeAt(1) | 32) === 120;
-  const pool = registry.poolOf(network.index, hex ? address.toLowerCase() : normalizeAddress(address));
+  return hex ? address.toLowerCase() : normalizeAddress(address);
+}
+
+export function poolOrNotFound(registry: Registry, network: NetworkEntry, address: string): PoolRecord {
+  const pool = registry.poolOf(network.index, normalPathAddress(address));
   if (pool === undefined) throw NOT_FOUND;
   return pool;
+}
+
+export function tokenOrNotFound(registry: Registry, network: NetworkEntry, address: string): TokenRecord {
+  const token = registry.tokenOf(network.index, normalPathAddress(address));
+  if (token === undefined) throw NOT_FOUND;
+  return token;
 }
