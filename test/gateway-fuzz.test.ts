@@ -23,6 +23,7 @@ let store: Store;
 let gateway: Gateway;
 let base = '';
 const pools: { chain: string; address: string }[] = [];
+const tokens: { chain: string; address: string }[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dexdata-fuzz-'));
@@ -35,6 +36,7 @@ beforeAll(async () => {
   for (let t = GENESIS + 3600; t <= GENESIS + 12 * 3600; t += 3600) await (await ingest.ingest(sim.advance(t))).applied;
   await shards.flush();
   for (const p of ingest.registry.pools) if (p) pools.push({ chain: ingest.registry.networks[p.chain]!.id, address: p.address });
+  for (const t of ingest.registry.tokens) if (t) tokens.push({ chain: ingest.registry.networks[t.chain]!.id, address: t.address });
   gateway = await startGateway({ views, registry: ingest.registry, store, now: () => GENESIS + 12 * 3600 }, { host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${gateway.port}`;
 });
@@ -99,6 +101,7 @@ function request(r: ReturnType<typeof rng>): string {
   const pool = r.pick(pools);
   const chain = r.next() < 0.85 ? pool.chain : r.pick(['ethereum', 'nope', '', '%41', 'ETHEREUM']);
   const address = r.next() < 0.85 ? pool.address : r.pick(['0xdead', pool.address.toUpperCase(), '%', 'a'.repeat(300)]);
+  const token = r.pick(tokens);
   const [route, path] = r.pick([
     ['health', '/health'],
     ['networks', '/networks'],
@@ -109,6 +112,7 @@ function request(r: ReturnType<typeof rng>): string {
     ['ohlcv', `/networks/${chain}/pools/${address}/ohlcv`],
     ['ohlcv', `/networks/${chain}/pools/${address}/ohlcv`],
     ['prices', `/networks/${chain}/multi/prices`],
+    ['token', `/networks/${token.chain}/tokens/${r.next() < 0.85 ? token.address : r.pick(NASTY)}`],
     ['removed', `/networks/${chain}/dexes/${r.pick(NASTY)}/pools`],
     ['other', `/networks/${chain}/${r.pick(NASTY)}`],
     ['other', `/${r.pick(NASTY)}`],
