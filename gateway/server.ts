@@ -70,13 +70,14 @@ function createRouter(ctx: GatewayContext): Route {
       if (s[1] === 'stats') return stats();
       throw NOT_FOUND;
     }
+    if (s.length === 3 && s[1] === 'pools' && s[2] === 'search') return search.global(query);
     if (s[1] !== 'networks' || s.length > 6) throw NOT_FOUND;
     const network = segment(s[2]!);
     if (s.length === 4 && s[3] === 'dexes') return networks.dexes(network, query);
     if (s.length === 5 && s[3] === 'multi' && s[4] === 'prices') return prices(network, query);
     if (s.length === 5 && s[3] === 'tokens') return token(network, segment(s[4]!));
     if (s[3] !== 'pools' || s.length < 5) throw NOT_FOUND;
-    if (s.length === 5) return s[4] === 'search' ? search(network, query) : details(network, segment(s[4]!), query);
+    if (s.length === 5) return s[4] === 'search' ? search.network(network, query) : details(network, segment(s[4]!), query);
     if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!), query);
     throw NOT_FOUND;
   };

@@ -70,7 +70,7 @@ const NASTY = [
   'true', 'TRUE', 'null', '[]', '{}', '1,2', 'a'.repeat(600), '\u00e9\u4e2d\u{1F600}', '-1h', '-99999d', '2026-13-45', '2026-01-01T25:00:00Z',
   '1767225600', '-30m', '1h', '24h', '1m', 'volume_usd_24h', 'volume_usd', 'asc', 'desc', 'sideways',
 ];
-const PARAMS = ['start', 'end', 'limit', 'interval', 'count_back', 'inversed', 'page', 'cursor', 'order_by', 'sort', 'tokens', 'x', 'start'];
+const PARAMS = ['chains', 'start', 'end', 'limit', 'interval', 'count_back', 'inversed', 'page', 'cursor', 'order_by', 'sort', 'tokens', 'x', 'start'];
 
 /** A valid query for each route, which the generator then corrupts, drops from or repeats. */
 function validQuery(r: ReturnType<typeof rng>, route: string): [string, string][] {
@@ -108,6 +108,7 @@ function request(r: ReturnType<typeof rng>): string {
     ['stats', '/stats'],
     ['dexes', `/networks/${chain}/dexes`],
     ['search', `/networks/${chain}/pools/search`],
+    ['search', `/pools/search`],
     ['details', `/networks/${chain}/pools/${address}`],
     ['ohlcv', `/networks/${chain}/pools/${address}/ohlcv`],
     ['ohlcv', `/networks/${chain}/pools/${address}/ohlcv`],

@@ -444,6 +444,48 @@ describe('GET /networks/{network}/dexes', () => {
   });
 });
 
+describe('GET /pools/search', () => {
+  /** Every pool of both networks by 24 h volume, ties by id (Solana pools come after Ethereum's). */
+  const ranking = () => {
+    const eth = ETH_POOLS.map((address, i) => {
+      const trades = address === POOL_A ? TRADES_A : address === POOL_B ? TRADES_B : [TRADES_FILLERS[i - 2]!];
+      return { address: address.toLowerCase(), order: i, volume: windowOf(trades, '24h', 0).volume };
+    });
+    const sol = { address: POOL_SOL, order: ETH_POOLS.length, volume: TRADE_SOL.vol };
+    return [...eth, sol].sort((a, b) => b.volume - a.volume || a.order - b.order).map((r) => r.address);
+  };
+
+  it('pages through the pools of every network exactly once, in 24 h volume order', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r: Reply = await get(`/pools/search?limit=10${cursor === null ? '' : `&cursor=${cursor}`}`);
+      expect(r.status).toBe(200);
+      seen.push(...r.body.results.map((row: { id: string }) => row.id));
+      cursor = r.body.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual(ranking());
+  });
+
+  it('keeps to the networks named in chains, echoing them', async () => {
+    const sol = await get('/pools/search?chains=solana');
+    expect(sol.body.results.map((row: { id: string; chain: string }) => [row.id, row.chain])).toEqual([[POOL_SOL, 'solana']]);
+    expect(sol.body.query).toEqual({ limit: 10, order_by: 'volume_usd_24h', sort: 'desc', chains: ['solana'] });
+    const eth = await get('/pools/search?chains=ethereum,ethereum&limit=100');
+    expect(eth.body.results).toHaveLength(ETH_POOLS.length);
+    expect(eth.body.query.chains).toEqual(['ethereum']);
+    const both = await get('/pools/search?chains=solana%2Cethereum&limit=100');
+    expect(both.body.results).toHaveLength(ETH_POOLS.length + 1);
+  });
+
+  it('rejects an unknown network in chains, listing the ones served', async () => {
+    const r = await get('/pools/search?chains=ethereum,eth');
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ error: 'invalid_parameter', param: 'chains', accepted: ['ethereum', 'solana'] });
+    expect((await get('/pools/search?order_by=volume_usd')).status).toBe(400);
+  });
+});
+
 describe('GET /networks/{network}/pools/search', () => {
   /** Network pools by 24 h volume, ties by creation order. */
   const ranking = (descending: boolean) => {

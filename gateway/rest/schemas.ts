@@ -29,6 +29,11 @@ export const poolSearchQuery = z.object({
   sort: enumParam(SORT_DIRECTIONS).default('desc'),
 });
 
+/** GET /pools/search: pool search over several networks, `chains` a comma-separated list of network ids. */
+export const globalPoolSearchQuery = poolSearchQuery.extend({
+  chains: textParam().optional(),
+});
+
 export const poolDetailsQuery = z.object({
   inversed: boolParam().default(false),
 });

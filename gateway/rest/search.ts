@@ -11,7 +11,8 @@ import { num, str } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
 import type { PoolStatics } from './pool-static.js';
 import { networkOrNotFound } from './resolve.js';
-import { SEARCH_LIMIT_MAX, poolSearchQuery } from './schemas.js';
+import { SEARCH_LIMIT_MAX, globalPoolSearchQuery, poolSearchQuery, type PoolSearchQuery } from './schemas.js';
+import type { NetworkEntry } from '../../engine/ingest/registry.js';
 import { TopK } from './top-k.js';
 
 const CURSOR_VERSION = 'v1';
@@ -41,16 +42,35 @@ export function decodeCursor(text: string): Cursor | null {
   return { orderBy, sort, value: v, id: i };
 }
 
-export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): (network: string, query: string) => Buffer {
+export interface PoolSearch {
+  /** GET /networks/{network}/pools/search */
+  network(network: string, query: string): Buffer;
+  /** GET /pools/search, over the networks named in `chains` (all by default) */
+  global(query: string): Buffer;
+}
+
+export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): PoolSearch {
   const parser = new QueryParser(poolSearchQuery);
+  const globalParser = new QueryParser(globalPoolSearchQuery);
   const top = new TopK(SEARCH_LIMIT_MAX + 1);
   const values = new Float64Array(SEARCH_LIMIT_MAX + 1);
   const ids = new Int32Array(SEARCH_LIMIT_MAX + 1);
   const state = createPoolState();
 
-  return (network, query) => {
-    const net = networkOrNotFound(ctx.registry, network);
-    const q = parser.parse(query);
+  /** `chains`: the network ids asked for, each known, in the order given (duplicates dropped). */
+  function networksOf(chains: string | undefined): NetworkEntry[] {
+    const all = ctx.registry.networks;
+    if (chains === undefined) return all;
+    const out: NetworkEntry[] = [];
+    for (const id of chains.split(',')) {
+      const net = ctx.registry.networkOf(id);
+      if (net === undefined) throw invalidParameter('chains', `names an unknown network "${id.slice(0, 64)}"`, all.map((n) => n.id));
+      if (!out.includes(net)) out.push(net);
+    }
+    return out;
+  }
+
+  function search(nets: readonly NetworkEntry[], q: PoolSearchQuery, chainsEcho: string): Buffer {
     let after: Cursor | null = null;
     if (q.cursor !== undefined) {
       after = decodeCursor(q.cursor);
@@ -61,13 +81,15 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): (ne
     const descending = q.sort === 'desc';
     const sortValues = ctx.views.winVolumeUsd[Win.H24]!;
     top.reset(q.limit + 1, descending);
-    const pools = net.poolIds;
-    for (let i = 0; i < pools.length; i++) {
-      const p = pools[i]!;
-      let v = sortValues[p]!;
-      if (v - v !== 0) v = 0;
-      if (after !== null && !top.ahead(after.value, after.id, v, p)) continue;
-      top.offer(v, p);
+    for (const net of nets) {
+      const pools = net.poolIds;
+      for (let i = 0; i < pools.length; i++) {
+        const p = pools[i]!;
+        let v = sortValues[p]!;
+        if (v - v !== 0) v = 0;
+        if (after !== null && !top.ahead(after.value, after.id, v, p)) continue;
+        top.offer(v, p);
+      }
     }
     const found = top.drain(values, ids);
     const rows = found > q.limit ? q.limit : found;
@@ -86,8 +108,20 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): (ne
     }
     const hasNext = found > q.limit;
     const next = hasNext ? str(encodeCursor({ orderBy: q.order_by, sort: q.sort, value: values[rows - 1]!, id: ids[rows - 1]! })) : 'null';
-    const echo = `{"limit":${q.limit},"order_by":${str(q.order_by)},"sort":${str(q.sort)}${q.cursor !== undefined ? `,"cursor":${str(q.cursor)}` : ''}}`;
+    const echo = `{"limit":${q.limit},"order_by":${str(q.order_by)},"sort":${str(q.sort)}${chainsEcho}${q.cursor !== undefined ? `,"cursor":${str(q.cursor)}` : ''}}`;
     body += `],"has_next_page":${hasNext},"next_cursor":${next},"query":${echo}}`;
     return Buffer.from(body, 'utf8');
+  }
+
+  return {
+    network(network, query) {
+      const net = networkOrNotFound(ctx.registry, network);
+      return search([net], parser.parse(query), '');
+    },
+    global(query) {
+      const q = globalParser.parse(query);
+      const nets = networksOf(q.chains);
+      return search(nets, q, q.chains === undefined ? '' : `,"chains":[${nets.map((n) => str(n.id)).join(',')}]`);
+    },
   };
 }
