@@ -14,6 +14,7 @@ import { createNetworkHandlers } from './rest/networks.js';
 import { createPoolOhlcv } from './rest/ohlcv.js';
 import { PoolStatics } from './rest/pool-static.js';
 import { createPoolDetails } from './rest/pools.js';
+import { openApiDocument } from './rest/openapi.js';
 import { createMultiPrices } from './rest/prices.js';
 import { removedRoute } from './rest/removed.js';
 import { createPoolSearch } from './rest/search.js';
@@ -37,6 +38,8 @@ export interface Gateway {
 export const CACHE_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
 
 const HEALTH_BODY = Buffer.from('{"status":"ok"}');
+/** Version of the interface described at /openapi.json. */
+export const API_VERSION = '0.1.0';
 const NOOP = (): void => {};
 
 type Route = (url: string, query: string) => Uint8Array;
@@ -60,6 +63,7 @@ function createRouter(ctx: GatewayContext): Route {
   const stats = createStats(ctx);
   const prices = createMultiPrices(ctx);
   const token = createTokenDetails(ctx);
+  const openApi = Buffer.from(JSON.stringify(openApiDocument(API_VERSION)), 'utf8');
   return (url, query) => {
     const s = url.split('/');
     const removed = removedRoute(s);
@@ -68,6 +72,7 @@ function createRouter(ctx: GatewayContext): Route {
       if (s[1] === 'health') return HEALTH_BODY;
       if (s[1] === 'networks') return networks.networks();
       if (s[1] === 'stats') return stats();
+      if (s[1] === 'openapi.json') return openApi;
       throw NOT_FOUND;
     }
     if (s.length === 3 && s[1] === 'pools' && s[2] === 'search') return search.global(query);

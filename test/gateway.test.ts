@@ -932,6 +932,32 @@ describe('GET /networks/{network}/tokens/{token_address}', () => {
   });
 });
 
+describe('GET /openapi.json', () => {
+  it('documents every route served, with the parameters the server checks', async () => {
+    const r = await get('/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.body.openapi).toBe('3.1.0');
+    const paths = r.body.paths as Record<string, { get: { operationId: string; parameters: { name: string; in: string; required: boolean; schema: { enum?: string[] } }[] } }>;
+    const ohlcv = paths['/networks/{network}/pools/{pool_address}/ohlcv']!.get.parameters;
+    const param = (name: string) => ohlcv.find((x) => x.name === name)!;
+    expect(param('start').required).toBe(true);
+    expect(param('end').required).toBe(false);
+    expect(param('interval').schema.enum).toEqual(['1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '24h']);
+    expect(param('network').in).toBe('path');
+    expect(paths['/networks/{network}/pools/search']!.get.parameters.find((x) => x.name === 'order_by')!.schema.enum).toEqual(['volume_usd_24h']);
+    // Each documented path answers 200 when called with its required parameters.
+    const examples: Record<string, string> = { network: 'ethereum', pool_address: POOL_A, token_address: WETH.address };
+    const required: Record<string, string> = { start: '-1d', tokens: USDC.address };
+    for (const [template, item] of Object.entries(paths)) {
+      const path = template.replace(/\{(\w+)\}/g, (_, name: string) => examples[name]!);
+      const query = item.get.parameters.filter((x) => x.in === 'query' && x.required).map((x) => `${x.name}=${required[x.name]}`);
+      const res = await get(query.length > 0 ? `${path}?${query.join('&')}` : path);
+      expect(res.status, `${item.get.operationId} ${path}`).toBe(200);
+    }
+    expect(Object.keys(paths).length).toBeGreaterThanOrEqual(10);
+  });
+});
+
 describe('after new trades', () => {
   it('serves fresh figures, not the bodies rendered before', async () => {
     const before = await get(`/networks/ethereum/pools/${POOL_A}`);

@@ -18,6 +18,7 @@ export function intParam(min: number, max: number) {
   const rule = `must be an integer from ${min} to ${max}`;
   return text()
     .regex(/^[0-9]{1,16}$/, { error: rule })
+    .describe(`An integer from ${min} to ${max}.`)
     .transform(Number)
     .pipe(z.number().int().min(min, { error: rule }).max(max, { error: rule }));
 }
@@ -42,6 +43,7 @@ export function timeParam() {
   return z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : TIME_RULE) })
     .max(MAX_PARAM_CHARS, { error: `must be at most ${MAX_PARAM_CHARS} characters` })
+    .describe('A relative offset from now (-90s, -30m, -1h, -7d), Unix seconds, an RFC 3339 time or yyyy-mm-dd.')
     .transform((value, ctx): TimeSpec => {
       const spec = parseTimeSpec(value);
       if (spec === null) {

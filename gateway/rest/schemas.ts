@@ -24,14 +24,14 @@ export const dexListQuery = z.object({
 
 export const poolSearchQuery = z.object({
   limit: intParam(1, SEARCH_LIMIT_MAX).default(10),
-  cursor: textParam().optional(),
+  cursor: textParam().describe('next_cursor of the previous page.').optional(),
   order_by: enumParam(POOL_ORDER_BY).default('volume_usd_24h'),
   sort: enumParam(SORT_DIRECTIONS).default('desc'),
 });
 
 /** GET /pools/search: pool search over several networks, `chains` a comma-separated list of network ids. */
 export const globalPoolSearchQuery = poolSearchQuery.extend({
-  chains: textParam().optional(),
+  chains: textParam().describe('Comma-separated network ids (all networks when absent).').optional(),
 });
 
 export const poolDetailsQuery = z.object({
@@ -50,6 +50,7 @@ export const poolOhlcvQuery = z.object({
 export const multiPricesQuery = z.object({
   /** Comma-separated token addresses (a percent-encoded comma counts as a comma). */
   tokens: textParam()
+    .describe(`Comma-separated token addresses, 1 to ${MULTI_PRICES_MAX}.`)
     .transform((v) => v.split(','))
     .pipe(
       z

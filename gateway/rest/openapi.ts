@@ -1,0 +1,108 @@
+/**
+ * GET /openapi.json: the OpenAPI 3.1 document of the REST routes served, built from the same zod
+ * schemas that validate their query parameters, so what is documented is what is checked.
+ */
+import { z } from 'zod';
+import type { ErrorCode } from '../errors.js';
+import { ERROR_CODES } from '../errors.js';
+import { dexListQuery, globalPoolSearchQuery, multiPricesQuery, poolDetailsQuery, poolOhlcvQuery, poolSearchQuery } from './schemas.js';
+
+interface Operation {
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly query?: z.ZodObject;
+  readonly errors: readonly ErrorCode[];
+}
+
+const ROUTES: readonly Operation[] = [
+  { path: '/health', operationId: 'getHealth', summary: 'Whether the service is up.', errors: [] },
+  { path: '/networks', operationId: 'getNetworks', summary: 'Networks with 24 h volume, transactions and pool counts.', errors: [] },
+  { path: '/stats', operationId: 'getStats', summary: 'Counts of networks, DEX factories, pools and tokens.', errors: [] },
+  { path: '/networks/{network}/dexes', operationId: 'getNetworkDexes', summary: 'DEXes of a network by 24 h volume, paged.', query: dexListQuery, errors: ['invalid_parameter', 'not_found'] },
+  { path: '/pools/search', operationId: 'searchPools', summary: 'Pools of every network (or those in chains), ordered, with a cursor.', query: globalPoolSearchQuery, errors: ['invalid_parameter'] },
+  {
+    path: '/networks/{network}/pools/search',
+    operationId: 'searchNetworkPools',
+    summary: 'Pools of a network, ordered, with a cursor.',
+    query: poolSearchQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+  {
+    path: '/networks/{network}/pools/{pool_address}',
+    operationId: 'getPoolDetails',
+    summary: 'A pool: tokens, prices, reserves, liquidity and window figures.',
+    query: poolDetailsQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+  {
+    path: '/networks/{network}/pools/{pool_address}/ohlcv',
+    operationId: 'getPoolOhlcv',
+    summary: "A pool's OHLCV candles in USD, oldest first, only where trades happened.",
+    query: poolOhlcvQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+  {
+    path: '/networks/{network}/tokens/{token_address}',
+    operationId: 'getTokenDetails',
+    summary: "A token's price, fdv, supply and window figures over its pools.",
+    errors: ['not_found'],
+  },
+  {
+    path: '/networks/{network}/multi/prices',
+    operationId: 'getTokenMultiPrices',
+    summary: 'USD prices of 1 to 10 tokens; tokens without a price are left out.',
+    query: multiPricesQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+];
+
+const PATH_PARAMETERS: Readonly<Record<string, string>> = {
+  network: 'Network id, as listed by /networks.',
+  pool_address: 'Pool address (EVM hex in any case, base58 exactly).',
+  token_address: 'Token address (EVM hex in any case, base58 exactly).',
+};
+
+function queryParameters(schema: z.ZodObject): unknown[] {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const required = new Set(json.required ?? []);
+  return Object.entries(json.properties ?? {}).map(([name, prop]) => {
+    const { description, ...rest } = prop;
+    return { name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+const ERROR_BODY = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: {
+    error: { type: 'string' },
+    message: { type: 'string' },
+    param: { type: 'string', description: 'The rejected parameter.' },
+    accepted: { type: 'array', items: { type: 'string' }, description: 'Accepted values, when the set is fixed.' },
+  },
+};
+
+export function openApiDocument(version: string): unknown {
+  const paths: Record<string, unknown> = {};
+  for (const r of ROUTES) {
+    const pathParams = [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1]!,
+      in: 'path',
+      required: true,
+      description: PATH_PARAMETERS[m[1]!] ?? m[1],
+      schema: { type: 'string' },
+    }));
+    const responses: Record<string, unknown> = { '200': { description: 'Success.', content: { 'application/json': {} } } };
+    for (const code of r.errors) {
+      responses[String(ERROR_CODES[code].status)] = { description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    }
+    paths[r.path] = { get: { operationId: r.operationId, summary: r.summary, parameters: [...pathParams, ...(r.query ? queryParameters(r.query) : [])], responses } };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'dexdata', version, description: 'Read-only DEX market data: networks, DEXes, pools, tokens, prices and candles.' },
+    paths,
+    components: { schemas: { Error: ERROR_BODY } },
+  };
+}
