@@ -18,6 +18,8 @@ import { openApiDocument } from './rest/openapi.js';
 import { createMultiPrices } from './rest/prices.js';
 import { removedRoute } from './rest/removed.js';
 import { createPoolSearch } from './rest/search.js';
+import { createHistoryRoutes } from './rest/history-routes.js';
+import { createSearchRoutes } from './rest/search-routes.js';
 import { createStats } from './rest/stats.js';
 import { createTokenDetails } from './rest/tokens.js';
 
@@ -64,10 +66,14 @@ function createRouter(ctx: GatewayContext): Route {
   const prices = createMultiPrices(ctx);
   const token = createTokenDetails(ctx);
   const openApi = Buffer.from(JSON.stringify(openApiDocument(API_VERSION)), 'utf8');
+  const history = createHistoryRoutes(ctx, cache);
+  const searches = createSearchRoutes(ctx, statics);
   return (url, query) => {
     const s = url.split('/');
     const removed = removedRoute(s);
     if (removed !== null) throw removed;
+    const extra = history(s, query) ?? searches(s, query);
+    if (extra !== null) return extra;
     if (s.length === 2) {
       if (s[1] === 'health') return HEALTH_BODY;
       if (s[1] === 'networks') return networks.networks();
