@@ -70,7 +70,7 @@ const NASTY = [
   'true', 'TRUE', 'null', '[]', '{}', '1,2', 'a'.repeat(600), '\u00e9\u4e2d\u{1F600}', '-1h', '-99999d', '2026-13-45', '2026-01-01T25:00:00Z',
   '1767225600', '-30m', '1h', '24h', '1m', 'volume_usd_24h', 'volume_usd', 'asc', 'desc', 'sideways',
 ];
-const PARAMS = ['chains', 'start', 'end', 'limit', 'interval', 'count_back', 'inversed', 'page', 'cursor', 'order_by', 'sort', 'tokens', 'x', 'start'];
+const PARAMS = ['query', 'liquidity_usd_min', 'created_after', 'price_change_percentage_5m_max', 'dex_name', 'token_address', 'fdv_min', 'chains', 'start', 'end', 'limit', 'interval', 'count_back', 'inversed', 'page', 'cursor', 'order_by', 'sort', 'tokens', 'x', 'start'];
 
 /** A valid query for each route, which the generator then corrupts, drops from or repeats. */
 function validQuery(r: ReturnType<typeof rng>, route: string): [string, string][] {
@@ -90,6 +90,10 @@ function validQuery(r: ReturnType<typeof rng>, route: string): [string, string][
         ...(r.next() < 0.3 ? ([['end', r.pick(['-1h', '-30m', '1767254400'])]] as [string, string][]) : []),
         ['inversed', r.pick(['true', 'false'])],
       ];
+    case 'tokens':
+      return [['limit', String(1 + r.int(100))], ['order_by', r.pick(['volume_usd_24h', 'liquidity_usd', 'fdv_usd', 'created_at'])], ['sort', r.pick(['asc', 'desc'])]];
+    case 'find':
+      return [['query', r.pick(['us', 'weth', 'usdc', '0x', 'a', 'uniswap', 'sol'])]];
     case 'prices':
       return [['tokens', Array.from({ length: 1 + r.int(10) }, () => r.pick(pools).address).join(r.pick([',', '%2C']))]];
     default:
@@ -109,6 +113,9 @@ function request(r: ReturnType<typeof rng>): string {
     ['dexes', `/networks/${chain}/dexes`],
     ['search', `/networks/${chain}/pools/search`],
     ['search', `/pools/search`],
+    ['tokens', `/networks/${chain}/tokens/search`],
+    ['tokens', `/tokens/search`],
+    ['find', `/search`],
     ['details', `/networks/${chain}/pools/${address}`],
     ['ohlcv', `/networks/${chain}/pools/${address}/ohlcv`],
     ['ohlcv', `/networks/${chain}/pools/${address}/ohlcv`],

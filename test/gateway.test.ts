@@ -544,10 +544,14 @@ describe('GET /networks/{network}/pools/search', () => {
   });
 
   it('rejects orderings it does not serve, bad sort, limit and cursor', async () => {
-    for (const order of ['volume_usd', 'liquidity_usd', 'nope']) {
+    const orderings = [
+      'volume_usd_24h', 'volume_usd_7d', 'volume_usd_30d', 'liquidity_usd', 'txns_24h', 'created_at', 'price_usd',
+      'price_change_percentage_24h', 'price_change_percentage_48h', 'price_change_percentage_6h', 'price_change_percentage_1h', 'price_change_percentage_5m',
+    ];
+    for (const order of ['volume_usd', 'nope']) {
       const r = await get(`/networks/ethereum/pools/search?order_by=${order}`);
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ error: 'invalid_parameter', param: 'order_by', accepted: ['volume_usd_24h'] });
+      expect(r.body).toMatchObject({ error: 'invalid_parameter', param: 'order_by', accepted: orderings });
       expect(r.body.message).toMatch(/^invalid query param: order_by/);
     }
     const sort = await get('/networks/ethereum/pools/search?sort=up');
@@ -944,10 +948,10 @@ describe('GET /openapi.json', () => {
     expect(param('end').required).toBe(false);
     expect(param('interval').schema.enum).toEqual(['1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '24h']);
     expect(param('network').in).toBe('path');
-    expect(paths['/networks/{network}/pools/search']!.get.parameters.find((x) => x.name === 'order_by')!.schema.enum).toEqual(['volume_usd_24h']);
+    expect(paths['/networks/{network}/pools/search']!.get.parameters.find((x) => x.name === 'order_by')!.schema.enum).toContain('liquidity_usd');
     // Each documented path answers 200 when called with its required parameters.
     const examples: Record<string, string> = { network: 'ethereum', pool_address: POOL_A, token_address: WETH.address };
-    const required: Record<string, string> = { start: '-1d', tokens: USDC.address };
+    const required: Record<string, string> = { start: '-1d', tokens: USDC.address, query: 'usdc' };
     for (const [template, item] of Object.entries(paths)) {
       const path = template.replace(/\{(\w+)\}/g, (_, name: string) => examples[name]!);
       const query = item.get.parameters.filter((x) => x.in === 'query' && x.required).map((x) => `${x.name}=${required[x.name]}`);

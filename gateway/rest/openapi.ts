@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import { ERROR_CODES } from '../errors.js';
 import { dexListQuery, globalPoolSearchQuery, multiPricesQuery, poolDetailsQuery, poolOhlcvQuery, poolSearchQuery } from './schemas.js';
+import { globalSearchQuery, globalTokenSearchQuery, tokenSearchQuery } from './schemas-search.js';
 
 interface Operation {
   readonly path: string;
@@ -42,6 +43,15 @@ const ROUTES: readonly Operation[] = [
     query: poolOhlcvQuery,
     errors: ['invalid_parameter', 'not_found'],
   },
+  {
+    path: '/networks/{network}/tokens/search',
+    operationId: 'searchNetworkTokens',
+    summary: 'Tokens of a network, ordered, with a cursor.',
+    query: tokenSearchQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+  { path: '/tokens/search', operationId: 'searchTokens', summary: 'Tokens of every network (or those in chains), ordered, with a cursor.', query: globalTokenSearchQuery, errors: ['invalid_parameter'] },
+  { path: '/search', operationId: 'search', summary: 'Tokens, pools and DEXes matching a name, symbol or address prefix.', query: globalSearchQuery, errors: ['invalid_parameter'] },
   {
     path: '/networks/{network}/tokens/{token_address}',
     operationId: 'getTokenDetails',

@@ -14,8 +14,67 @@ export const OHLCV_LIMIT_MAX = 1000;
 export const MULTI_PRICES_MAX = 10;
 
 /** Orderings pool search serves; the older spelling `volume_usd` is not among them. */
-export const POOL_ORDER_BY = ['volume_usd_24h'] as const;
+export const POOL_ORDER_BY = [
+  'volume_usd_24h',
+  'volume_usd_7d',
+  'volume_usd_30d',
+  'liquidity_usd',
+  'txns_24h',
+  'created_at',
+  'price_usd',
+  'price_change_percentage_24h',
+  'price_change_percentage_48h',
+  'price_change_percentage_6h',
+  'price_change_percentage_1h',
+  'price_change_percentage_5m',
+] as const;
 export const SORT_DIRECTIONS = ['desc', 'asc'] as const;
+
+const NUMBER_TEXT = /^[-+]?(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})(?:[eE][-+]?[0-9]{1,3})?$/;
+const NUMBER_RULE = 'must be a finite decimal number (e.g. 1000, -2.5)';
+
+/** A finite decimal number, negatives and fractions included; NaN, Infinity and other text are rejected. */
+export function numberParam() {
+  return z
+    .string()
+    .max(64, { error: NUMBER_RULE })
+    .regex(NUMBER_TEXT, { error: NUMBER_RULE })
+    .describe('A decimal number (negatives and fractions allowed).')
+    .transform(Number)
+    .pipe(z.number().refine((x) => Number.isFinite(x), { error: NUMBER_RULE }));
+}
+
+/** Integers of transaction counts: up to 2^53 - 1. */
+const COUNT_MAX = Number.MAX_SAFE_INTEGER;
+
+/** Range filters of pool search, name -> parsed bound (all optional). */
+const poolFilters = {
+  token_address: textParam().describe('Only pools holding this token (network-scoped).').optional(),
+  dex_name: textParam().describe('Only pools of this DEX, by dex_id (case-insensitive).').optional(),
+  volume_usd_24h_min: numberParam().optional(),
+  volume_usd_24h_max: numberParam().optional(),
+  volume_usd_7d_min: numberParam().optional(),
+  volume_usd_7d_max: numberParam().optional(),
+  volume_usd_30d_min: numberParam().optional(),
+  volume_usd_30d_max: numberParam().optional(),
+  liquidity_usd_min: numberParam().optional(),
+  liquidity_usd_max: numberParam().optional(),
+  txns_24h_min: intParam(0, COUNT_MAX).optional(),
+  created_after: timeParam().optional(),
+  created_before: timeParam().optional(),
+  price_usd_min: numberParam().optional(),
+  price_usd_max: numberParam().optional(),
+  price_change_percentage_24h_min: numberParam().optional(),
+  price_change_percentage_24h_max: numberParam().optional(),
+  price_change_percentage_48h_min: numberParam().optional(),
+  price_change_percentage_48h_max: numberParam().optional(),
+  price_change_percentage_6h_min: numberParam().optional(),
+  price_change_percentage_6h_max: numberParam().optional(),
+  price_change_percentage_1h_min: numberParam().optional(),
+  price_change_percentage_1h_max: numberParam().optional(),
+  price_change_percentage_5m_min: numberParam().optional(),
+  price_change_percentage_5m_max: numberParam().optional(),
+};
 
 export const dexListQuery = z.object({
   page: intParam(0, DEX_PAGE_MAX).transform((p) => (p === 0 ? 1 : p)).default(1),
@@ -27,6 +86,7 @@ export const poolSearchQuery = z.object({
   cursor: textParam().describe('next_cursor of the previous page.').optional(),
   order_by: enumParam(POOL_ORDER_BY).default('volume_usd_24h'),
   sort: enumParam(SORT_DIRECTIONS).default('desc'),
+  ...poolFilters,
 });
 
 /** GET /pools/search: pool search over several networks, `chains` a comma-separated list of network ids. */

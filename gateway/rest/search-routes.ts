@@ -1,8 +1,32 @@
-/** Search routes beyond pool search: token search (per network and global) and GET /search. */
+/**
+ * Search routes beyond pool search: token search (per network and global) and GET /search.
+ *   GET /tokens/search                      token search over `chains` (all networks by default)
+ *   GET /networks/{network}/tokens/search   token search on one network
+ *   GET /search?query=                      tokens, pools and DEXes matching free text
+ */
 import type { GatewayContext } from '../context.js';
+import { NOT_FOUND } from '../errors.js';
+import { createGlobalSearch } from './global-search.js';
 import type { PoolStatics } from './pool-static.js';
 import type { RouteSet } from './route.js';
+import { createTokenSearch } from './token-search.js';
 
-export function createSearchRoutes(_ctx: GatewayContext, _statics: PoolStatics): RouteSet {
-  return () => null;
+function segment(raw: string): string {
+  if (raw.indexOf('%') < 0) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw NOT_FOUND;
+  }
+}
+
+export function createSearchRoutes(ctx: GatewayContext, statics: PoolStatics): RouteSet {
+  const tokens = createTokenSearch(ctx);
+  const search = createGlobalSearch(ctx, statics);
+  return (s, query) => {
+    if (s.length === 2 && s[1] === 'search') return search(query);
+    if (s.length === 3 && s[1] === 'tokens' && s[2] === 'search') return tokens.global(query);
+    if (s.length === 5 && s[1] === 'networks' && s[3] === 'tokens' && s[4] === 'search') return tokens.network(segment(s[2]!), query);
+    return null;
+  };
 }

@@ -1,0 +1,206 @@
+/**
+ * GET /networks/{network}/tokens/search and GET /tokens/search: tokens filtered by range bounds and
+ * ranked by one figure, in pages through the same keyset cursor as pool search.
+ *
+ * A token's figures add up every pool holding it (volumes, transactions, liquidity); its price is
+ * the token price column, fdv = price x total_supply / 10^decimals, and its price change is that of
+ * the pool its USD price is routed through, from the token's side. Reads are unlocked while
+ * ranking (a pool mid-update may count on either side of it); nothing is allocated per token.
+ */
+import type { NetworkEntry } from '../../engine/ingest/registry.js';
+import { Win } from '../../engine/state/layout.js';
+import { createPoolState, readPool } from '../../engine/state/read.js';
+import type { TokenRecord } from '../../engine/store/store.js';
+import type { GatewayContext } from '../context.js';
+import { num, str, timeOrNull } from '../http/json.js';
+import { QueryParser } from '../http/params.js';
+import { networkOrNotFound } from './resolve.js';
+import { RangeFilters, cursorOf, encodeCursor, networksOf, timeBound } from './search.js';
+import { SEARCH_LIMIT_MAX } from './schemas.js';
+import { TOKEN_ORDER_BY, globalTokenSearchQuery, tokenSearchQuery, type TokenSearchQuery } from './schemas-search.js';
+import { TopK } from './top-k.js';
+
+/** Figure slots: TOKEN_ORDER_BY's eight in order, then the price. */
+export const enum TokenFigure {
+  VolumeUsd24h = 0,
+  VolumeUsd7d = 1,
+  VolumeUsd30d = 2,
+  LiquidityUsd = 3,
+  Txns24h = 4,
+  PriceChange24h = 5,
+  CreatedAt = 6,
+  FdvUsd = 7,
+  PriceUsd = 8,
+}
+const FIGURE_COUNT = 9;
+
+const finite = (x: number): number => (x - x === 0 ? x : 0);
+
+/** Computes one token's figures into `out`, reusing its buffers. */
+export class TokenFigures {
+  readonly out = new Float64Array(FIGURE_COUNT);
+  private readonly ctx: GatewayContext;
+  private readonly state = createPoolState();
+  /** total_supply / 10^decimals per token id, computed on first use (records never change). */
+  private readonly supply: number[] = [];
+
+  constructor(ctx: GatewayContext) {
+    this.ctx = ctx;
+  }
+
+  /** Fills `out` for token t; the price change (a ring scan when the token is its route pool's token 1) only with `change`. */
+  compute(token: TokenRecord, change: boolean): Float64Array {
+    const { views, registry } = this.ctx;
+    const t = token.id;
+    const out = this.out;
+    const pools = registry.tokenPools[t] ?? [];
+    const v24 = views.winVolumeUsd[Win.H24]!;
+    const v7 = views.winVolumeUsd[Win.D7]!;
+    const v30 = views.winVolumeUsd[Win.D30]!;
+    const tx = views.winTxns[Win.H24]!;
+    const liq = views.liquidityUsd;
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    let d = 0;
+    let e = 0;
+    for (let i = 0; i < pools.length; i++) {
+      const p = pools[i]!;
+      a += finite(v24[p]!);
+      b += finite(v7[p]!);
+      c += finite(v30[p]!);
+      d += finite(liq[p]!);
+      e += finite(tx[p]!);
+    }
+    const price = finite(views.tokenPriceUsd[t]!);
+    let scale = this.supply[t];
+    if (scale === undefined) scale = this.supply[t] = Number(BigInt(token.totalSupply)) / 10 ** token.decimals;
+    out[TokenFigure.VolumeUsd24h] = a;
+    out[TokenFigure.VolumeUsd7d] = b;
+    out[TokenFigure.VolumeUsd30d] = c;
+    out[TokenFigure.LiquidityUsd] = d;
+    out[TokenFigure.Txns24h] = e;
+    out[TokenFigure.CreatedAt] = token.addedAt;
+    out[TokenFigure.FdvUsd] = finite(price * scale);
+    out[TokenFigure.PriceUsd] = price;
+    out[TokenFigure.PriceChange24h] = change ? this.change24h(t) : 0;
+    return out;
+  }
+
+  private change24h(t: number): number {
+    const views = this.ctx.views;
+    const route = views.tokenRoutePool[t]! - 1;
+    if (route < 0) return 0;
+    if (views.poolToken0[route] === t) return finite(views.winPriceChange[Win.H24]![route]!);
+    if (!readPool(views, route, this.state, true)) throw new Error(`pool ${route} state did not settle`);
+    return finite(this.state.winPriceChange1[Win.H24]!);
+  }
+}
+
+export interface TokenSearch {
+  /** GET /networks/{network}/tokens/search */
+  network(network: string, query: string): Buffer;
+  /** GET /tokens/search, over the networks named in `chains` (all by default) */
+  global(query: string): Buffer;
+}
+
+export function createTokenSearch(ctx: GatewayContext): TokenSearch {
+  const parser = new QueryParser(tokenSearchQuery);
+  const globalParser = new QueryParser(globalTokenSearchQuery);
+  const top = new TopK(SEARCH_LIMIT_MAX + 1);
+  const values = new Float64Array(SEARCH_LIMIT_MAX + 1);
+  const ids = new Int32Array(SEARCH_LIMIT_MAX + 1);
+  const figures = new TokenFigures(ctx);
+  const onChain = new Uint8Array(ctx.views.capacity.chains);
+  /** `{"id":…,"address":…,"chain":…,"name":…,"symbol":…,"decimals":…,` per token id, rendered on first use. */
+  const heads: string[] = [];
+  const figure = (which: number): number => figures.out[which]!;
+
+  function headOf(token: TokenRecord): string {
+    let h = heads[token.id];
+    if (h === undefined) {
+      const address = str(token.address);
+      const chain = str(ctx.registry.networks[token.chain]!.id);
+      h = heads[token.id] = `{"id":${address},"address":${address},"chain":${chain},"name":${str(token.name)},"symbol":${str(token.symbol)},"decimals":${token.decimals},`;
+    }
+    return h;
+  }
+
+  function filtersOf(q: TokenSearchQuery): RangeFilters {
+    const f = new RangeFilters();
+    f.add(TokenFigure.VolumeUsd24h, 'volume_usd_24h_min', q.volume_usd_24h_min, 'volume_usd_24h_max', q.volume_usd_24h_max);
+    f.add(TokenFigure.VolumeUsd7d, 'volume_usd_7d_min', q.volume_usd_7d_min, 'volume_usd_7d_max', q.volume_usd_7d_max);
+    f.add(TokenFigure.VolumeUsd30d, 'volume_usd_30d_min', q.volume_usd_30d_min, 'volume_usd_30d_max', q.volume_usd_30d_max);
+    f.add(TokenFigure.LiquidityUsd, 'liquidity_usd_min', q.liquidity_usd_min, 'liquidity_usd_max', q.liquidity_usd_max);
+    f.add(TokenFigure.Txns24h, 'txns_24h_min', q.txns_24h_min, 'txns_24h_max', q.txns_24h_max);
+    f.add(TokenFigure.PriceUsd, 'price_usd_min', q.price_usd_min, 'price_usd_max', q.price_usd_max);
+    f.add(
+      TokenFigure.PriceChange24h,
+      'price_change_percentage_24h_min',
+      q.price_change_percentage_24h_min,
+      'price_change_percentage_24h_max',
+      q.price_change_percentage_24h_max,
+    );
+    f.add(TokenFigure.FdvUsd, 'fdv_usd_min', q.fdv_usd_min ?? q.fdv_min, 'fdv_usd_max', q.fdv_usd_max ?? q.fdv_max);
+    const now = ctx.now();
+    const after = q.created_after === undefined ? undefined : timeBound('created_after', q.created_after, now);
+    const before = q.created_before === undefined ? undefined : timeBound('created_before', q.created_before, now);
+    f.add(TokenFigure.CreatedAt, 'created_after', after, 'created_before', before, true);
+    return f;
+  }
+
+  function search(nets: readonly NetworkEntry[], q: TokenSearchQuery, chainsEcho: string): Buffer {
+    const { registry } = ctx;
+    const after = cursorOf(q);
+    const filters = filtersOf(q);
+    const order = TOKEN_ORDER_BY.indexOf(q.order_by);
+    const needChange = order === TokenFigure.PriceChange24h || filters.which.includes(TokenFigure.PriceChange24h);
+    onChain.fill(0);
+    for (const net of nets) onChain[net.index] = 1;
+    top.reset(q.limit + 1, q.sort === 'desc');
+    const tokens = registry.tokens;
+    for (let t = 0; t < tokens.length; t++) {
+      const token = tokens[t];
+      if (token === undefined || onChain[token.chain] !== 1) continue;
+      const out = figures.compute(token, needChange);
+      if (!filters.accepts(figure)) continue;
+      const v = out[order]!;
+      if (after !== null && !top.ahead(after.value, after.id, v, t)) continue;
+      top.offer(v, t);
+    }
+    const found = top.drain(values, ids);
+    const rows = found > q.limit ? q.limit : found;
+
+    let body = '{"results":[';
+    for (let i = 0; i < rows; i++) {
+      const token = tokens[ids[i]!]!;
+      const f = figures.compute(token, true);
+      if (i > 0) body += ',';
+      body +=
+        `${headOf(token)}"price_usd":${num(f[TokenFigure.PriceUsd]!)},"fdv_usd":${num(f[TokenFigure.FdvUsd]!)}` +
+        `,"liquidity_usd":${num(f[TokenFigure.LiquidityUsd]!)},"volume_usd_24h":${num(f[TokenFigure.VolumeUsd24h]!)}` +
+        `,"volume_usd_7d":${num(f[TokenFigure.VolumeUsd7d]!)},"volume_usd_30d":${num(f[TokenFigure.VolumeUsd30d]!)}` +
+        `,"txns_24h":${num(f[TokenFigure.Txns24h]!)},"price_change_percentage_24h":${num(f[TokenFigure.PriceChange24h]!)}` +
+        `,"created_at":${timeOrNull(token.addedAt)},"pools_count":${(registry.tokenPools[token.id] ?? []).length}}`;
+    }
+    const hasNext = found > q.limit;
+    const next = hasNext ? str(encodeCursor({ orderBy: q.order_by, sort: q.sort, value: values[rows - 1]!, id: ids[rows - 1]! })) : 'null';
+    const echo =
+      `{"limit":${q.limit},"order_by":${str(q.order_by)},"sort":${str(q.sort)}${chainsEcho}${filters.echo}` +
+      `${q.cursor !== undefined ? `,"cursor":${str(q.cursor)}` : ''}}`;
+    body += `],"has_next_page":${hasNext},"next_cursor":${next},"query":${echo}}`;
+    return Buffer.from(body, 'utf8');
+  }
+
+  return {
+    network(network, query) {
+      const net = networkOrNotFound(ctx.registry, network);
+      return search([net], parser.parse(query), '');
+    },
+    global(query) {
+      const q = globalParser.parse(query);
+      const nets = networksOf(ctx.registry, q.chains);
+      return search(nets, q, q.chains === undefined ? '' : `,"chains":[${nets.map((n) => str(n.id)).join(',')}]`);
+    },
+  };
+}
