@@ -70,7 +70,7 @@ const NASTY = [
   'true', 'TRUE', 'null', '[]', '{}', '1,2', 'a'.repeat(600), '\u00e9\u4e2d\u{1F600}', '-1h', '-99999d', '2026-13-45', '2026-01-01T25:00:00Z',
   '1767225600', '-30m', '1h', '24h', '1m', 'volume_usd_24h', 'volume_usd', 'asc', 'desc', 'sideways',
 ];
-const PARAMS = ['query', 'liquidity_usd_min', 'created_after', 'price_change_percentage_5m_max', 'dex_name', 'token_address', 'fdv_min', 'chains', 'start', 'end', 'limit', 'interval', 'count_back', 'inversed', 'page', 'cursor', 'order_by', 'sort', 'tokens', 'x', 'start'];
+const PARAMS = ['indicators', 'period', 'macd_fast', 'bbands_stddev', 'from', 'to', 'query', 'liquidity_usd_min', 'created_after', 'price_change_percentage_5m_max', 'dex_name', 'token_address', 'fdv_min', 'chains', 'start', 'end', 'limit', 'interval', 'count_back', 'inversed', 'page', 'cursor', 'order_by', 'sort', 'tokens', 'x', 'start'];
 
 /** A valid query for each route, which the generator then corrupts, drops from or repeats. */
 function validQuery(r: ReturnType<typeof rng>, route: string): [string, string][] {
@@ -90,6 +90,8 @@ function validQuery(r: ReturnType<typeof rng>, route: string): [string, string][
         ...(r.next() < 0.3 ? ([['end', r.pick(['-1h', '-30m', '1767254400'])]] as [string, string][]) : []),
         ['inversed', r.pick(['true', 'false'])],
       ];
+    case 'txs':
+      return [['page', String(r.int(101))], ['limit', String(1 + r.int(100))], ['from', r.pick(['-1d', '-2h', '0'])]];
     case 'tokens':
       return [['limit', String(1 + r.int(100))], ['order_by', r.pick(['volume_usd_24h', 'liquidity_usd', 'fdv_usd', 'created_at'])], ['sort', r.pick(['asc', 'desc'])]];
     case 'find':
@@ -119,6 +121,10 @@ function request(r: ReturnType<typeof rng>): string {
     ['details', `/networks/${chain}/pools/${address}`],
     ['ohlcv', `/networks/${chain}/pools/${address}/ohlcv`],
     ['ohlcv', `/networks/${chain}/pools/${address}/ohlcv`],
+    ['ohlcv', `/networks/${chain}/pools/${address}/indicators`],
+    ['ohlcv', `/networks/${token.chain}/tokens/${token.address}/ohlcv`],
+    ['ohlcv', `/networks/${token.chain}/tokens/${token.address}/indicators`],
+    ['txs', `/networks/${chain}/pools/${address}/transactions`],
     ['prices', `/networks/${chain}/multi/prices`],
     ['token', `/networks/${token.chain}/tokens/${r.next() < 0.85 ? token.address : r.pick(NASTY)}`],
     ['removed', `/networks/${chain}/dexes/${r.pick(NASTY)}/pools`],

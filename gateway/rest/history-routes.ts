@@ -1,11 +1,48 @@
 /**
  * History routes built on stored candles and transactions: pool transactions, token OHLCV and
  * pool and token indicators.
+ *
+ *   /networks/{network}/pools/{pool_address}/transactions   transactions.ts
+ *   /networks/{network}/pools/{pool_address}/indicators     indicators.ts
+ *   /networks/{network}/tokens/{token_address}/ohlcv        token-ohlcv.ts
+ *   /networks/{network}/tokens/{token_address}/indicators   indicators.ts
  */
 import type { GatewayContext } from '../context.js';
+import { NOT_FOUND } from '../errors.js';
 import type { ResponseCache } from '../http/cache.js';
+import { createPoolIndicators, createTokenIndicators } from './indicators.js';
 import type { RouteSet } from './route.js';
+import { createTokenOhlcv } from './token-ohlcv.js';
+import { createPoolTransactions } from './transactions.js';
 
-export function createHistoryRoutes(_ctx: GatewayContext, _cache: ResponseCache): RouteSet {
-  return () => null;
+/** A percent-decoded path segment; a malformed escape is not a path we serve. */
+function segment(raw: string): string {
+  if (raw.indexOf('%') < 0) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw NOT_FOUND;
+  }
+}
+
+// The cache is not used yet: these bodies depend on several pools or on LMDB rows no seqlock covers.
+export function createHistoryRoutes(ctx: GatewayContext, _cache: ResponseCache): RouteSet {
+  const transactions = createPoolTransactions(ctx);
+  const poolIndicators = createPoolIndicators(ctx);
+  const tokenOhlcv = createTokenOhlcv(ctx);
+  const tokenIndicators = createTokenIndicators(ctx);
+
+  return (s, query) => {
+    if (s.length !== 6 || s[1] !== 'networks') return null;
+    const kind = s[3];
+    const leaf = s[5];
+    if (kind === 'pools') {
+      if (leaf === 'transactions') return transactions(segment(s[2]!), segment(s[4]!), query);
+      if (leaf === 'indicators') return poolIndicators(segment(s[2]!), segment(s[4]!), query);
+    } else if (kind === 'tokens') {
+      if (leaf === 'ohlcv') return tokenOhlcv(segment(s[2]!), segment(s[4]!), query);
+      if (leaf === 'indicators') return tokenIndicators(segment(s[2]!), segment(s[4]!), query);
+    }
+    return null;
+  };
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ErrorCode } from '../errors.js';
 import { ERROR_CODES } from '../errors.js';
 import { dexListQuery, globalPoolSearchQuery, multiPricesQuery, poolDetailsQuery, poolOhlcvQuery, poolSearchQuery } from './schemas.js';
+import { indicatorsQuery, poolTransactionsQuery, tokenOhlcvQuery } from './schemas-history.js';
 import { globalSearchQuery, globalTokenSearchQuery, tokenSearchQuery } from './schemas-search.js';
 
 interface Operation {
@@ -41,6 +42,34 @@ const ROUTES: readonly Operation[] = [
     operationId: 'getPoolOhlcv',
     summary: "A pool's OHLCV candles in USD, oldest first, only where trades happened.",
     query: poolOhlcvQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+  {
+    path: '/networks/{network}/pools/{pool_address}/transactions',
+    operationId: 'getPoolTransactions',
+    summary: "A pool's swaps, adds and removes of the last 7 days, newest first.",
+    query: poolTransactionsQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+  {
+    path: '/networks/{network}/pools/{pool_address}/indicators',
+    operationId: 'getPoolIndicators',
+    summary: 'SMA, EMA, RSI, MACD and Bollinger bands over the pool candles.',
+    query: indicatorsQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+  {
+    path: '/networks/{network}/tokens/{token_address}/ohlcv',
+    operationId: 'getTokenOhlcv',
+    summary: "A token's USD candles over all its pools (liquidity-weighted prices, summed volume).",
+    query: tokenOhlcvQuery,
+    errors: ['invalid_parameter', 'not_found'],
+  },
+  {
+    path: '/networks/{network}/tokens/{token_address}/indicators',
+    operationId: 'getTokenIndicators',
+    summary: 'SMA, EMA, RSI, MACD and Bollinger bands over the token candles.',
+    query: indicatorsQuery,
     errors: ['invalid_parameter', 'not_found'],
   },
   {
