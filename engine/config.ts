@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { INTERVALS } from './state/layout.js';
 
 const SimulatorConfig = z
   .object({
@@ -34,6 +35,76 @@ const CapacityConfig = z
   })
   .strict();
 
+/** The plans a request can be evaluated against; `keyless` is the plan of callers without a key. */
+export const PLAN_NAMES = ['keyless', 'free', 'dev', 'pro', 'enterprise'] as const;
+export type PlanName = (typeof PLAN_NAMES)[number];
+/** Plans whose keys belong on the paid hosts. */
+export const PAID_PLANS: ReadonlySet<PlanName> = new Set(['dev', 'pro', 'enterprise']);
+
+export interface PlanLimits {
+  readonly requestsPerMinute: number;
+  /** Credits per window: a rolling 30 days advancing hourly, or the billing month from the account's creation. */
+  readonly credits: number;
+  readonly concurrentStreams: number;
+  readonly windowKind: 'rolling' | 'billing';
+  /** Finest pool OHLCV / indicator interval the plan may ask for. */
+  readonly ohlcvFinestInterval: (typeof INTERVALS)[number];
+  /** How far back pool OHLCV may reach, in days; null = no cap. */
+  readonly ohlcvHistoryDays: number | null;
+}
+
+/** Allowances are counted in 32-bit slots (gateway/metering): at most 2^31 - 1 credits per window. */
+const MAX_CREDITS = 2 ** 31 - 1;
+
+export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
+  keyless: { requestsPerMinute: 15, credits: 10_000, concurrentStreams: 10, windowKind: 'rolling', ohlcvFinestInterval: '1h', ohlcvHistoryDays: 1 },
+  free: { requestsPerMinute: 30, credits: 100_000, concurrentStreams: 10, windowKind: 'rolling', ohlcvFinestInterval: '10m', ohlcvHistoryDays: 7 },
+  dev: { requestsPerMinute: 100, credits: 1_000_000, concurrentStreams: 30, windowKind: 'billing', ohlcvFinestInterval: '1m', ohlcvHistoryDays: 30 },
+  pro: { requestsPerMinute: 500, credits: 5_000_000, concurrentStreams: 100, windowKind: 'billing', ohlcvFinestInterval: '1m', ohlcvHistoryDays: null },
+  // Per contract: these are the figures until a contract sets others in the config file.
+  enterprise: { requestsPerMinute: 3_000, credits: 100_000_000, concurrentStreams: 1_000, windowKind: 'billing', ohlcvFinestInterval: '1m', ohlcvHistoryDays: null },
+};
+
+/** One plan's section: every field optional in the file, defaulting to that plan's figure. */
+function planSchema(d: PlanLimits) {
+  return z
+    .object({
+      requestsPerMinute: z.number().int().min(1).max(1_000_000).default(d.requestsPerMinute),
+      credits: z.number().int().min(0).max(MAX_CREDITS).default(d.credits),
+      concurrentStreams: z.number().int().min(0).max(1_000_000).default(d.concurrentStreams),
+      windowKind: z.enum(['rolling', 'billing']).default(d.windowKind),
+      ohlcvFinestInterval: z.enum(INTERVALS).default(d.ohlcvFinestInterval),
+      ohlcvHistoryDays: z.number().positive().max(36_500).nullable().default(d.ohlcvHistoryDays),
+    })
+    .strict();
+}
+
+const PlansConfig = z
+  .object(Object.fromEntries(PLAN_NAMES.map((n) => [n, planSchema(DEFAULT_PLANS[n]).default(() => ({ ...DEFAULT_PLANS[n] }))])) as {
+    [K in PlanName]: z.ZodDefault<ReturnType<typeof planSchema>>;
+  })
+  .strict();
+
+/** The host roles of api.md: {base_url}, {pro_url}, {stream_url}, {stream_pro_url}, {mcp_url}. */
+export const LISTENER_ROLES = ['freeRest', 'paidRest', 'freeStream', 'paidStream', 'agent'] as const;
+export type ListenerRole = (typeof LISTENER_ROLES)[number];
+/** Port of each role when not configured: gateway.port plus this offset (8080..8084 by default; 0 stays 0). */
+export const LISTENER_PORT_OFFSET: Readonly<Record<ListenerRole, number>> = { freeRest: 0, paidRest: 1, freeStream: 2, paidStream: 3, agent: 4 };
+
+const ListenerConfig = z
+  .object({
+    port: z.number().int().min(0).max(65_535).optional(),
+    /** Public names of the host (e.g. `https://pro.example.com`); the first one is what wrong_host names. */
+    hosts: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+const ListenersConfig = z
+  .object(Object.fromEntries(LISTENER_ROLES.map((r) => [r, ListenerConfig.default({ hosts: [] })])) as {
+    [K in ListenerRole]: z.ZodDefault<typeof ListenerConfig>;
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('./data'),
@@ -42,6 +113,8 @@ export const ConfigSchema = z
     simulator: SimulatorConfig.default(SimulatorConfig.parse({})),
     gateway: GatewayConfig.default(GatewayConfig.parse({})),
     capacity: CapacityConfig.default(CapacityConfig.parse({})),
+    plans: PlansConfig.default(() => PlansConfig.parse({})),
+    listeners: ListenersConfig.default(() => ListenersConfig.parse({})),
   })
   .strict();
 
@@ -64,6 +137,8 @@ const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; 
   { flag: 'shards', env: 'DEXDATA_SHARDS', path: ['shards'], type: 'number' },
   { flag: 'host', env: 'DEXDATA_HOST', path: ['gateway', 'host'], type: 'string' },
   { flag: 'port', env: 'DEXDATA_PORT', path: ['gateway', 'port'], type: 'number' },
+  { flag: 'paid-port', env: 'DEXDATA_PAID_PORT', path: ['listeners', 'paidRest', 'port'], type: 'number' },
+  { flag: 'agent-port', env: 'DEXDATA_AGENT_PORT', path: ['listeners', 'agent', 'port'], type: 'number' },
   { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number' },
   { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number' },
   { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number' },
@@ -126,6 +201,14 @@ export function engineCapacity(config: Config): { pools: number; tokens: number;
   const pools = config.capacity.pools ?? Math.max(65_536, Math.ceil(config.simulator.pools * 1.25) + growth);
   const tokens = config.capacity.tokens ?? pools;
   return { pools, tokens, chains: config.capacity.chains };
+}
+
+/** Port of each host role: the configured one, else gateway.port plus the role's offset (0 = any free port). */
+export function listenerPorts(config: Config): Record<ListenerRole, number> {
+  const base = config.gateway.port;
+  const out = {} as Record<ListenerRole, number>;
+  for (const r of LISTENER_ROLES) out[r] = config.listeners[r].port ?? (base === 0 ? 0 : base + LISTENER_PORT_OFFSET[r]);
+  return out;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -5,8 +5,16 @@
 
 export const ERROR_CODES = {
   invalid_parameter: { status: 400, message: 'invalid query param' },
+  /** A missing or unrecognised key where one is needed. */
+  invalid_api_key: { status: 401, message: 'api key verification has failed' },
+  /** A paid-only endpoint called without a key. */
+  api_key_required: { status: 401, message: 'api key required' },
+  credits_exhausted: { status: 402, message: 'credit allowance exhausted' },
+  wrong_host: { status: 403, message: 'this key belongs on another host' },
+  plan_required: { status: 403, message: 'your plan does not include this' },
   not_found: { status: 404, message: 'not found' },
   endpoint_removed: { status: 410, message: 'endpoint removed' },
+  rate_limited: { status: 429, message: 'rate limit exceeded' },
   internal_error: { status: 500, message: 'internal error' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
@@ -37,6 +45,11 @@ export function invalidParameter(param: string, problem: string, accepted?: read
   return new ApiError('invalid_parameter', `${ERROR_CODES.invalid_parameter.message}: ${param} ${problem}`, details);
 }
 
+/** Message of a missing or unrecognised key at a host root, rather than on an endpoint. */
+export const ROOT_KEY_MESSAGE = 'missing or invalid api key';
+
 /** Shared instances: thrown often, identical every time, so rendered and captured once. */
 export const NOT_FOUND = new ApiError('not_found');
 export const INTERNAL_ERROR = new ApiError('internal_error');
+export const INVALID_KEY = new ApiError('invalid_api_key');
+export const INVALID_KEY_AT_ROOT = new ApiError('invalid_api_key', ROOT_KEY_MESSAGE);

@@ -1,17 +1,29 @@
 /**
- * The HTTP gateway: one uWS app on the calling thread, answering every route from the engine's
- * shared views, the registry and the store without waiting on anything, so each request is
+ * The HTTP gateway: one uWS app per host role on the calling thread, answering every route from the
+ * engine's shared views, the registry and the store without waiting on anything, so each request is
  * answered inside its own callback. Unknown paths and methods other than GET get 404 JSON;
  * no exception escapes a uWS callback.
+ *
+ * With `access` set, every request is evaluated against a plan (gateway/auth) and metered
+ * (gateway/metering): health first (no key, never metered), then the edge page of the paid host,
+ * the key, the host, the per-minute limit and the credits, then the route; credits are charged for
+ * 200 answers only. Without `access`, everyone is keyless and nothing is limited.
  */
 import uWS from 'uWebSockets.js';
-import type { HttpRequest, HttpResponse, us_listen_socket, us_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
+import type { PlanLimits, PlanName } from '../engine/config.js';
+import { checkHost, EDGE_PAGE, resolveCaller, type Caller, type RestRole } from './auth/access.js';
+import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import type { GatewayContext } from './context.js';
 import { ApiError, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
 import { ResponseCache } from './http/cache.js';
-import { sendJson } from './http/respond.js';
+import { num, str } from './http/json.js';
+import { readQuery } from './http/query.js';
+import { PLAN_KEYLESS, sendJson } from './http/respond.js';
+import { rfc3339 } from './http/time.js';
+import { createMeter, DEFAULT_METER_SLOTS, RateLimited, type Meter } from './metering/meter.js';
 import { createNetworkHandlers } from './rest/networks.js';
-import { createPoolOhlcv } from './rest/ohlcv.js';
+import { createPoolOhlcv, type OhlcvPlanGate } from './rest/ohlcv.js';
 import { PoolStatics } from './rest/pool-static.js';
 import { createPoolDetails } from './rest/pools.js';
 import { openApiDocument } from './rest/openapi.js';
@@ -25,14 +37,40 @@ import { createTokenDetails } from './rest/tokens.js';
 
 export type { GatewayContext } from './context.js';
 
-export interface GatewayOptions {
-  host: string;
+export interface ListenerOptions {
   /** 0 = any free port. */
   port: number;
+  /** Public names of the host (`https://pro.example.com` or `pro.example.com`); the first is what wrong_host names. */
+  hosts?: readonly string[];
+}
+
+export interface AccessOptions {
+  plans: Readonly<Record<PlanName, PlanLimits>>;
+  /** Paid REST host; not opened when absent. */
+  paidRest?: ListenerOptions;
+  /** Agent host (the /api subset); not opened when absent. */
+  agent?: ListenerOptions;
+  /** Public names of the free REST host. */
+  freeRestHosts?: readonly string[];
+  /** Subjects whose counters are held in memory at once. */
+  meterSlots?: number;
+}
+
+export interface GatewayOptions {
+  host: string;
+  /** Free REST host; 0 = any free port. */
+  port: number;
+  /** Keys, plans, host roles and metering; without it every caller is keyless and unlimited. */
+  access?: AccessOptions;
 }
 
 export interface Gateway {
+  /** Port of the free REST host. */
   readonly port: number;
+  /** Port of every host role opened. */
+  readonly ports: Readonly<Partial<Record<RestRole, number>>>;
+  /** Writes the usage counters to the store now (they are also written every second and on close). */
+  flushUsage(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,11 +78,14 @@ export interface Gateway {
 export const CACHE_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
 
 const HEALTH_BODY = Buffer.from('{"status":"ok"}');
+/** Batch prices cost one credit per listed token. */
+const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
 /** Version of the interface described at /openapi.json. */
 export const API_VERSION = '0.1.0';
 const NOOP = (): void => {};
 
-type Route = (url: string, query: string) => Uint8Array;
+/** `gate` is the plan the request is evaluated against; undefined = no plan limits. */
+type Route = (url: string, query: string, gate?: OhlcvPlanGate) => Uint8Array;
 
 function segment(raw: string): string {
   if (raw.indexOf('%') < 0) return raw;
@@ -68,7 +109,7 @@ function createRouter(ctx: GatewayContext): Route {
   const openApi = Buffer.from(JSON.stringify(openApiDocument(API_VERSION)), 'utf8');
   const history = createHistoryRoutes(ctx, cache);
   const searches = createSearchRoutes(ctx, statics);
-  return (url, query) => {
+  return (url, query, gate) => {
     const s = url.split('/');
     const removed = removedRoute(s);
     if (removed !== null) throw removed;
@@ -89,7 +130,7 @@ function createRouter(ctx: GatewayContext): Route {
     if (s.length === 5 && s[3] === 'tokens') return token(network, segment(s[4]!));
     if (s[3] !== 'pools' || s.length < 5) throw NOT_FOUND;
     if (s.length === 5) return s[4] === 'search' ? search.network(network, query) : details(network, segment(s[4]!), query);
-    if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!), query);
+    if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!), query, gate);
     throw NOT_FOUND;
   };
 }
@@ -98,59 +139,186 @@ function errorText(err: unknown): string {
   return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
 }
 
-export function startGateway(ctx: GatewayContext, options: GatewayOptions): Promise<Gateway> {
-  if (typeof uWS.getParts !== 'function') {
-    return Promise.reject(new Error('uWebSockets.js native binary is not loaded (the slow fallback is refused)'));
-  }
-  const route = createRouter(ctx);
-  const app = uWS.App();
+/** Credits a request costs: 1, or 1 per listed token on batch prices. */
+function costOf(path: string, query: string): number {
+  if (!path.endsWith('/multi/prices')) return 1;
+  const tokens = readQuery(query, TOKENS_PARAM)['tokens'];
+  return tokens === undefined ? 1 : Math.max(1, tokens.split(',').length);
+}
 
-  app.any('/*', (res: HttpResponse, req: HttpRequest) => {
-    res.onAborted(NOOP);
-    let status = 200;
-    let body: Uint8Array;
-    let path = '';
-    try {
-      path = req.getUrl();
-      if (req.getMethod() !== 'get') throw NOT_FOUND;
-      body = route(path, req.getQuery() ?? '');
-    } catch (err) {
-      if (err instanceof ApiError) {
-        status = err.status;
-        body = err.body;
-      } else {
-        // The path only: query strings may one day carry credentials.
-        console.error(`gateway: internal error on ${path}: ${errorText(err)}`);
-        status = INTERNAL_ERROR.status;
-        body = INTERNAL_ERROR.body;
-      }
-    }
-    try {
-      sendJson(res, status, body);
-    } catch (err) {
-      console.error(`gateway: response to ${path} not written: ${errorText(err)}`);
-    }
-  });
+function usageBody(meter: Meter, caller: Caller, now: number): Buffer {
+  const u = meter.usage(caller, now);
+  return Buffer.from(
+    `{"plan":${str(u.plan)},"credits_limit":${num(u.limit)},"credits_used":${num(u.used)},"credits_remaining":${num(Math.max(0, u.limit - u.used))}` +
+      `,"period_started_at":"${rfc3339(u.periodStart)}","resets_at":"${rfc3339(u.resetsAt)}"` +
+      `,"requests_per_minute":${num(caller.limits.requestsPerMinute)},"concurrent_streams":${num(caller.limits.concurrentStreams)}}`,
+    'utf8',
+  );
+}
 
+/** One request's answer; `plan` goes out as X-Api-Plan. */
+interface Answer {
+  status: number;
+  body: Uint8Array;
+  plan: string;
+  retryAfterSeconds: number;
+  contentType: string;
+}
+
+/** What a handler copies out of the request before it dies. */
+interface RequestFacts {
+  path: string;
+  method: string;
+  query: string;
+  authorization: string;
+  host: string;
+  ip: string;
+}
+
+/** Host part of a configured public name: `https://pro.example.com/` -> `pro.example.com`. */
+function hostPart(name: string): string {
+  return name.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '').toLowerCase();
+}
+
+interface Listening {
+  app: TemplatedApp;
+  socket: us_listen_socket | null;
+  port: number;
+}
+
+function listen(app: TemplatedApp, host: string, port: number): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    app.listen(options.host, options.port, (token: us_listen_socket | false) => {
-      if (token === false) {
-        reject(new Error(`gateway cannot listen on ${options.host}:${options.port}`));
-        return;
-      }
-      let listening: us_listen_socket | null = token;
-      resolve({
-        port: uWS.us_socket_local_port(token as unknown as us_socket),
-        close(): Promise<void> {
-          if (listening !== null) {
-            uWS.us_listen_socket_close(listening);
-            listening = null;
-          }
-          // Also ends keep-alive connections, so the process can exit.
-          (app as unknown as { close?: () => void }).close?.();
-          return Promise.resolve();
-        },
-      });
+    app.listen(host, port, (token: us_listen_socket | false) => {
+      if (token === false) reject(new Error(`gateway cannot listen on ${host}:${port}`));
+      else resolve({ app, socket: token, port: uWS.us_socket_local_port(token as unknown as us_socket) });
     });
   });
+}
+
+export async function startGateway(ctx: GatewayContext, options: GatewayOptions): Promise<Gateway> {
+  if (typeof uWS.getParts !== 'function') {
+    throw new Error('uWebSockets.js native binary is not loaded (the slow fallback is refused)');
+  }
+  const route = createRouter(ctx);
+  const access = options.access;
+  const keys: KeyStore | null = access === undefined ? null : openKeyStore(ctx.store);
+  const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS);
+  const ports: Partial<Record<RestRole, number>> = {};
+  const names: Partial<Record<RestRole, readonly string[]>> = {
+    freeRest: access?.freeRestHosts ?? [],
+    paidRest: access?.paidRest?.hosts ?? [],
+    agent: access?.agent?.hosts ?? [],
+  };
+  /** A Host header naming a configured host selects that role; otherwise the listener's role holds. */
+  const roleByName = new Map<string, RestRole>();
+  for (const [role, list] of Object.entries(names) as [RestRole, readonly string[]][]) for (const n of list) roleByName.set(hostPart(n), role);
+  const hostUrl = (role: RestRole): string => names[role]?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`;
+
+  function answer(role: RestRole, f: RequestFacts, a: Answer): void {
+    if (f.method !== 'get') throw NOT_FOUND;
+    if (f.path === '/health') {
+      a.body = HEALTH_BODY;
+      return;
+    }
+    if (access === undefined || keys === null || meter === null) {
+      a.body = route(f.path, f.query);
+      return;
+    }
+    const now = ctx.now();
+    const served = roleByName.get(hostPart(f.host)) ?? role;
+    if (served === 'paidRest' && f.authorization === '') {
+      a.status = 403;
+      a.body = EDGE_PAGE;
+      a.contentType = 'text/html; charset=utf-8';
+      return;
+    }
+    const caller = resolveCaller(keys, access.plans, f.authorization, f.ip, f.path === '/', now);
+    a.plan = caller.plan;
+    checkHost(served, caller, hostUrl);
+    if (f.path === '/') {
+      a.body = Buffer.from(`{"service":"dexdata","api_version":${str(API_VERSION)},"plan":${str(caller.plan)}}`);
+      return;
+    }
+    if (f.path === '/usage') {
+      meter.admit(caller, 0, now);
+      a.body = usageBody(meter, caller, now);
+      return;
+    }
+    const cost = costOf(f.path, f.query);
+    const slot = meter.admit(caller, cost, now);
+    a.body = route(f.path, f.query, { tier: caller.plan, plans: access.plans });
+    meter.charge(slot, cost, now);
+  }
+
+  function handler(role: RestRole) {
+    return (res: HttpResponse, req: HttpRequest): void => {
+      res.onAborted(NOOP);
+      const a: Answer = { status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
+      let path = '';
+      try {
+        path = req.getUrl();
+        const f: RequestFacts = {
+          path,
+          method: req.getMethod(),
+          query: req.getQuery() ?? '',
+          authorization: req.getHeader('authorization'),
+          host: req.getHeader('host'),
+          ip: access === undefined ? '' : Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
+        };
+        answer(role, f, a);
+      } catch (err) {
+        a.contentType = 'application/json';
+        if (err instanceof ApiError) {
+          a.status = err.status;
+          a.body = err.body;
+          if (err instanceof RateLimited) a.retryAfterSeconds = err.retryAfterSeconds;
+        } else {
+          // The path only: query strings and headers may carry credentials.
+          console.error(`gateway: internal error on ${path}: ${errorText(err)}`);
+          a.status = INTERNAL_ERROR.status;
+          a.body = INTERNAL_ERROR.body;
+        }
+      }
+      try {
+        sendJson(res, a.status, a.body, a.plan, a.retryAfterSeconds, a.contentType);
+      } catch (err) {
+        console.error(`gateway: response to ${path} not written: ${errorText(err)}`);
+      }
+    };
+  }
+
+  const listening: Listening[] = [];
+  const open = async (role: RestRole, port: number): Promise<void> => {
+    const app = uWS.App();
+    app.any('/*', handler(role));
+    const l = await listen(app, options.host, port);
+    ports[role] = l.port;
+    listening.push(l);
+  };
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    for (const l of listening) {
+      if (l.socket !== null) uWS.us_listen_socket_close(l.socket);
+      l.socket = null;
+      // Also ends keep-alive connections, so the process can exit.
+      (l.app as unknown as { close?: () => void }).close?.();
+    }
+    await meter?.close();
+  };
+  try {
+    await open('freeRest', options.port);
+    if (access?.paidRest !== undefined) await open('paidRest', access.paidRest.port);
+    if (access?.agent !== undefined) await open('agent', access.agent.port);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return {
+    port: ports.freeRest!,
+    ports,
+    flushUsage: () => meter?.flush() ?? Promise.resolve(),
+    close,
+  };
 }

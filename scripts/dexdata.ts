@@ -2,25 +2,30 @@
 /**
  * dexdata: the service's single command.
  *   dexdata serve [flags]   run engine, ingest and gateway in one process (the default command)
+ *   dexdata keys <action>   accounts and API keys (scripts/keys.ts)
  *   dexdata help
  */
 import { parseArgs } from 'node:util';
-import { CONFIG_FLAGS, ConfigError, engineCapacity, loadConfig } from '../engine/config.js';
+import { CONFIG_FLAGS, ConfigError, engineCapacity, listenerPorts, loadConfig } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
 import { startGateway } from '../gateway/server.js';
+import { keysCommand, KEYS_USAGE } from './keys.js';
 
 const USAGE = `usage: dexdata <command> [flags]
 
 commands:
   serve    run the service: simulator or chain ingest, engine shards and the HTTP gateway (default)
+  keys     accounts and API keys: create, show, list, regenerate, revoke, credits (dexdata keys help)
   help     show this text
 
 flags (each also as an environment variable DEXDATA_<NAME>, over the config file):
   --config FILE            JSON config file (see README)
   --data-dir DIR           LMDB data directory (default ./data)
   --host HOST              listen address (default 127.0.0.1)
-  --port N                 REST port (default 8080)
+  --port N                 free REST port (default 8080; other hosts follow it: paid REST +1, agent +4)
+  --paid-port N            paid REST port (default port + 1)
+  --agent-port N           agent (/api) port (default port + 4)
   --shards N               engine shard threads (default 2)
   --seed N                 simulator seed (default 42)
   --pools N                simulated pools (default 20000, up to 1000000)
@@ -44,11 +49,23 @@ async function serve(flags: Record<string, string>): Promise<void> {
     now,
     log,
   });
+  const ports = listenerPorts(config);
   const gateway = await startGateway(
     { views: engine.views, registry: engine.registry, store: engine.store, now },
-    { host: config.gateway.host, port: config.gateway.port },
+    {
+      host: config.gateway.host,
+      port: ports.freeRest,
+      access: {
+        plans: config.plans,
+        freeRestHosts: config.listeners.freeRest.hosts,
+        paidRest: { port: ports.paidRest, hosts: config.listeners.paidRest.hosts },
+        agent: { port: ports.agent, hosts: config.listeners.agent.hosts },
+      },
+    },
   );
   log(`REST listening on http://${config.gateway.host}:${gateway.port}`);
+  log(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
+  log(`agent REST listening on http://${config.gateway.host}:${gateway.ports.agent}`);
 
   let stopping = false;
   const shutdown = async (code: number) => {
@@ -65,6 +82,16 @@ async function serve(flags: Record<string, string>): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // `keys` takes its own flags (--plan, --label), so it is dispatched before the serve flags are parsed.
+  if (process.argv[2] === 'keys') {
+    const rest = process.argv.slice(3);
+    if (rest[0] === 'help' || rest[0] === '--help' || rest.length === 0) {
+      process.stdout.write(KEYS_USAGE);
+      return;
+    }
+    process.exitCode = await keysCommand(rest);
+    return;
+  }
   const { values, positionals } = parseArgs({
     args: process.argv.slice(2),
     options: Object.fromEntries(CONFIG_FLAGS.map((f) => [f, { type: 'string' as const }])),

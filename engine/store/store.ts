@@ -99,7 +99,8 @@ export interface StoreOptions {
 const DEFAULT_MAP_SIZE_BYTES = 64 * 1024 ** 3; // 64 GiB of address space, not of disk
 
 export function openStore(path: string, options: StoreOptions = {}): Store {
-  const root = open({ path, mapSize: options.mapSizeBytes ?? DEFAULT_MAP_SIZE_BYTES, maxDbs: 16 });
+  // Always a directory, even when its name has a dot (lmdb would otherwise take it for a file name).
+  const root = open({ path, mapSize: options.mapSizeBytes ?? DEFAULT_MAP_SIZE_BYTES, maxDbs: 32, noSubdir: false });
   const db = <V, K extends import('lmdb').Key>(name: string, extra: Record<string, unknown> = {}) =>
     root.openDB<V, K>({ name, ...extra });
   const store: Store = {

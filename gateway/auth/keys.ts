@@ -1,0 +1,40 @@
+/**
+ * API key text: `api_` and 32 base62 characters drawn uniformly from crypto.randomBytes
+ * (about 190 bits). Only a peppered SHA-256 of a key is ever stored; a key is shown once, when made.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const KEY_PREFIX = 'api_';
+export const KEY_RANDOM_CHARS = 32;
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** Bytes >= this are dropped so that `byte % 62` is uniform (248 = 4 x 62). */
+const UNBIASED_BYTE_LIMIT = 248;
+const KEY_SHAPE = /^api_[0-9A-Za-z]{32}$/;
+
+export function generateKey(): string {
+  let out = KEY_PREFIX;
+  while (out.length < KEY_PREFIX.length + KEY_RANDOM_CHARS) {
+    for (const b of randomBytes(KEY_RANDOM_CHARS)) {
+      if (b >= UNBIASED_BYTE_LIMIT) continue;
+      out += BASE62[b % 62];
+      if (out.length === KEY_PREFIX.length + KEY_RANDOM_CHARS) break;
+    }
+  }
+  return out;
+}
+
+/** Whether the text has the shape of a key; anything else is rejected without hashing. */
+export function looksLikeKey(text: string): boolean {
+  return text.length === KEY_PREFIX.length + KEY_RANDOM_CHARS && KEY_SHAPE.test(text);
+}
+
+/** SHA-256 of pepper || key: 32 bytes. */
+export function hashKey(pepper: Buffer, key: string): Buffer {
+  return createHash('sha256').update(pepper).update(key, 'latin1').digest();
+}
+
+/** Constant-time equality of two hashes given as hex (unequal lengths are simply unequal). */
+export function sameHash(a: Buffer, bHex: string): boolean {
+  const b = Buffer.from(bHex, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
