@@ -13,6 +13,7 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { PlanLimits, PlanName } from '../engine/config.js';
 import { checkHost, EDGE_PAGE, resolveCaller, type Caller, type RestRole } from './auth/access.js';
+import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import type { GatewayContext } from './context.js';
 import { ApiError, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
@@ -244,6 +245,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       a.body = usageBody(meter, caller, now);
       return;
     }
+    checkPaidOnly(f.path, caller.plan);
     const cost = costOf(f.path, f.query);
     const slot = meter.admit(caller, cost, now);
     a.body = route(f.path, f.query, { tier: caller.plan, plans: access.plans });

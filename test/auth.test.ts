@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, listenerPorts, loadConfig } from '../engine/config.js';
 import { openStore } from '../engine/store/store.js';
 import { openKeyStore } from '../gateway/auth/key-store.js';
-import { call, DAY, FIRST_TRADE, NOW, plansWith, POOL, startAccessFixture, type AccessFixture } from './support/access.js';
+import { call, DAY, FIRST_TRADE, NOW, plansWith, POOL, startAccessFixture, TOKENS, type AccessFixture } from './support/access.js';
 import { CLI } from './support/service.js';
 
 const run = promisify(execFile);
@@ -147,6 +147,48 @@ describe('authentication', () => {
     const r = await paid('/', keys['pro']);
     expect(r.status).toBe(200);
     expect(r.headers.get('x-api-plan')).toBe('pro');
+  });
+});
+
+describe('paid-only endpoints', () => {
+  const start = `start=${NOW - DAY}&interval=1h`;
+  const endpoints = [
+    `/networks/ethereum/pools/${POOL}/transactions`,
+    `/networks/ethereum/tokens/${TOKENS[1]}/ohlcv?${start}`,
+    `/networks/ethereum/tokens/${TOKENS[1]}/indicators?${start}`,
+  ];
+
+  it('refuse keyless callers: 401 api_key_required for transactions, plan_required without param otherwise', async () => {
+    const tx = await free(endpoints[0]!);
+    expect(tx.status).toBe(401);
+    expect(tx.body).toMatchObject({ error: 'api_key_required' });
+    for (const path of endpoints.slice(1)) {
+      const r = await free(path);
+      expect(r.status, path).toBe(403);
+      expect(r.body, path).toMatchObject({ error: 'plan_required', tier: 'keyless', required_tier: 'dev' });
+      expect(r.body.param, path).toBeUndefined();
+    }
+  });
+
+  it('refuse free keys with plan_required, charging nothing', async () => {
+    const before = (await free('/usage', keys['free'])).body.credits_used;
+    for (const path of endpoints) {
+      const r = await free(path, keys['free']);
+      expect(r.status, path).toBe(403);
+      expect(r.body, path).toMatchObject({ error: 'plan_required', tier: 'free', required_tier: 'dev' });
+      expect(r.body.param, path).toBeUndefined();
+    }
+    expect((await free('/usage', keys['free'])).body.credits_used).toBe(before);
+  });
+
+  it('serve paid keys on the paid host', async () => {
+    for (const plan of ['dev', 'pro', 'enterprise']) {
+      for (const path of endpoints) {
+        const r = await paid(path, keys[plan]);
+        expect(r.status, `${plan} ${path}`).toBe(200);
+        expect(Array.isArray(r.body), path).toBe(true);
+      }
+    }
   });
 });
 
