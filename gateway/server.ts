@@ -114,7 +114,7 @@ function createRouter(ctx: GatewayContext): Route {
     const s = url.split('/');
     const removed = removedRoute(s);
     if (removed !== null) throw removed;
-    const extra = history(s, query) ?? searches(s, query);
+    const extra = history(s, query, gate) ?? searches(s, query);
     if (extra !== null) return extra;
     if (s.length === 2) {
       if (s[1] === 'health') return HEALTH_BODY;

@@ -349,3 +349,32 @@ describe('pool OHLCV plan windows', () => {
     expect(Math.min(...times(pro.body))).toBe(FIRST_TRADE - (FIRST_TRADE % DAY));
   });
 });
+
+describe('pool indicators plan windows', () => {
+  const indicators = (host: 'freeRest' | 'paidRest', key: string, q: string) => call(`${fx.url(host)}/networks/ethereum/pools/${POOL}/indicators?${q}`, key);
+  const times = (body: { timestamp: string }[]) => body.map((c) => Date.parse(c.timestamp) / 1000);
+
+  it('apply the finest interval first, then the history window, like pool OHLCV', async () => {
+    const fine = await indicators('freeRest', '', 'start=-1d&interval=10m');
+    expect(fine.status).toBe(403);
+    expect(fine.body).toMatchObject({ error: 'plan_required', tier: 'keyless', required_tier: 'free', param: 'interval' });
+    const old = await indicators('freeRest', keys['free']!, 'start=-20d&end=-10d&interval=1h');
+    expect(old.status).toBe(403);
+    expect(old.body).toMatchObject({ error: 'plan_required', tier: 'free', required_tier: 'dev', param: 'start' });
+  });
+
+  it('move start to the window edge and warm up only inside the window', async () => {
+    const edge = NOW - 7 * DAY;
+    const free = await indicators('freeRest', keys['free']!, 'start=-20d&interval=1h&indicators=sma&period=5');
+    expect(free.status).toBe(200);
+    const t = times(free.body);
+    expect(Math.min(...t)).toBeGreaterThanOrEqual(edge - (edge % 3600));
+    // No candle before the edge may warm the average up: the first 4 inside the window have no SMA(5).
+    expect(free.body.slice(0, 4).map((c: { sma: number | null }) => c.sma)).toEqual([null, null, null, null]);
+    expect(free.body[4].sma).not.toBeNull();
+    // With no plan cap, the same range warms up from the candles before it.
+    const pro = await indicators('paidRest', keys['pro']!, `start=${t[0]}&interval=1h&indicators=sma&period=5`);
+    expect(pro.status).toBe(200);
+    expect(pro.body[0].sma).not.toBeNull();
+  });
+});

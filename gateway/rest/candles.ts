@@ -3,6 +3,7 @@
  * shared-memory ring joined with the sealed ones in LMDB (at the ring's oldest retained candle,
  * so none appears twice), the OHLCV range rules, and the JSON candle shape of pool OHLCV.
  */
+import { applyPlanWindow, type OhlcvPlanGate } from './plan-window.js';
 import { INTERVAL_SECONDS, intervalIndex } from '../../engine/state/layout.js';
 import { createRingCandles, readRing, type RingCandles } from '../../engine/state/read.js';
 import { storedCandles } from '../../engine/store/candles.js';
@@ -36,6 +37,8 @@ export interface CandleRange {
   /** true: the last `want` candles of the range (count_back); false: the first `want`. */
   readonly backward: boolean;
   readonly want: number;
+  /** Earliest open time the caller's plan reaches (warm-up stops there); 0 when uncapped. */
+  readonly earliest: number;
 }
 
 function resolveOrReject(spec: TimeSpec, now: number, param: string): number {
@@ -44,13 +47,18 @@ function resolveOrReject(spec: TimeSpec, now: number, param: string): number {
   return t;
 }
 
-/** The range rules of pool OHLCV: start required, end defaults to now, count_back counts back from end. */
-export function candleRange(q: PoolOhlcvQuery, nowSeconds: number): CandleRange {
+/**
+ * The range rules of pool OHLCV: start required, end defaults to now, count_back counts back from
+ * end; with a plan `gate`, its finest interval and history window (plan-window.ts).
+ */
+export function candleRange(q: PoolOhlcvQuery, nowSeconds: number, gate?: OhlcvPlanGate, rawQuery = ''): CandleRange {
   const now = Math.floor(nowSeconds);
-  const start = resolveOrReject(q.start, now, 'start');
+  const asked = resolveOrReject(q.start, now, 'start');
   const end = q.end === undefined ? now : resolveOrReject(q.end, now, 'end');
-  if (end < start) throw invalidParameter('end', 'must not be before start');
-  const interval = intervalIndex(q.interval);
+  if (end < asked) throw invalidParameter('end', 'must not be before start');
+  const windowed = applyPlanWindow(gate, rawQuery, q.interval, asked, end, now);
+  const start = windowed.start;
+  const interval = intervalIndex(windowed.interval);
   const seconds = INTERVAL_SECONDS[interval]!;
   return {
     interval,
@@ -59,6 +67,7 @@ export function candleRange(q: PoolOhlcvQuery, nowSeconds: number): CandleRange 
     to: end - (end % seconds),
     backward: q.count_back !== undefined,
     want: q.count_back ?? q.limit,
+    earliest: windowed.edge > 0 ? windowed.edge : 0,
   };
 }
 

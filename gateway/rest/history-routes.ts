@@ -32,13 +32,13 @@ export function createHistoryRoutes(ctx: GatewayContext, _cache: ResponseCache):
   const tokenOhlcv = createTokenOhlcv(ctx);
   const tokenIndicators = createTokenIndicators(ctx);
 
-  return (s, query) => {
+  return (s, query, gate) => {
     if (s.length !== 6 || s[1] !== 'networks') return null;
     const kind = s[3];
     const leaf = s[5];
     if (kind === 'pools') {
       if (leaf === 'transactions') return transactions(segment(s[2]!), segment(s[4]!), query);
-      if (leaf === 'indicators') return poolIndicators(segment(s[2]!), segment(s[4]!), query);
+      if (leaf === 'indicators') return poolIndicators(segment(s[2]!), segment(s[4]!), query, gate);
     } else if (kind === 'tokens') {
       if (leaf === 'ohlcv') return tokenOhlcv(segment(s[2]!), segment(s[4]!), query);
       if (leaf === 'indicators') return tokenIndicators(segment(s[2]!), segment(s[4]!), query);

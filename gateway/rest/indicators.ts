@@ -9,6 +9,7 @@
  * period) candles opening before `start` are read and computed over, then dropped from the answer;
  * a value still not computable (too little history) is null.
  */
+import type { OhlcvPlanGate } from './plan-window.js';
 import { bbands } from '../../engine/indicators/bbands.js';
 import { ema } from '../../engine/indicators/ema.js';
 import { macd } from '../../engine/indicators/macd.js';
@@ -62,17 +63,18 @@ function answer(read: Read, r: CandleRange, q: IndicatorsQuery): Buffer {
   // Warm-up: the candles just before the first one answered (before `start`, or before the
   // first of the last `count_back`).
   const firstTime = main.length > 0 ? main[0]!.time : r.from;
-  const warm = firstTime > 0 ? read(0, firstTime - 1, warmUpCandles(q), true) : [];
+  const warm = firstTime > r.earliest ? read(r.earliest, firstTime - 1, warmUpCandles(q), true) : [];
   return renderIndicators(warm.concat(main), warm.length, r.seconds, q);
 }
 
-export function createPoolIndicators(ctx: GatewayContext): (network: string, address: string, query: string) => Buffer {
+/** Pool indicators are plan-capped like pool OHLCV: `gate` is the caller's plan, when plans apply. */
+export function createPoolIndicators(ctx: GatewayContext): (network: string, address: string, query: string, gate?: OhlcvPlanGate) => Buffer {
   const parser = new QueryParser(indicatorsQuery);
   const reader = new PoolCandleReader(ctx);
-  return (network, address, query) => {
+  return (network, address, query, gate) => {
     const pool = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
     const q = parser.parse(query);
-    const r = candleRange(q, ctx.now());
+    const r = candleRange(q, ctx.now(), gate, query);
     const read: Read = (from, to, want, backward) => reader.read(pool.id, r.interval, from, to, want, backward).map((c) => side(c, q.inversed));
     return answer(read, r, q);
   };

@@ -14,48 +14,23 @@
  * candle sealed and already evicted may still be on its way to LMDB, and no version moves when
  * it lands.
  */
-import type { PlanLimits, PlanName } from '../../engine/config.js';
 import { INTERVAL_SECONDS, intervalIndex } from '../../engine/state/layout.js';
 import { createRingCandles, readRing, type RingCandles } from '../../engine/state/read.js';
 import { storedCandles, type StoredCandle } from '../../engine/store/candles.js';
 import type { CandleRecord } from '../../engine/store/store.js';
 import type { GatewayContext } from '../context.js';
-import { ApiError, invalidParameter } from '../errors.js';
+import { invalidParameter } from '../errors.js';
 import type { ResponseCache } from '../http/cache.js';
 import { num } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
-import { readQuery } from '../http/query.js';
 import { resolveTime, rfc3339, type TimeSpec } from '../http/time.js';
 import { networkOrNotFound, poolOrNotFound } from './resolve.js';
+import { applyPlanWindow, type OhlcvPlanGate } from './plan-window.js';
 import { poolOhlcvQuery } from './schemas.js';
 
+export type { OhlcvPlanGate } from './plan-window.js';
+
 export const STORE_BACKED_TTL_MS = 1000; // 1 s
-const DAY_S = 86_400; // 1 day
-/** Interval of keyless callers that name none (everyone else gets the schema's 24h). */
-const KEYLESS_DEFAULT_INTERVAL = '1h';
-const INTERVAL_PARAM: ReadonlySet<string> = new Set(['interval']);
-/** Plans in order of price: a plan_required answer names the first one that would allow the request. */
-const UPGRADE_ORDER: readonly PlanName[] = ['free', 'dev', 'pro', 'enterprise'];
-
-/**
- * The plan a request is evaluated against (api.md, Authentication rules 11 and 12): the finest
- * interval, checked first, then the history window. A range reaching before the window starts at
- * its edge; a range wholly before it is refused.
- */
-export interface OhlcvPlanGate {
-  readonly tier: PlanName;
-  readonly plans: Readonly<Record<PlanName, PlanLimits>>;
-}
-
-function windowEdge(limits: PlanLimits, now: number): number {
-  return limits.ohlcvHistoryDays === null ? -Infinity : now - limits.ohlcvHistoryDays * DAY_S;
-}
-
-function planRequired(gate: OhlcvPlanGate, param: string, message: string, allows: (l: PlanLimits) => boolean): ApiError {
-  const required = UPGRADE_ORDER.find((p) => allows(gate.plans[p])) ?? 'enterprise';
-  return new ApiError('plan_required', message, { tier: gate.tier, required_tier: required, param });
-}
-
 const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
@@ -142,21 +117,9 @@ export function createPoolOhlcv(
     let start = resolveOrReject(q.start, now, 'start');
     const end = q.end === undefined ? now : resolveOrReject(q.end, now, 'end');
     if (end < start) throw invalidParameter('end', 'must not be before start');
-    let interval: string = q.interval;
-    if (gate !== undefined) {
-      if (gate.tier === 'keyless' && readQuery(query, INTERVAL_PARAM)['interval'] === undefined) interval = KEYLESS_DEFAULT_INTERVAL;
-      const limits = gate.plans[gate.tier];
-      const finest = limits.ohlcvFinestInterval;
-      const asked = intervalIndex(interval);
-      if (asked < intervalIndex(finest)) {
-        throw planRequired(gate, 'interval', `interval ${interval} needs a higher plan; the ${gate.tier} plan allows ${finest} and coarser`, (l) => intervalIndex(l.ohlcvFinestInterval) <= asked);
-      }
-      const edge = windowEdge(limits, now);
-      if (end < edge) {
-        throw planRequired(gate, 'start', `the ${gate.tier} plan reaches back ${limits.ohlcvHistoryDays} days; the range asked ends before that`, (l) => windowEdge(l, now) <= end);
-      }
-      if (start < edge) start = edge;
-    }
+    const windowed = applyPlanWindow(gate, query, q.interval, start, end, now);
+    start = windowed.start;
+    const interval = windowed.interval;
     const iv = intervalIndex(interval);
     const seconds = INTERVAL_SECONDS[iv]!;
     const from = start - (start % seconds);
