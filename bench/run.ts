@@ -32,21 +32,34 @@ function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+/** Everything each child printed so far, so a wait also sees lines printed before it began. */
+const printed = new WeakMap<ChildProcess, { text: string }>();
+
+function output(child: ChildProcess): { text: string } {
+  let o = printed.get(child);
+  if (!o) {
+    const acc = { text: '' };
+    child.stdout!.on('data', (b: Buffer) => (acc.text += b.toString()));
+    printed.set(child, acc);
+    o = acc;
+  }
+  return o;
+}
+
 function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  const out = output(child);
   return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}:\n${out.slice(-2000)}`)), timeoutMs);
-    const onData = (b: Buffer) => {
-      out += b.toString();
-      const m = out.match(pattern);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve(m);
-      }
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}:\n${out.text.slice(-2000)}`)), timeoutMs);
+    const check = () => {
+      const m = out.text.match(pattern);
+      if (!m) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', check);
+      resolve(m);
     };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`process exited (${code}) before ${pattern}:\n${out.slice(-2000)}`)));
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => reject(new Error(`process exited (${code}) before ${pattern}:\n${out.text.slice(-2000)}`)));
+    check();
   });
 }
 
@@ -84,12 +97,20 @@ async function main(): Promise<void> {
   const pools = quick ? 2000 : 20_000;
   const backfillDays = quick ? 3 : 30;
   const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-bench-'));
-  const service = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  // Plans with room for a load test: metering still runs on every request, it just never refuses.
+  const roomy = { requestsPerMinute: 1_000_000, credits: 2_000_000_000 };
+  const configFile = join(dataDir, 'bench-config.json');
+  writeFileSync(configFile, JSON.stringify({ plans: { keyless: roomy, free: roomy, pro: roomy } }));
+  const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'pro', '--label', 'bench', '--data-dir', dataDir, '--config', configFile], { encoding: 'utf8' });
+  const proKey = /key: (api_\w+)/.exec(created)![1]!;
+  const serveArgs = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)];
+  const service = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  output(service);
   try {
-    const portLine = await waitForLine(service, /REST listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+    const portLine = await waitForLine(service, /^\S+ REST listening on http:\/\/[\d.]+:(\d+)/m, 60_000);
+    const paidLine = await waitForLine(service, /paid REST listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     const base = `http://127.0.0.1:${portLine[1]}`;
+    const paidBase = `http://127.0.0.1:${paidLine[1]}`;
     const caught = await waitForLine(service, /caught up: (\d+) events in ([\d.]+) s/, 30 * 60_000);
     const backfillEvents = Number(caught[1]);
     const backfillSeconds = Number(caught[2]);
@@ -118,18 +139,20 @@ async function main(): Promise<void> {
     print('| read | body bytes | service req/s | static req/s | ratio | p99 ms |');
     print('|---|---|---|---|---|---|');
     const rows: Record<string, unknown>[] = [];
-    for (const [name, url] of [
-      ['pool details', detailsUrl],
-      [`OHLCV, ${candles} candles`, ohlcvUrl],
+    const paidHeaders = { authorization: proKey };
+    for (const [name, url, headers] of [
+      ['pool details, free host (cached by URL)', detailsUrl, {}],
+      ['pool details, paid host (no URL cache)', detailsUrl.replace(base, paidBase), paidHeaders],
+      [`OHLCV, ${candles} candles, free host`, ohlcvUrl, {}],
     ] as const) {
-      const bytes = Buffer.byteLength(await (await fetch(url)).text());
+      const bytes = Buffer.byteLength(await (await fetch(url, { headers })).text());
       const staticPort = 20_000 + Math.floor(Math.random() * 20_000);
       const st = spawn(process.execPath, [STATIC_SERVER, String(staticPort), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
       await waitForLine(st, /listening/, 10_000);
       pin(st.pid!, SERVER_CORE, pinning);
       const ceiling = await load({ url: `http://127.0.0.1:${staticPort}/`, seconds: loadSeconds, connections: CONNECTIONS, core: pinning ? LOAD_CORE : null });
       st.kill('SIGKILL');
-      const measured = await load({ url, seconds: loadSeconds, connections: CONNECTIONS, core: pinning ? LOAD_CORE : null });
+      const measured = await load({ url, seconds: loadSeconds, connections: CONNECTIONS, core: pinning ? LOAD_CORE : null, headers });
       const ratio = measured.requestsPerSecond / ceiling.requestsPerSecond;
       print(`| ${name} | ${bytes} | ${fmt(measured.requestsPerSecond)} | ${fmt(ceiling.requestsPerSecond)} | ${(ratio * 100).toFixed(0)} % | ${measured.p99Ms.toFixed(2)} |`);
       if (measured.errors + measured.non2xx > 0) print(`  (${measured.errors} socket errors, ${measured.non2xx} non-2xx answers)`);
@@ -139,9 +162,8 @@ async function main(): Promise<void> {
     service.kill('SIGTERM');
     await new Promise((r) => service.once('exit', r));
     const restartStarted = performance.now();
-    const again = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const again = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+    output(again);
     let restart: { listeningSeconds: number; caughtUpSeconds: number };
     try {
       await waitForLine(again, /REST listening/, 10 * 60_000);

@@ -7,7 +7,9 @@
  * With `access` set, every request is evaluated against a plan (gateway/auth) and metered
  * (gateway/metering): health first (no key, never metered), then the edge page of the paid host,
  * the key, the host, the per-minute limit and the credits, then the route; credits are charged for
- * 200 answers only. Without `access`, everyone is keyless and nothing is limited.
+ * 200 answers only. The agent host answers only /health and the /api subset (rest/api-subset.ts),
+ * each subset request rewritten to a main path before the paid-only check and metering.
+ * Without `access`, everyone is keyless and nothing is limited.
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
@@ -28,6 +30,7 @@ import { createPoolOhlcv, type OhlcvPlanGate } from './rest/ohlcv.js';
 import { PoolStatics } from './rest/pool-static.js';
 import { createPoolDetails } from './rest/pools.js';
 import { openApiDocument } from './rest/openapi.js';
+import { createApiSubset } from './rest/api-subset.js';
 import { createMultiPrices } from './rest/prices.js';
 import { removedRoute } from './rest/removed.js';
 import { createPoolSearch } from './rest/search.js';
@@ -201,6 +204,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     throw new Error('uWebSockets.js native binary is not loaded (the slow fallback is refused)');
   }
   const route = createRouter(ctx);
+  const subset = createApiSubset();
   const access = options.access;
   const keys: KeyStore | null = access === undefined ? null : openKeyStore(ctx.store);
   const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS);
@@ -236,6 +240,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     const caller = resolveCaller(keys, access.plans, f.authorization, f.ip, f.path === '/', now);
     a.plan = caller.plan;
     checkHost(served, caller, hostUrl);
+    if (served === 'agent' && !f.path.startsWith('/api/')) throw NOT_FOUND;
     if (f.path === '/') {
       a.body = Buffer.from(`{"service":"dexdata","api_version":${str(API_VERSION)},"plan":${str(caller.plan)}}`);
       return;
@@ -245,10 +250,21 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       a.body = usageBody(meter, caller, now);
       return;
     }
-    checkPaidOnly(f.path, caller.plan);
-    const cost = costOf(f.path, f.query);
+    // The agent host serves the /api subset (rewritten to main paths) and /health only; the REST
+    // hosts do not serve /api paths (their router knows none).
+    let path = f.path;
+    let query = f.query;
+    let project: ((body: Uint8Array) => Uint8Array) | undefined;
+    if (served === 'agent') {
+      const sub = subset(f.path, f.query);
+      if (sub === null) throw NOT_FOUND;
+      ({ path, query, project } = sub);
+    }
+    checkPaidOnly(path, caller.plan);
+    const cost = costOf(path, query);
     const slot = meter.admit(caller, cost, now);
-    a.body = route(f.path, f.query, { tier: caller.plan, plans: access.plans });
+    const body = route(path, query, { tier: caller.plan, plans: access.plans });
+    a.body = project === undefined ? body : project(body);
     meter.charge(slot, cost, now);
   }
 

@@ -231,8 +231,8 @@ describe('hosts', () => {
   });
 
   it('the agent host serves keyless callers and every key', async () => {
-    expect((await call(`${fx.url('agent')}/networks`)).status).toBe(200);
-    const r = await call(`${fx.url('agent')}/networks`, keys['pro']);
+    expect((await call(`${fx.url('agent')}/api/networks`)).status).toBe(200);
+    const r = await call(`${fx.url('agent')}/api/networks`, keys['pro']);
     expect(r.status).toBe(200);
     expect(r.headers.get('x-api-plan')).toBe('pro');
   });
