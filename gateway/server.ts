@@ -78,6 +78,10 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+/** Free-host answers are served from a cache by URL for up to this long (api.md rule 8). */
+export const FREE_HOST_CACHE_TTL_MS = 15_000; // 15 s
+const FREE_HOST_CACHE_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
+
 /** Rendered response bodies kept for reuse. */
 export const CACHE_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
 
@@ -207,6 +211,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const subset = createApiSubset();
   const access = options.access;
   const keys: KeyStore | null = access === undefined ? null : openKeyStore(ctx.store);
+  const freeHostCache = new ResponseCache(FREE_HOST_CACHE_MAX_BYTES);
   const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS);
   const ports: Partial<Record<RestRole, number>> = {};
   const names: Partial<Record<RestRole, readonly string[]>> = {
@@ -239,6 +244,18 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     }
     const caller = resolveCaller(keys, access.plans, f.authorization, f.ip, f.path === '/', now);
     a.plan = caller.plan;
+    // The free host answers from its URL cache first (api.md rule 8): a paid key sent there may get
+    // cached free-tier data. Keyless and keyed callers have separate entries (plan caps differ).
+    const cacheKey = served === 'freeRest' && f.path !== '/' && f.path !== '/usage' ? `${caller.plan === 'keyless' ? 'k' : 'f'}|${f.path}?${f.query}` : null;
+    if (cacheKey !== null) {
+      const hit = freeHostCache.get(cacheKey, 0);
+      if (hit !== undefined) {
+        const cost = costOf(f.path, f.query);
+        meter.charge(meter.admit(caller, cost, now), cost, now);
+        a.body = hit.body;
+        return;
+      }
+    }
     checkHost(served, caller, hostUrl);
     if (served === 'agent' && !f.path.startsWith('/api/')) throw NOT_FOUND;
     if (f.path === '/') {
@@ -266,6 +283,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     const body = route(path, query, { tier: caller.plan, plans: access.plans });
     a.body = project === undefined ? body : project(body);
     meter.charge(slot, cost, now);
+    if (cacheKey !== null) freeHostCache.set(cacheKey, 0, Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength), performance.now() + FREE_HOST_CACHE_TTL_MS);
   }
 
   function handler(role: RestRole) {

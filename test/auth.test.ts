@@ -203,13 +203,31 @@ describe('hosts', () => {
   });
 
   it('a paid key on the free host gets 403 wrong_host naming the paid host, /usage included', async () => {
-    for (const path of ['/networks', '/usage']) {
+    // A URL no one has asked the free host for, so its cache holds nothing for it.
+    for (const path of ['/networks?never-asked=1', '/usage']) {
       const r = await free(path, keys['dev']);
       expect(r.status, path).toBe(403);
       expect(r.body.error).toBe('wrong_host');
       expect(r.body.host).toBe(fx.url('paidRest'));
       expect(r.headers.get('x-api-plan')).toBe('dev');
     }
+  });
+
+  it('the free host answers from its URL cache: keyed callers share entries, keyless ones have their own', async () => {
+    const path = `/networks/ethereum/pools/${POOL}?cache-probe=1`;
+    expect((await free(path, keys['dev'])).status).toBe(403); // nothing cached yet: wrong_host
+    const first = await free(path, keys['free']);
+    expect(first.status).toBe(200);
+    // Now cached for keyed callers: a paid key sent to the free host gets the free-tier answer (api.md rule 8).
+    const paidThere = await free(path, keys['dev']);
+    expect(paidThere.status).toBe(200);
+    expect(paidThere.text).toBe(first.text);
+    expect(paidThere.headers.get('x-api-plan')).toBe('dev');
+    // Keyless callers have their own entry; /usage is never cached and still counts the cached answers.
+    const before = (await free('/usage', keys['free'])).body.credits_used;
+    expect((await free(path, keys['free'])).text).toBe(first.text);
+    expect((await free('/usage', keys['free'])).body.credits_used).toBe(before + 1);
+    expect((await free(path)).status).toBe(200);
   });
 
   it('the paid host without an Authorization header answers 403 with an HTML page', async () => {
