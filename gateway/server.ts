@@ -38,6 +38,7 @@ import { createHistoryRoutes } from './rest/history-routes.js';
 import { createSearchRoutes } from './rest/search-routes.js';
 import { createStats } from './rest/stats.js';
 import { createTokenDetails } from './rest/tokens.js';
+import { segment } from './http/path.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -94,15 +95,6 @@ const NOOP = (): void => {};
 
 /** `gate` is the plan the request is evaluated against; undefined = no plan limits. */
 type Route = (url: string, query: string, gate?: OhlcvPlanGate) => Uint8Array;
-
-function segment(raw: string): string {
-  if (raw.indexOf('%') < 0) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw NOT_FOUND;
-  }
-}
 
 function createRouter(ctx: GatewayContext): Route {
   const cache = new ResponseCache(CACHE_MAX_BYTES);

@@ -49,6 +49,10 @@ export interface KeyStore {
 
 const PEPPER_KEY = 'auth.pepper';
 const NEXT_ACCOUNT_KEY = 'auth.nextAccount';
+/** Bumped by every change to accounts or keys (by any process), so verified keys can be reused until then. */
+const VERSION_KEY = 'auth.version';
+/** Verified keys remembered per process, by digest; the memo is emptied when full. */
+const VERIFIED_MAX = 10_000;
 const PEPPER_BYTES = 32;
 
 export function openKeyStore(store: Store): KeyStore {
@@ -68,6 +72,12 @@ export function openKeyStore(store: Store): KeyStore {
     'hex',
   );
 
+  /** Called inside each mutating transaction. */
+  function bump(): void {
+    meta.putSync(VERSION_KEY, ((meta.get(VERSION_KEY) as number | undefined) ?? 0) + 1);
+  }
+  const verified = new Map<string, { version: number; account: Account }>();
+
   function must(id: number): Account {
     const a = accounts.get(id);
     if (a === undefined) throw new Error(`no account ${id}`);
@@ -84,6 +94,7 @@ export function openKeyStore(store: Store): KeyStore {
         const a: Account = { id, plan, label, keyHash, createdAt: Math.floor(now), revokedAt: 0, extraCredits: 0, extraCreditsUntil: 0 };
         accounts.putSync(id, a);
         keys.putSync(keyHash, id);
+        bump();
         return a;
       });
       return { account, key };
@@ -100,6 +111,7 @@ export function openKeyStore(store: Store): KeyStore {
         const a: Account = { ...old, keyHash };
         accounts.putSync(id, a);
         keys.putSync(keyHash, id);
+        bump();
         return a;
       });
       return { account, key };
@@ -110,6 +122,7 @@ export function openKeyStore(store: Store): KeyStore {
         keys.removeSync(old.keyHash);
         const a: Account = { ...old, revokedAt: old.revokedAt || Math.floor(now) };
         accounts.putSync(id, a);
+        bump();
         return a;
       });
     },
@@ -120,16 +133,24 @@ export function openKeyStore(store: Store): KeyStore {
         const kept = old.extraCreditsUntil > now ? old.extraCredits : 0;
         const a: Account = { ...old, extraCredits: kept + credits, extraCreditsUntil: Math.max(until, old.extraCreditsUntil) };
         accounts.putSync(id, a);
+        bump();
         return a;
       });
     },
     verify(key) {
       if (!looksLikeKey(key)) return undefined;
       const hash = hashKey(pepper, key);
+      // Reuse a verification while no account or key has changed since (checked on every call).
+      const version = (meta.get(VERSION_KEY) as number | undefined) ?? 0;
+      const digest = hash.toString('latin1');
+      const known = verified.get(digest);
+      if (known !== undefined && known.version === version) return known.account;
       const id = keys.get(hash.toString('hex'));
       if (id === undefined) return undefined;
       const a = accounts.get(id);
       if (a === undefined || a.revokedAt !== 0 || !sameHash(hash, a.keyHash)) return undefined;
+      if (verified.size >= VERIFIED_MAX) verified.clear();
+      verified.set(digest, { version, account: a });
       return a;
     },
   };

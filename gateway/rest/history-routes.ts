@@ -8,22 +8,12 @@
  *   /networks/{network}/tokens/{token_address}/indicators   indicators.ts
  */
 import type { GatewayContext } from '../context.js';
-import { NOT_FOUND } from '../errors.js';
 import type { ResponseCache } from '../http/cache.js';
 import { createPoolIndicators, createTokenIndicators } from './indicators.js';
 import type { RouteSet } from './route.js';
 import { createTokenOhlcv } from './token-ohlcv.js';
 import { createPoolTransactions } from './transactions.js';
-
-/** A percent-decoded path segment; a malformed escape is not a path we serve. */
-function segment(raw: string): string {
-  if (raw.indexOf('%') < 0) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw NOT_FOUND;
-  }
-}
+import { segment } from '../http/path.js';
 
 // The cache is not used yet: these bodies depend on several pools or on LMDB rows no seqlock covers.
 export function createHistoryRoutes(ctx: GatewayContext, _cache: ResponseCache): RouteSet {

@@ -5,20 +5,11 @@
  *   GET /search?query=                      tokens, pools and DEXes matching free text
  */
 import type { GatewayContext } from '../context.js';
-import { NOT_FOUND } from '../errors.js';
 import { createGlobalSearch } from './global-search.js';
 import type { PoolStatics } from './pool-static.js';
 import type { RouteSet } from './route.js';
 import { createTokenSearch } from './token-search.js';
-
-function segment(raw: string): string {
-  if (raw.indexOf('%') < 0) return raw;
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw NOT_FOUND;
-  }
-}
+import { segment } from '../http/path.js';
 
 export function createSearchRoutes(ctx: GatewayContext, statics: PoolStatics): RouteSet {
   const tokens = createTokenSearch(ctx);
