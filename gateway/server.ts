@@ -203,7 +203,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const subset = createApiSubset();
   const access = options.access;
   const keys: KeyStore | null = access === undefined ? null : openKeyStore(ctx.store);
-  const freeHostCache = new ResponseCache(FREE_HOST_CACHE_MAX_BYTES);
+  // Entries live 15 s at most: eviction by insertion order is enough. `items` holds the credit cost.
+  const freeHostCache = new ResponseCache(FREE_HOST_CACHE_MAX_BYTES, { lru: false });
   const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS);
   const ports: Partial<Record<RestRole, number>> = {};
   const names: Partial<Record<RestRole, readonly string[]>> = {
@@ -242,7 +243,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     if (cacheKey !== null) {
       const hit = freeHostCache.get(cacheKey, 0);
       if (hit !== undefined) {
-        const cost = costOf(f.path, f.query);
+        const cost = hit.items;
         meter.charge(meter.admit(caller, cost, now), cost, now);
         a.body = hit.body;
         return;
@@ -275,7 +276,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     const body = route(path, query, { tier: caller.plan, plans: access.plans });
     a.body = project === undefined ? body : project(body);
     meter.charge(slot, cost, now);
-    if (cacheKey !== null) freeHostCache.set(cacheKey, 0, Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength), performance.now() + FREE_HOST_CACHE_TTL_MS);
+    if (cacheKey !== null) freeHostCache.set(cacheKey, 0, Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength), performance.now() + FREE_HOST_CACHE_TTL_MS, cost);
   }
 
   function handler(role: RestRole) {

@@ -21,9 +21,12 @@ export class ResponseCache {
   readonly maxBytes: number;
   private readonly entries = new Map<string, CachedBody>();
   private bytes = 0;
+  /** false: evict in insertion order (no bookkeeping per hit), for short-lived entries. */
+  private readonly lru: boolean;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, options: { readonly lru?: boolean } = {}) {
     this.maxBytes = maxBytes;
+    this.lru = options.lru ?? true;
   }
 
   get size(): number {
@@ -41,9 +44,11 @@ export class ResponseCache {
       this.drop(key, e);
       return undefined;
     }
-    // Map iteration order is insertion order: re-inserting marks the entry most recently used.
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    if (this.lru) {
+      // Map iteration order is insertion order: re-inserting marks the entry most recently used.
+      this.entries.delete(key);
+      this.entries.set(key, e);
+    }
     return e;
   }
 
