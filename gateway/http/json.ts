@@ -27,3 +27,11 @@ export function u128Text(words: Uint32Array, at: number): string {
   if (w2 === 0 && w3 === 0 && w1 < 0x20_0000) return `${w1 * 4_294_967_296 + w0}`;
   return (((BigInt(w3) * W1 + BigInt(w2)) * W1 + BigInt(w1)) * W1 + BigInt(w0)).toString();
 }
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A raw integer amount given as decimal text: a JSON number while exact, a string beyond 2^53. */
+export function integerJson(decimalText: string): string {
+  const raw = BigInt(decimalText);
+  return raw <= MAX_SAFE && raw >= -MAX_SAFE ? raw.toString() : `"${raw.toString()}"`;
+}

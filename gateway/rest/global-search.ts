@@ -9,7 +9,7 @@ import { createPoolState, readPool } from '../../engine/state/read.js';
 import type { TokenRecord } from '../../engine/store/store.js';
 import type { GatewayContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
-import { num, str, timeOrNull } from '../http/json.js';
+import { integerJson, num, str, timeOrNull } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
 import type { PoolStatics } from './pool-static.js';
 import { globalSearchQuery } from './schemas-search.js';
@@ -21,7 +21,6 @@ export const GLOBAL_SEARCH_MAX = 10;
 const MATCH_EXACT = 3;
 const MATCH_PREFIX = 2;
 const MATCH_SUBSTRING = 1;
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** How well `text` (lower case) matches `q` (lower case): 3 exact, 2 prefix, 1 substring, 0 none. */
 function matchText(text: string, q: string): number {
@@ -80,11 +79,6 @@ interface Lower {
   readonly name: string;
   readonly symbol: string;
   readonly address: string;
-}
-
-function supplyJson(t: TokenRecord): string {
-  const raw = BigInt(t.totalSupply);
-  return raw <= MAX_SAFE ? raw.toString() : `"${raw.toString()}"`;
 }
 
 export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (query: string) => Buffer {
@@ -168,7 +162,7 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
       if (i > 0) body += ',';
       body +=
         `{"id":${str(token.address)},"name":${str(token.name)},"symbol":${str(token.symbol)},"chain":${str(registry.networks[token.chain]!.id)}` +
-        `,"decimals":${token.decimals},"total_supply":${supplyJson(token)},"price_usd":${num(f[TokenFigure.PriceUsd]!)}` +
+        `,"decimals":${token.decimals},"total_supply":${integerJson(token.totalSupply)},"price_usd":${num(f[TokenFigure.PriceUsd]!)}` +
         `,"fdv":${num(f[TokenFigure.FdvUsd]!)},"liquidity_usd":${num(f[TokenFigure.LiquidityUsd]!)}` +
         `,"volume_usd":${num(f[TokenFigure.VolumeUsd24h]!)},"price_usd_change":${num(f[TokenFigure.PriceChange24h]!)}}`;
     }

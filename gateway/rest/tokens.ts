@@ -6,9 +6,8 @@
  */
 import { Win } from '../../engine/state/layout.js';
 import { createPoolState, createRingCandles, createTokenPriceState, readPool, readRing, readTokenPrice } from '../../engine/state/read.js';
-import type { TokenRecord } from '../../engine/store/store.js';
 import type { GatewayContext } from '../context.js';
-import { num, str, timeOrNull } from '../http/json.js';
+import { integerJson, num, str, timeOrNull } from '../http/json.js';
 import { networkOrNotFound, tokenOrNotFound } from './resolve.js';
 
 const SUMMARY_WINDOWS: readonly (readonly [string, Win | null])[] = [
@@ -21,19 +20,12 @@ const SUMMARY_WINDOWS: readonly (readonly [string, Win | null])[] = [
   ['1m', null],
 ];
 const MINUTE_INTERVAL = 0; // index of 1m in layout INTERVALS
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 interface Sums {
   volumeUsd: number;
   buyUsd: number;
   txns: number;
   buys: number;
-}
-
-/** total_supply: a JSON number while exact, decimal text beyond 2^53. */
-function supplyJson(t: TokenRecord): string {
-  const raw = BigInt(t.totalSupply);
-  return raw <= MAX_SAFE ? raw.toString() : `"${raw.toString()}"`;
 }
 
 export function createTokenDetails(ctx: GatewayContext): (network: string, address: string) => Buffer {
@@ -108,7 +100,7 @@ export function createTokenDetails(ctx: GatewayContext): (network: string, addre
     });
     const body =
       `{"id":${str(token.address)},"name":${str(token.name)},"symbol":${str(token.symbol)},"chain":${str(net.id)}` +
-      `,"decimals":${token.decimals},"total_supply":${supplyJson(token)},"description":"","website":"","explorer":"","telegram":"","twitter":""` +
+      `,"decimals":${token.decimals},"total_supply":${integerJson(token.totalSupply)},"description":"","website":"","explorer":"","telegram":"","twitter":""` +
       `,"has_image":false,"added_at":${timeOrNull(token.addedAt)},"last_updated":${timeOrNull(price.priceTime || token.addedAt)}` +
       `,"fdv":${num(fdv)},"price_usd":${num(usd)}` +
       `,"summary":{"price_usd":${num(usd)},"fdv":${num(fdv)},"liquidity_usd":${num(liquidityUsd)},"pools":${poolIds.length}${windows}}}`;
