@@ -286,13 +286,15 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       let path = '';
       try {
         path = req.getUrl();
+        const authorization = req.getHeader('authorization');
         const f: RequestFacts = {
           path,
           method: req.getMethod(),
           query: req.getQuery() ?? '',
-          authorization: req.getHeader('authorization'),
+          authorization,
           host: req.getHeader('host'),
-          ip: access === undefined ? '' : Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
+          // Only keyless callers are counted by address.
+          ip: access === undefined || authorization !== '' ? '' : Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
         };
         answer(role, f, a);
       } catch (err) {

@@ -15,6 +15,20 @@ export interface BillingPeriod {
  * (an account made on the 31st renews on the 30th in April).
  */
 export function billingPeriod(anchor: number, now: number): BillingPeriod {
+  // Asked on every metered request of a paid key; it changes once a month.
+  const known = periods.get(anchor);
+  if (known !== undefined && now >= known.start && now < known.end) return known;
+  const found = computeBillingPeriod(anchor, now);
+  if (periods.size >= PERIODS_MAX) periods.clear();
+  periods.set(anchor, found);
+  return found;
+}
+
+/** The last period computed per anchor; emptied when full. */
+const periods = new Map<number, BillingPeriod>();
+const PERIODS_MAX = 10_000;
+
+function computeBillingPeriod(anchor: number, now: number): BillingPeriod {
   const a = new Date(anchor * 1000);
   const startOf = (k: number): number => {
     const y = a.getUTCFullYear();
