@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { MAX_PARAM_CHARS } from '../http/query.js';
-import { enumParam, intParam, textParam, timeParam } from '../http/params.js';
-import { SEARCH_LIMIT_MAX, SORT_DIRECTIONS, numberParam } from './schemas.js';
+import { enumParam, intParam, textParam } from '../http/params.js';
+import { COUNT_MAX, SEARCH_LIMIT_MAX, SEARCH_RANGE_FILTERS, SORT_DIRECTIONS, numberParam } from './schemas.js';
 
 /** Orderings token search serves: exactly these eight (no price_usd, no 6h/1h/5m price changes). */
 export const TOKEN_ORDER_BY = [
@@ -19,29 +19,14 @@ export const TOKEN_ORDER_BY = [
   'fdv_usd',
 ] as const;
 
-const COUNT_MAX = Number.MAX_SAFE_INTEGER;
 
 export const tokenSearchQuery = z.object({
   limit: intParam(1, SEARCH_LIMIT_MAX).default(10),
   cursor: textParam().describe('next_cursor of the previous page.').optional(),
   order_by: enumParam(TOKEN_ORDER_BY).default('volume_usd_24h'),
   sort: enumParam(SORT_DIRECTIONS).default('desc'),
-  volume_usd_24h_min: numberParam().optional(),
-  volume_usd_24h_max: numberParam().optional(),
-  volume_usd_7d_min: numberParam().optional(),
-  volume_usd_7d_max: numberParam().optional(),
-  volume_usd_30d_min: numberParam().optional(),
-  volume_usd_30d_max: numberParam().optional(),
-  liquidity_usd_min: numberParam().optional(),
-  liquidity_usd_max: numberParam().optional(),
-  txns_24h_min: intParam(0, COUNT_MAX).optional(),
+  ...SEARCH_RANGE_FILTERS,
   txns_24h_max: intParam(0, COUNT_MAX).optional(),
-  price_usd_min: numberParam().optional(),
-  price_usd_max: numberParam().optional(),
-  price_change_percentage_24h_min: numberParam().optional(),
-  price_change_percentage_24h_max: numberParam().optional(),
-  created_after: timeParam().optional(),
-  created_before: timeParam().optional(),
   fdv_usd_min: numberParam().optional(),
   fdv_usd_max: numberParam().optional(),
   fdv_min: numberParam().describe('Alias of fdv_usd_min (fdv_usd_min wins when both are given).').optional(),

@@ -45,12 +45,10 @@ export function numberParam() {
 }
 
 /** Integers of transaction counts: up to 2^53 - 1. */
-const COUNT_MAX = Number.MAX_SAFE_INTEGER;
+export const COUNT_MAX = Number.MAX_SAFE_INTEGER;
 
-/** Range filters of pool search, name -> parsed bound (all optional). */
-const poolFilters = {
-  token_address: textParam().describe('Only pools holding this token (network-scoped).').optional(),
-  dex_name: textParam().describe('Only pools of this DEX, by dex_id (case-insensitive).').optional(),
+/** Range filters pool search and token search both take, name -> parsed bound (all optional). */
+export const SEARCH_RANGE_FILTERS = {
   volume_usd_24h_min: numberParam().optional(),
   volume_usd_24h_max: numberParam().optional(),
   volume_usd_7d_min: numberParam().optional(),
@@ -66,6 +64,13 @@ const poolFilters = {
   price_usd_max: numberParam().optional(),
   price_change_percentage_24h_min: numberParam().optional(),
   price_change_percentage_24h_max: numberParam().optional(),
+};
+
+/** Range filters of pool search, name -> parsed bound (all optional). */
+const poolFilters = {
+  token_address: textParam().describe('Only pools holding this token (network-scoped).').optional(),
+  dex_name: textParam().describe('Only pools of this DEX, by dex_id (case-insensitive).').optional(),
+  ...SEARCH_RANGE_FILTERS,
   price_change_percentage_48h_min: numberParam().optional(),
   price_change_percentage_48h_max: numberParam().optional(),
   price_change_percentage_6h_min: numberParam().optional(),

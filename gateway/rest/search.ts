@@ -137,11 +137,49 @@ export function queryAddress(address: string): string {
   return /^0x/i.test(address) ? address.toLowerCase() : normalizeAddress(address);
 }
 
-export interface PoolSearch {
-  /** GET /networks/{network}/pools/search */
+/** A cursor-paged search, per network and over the networks named in `chains` (all by default). */
+export interface CursorSearch {
+  /** GET /networks/{network}/{pools|tokens}/search */
   network(network: string, query: string): Buffer;
-  /** GET /pools/search, over the networks named in `chains` (all by default) */
+  /** GET /{pools|tokens}/search */
   global(query: string): Buffer;
+}
+
+export type PoolSearch = CursorSearch;
+
+/** Routes a search over one network, or over the networks `chains` names (echoed when given). */
+export function cursorSearch<Q, G extends Q & { readonly chains?: string | undefined }>(
+  ctx: GatewayContext,
+  parser: { parse(raw: string): Q },
+  globalParser: { parse(raw: string): G },
+  search: (nets: readonly NetworkEntry[], q: Q, chainsEcho: string) => Buffer,
+): CursorSearch {
+  return {
+    network(network, query) {
+      const net = networkOrNotFound(ctx.registry, network);
+      return search([net], parser.parse(query), '');
+    },
+    global(query) {
+      const q = globalParser.parse(query);
+      const nets = networksOf(ctx.registry, q.chains);
+      return search(nets, q, q.chains === undefined ? '' : `,"chains":[${nets.map((n) => str(n.id)).join(',')}]`);
+    },
+  };
+}
+
+/** What ends a cursor envelope after its rows: has_next_page, next_cursor and the echoed query. */
+export function envelopeEnd(
+  q: { readonly limit: number; readonly order_by: string; readonly sort: string; readonly cursor?: string | undefined },
+  found: number,
+  values: Float64Array,
+  ids: Int32Array,
+  echoFilters: string,
+): string {
+  const hasNext = found > q.limit;
+  const last = (hasNext ? q.limit : found) - 1;
+  const next = hasNext ? str(encodeCursor({ orderBy: q.order_by, sort: q.sort, value: values[last]!, id: ids[last]! })) : 'null';
+  const echo = `{"limit":${q.limit},"order_by":${str(q.order_by)},"sort":${str(q.sort)}${echoFilters}${q.cursor !== undefined ? `,"cursor":${str(q.cursor)}` : ''}}`;
+  return `],"has_next_page":${hasNext},"next_cursor":${next},"query":${echo}}`;
 }
 
 export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): PoolSearch {
@@ -223,26 +261,11 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
         `,"price_change_percentage_6h":${num(state.winPriceChange[Win.H6]!)},"price_change_percentage_1h":${num(state.winPriceChange[Win.H1]!)}` +
         `,"price_change_percentage_5m":${num(state.winPriceChange[Win.M5]!)},${st.rowTail}`;
     }
-    const hasNext = found > q.limit;
-    const next = hasNext ? str(encodeCursor({ orderBy: q.order_by, sort: q.sort, value: values[rows - 1]!, id: ids[rows - 1]! })) : 'null';
-    const echo =
-      `{"limit":${q.limit},"order_by":${str(q.order_by)},"sort":${str(q.sort)}${chainsEcho}` +
-      `${q.token_address !== undefined ? `,"token_address":${str(q.token_address)}` : ''}` +
-      `${q.dex_name !== undefined ? `,"dex_name":${str(q.dex_name)}` : ''}${filters.echo}` +
-      `${q.cursor !== undefined ? `,"cursor":${str(q.cursor)}` : ''}}`;
-    body += `],"has_next_page":${hasNext},"next_cursor":${next},"query":${echo}}`;
-    return Buffer.from(body, 'utf8');
+    const echoFilters =
+      `${chainsEcho}${q.token_address !== undefined ? `,"token_address":${str(q.token_address)}` : ''}` +
+      `${q.dex_name !== undefined ? `,"dex_name":${str(q.dex_name)}` : ''}${filters.echo}`;
+    return Buffer.from(body + envelopeEnd(q, found, values, ids, echoFilters), 'utf8');
   }
 
-  return {
-    network(network, query) {
-      const net = networkOrNotFound(ctx.registry, network);
-      return search([net], parser.parse(query), '');
-    },
-    global(query) {
-      const q = globalParser.parse(query);
-      const nets = networksOf(ctx.registry, q.chains);
-      return search(nets, q, q.chains === undefined ? '' : `,"chains":[${nets.map((n) => str(n.id)).join(',')}]`);
-    },
-  };
+  return cursorSearch(ctx, parser, globalParser, search);
 }

@@ -15,7 +15,7 @@ import type { GatewayContext } from '../context.js';
 import { num, str, timeOrNull } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
 import { networkOrNotFound } from './resolve.js';
-import { RangeFilters, cursorOf, encodeCursor, networksOf, timeBound } from './search.js';
+import { RangeFilters, cursorOf, cursorSearch, envelopeEnd, timeBound, type CursorSearch } from './search.js';
 import { SEARCH_LIMIT_MAX } from './schemas.js';
 import { TOKEN_ORDER_BY, globalTokenSearchQuery, tokenSearchQuery, type TokenSearchQuery } from './schemas-search.js';
 import { TopK } from './top-k.js';
@@ -97,12 +97,7 @@ export class TokenFigures {
   }
 }
 
-export interface TokenSearch {
-  /** GET /networks/{network}/tokens/search */
-  network(network: string, query: string): Buffer;
-  /** GET /tokens/search, over the networks named in `chains` (all by default) */
-  global(query: string): Buffer;
-}
+export type TokenSearch = CursorSearch;
 
 export function createTokenSearch(ctx: GatewayContext): TokenSearch {
   const parser = new QueryParser(tokenSearchQuery);
@@ -183,24 +178,8 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
         `,"txns_24h":${num(f[TokenFigure.Txns24h]!)},"price_change_percentage_24h":${num(f[TokenFigure.PriceChange24h]!)}` +
         `,"created_at":${timeOrNull(token.addedAt)},"pools_count":${(registry.tokenPools[token.id] ?? []).length}}`;
     }
-    const hasNext = found > q.limit;
-    const next = hasNext ? str(encodeCursor({ orderBy: q.order_by, sort: q.sort, value: values[rows - 1]!, id: ids[rows - 1]! })) : 'null';
-    const echo =
-      `{"limit":${q.limit},"order_by":${str(q.order_by)},"sort":${str(q.sort)}${chainsEcho}${filters.echo}` +
-      `${q.cursor !== undefined ? `,"cursor":${str(q.cursor)}` : ''}}`;
-    body += `],"has_next_page":${hasNext},"next_cursor":${next},"query":${echo}}`;
-    return Buffer.from(body, 'utf8');
+    return Buffer.from(body + envelopeEnd(q, found, values, ids, `${chainsEcho}${filters.echo}`), 'utf8');
   }
 
-  return {
-    network(network, query) {
-      const net = networkOrNotFound(ctx.registry, network);
-      return search([net], parser.parse(query), '');
-    },
-    global(query) {
-      const q = globalParser.parse(query);
-      const nets = networksOf(ctx.registry, q.chains);
-      return search(nets, q, q.chains === undefined ? '' : `,"chains":[${nets.map((n) => str(n.id)).join(',')}]`);
-    },
-  };
+  return cursorSearch(ctx, parser, globalParser, search);
 }
