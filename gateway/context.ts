@@ -1,5 +1,6 @@
 /** What the gateway reads from: the engine's shared views, the registry's side tables and the store. */
 import type { Registry } from '../engine/ingest/registry.js';
+import type { PoolRanker } from '../engine/search/ranker.js';
 import type { EngineViews } from '../engine/state/views.js';
 import type { Store } from '../engine/store/store.js';
 
@@ -7,6 +8,8 @@ export interface GatewayContext {
   views: EngineViews;
   registry: Registry;
   store: Store;
+  /** Runs ranked pool searches on the shard threads. */
+  ranker: PoolRanker;
   /** Unix seconds. */
   now(): number;
 }

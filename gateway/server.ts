@@ -93,8 +93,11 @@ const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
 export const API_VERSION = '0.1.0';
 const NOOP = (): void => {};
 
-/** `gate` is the plan the request is evaluated against; undefined = no plan limits. */
-type Route = (url: string, query: string, gate?: OhlcvPlanGate) => Uint8Array;
+/**
+ * `gate` is the plan the request is evaluated against; undefined = no plan limits. Most answers
+ * are made on the spot; pool search answers once the shard threads have ranked.
+ */
+type Route = (url: string, query: string, gate?: OhlcvPlanGate) => Uint8Array | Promise<Uint8Array>;
 
 function createRouter(ctx: GatewayContext): Route {
   const cache = new ResponseCache(CACHE_MAX_BYTES);
@@ -217,14 +220,20 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   for (const [role, list] of Object.entries(names) as [RestRole, readonly string[]][]) for (const n of list) roleByName.set(hostPart(n), role);
   const hostUrl = (role: RestRole): string => names[role]?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`;
 
-  function answer(role: RestRole, f: RequestFacts, a: Answer): void {
+  /** Fills `a`; returns a promise when the answer waits on the shard threads. */
+  function answer(role: RestRole, f: RequestFacts, a: Answer): void | Promise<void> {
     if (f.method !== 'get') throw NOT_FOUND;
     if (f.path === '/health') {
       a.body = HEALTH_BODY;
       return;
     }
     if (access === undefined || keys === null || meter === null) {
-      a.body = route(f.path, f.query);
+      const body = route(f.path, f.query);
+      if (body instanceof Promise)
+        return body.then((b) => {
+          a.body = b;
+        });
+      a.body = body;
       return;
     }
     const now = ctx.now();
@@ -273,10 +282,36 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     checkPaidOnly(path, caller.plan);
     const cost = costOf(path, query);
     const slot = meter.admit(caller, cost, now);
+    const finish = (body: Uint8Array): void => {
+      a.body = project === undefined ? body : project(body);
+      meter.charge(slot, cost, now);
+      if (cacheKey !== null) freeHostCache.set(cacheKey, 0, Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength), performance.now() + FREE_HOST_CACHE_TTL_MS, cost);
+    };
     const body = route(path, query, { tier: caller.plan, plans: access.plans });
-    a.body = project === undefined ? body : project(body);
-    meter.charge(slot, cost, now);
-    if (cacheKey !== null) freeHostCache.set(cacheKey, 0, Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength), performance.now() + FREE_HOST_CACHE_TTL_MS, cost);
+    if (body instanceof Promise) return body.then(finish);
+    finish(body);
+  }
+
+  function fail(a: Answer, err: unknown, path: string): void {
+    a.contentType = 'application/json';
+    if (err instanceof ApiError) {
+      a.status = err.status;
+      a.body = err.body;
+      if (err instanceof RateLimited) a.retryAfterSeconds = err.retryAfterSeconds;
+    } else {
+      // The path only: query strings and headers may carry credentials.
+      console.error(`gateway: internal error on ${path}: ${errorText(err)}`);
+      a.status = INTERNAL_ERROR.status;
+      a.body = INTERNAL_ERROR.body;
+    }
+  }
+
+  function send(res: HttpResponse, a: Answer, path: string): void {
+    try {
+      sendJson(res, a.status, a.body, a.plan, a.retryAfterSeconds, a.contentType);
+    } catch (err) {
+      console.error(`gateway: response to ${path} not written: ${errorText(err)}`);
+    }
   }
 
   function handler(role: RestRole) {
@@ -296,25 +331,24 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           // Only keyless callers are counted by address.
           ip: access === undefined || authorization !== '' ? '' : Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
         };
-        answer(role, f, a);
-      } catch (err) {
-        a.contentType = 'application/json';
-        if (err instanceof ApiError) {
-          a.status = err.status;
-          a.body = err.body;
-          if (err instanceof RateLimited) a.retryAfterSeconds = err.retryAfterSeconds;
-        } else {
-          // The path only: query strings and headers may carry credentials.
-          console.error(`gateway: internal error on ${path}: ${errorText(err)}`);
-          a.status = INTERNAL_ERROR.status;
-          a.body = INTERNAL_ERROR.body;
+        const pending = answer(role, f, a);
+        if (pending !== undefined) {
+          let aborted = false;
+          res.onAborted(() => {
+            aborted = true;
+          });
+          const p = path;
+          void pending
+            .catch((err: unknown) => fail(a, err, p))
+            .then(() => {
+              if (!aborted) res.cork(() => send(res, a, p));
+            });
+          return;
         }
-      }
-      try {
-        sendJson(res, a.status, a.body, a.plan, a.retryAfterSeconds, a.contentType);
       } catch (err) {
-        console.error(`gateway: response to ${path} not written: ${errorText(err)}`);
+        fail(a, err, path);
       }
+      send(res, a, path);
     };
   }
 

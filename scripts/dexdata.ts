@@ -51,7 +51,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
   });
   const ports = listenerPorts(config);
   const gateway = await startGateway(
-    { views: engine.views, registry: engine.registry, store: engine.store, now },
+    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now },
     {
       host: config.gateway.host,
       port: ports.freeRest,

@@ -37,7 +37,7 @@ beforeAll(async () => {
   await shards.flush();
   for (const p of ingest.registry.pools) if (p) pools.push({ chain: ingest.registry.networks[p.chain]!.id, address: p.address });
   for (const t of ingest.registry.tokens) if (t) tokens.push({ chain: ingest.registry.networks[t.chain]!.id, address: t.address });
-  gateway = await startGateway({ views, registry: ingest.registry, store, now: () => GENESIS + 12 * 3600 }, { host: '127.0.0.1', port: 0 });
+  gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => GENESIS + 12 * 3600 }, { host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${gateway.port}`;
 });
 

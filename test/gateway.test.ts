@@ -309,7 +309,7 @@ beforeAll(async () => {
   const ray = NETWORKS[1]!.dexes[0]!;
   await feed('solana', [created(POOL_SOL, ray.id, ray.factory, WSOL, SOL_USDC, 0), ...swapEvents(TRADE_SOL)]);
 
-  context = { views, registry: ingest.registry, store, now: () => now };
+  context = { views, registry: ingest.registry, store, ranker: shards, now: () => now };
   gateway = await startGateway(context, { host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${gateway.port}`;
 });

@@ -319,7 +319,7 @@ beforeAll(async () => {
   const result = await ingest.ingest([{ chain: 'ethereum', events }]);
   await result.applied;
   await shards.flush();
-  const context: GatewayContext = { views, registry: ingest.registry, store, now: () => NOW };
+  const context: GatewayContext = { views, registry: ingest.registry, store, ranker: shards, now: () => NOW };
   gateway = await startGateway(context, { host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${gateway.port}`;
 });

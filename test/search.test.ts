@@ -343,7 +343,7 @@ beforeAll(async () => {
   await feed('ethereum', [...creations, ...trades.flatMap(swapEvents)]);
   const ray = NETWORKS[1]!.dexes[0]!;
   await feed('solana', [created(POOL_SOL, ray.id, ray.factory, WSOL, SOL_USDC, 0), ...swapEvents(TRADE_SOL)]);
-  gateway = await startGateway({ views, registry: ingest.registry, store, now: () => now }, { host: '127.0.0.1', port: 0 });
+  gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => now }, { host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${gateway.port}`;
 });
 

@@ -23,6 +23,7 @@ import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
+import type { PoolRankIndex } from '../search/rank-index.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 
 const Q96 = 2 ** 96;
@@ -92,6 +93,8 @@ export class ShardWriter {
   private readonly usd: TxUsd = { price0Usd: 0, price1Usd: 0, volumeUsd: 0, ratio: 0 };
   /** Transactions older than this (Unix s) are not handed to the sink. */
   transactionsSince = 0;
+  /** Told of every pool whose figures this writer changes (the shard's search ranking). */
+  index: PoolRankIndex | null = null;
 
   constructor(views: EngineViews, sink: ShardSink | null) {
     this.v = views;
@@ -133,6 +136,7 @@ export class ShardWriter {
   }
 
   private applyPoolCreated(e: PoolCreated): void {
+    this.index?.markDirty(e.poolId());
     // Static columns were written by ingest; here the shard seeds the reference stablecoin's price.
     for (const t of [e.token0(this.token)!.tokenId(), e.token1(this.token)!.tokenId()]) {
       const v = this.v;
@@ -195,6 +199,7 @@ export class ShardWriter {
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
+    this.index?.markDirty(p);
   }
 
   private applyLiquidity(e: Mint | Burn, kind: 1 | 2, sink: ShardSink | null): void {
@@ -215,6 +220,7 @@ export class ShardWriter {
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
+    this.index?.markDirty(p);
     if (sink !== null && e.timestamp() >= this.transactionsSince) {
       const u = this.usd;
       u.price0Usd = v.priceUsd0[p]!;
@@ -282,6 +288,7 @@ export class ShardWriter {
     this.updateWindows(p, t, p0, volumeUsd, buyUsd, isBuy);
 
     Atomics.add(v.poolSeq, p, 1);
+    this.index?.markDirty(p);
 
     this.updateSecondCandle(v.poolToken0[p]!, t, volumeUsd);
     this.updateSecondCandle(v.poolToken1[p]!, t, volumeUsd);
@@ -485,7 +492,10 @@ export class ShardWriter {
         this.resumWindows(p, b, current);
       }
     }
-    if (changed) Atomics.add(v.poolSeq, p, 1);
+    if (changed) {
+      Atomics.add(v.poolSeq, p, 1);
+      this.index?.markDirty(p);
+    }
     return changed;
   }
 

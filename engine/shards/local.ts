@@ -1,6 +1,8 @@
 import type { CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
 import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
+import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-index.js';
+import type { PoolRanker } from '../search/ranker.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { sweepChains } from './sweep.js';
@@ -9,8 +11,10 @@ import { sweepChains } from './sweep.js';
  * All chains applied on the calling thread, persisting like a shard thread does when given a
  * store: for tests and tools that need no worker threads.
  */
-export class LocalShards implements ShardDispatcher {
+export class LocalShards implements ShardDispatcher, PoolRanker {
+  readonly shards = 1;
   readonly writer: ShardWriter;
+  readonly index: PoolRankIndex;
   readonly sink: LmdbSink | null;
   private readonly views: EngineViews;
   private lastSeq = 0;
@@ -19,10 +23,21 @@ export class LocalShards implements ShardDispatcher {
     this.views = views;
     this.sink = store ? new LmdbSink(store) : null;
     this.writer = new ShardWriter(views, this.sink);
+    this.index = new PoolRankIndex(views, Array.from({ length: views.capacity.chains }, (_, c) => c));
+    this.writer.index = this.index;
+  }
+
+  shardOf(): number {
+    return 0;
+  }
+
+  rank(_shard: number, q: RankQuery): Promise<RankResult> {
+    return Promise.resolve(this.index.query(q));
   }
 
   apply(batches: readonly CommittedBatch[]): Promise<ApplyStats> {
     const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
+    this.index.beginTask();
     for (const { seq, bytes } of batches) {
       this.lastSeq = seq;
       this.sink?.beginBatch(seq);
@@ -36,6 +51,7 @@ export class LocalShards implements ShardDispatcher {
   }
 
   sweep(chainCount: number): number {
+    this.index.beginTask();
     return sweepChains(this.writer, this.views, Array.from({ length: chainCount }, (_, c) => c));
   }
 

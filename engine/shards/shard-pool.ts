@@ -7,6 +7,8 @@
 import { Piscina } from 'piscina';
 import type { CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
 import type { EngineBuffers } from '../state/views.js';
+import type { RankQuery, RankResult } from '../search/rank-index.js';
+import type { PoolRanker } from '../search/ranker.js';
 import type { ApplyStats } from './apply.js';
 import type { ApplyTask, ShardWorkerData } from './worker.js';
 
@@ -18,7 +20,7 @@ export interface ShardPoolOptions {
   readonly now?: () => number;
 }
 
-export class ShardPool implements ShardDispatcher {
+export class ShardPool implements ShardDispatcher, PoolRanker {
   readonly shards: number;
   private readonly pools: Piscina[];
   /** Per shard: settles when the last submitted task has settled. */
@@ -33,7 +35,7 @@ export class ShardPool implements ShardDispatcher {
     this.now = options.now ?? (() => Date.now() / 1000);
     const filename = new URL('./worker.js', import.meta.url).href;
     this.pools = Array.from({ length: options.shards }, (_, shard) => {
-      const workerData: ShardWorkerData = { shard, buffers: options.buffers, storePath: options.storePath };
+      const workerData: ShardWorkerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath };
       // 'async': between tasks the thread's event loop must run, or LMDB commit callbacks (and with
       // them the shard's durable candles) would wait for the next task.
       return new Piscina({ filename, minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, atomics: 'async', workerData });
@@ -80,6 +82,14 @@ export class ShardPool implements ShardDispatcher {
       total.skipped += r.skipped;
     }
     return total;
+  }
+
+  /**
+   * A ranked search on one shard. Not chained: it runs as soon as the shard thread finishes the
+   * task in hand, and reads nothing a later task could change under it.
+   */
+  rank(shard: number, q: RankQuery): Promise<RankResult> {
+    return this.pools[shard]!.run(q, { name: 'search' }) as Promise<RankResult>;
   }
 
   /** Refreshes stale rolling windows on every shard; resolves with the number of pools changed. */

@@ -5,6 +5,7 @@
 import { workerData } from 'node:worker_threads';
 import { EngineViews, type EngineBuffers } from '../state/views.js';
 import { metaKeys, openStore } from '../store/store.js';
+import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-index.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { pruneTransactions } from './prune.js';
@@ -12,6 +13,8 @@ import { sweepChains } from './sweep.js';
 
 export interface ShardWorkerData {
   readonly shard: number;
+  /** Shard count: this shard owns chain c when c % shards === shard. */
+  readonly shards: number;
   readonly buffers: EngineBuffers;
   /** LMDB path, or null to keep nothing (benchmarks). */
   readonly storePath: string | null;
@@ -34,12 +37,16 @@ const views = EngineViews.attach(data.buffers);
 const store = data.storePath ? openStore(data.storePath) : null;
 const sink = store ? new LmdbSink(store) : null;
 const writer = new ShardWriter(views, sink);
+const owned = Array.from({ length: views.capacity.chains }, (_, c) => c).filter((c) => c % data.shards === data.shard);
+const index = new PoolRankIndex(views, owned);
+writer.index = index;
 /** Batches up to this one had all their effects stored before this process started. */
 const storedThrough = store ? ((store.meta.get(metaKeys.shardWatermark(data.shard)) as number | undefined) ?? 0) : 0;
 
 let lastPersisted = 0;
 
 export function apply(task: ApplyTask): ApplyStats {
+  index.beginTask();
   writer.transactionsSince = task.now - TX_RETENTION_SECONDS;
   const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
   let persisted = 0;
@@ -65,12 +72,18 @@ let lastPruneMs = 0;
 
 /** Ages rolling windows to the chain clocks and, every PRUNE_INTERVAL_MS, drops transactions past retention. */
 export async function sweep(task: { readonly chains: readonly number[]; readonly now: number }): Promise<number> {
+  index.beginTask();
   const changed = sweepChains(writer, views, task.chains);
   if (store && performance.now() - lastPruneMs >= PRUNE_INTERVAL_MS) {
     lastPruneMs = performance.now();
     await pruneTransactions(store, views, task.chains, task.now - TX_RETENTION_SECONDS);
   }
   return changed;
+}
+
+/** One page of a ranked pool search over this shard's chains (between apply tasks). */
+export function search(q: RankQuery): RankResult {
+  return index.query(q);
 }
 
 /** Writes every pending candle and waits until all is on disk. */

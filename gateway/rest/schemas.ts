@@ -3,6 +3,7 @@
  * OpenAPI document is generated from them, so what is validated is what is documented.
  */
 import { z } from 'zod';
+import { POOL_FIGURES } from '../../engine/search/figures.js';
 import { INTERVALS } from '../../engine/state/layout.js';
 import { boolParam, enumParam, intParam, textParam, timeParam } from '../http/params.js';
 
@@ -14,20 +15,7 @@ export const OHLCV_LIMIT_MAX = 1000;
 export const MULTI_PRICES_MAX = 10;
 
 /** Orderings pool search serves; the older spelling `volume_usd` is not among them. */
-export const POOL_ORDER_BY = [
-  'volume_usd_24h',
-  'volume_usd_7d',
-  'volume_usd_30d',
-  'liquidity_usd',
-  'txns_24h',
-  'created_at',
-  'price_usd',
-  'price_change_percentage_24h',
-  'price_change_percentage_48h',
-  'price_change_percentage_6h',
-  'price_change_percentage_1h',
-  'price_change_percentage_5m',
-] as const;
+export const POOL_ORDER_BY = POOL_FIGURES;
 export const SORT_DIRECTIONS = ['desc', 'asc'] as const;
 
 const NUMBER_TEXT = /^[-+]?(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})(?:[eE][-+]?[0-9]{1,3})?$/;

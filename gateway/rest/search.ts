@@ -1,17 +1,19 @@
 /**
  * GET /networks/{network}/pools/search and GET /pools/search: pools filtered by range bounds, DEX
- * and token, ranked by one column (`order_by`), served in pages through a keyset cursor. The cursor
- * holds order_by, sort, the last row's sort value and pool id, so the next page starts strictly
- * after it: for unchanged data no row repeats and none is skipped.
+ * and token, ranked by one figure (`order_by`), served in pages through a keyset cursor.
  *
- * Per request: one pass over the candidate pools reading shared columns directly (unlocked: a pool
- * being updated may be judged on either side of the update), a bounded top-k of limit + 1, then a
- * consistent read of the rows served. Nothing is allocated per pool.
+ * The ranking runs on the shard threads (engine/search/rank-index.ts), each over its own chains in
+ * parallel, walking a sorted index until its page is full; the gateway merges the shards' pages and
+ * renders the rows from a consistent read. The cursor holds order_by, sort, the last entry's rank
+ * value and pool id, and the name of each shard's frozen ranking, so the next page continues the
+ * same ranking: while figures move underneath, no pool repeats and none is skipped. The shared
+ * helpers here (cursor, range filters, envelope) also serve token search.
  */
 import { normalizeAddress, type NetworkEntry, type Registry } from '../../engine/ingest/registry.js';
 import { Win } from '../../engine/state/layout.js';
 import { createPoolState, readPool } from '../../engine/state/read.js';
-import type { EngineViews } from '../../engine/state/views.js';
+import { figureIndex, POOL_FIGURES } from '../../engine/search/figures.js';
+import type { RankQuery } from '../../engine/search/rank-index.js';
 import type { GatewayContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
 import { num, str } from '../http/json.js';
@@ -19,10 +21,11 @@ import { QueryParser } from '../http/params.js';
 import { resolveTime, rfc3339, type TimeSpec } from '../http/time.js';
 import type { PoolStatics } from './pool-static.js';
 import { networkOrNotFound } from './resolve.js';
-import { SEARCH_LIMIT_MAX, globalPoolSearchQuery, poolSearchQuery, type POOL_ORDER_BY, type PoolSearchQuery } from './schemas.js';
-import { TopK } from './top-k.js';
+import { globalPoolSearchQuery, poolSearchQuery, type PoolSearchQuery } from './schemas.js';
 
 const CURSOR_VERSION = 'v1';
+const CURSOR_VERSION_RANKED = 'v2';
+const RANKING_NAME = /^(?:[0-9a-f]{8}\.[0-9]{1,15})?$/;
 const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,400}$/;
 const CURSOR_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?$/;
 
@@ -31,22 +34,30 @@ export interface Cursor {
   readonly sort: string;
   readonly value: number;
   readonly id: number;
+  /** Per shard, the frozen ranking the page came from ('' for none); empty when not ranked by shards. */
+  readonly rankings: readonly string[];
 }
 
+/** `v1|order_by|sort|value|id`, with `|ranking~ranking...` after it as `v2` when rankings are named. */
 export function encodeCursor(c: Cursor): string {
-  return Buffer.from(`${CURSOR_VERSION}|${c.orderBy}|${c.sort}|${c.value}|${c.id}`, 'utf8').toString('base64url');
+  const head = `${c.orderBy}|${c.sort}|${c.value}|${c.id}`;
+  const text = c.rankings.length === 0 ? `${CURSOR_VERSION}|${head}` : `${CURSOR_VERSION_RANKED}|${head}|${c.rankings.join('~')}`;
+  return Buffer.from(text, 'utf8').toString('base64url');
 }
 
 export function decodeCursor(text: string): Cursor | null {
   if (!CURSOR_TEXT.test(text)) return null;
   const parts = Buffer.from(text, 'base64url').toString('utf8').split('|');
-  if (parts.length !== 5 || parts[0] !== CURSOR_VERSION) return null;
+  const ranked = parts[0] === CURSOR_VERSION_RANKED;
+  if (parts.length !== (ranked ? 6 : 5) || (!ranked && parts[0] !== CURSOR_VERSION)) return null;
   const [, orderBy, sort, value, id] = parts as [string, string, string, string, string];
   if (!CURSOR_NUMBER.test(value) || !/^[0-9]{1,10}$/.test(id)) return null;
   const v = Number(value);
   const i = Number(id);
   if (!Number.isFinite(v) || i > 0x7fff_ffff) return null;
-  return { orderBy, sort, value: v, id: i };
+  const rankings = ranked ? parts[5]!.split('~') : [];
+  if (!rankings.every((r) => RANKING_NAME.test(r))) return null;
+  return { orderBy, sort, value: v, id: i, rankings };
 }
 
 /** The cursor of a request, checked against its order_by and sort; null on the first page. */
@@ -111,49 +122,29 @@ export class RangeFilters {
   }
 }
 
-type PoolOrderBy = (typeof POOL_ORDER_BY)[number];
-
-/** Pool figures by name: the column each order_by and range filter reads. */
-const POOL_COLUMNS: Readonly<Record<PoolOrderBy, (v: EngineViews) => Float64Array>> = {
-  volume_usd_24h: (v) => v.winVolumeUsd[Win.H24]!,
-  volume_usd_7d: (v) => v.winVolumeUsd[Win.D7]!,
-  volume_usd_30d: (v) => v.winVolumeUsd[Win.D30]!,
-  liquidity_usd: (v) => v.liquidityUsd,
-  txns_24h: (v) => v.winTxns[Win.H24]!,
-  created_at: (v) => v.poolCreatedAt,
-  price_usd: (v) => v.priceUsd0,
-  price_change_percentage_24h: (v) => v.winPriceChange[Win.H24]!,
-  price_change_percentage_48h: (v) => v.winPriceChange[Win.H48]!,
-  price_change_percentage_6h: (v) => v.winPriceChange[Win.H6]!,
-  price_change_percentage_1h: (v) => v.winPriceChange[Win.H1]!,
-  price_change_percentage_5m: (v) => v.winPriceChange[Win.M5]!,
-};
-const POOL_FIGURES = Object.keys(POOL_COLUMNS) as PoolOrderBy[];
-/** Figures with plain `{name}_min` / `{name}_max` bounds (created_at has its own names, txns_24h only a min). */
-const POOL_RANGED: readonly PoolOrderBy[] = POOL_FIGURES.filter((f) => f !== 'created_at' && f !== 'txns_24h');
-
 /** EVM hex addresses in any case (`0X` included); base58 exactly. */
 export function queryAddress(address: string): string {
   return /^0x/i.test(address) ? address.toLowerCase() : normalizeAddress(address);
 }
 
 /** A cursor-paged search, per network and over the networks named in `chains` (all by default). */
-export interface CursorSearch {
+export interface CursorSearch<R = Buffer> {
   /** GET /networks/{network}/{pools|tokens}/search */
-  network(network: string, query: string): Buffer;
+  network(network: string, query: string): R;
   /** GET /{pools|tokens}/search */
-  global(query: string): Buffer;
+  global(query: string): R;
 }
 
-export type PoolSearch = CursorSearch;
+/** Pool search answers once the shards have ranked; bad input throws before anything is asked. */
+export type PoolSearch = CursorSearch<Promise<Buffer>>;
 
 /** Routes a search over one network, or over the networks `chains` names (echoed when given). */
-export function cursorSearch<Q, G extends Q & { readonly chains?: string | undefined }>(
+export function cursorSearch<Q, G extends Q & { readonly chains?: string | undefined }, R = Buffer>(
   ctx: GatewayContext,
   parser: { parse(raw: string): Q },
   globalParser: { parse(raw: string): G },
-  search: (nets: readonly NetworkEntry[], q: Q, chainsEcho: string) => Buffer,
-): CursorSearch {
+  search: (nets: readonly NetworkEntry[], q: Q, chainsEcho: string) => R,
+): CursorSearch<R> {
   return {
     network(network, query) {
       const net = networkOrNotFound(ctx.registry, network);
@@ -171,13 +162,14 @@ export function cursorSearch<Q, G extends Q & { readonly chains?: string | undef
 export function envelopeEnd(
   q: { readonly limit: number; readonly order_by: string; readonly sort: string; readonly cursor?: string | undefined },
   found: number,
-  values: Float64Array,
-  ids: Int32Array,
+  values: ArrayLike<number>,
+  ids: ArrayLike<number>,
   echoFilters: string,
+  rankings: readonly string[] = [],
 ): string {
   const hasNext = found > q.limit;
   const last = (hasNext ? q.limit : found) - 1;
-  const next = hasNext ? str(encodeCursor({ orderBy: q.order_by, sort: q.sort, value: values[last]!, id: ids[last]! })) : 'null';
+  const next = hasNext ? str(encodeCursor({ orderBy: q.order_by, sort: q.sort, value: values[last]!, id: ids[last]!, rankings })) : 'null';
   const echo = `{"limit":${q.limit},"order_by":${str(q.order_by)},"sort":${str(q.sort)}${echoFilters}${q.cursor !== undefined ? `,"cursor":${str(q.cursor)}` : ''}}`;
   return `],"has_next_page":${hasNext},"next_cursor":${next},"query":${echo}}`;
 }
@@ -185,24 +177,16 @@ export function envelopeEnd(
 export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): PoolSearch {
   const parser = new QueryParser(poolSearchQuery);
   const globalParser = new QueryParser(globalPoolSearchQuery);
-  const top = new TopK(SEARCH_LIMIT_MAX + 1);
-  const values = new Float64Array(SEARCH_LIMIT_MAX + 1);
-  const ids = new Int32Array(SEARCH_LIMIT_MAX + 1);
   const state = createPoolState();
-  const columns: Float64Array[] = POOL_FIGURES.map((f) => POOL_COLUMNS[f](ctx.views));
-  const index = (f: PoolOrderBy): number => POOL_FIGURES.indexOf(f);
-  const TXNS = index('txns_24h');
-  const CREATED = index('created_at');
-  let pool = 0;
-  const figure = (which: number): number => {
-    const x = columns[which]![pool]!;
-    return x - x === 0 ? x : 0;
-  };
+  const TXNS = figureIndex('txns_24h');
+  const CREATED = figureIndex('created_at');
+  /** Figures with plain `{name}_min` / `{name}_max` bounds (created_at has its own names, txns_24h only a min). */
+  const RANGED = POOL_FIGURES.filter((f) => f !== 'created_at' && f !== 'txns_24h');
 
   function filtersOf(q: PoolSearchQuery): RangeFilters {
     const f = new RangeFilters();
     const bounds = q as unknown as Readonly<Record<string, number | undefined>>;
-    for (const name of POOL_RANGED) f.add(index(name), `${name}_min`, bounds[`${name}_min`], `${name}_max`, bounds[`${name}_max`]);
+    for (const name of RANGED) f.add(figureIndex(name), `${name}_min`, bounds[`${name}_min`], `${name}_max`, bounds[`${name}_max`]);
     f.add(TXNS, 'txns_24h_min', q.txns_24h_min, '', undefined);
     const now = ctx.now();
     const after = q.created_after === undefined ? undefined : timeBound('created_after', q.created_after, now);
@@ -211,42 +195,9 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
     return f;
   }
 
-  function search(nets: readonly NetworkEntry[], q: PoolSearchQuery, chainsEcho: string): Buffer {
-    const { views, registry } = ctx;
-    const after = cursorOf(q);
-    const filters = filtersOf(q);
-    const dexName = q.dex_name?.toLowerCase();
-    const tokenAddress = q.token_address === undefined ? undefined : queryAddress(q.token_address);
-    const descending = q.sort === 'desc';
-    const sortColumn = columns[index(q.order_by)]!;
-    top.reset(q.limit + 1, descending);
-    for (const net of nets) {
-      let dex = -1;
-      if (dexName !== undefined) {
-        const d = net.dexes.find((x) => x.id.toLowerCase() === dexName);
-        if (d === undefined) continue;
-        dex = d.index;
-      }
-      let pools: readonly number[] = net.poolIds;
-      if (tokenAddress !== undefined) {
-        const token = registry.tokenOf(net.index, tokenAddress);
-        if (token === undefined) continue;
-        pools = registry.tokenPools[token.id] ?? [];
-      }
-      for (let i = 0; i < pools.length; i++) {
-        const p = pools[i]!;
-        if (dex >= 0 && views.poolDex[p] !== dex) continue;
-        pool = p;
-        if (!filters.accepts(figure)) continue;
-        let v = sortColumn[p]!;
-        if (v - v !== 0) v = 0;
-        if (after !== null && !top.ahead(after.value, after.id, v, p)) continue;
-        top.offer(v, p);
-      }
-    }
-    const found = top.drain(values, ids);
+  function render(q: PoolSearchQuery, filters: RangeFilters, chainsEcho: string, found: number, values: number[], ids: number[], rankings: string[]): Buffer {
+    const { views } = ctx;
     const rows = found > q.limit ? q.limit : found;
-
     let body = '{"results":[';
     for (let i = 0; i < rows; i++) {
       const p = ids[i]!;
@@ -264,7 +215,68 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
     const echoFilters =
       `${chainsEcho}${q.token_address !== undefined ? `,"token_address":${str(q.token_address)}` : ''}` +
       `${q.dex_name !== undefined ? `,"dex_name":${str(q.dex_name)}` : ''}${filters.echo}`;
-    return Buffer.from(body + envelopeEnd(q, found, values, ids, echoFilters), 'utf8');
+    return Buffer.from(body + envelopeEnd(q, found, values, ids, echoFilters, rankings), 'utf8');
+  }
+
+  async function search(nets: readonly NetworkEntry[], q: PoolSearchQuery, chainsEcho: string): Promise<Buffer> {
+    const { registry, ranker } = ctx;
+    const after = cursorOf(q);
+    const filters = filtersOf(q);
+    const dexName = q.dex_name?.toLowerCase();
+    const tokenAddress = q.token_address === undefined ? undefined : queryAddress(q.token_address);
+    const descending = q.sort === 'desc';
+    const figure = figureIndex(q.order_by);
+    // Per shard: the chains it owns that can hold a match, with their DEX and token ids.
+    const perShard = Array.from({ length: ranker.shards }, () => ({ chains: [] as number[], dexes: [] as number[], tokens: [] as number[] }));
+    for (const net of nets) {
+      let dex = -1;
+      if (dexName !== undefined) {
+        const d = net.dexes.find((x) => x.id.toLowerCase() === dexName);
+        if (d === undefined) continue;
+        dex = d.index;
+      }
+      let token = -1;
+      if (tokenAddress !== undefined) {
+        const t = registry.tokenOf(net.index, tokenAddress);
+        if (t === undefined) continue;
+        token = t.id;
+      }
+      const s = perShard[ranker.shardOf(net.index)]!;
+      s.chains.push(net.index);
+      s.dexes.push(dex);
+      s.tokens.push(token);
+    }
+    const take = q.limit + 1;
+    const asked = perShard.map((s, shard) => {
+      if (s.chains.length === 0) return null;
+      const query: RankQuery = {
+        figure,
+        descending,
+        take,
+        chains: s.chains,
+        dexes: s.dexes,
+        tokens: s.tokens,
+        filterFigures: filters.which,
+        lo: filters.lo,
+        hi: filters.hi,
+        after: after === null ? null : { value: after.value, id: after.id, ranking: after.rankings[shard] ?? '' },
+      };
+      return ranker.rank(shard, query);
+    });
+    const answers = await Promise.all(asked);
+    // Merge the shards' pages: each is in rank order; value, then id ascending.
+    const entries: { v: number; id: number }[] = [];
+    for (const a of answers) if (a !== null) for (let i = 0; i < a.count; i++) entries.push({ v: a.values[i]!, id: a.ids[i]! });
+    entries.sort((x, y) => (x.v !== y.v ? (descending ? y.v - x.v : x.v - y.v) : x.id - y.id));
+    const found = Math.min(entries.length, take);
+    const values: number[] = [];
+    const ids: number[] = [];
+    for (let i = 0; i < found; i++) {
+      values.push(entries[i]!.v);
+      ids.push(entries[i]!.id);
+    }
+    const rankings = answers.map((a) => (a === null ? '' : a.ranking));
+    return render(q, filters, chainsEcho, found, values, ids, rankings);
   }
 
   return cursorSearch(ctx, parser, globalParser, search);

@@ -102,7 +102,7 @@ export async function startAccessFixture(plans: Record<PlanName, PlanLimits>): P
     dir,
     store,
     keys: openKeyStore(store),
-    context: { views, registry: ingest.registry, store, now: () => fx.now },
+    context: { views, registry: ingest.registry, store, ranker: shards, now: () => fx.now },
     gateway: undefined as unknown as Gateway,
     now: NOW,
     url: (role) => `http://127.0.0.1:${fx.gateway.ports[role]}`,
