@@ -39,6 +39,7 @@ import { createSearchRoutes } from './rest/search-routes.js';
 import { createStats } from './rest/stats.js';
 import { createTokenDetails } from './rest/tokens.js';
 import { segment } from './http/path.js';
+import { createAgentHost, type AgentHost } from './agent/host.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -209,6 +210,11 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   // Entries live 15 s at most: eviction by insertion order is enough. `items` holds the credit cost.
   const freeHostCache = new ResponseCache(FREE_HOST_CACHE_MAX_BYTES, { lru: false });
   const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS);
+  // The agent protocol (MCP over /streamable-http, /sse, /json-rpc) on the agent host: gateway/agent.
+  const agentHost: AgentHost | null =
+    access?.agent !== undefined && keys !== null && meter !== null
+      ? createAgentHost({ ctx, route, keys, meter, plans: access.plans, version: API_VERSION, listenHost: options.host, hostNames: access.agent.hosts ?? [] })
+      : null;
   const ports: Partial<Record<RestRole, number>> = {};
   const names: Partial<Record<RestRole, readonly string[]>> = {
     freeRest: access?.freeRestHosts ?? [],
@@ -355,6 +361,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const listening: Listening[] = [];
   const open = async (role: RestRole, port: number): Promise<void> => {
     const app = uWS.App();
+    if (role === 'agent') agentHost?.register(app);
     app.any('/*', handler(role));
     const l = await listen(app, options.host, port);
     ports[role] = l.port;
@@ -364,6 +371,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
+    await agentHost?.close();
     for (const l of listening) {
       if (l.socket !== null) uWS.us_listen_socket_close(l.socket);
       l.socket = null;

@@ -3,6 +3,7 @@
  * dexdata: the service's single command.
  *   dexdata serve [flags]   run engine, ingest and gateway in one process (the default command)
  *   dexdata keys <action>   accounts and API keys (scripts/keys.ts)
+ *   dexdata feedback list   feedback sent through the agent protocol (scripts/feedback.ts)
  *   dexdata help
  */
 import { parseArgs } from 'node:util';
@@ -10,6 +11,7 @@ import { CONFIG_FLAGS, ConfigError, engineCapacity, listenerPorts, loadConfig } 
 import { startEngine } from '../engine/engine.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
 import { startGateway } from '../gateway/server.js';
+import { feedbackCommand, FEEDBACK_USAGE } from './feedback.js';
 import { keysCommand, KEYS_USAGE } from './keys.js';
 
 const USAGE = `usage: dexdata <command> [flags]
@@ -17,6 +19,7 @@ const USAGE = `usage: dexdata <command> [flags]
 commands:
   serve    run the service: simulator or chain ingest, engine shards and the HTTP gateway (default)
   keys     accounts and API keys: create, show, list, regenerate, revoke, credits (dexdata keys help)
+  feedback feedback sent with the agent tool submitFeedback: list, count (dexdata feedback help)
   help     show this text
 
 flags (each also as an environment variable DEXDATA_<NAME>, over the config file):
@@ -25,7 +28,7 @@ flags (each also as an environment variable DEXDATA_<NAME>, over the config file
   --host HOST              listen address (default 127.0.0.1)
   --port N                 free REST port (default 8080; other hosts follow it: paid REST +1, agent +4)
   --paid-port N            paid REST port (default port + 1)
-  --agent-port N           agent (/api) port (default port + 4)
+  --agent-port N           agent host port: /api subset and MCP (default port + 4)
   --shards N               engine shard threads (default 2)
   --seed N                 simulator seed (default 42)
   --pools N                simulated pools (default 20000, up to 1000000)
@@ -65,7 +68,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
   );
   log(`REST listening on http://${config.gateway.host}:${gateway.port}`);
   log(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
-  log(`agent REST listening on http://${config.gateway.host}:${gateway.ports.agent}`);
+  log(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
 
   let stopping = false;
   const shutdown = async (code: number) => {
@@ -82,7 +85,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  // `keys` takes its own flags (--plan, --label), so it is dispatched before the serve flags are parsed.
+  // `keys` and `feedback` take their own flags, so they are dispatched before the serve flags are parsed.
   if (process.argv[2] === 'keys') {
     const rest = process.argv.slice(3);
     if (rest[0] === 'help' || rest[0] === '--help' || rest.length === 0) {
@@ -90,6 +93,15 @@ async function main(): Promise<void> {
       return;
     }
     process.exitCode = await keysCommand(rest);
+    return;
+  }
+  if (process.argv[2] === 'feedback') {
+    const rest = process.argv.slice(3);
+    if (rest[0] === 'help' || rest[0] === '--help' || rest.length === 0) {
+      process.stdout.write(FEEDBACK_USAGE);
+      return;
+    }
+    process.exitCode = await feedbackCommand(rest);
     return;
   }
   const { values, positionals } = parseArgs({

@@ -1,0 +1,178 @@
+/**
+ * The agent-protocol side of the agent host: the Model Context Protocol over three transports,
+ * next to the /api REST subset the gateway serves on the same host.
+ *
+ *   POST GET DELETE  /streamable-http   Streamable HTTP (transports/streamable-http.ts)
+ *   GET              /sse               HTTP+SSE event stream (transports/sse.ts)
+ *   POST             /messages          its message endpoint (?sessionId=)
+ *   POST             /json-rpc          plain JSON-RPC 2.0, single or batch (transports/json-rpc.ts)
+ *   OPTIONS          each of them       CORS preflight
+ *
+ * Every request is evaluated against the plan of the key in its Authorization header (the whole
+ * value is the key; a leading "Bearer " is also accepted here, as MCP clients add it), keyless by
+ * address without one; tools are metered per call like the REST request they stand for. When the
+ * host listens on a loopback address, requests must name a local or configured host (Host header),
+ * which keeps web pages from reaching it by DNS rebinding.
+ */
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import type { PlanLimits, PlanName } from '../../engine/config.js';
+import { resolveCaller, type Caller } from '../auth/access.js';
+import type { KeyStore } from '../auth/key-store.js';
+import type { GatewayContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import type { Meter } from '../metering/meter.js';
+import { openFeedbackStore } from './feedback.js';
+import { Exchange, PREFLIGHT_HEADERS, type BodyResult } from './http.js';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.js';
+import { createToolCatalog } from './tools/catalog.js';
+import { QueryLayer, type QueryRoute } from './tools/query.js';
+import type { ServiceInfo } from './tools/service.js';
+import { JsonRpcEndpoint } from './transports/json-rpc.js';
+import { SSE_MESSAGES_PATH, SseEndpoint } from './transports/sse.js';
+import { StreamableHttpEndpoint } from './transports/streamable-http.js';
+import { MAX_BODY_BYTES, rpcError, RpcCode } from './wire.js';
+
+export const STREAMABLE_HTTP_PATH = '/streamable-http';
+export const SSE_PATH = '/sse';
+export const JSON_RPC_PATH = '/json-rpc';
+export { SSE_MESSAGES_PATH };
+
+/** How often idle Streamable HTTP sessions are looked for. */
+const SWEEP_INTERVAL_MS = 60_000; // 1 min
+
+export interface AgentHostOptions {
+  readonly ctx: GatewayContext;
+  /** The main router of the gateway (createRouter in server.ts). */
+  readonly route: QueryRoute;
+  readonly keys: KeyStore;
+  readonly meter: Meter;
+  readonly plans: Readonly<Record<PlanName, PlanLimits>>;
+  /** Version of the interface, told in initialize and getCapabilities. */
+  readonly version: string;
+  /** Address the host listens on; on a loopback address the Host header is checked. */
+  readonly listenHost: string;
+  /** Public names of the agent host (accepted in the Host header). */
+  readonly hostNames?: readonly string[];
+  readonly sessionLimits?: SessionLimits;
+}
+
+export interface AgentHost {
+  /** Adds the agent-protocol routes to the agent host's app; call before its catch-all route. */
+  register(app: TemplatedApp): void;
+  /** Open sessions per transport. */
+  sessions(): { readonly streamableHttp: number; readonly sse: number };
+  /** Ends every session and stream. */
+  close(): Promise<void>;
+}
+
+type Handler = (ex: Exchange, caller: Caller, body: Promise<BodyResult>) => Promise<void>;
+
+const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+const NO_BODY: Promise<BodyResult> = Promise.resolve({ kind: 'body', body: Buffer.alloc(0) });
+
+function isLoopback(host: string): boolean {
+  return LOOPBACK_NAMES.has(host) || /^127\./.test(host) || host === '::ffff:127.0.0.1';
+}
+
+/** `https://mcp.example.com:443/` -> `mcp.example.com`; `[::1]:8084` -> `[::1]`. */
+function hostnameOf(value: string): string {
+  const bare = value.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '').toLowerCase();
+  if (bare.startsWith('[')) return bare.slice(0, bare.indexOf(']') + 1);
+  return bare.replace(/:\d+$/, '');
+}
+
+export function createAgentHost(options: AgentHostOptions): AgentHost {
+  const { ctx, keys, plans } = options;
+  const info: ServiceInfo = {
+    name: 'dexdata',
+    version: options.version,
+    description: 'DEX market data: networks, DEXes, pools, tokens, USD prices, OHLCV candles, transactions and indicators.',
+  };
+  const limits = options.sessionLimits ?? DEFAULT_SESSION_LIMITS;
+  const query = new QueryLayer({ ctx, route: options.route, meter: options.meter, plans });
+  const catalog = createToolCatalog(query, openFeedbackStore(ctx.store), info);
+  const streamable = new StreamableHttpEndpoint({ catalog, info, limits });
+  const sse = new SseEndpoint({ catalog, info, limits });
+  const jsonRpc = new JsonRpcEndpoint({ catalog, info });
+  const sweeper = setInterval(() => streamable.sweep(Date.now()), SWEEP_INTERVAL_MS);
+  sweeper.unref();
+
+  const checkHostHeader = isLoopback(options.listenHost) || options.listenHost === 'localhost';
+  const allowedHosts = new Set((options.hostNames ?? []).map(hostnameOf));
+
+  function hostAllowed(header: string): boolean {
+    if (!checkHostHeader || header === '') return true;
+    const name = hostnameOf(header);
+    return isLoopback(name) || allowedHosts.has(name);
+  }
+
+  function callerOf(ex: Exchange): Caller {
+    const key = ex.authorization.trim().replace(/^bearer\s+/i, '');
+    // Only keyless callers are counted by address.
+    return resolveCaller(keys, plans, key, key === '' ? ex.remoteAddress : '', false, ctx.now());
+  }
+
+  function serve(handler: Handler, readsBody: boolean) {
+    return (res: HttpResponse, req: HttpRequest): void => {
+      const ex = new Exchange(res, req);
+      // The body must be subscribed to before this callback returns, even if it is refused below.
+      const body = readsBody ? ex.readBody(MAX_BODY_BYTES) : NO_BODY;
+      let caller: Caller;
+      try {
+        if (!hostAllowed(ex.header('host'))) {
+          ex.sendJson(403, rpcError(RpcCode.serverError, 'Forbidden: the Host header does not name this service', null, { error: 'forbidden_host' }));
+          return;
+        }
+        caller = callerOf(ex);
+      } catch (err) {
+        if (err instanceof ApiError) {
+          ex.sendJson(err.status, rpcError(RpcCode.serverError, `${err.message}: send the API key as the Authorization header value, or no header for the keyless plan`, null, { error: err.code }));
+        } else {
+          console.error(`agent: request to ${ex.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          ex.sendJson(500, rpcError(RpcCode.internalError, 'Internal error'));
+        }
+        return;
+      }
+      ex.extraHeaders['X-Api-Plan'] = caller.plan;
+      handler(ex, caller, body).catch((err: unknown) => {
+        // The path only: query strings and headers may carry credentials.
+        console.error(`agent: request to ${ex.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        if (!ex.answered) ex.sendJson(500, rpcError(RpcCode.internalError, 'Internal error'));
+        else ex.end();
+      });
+    };
+  }
+
+  const preflight = (res: HttpResponse, req: HttpRequest): void => {
+    new Exchange(res, req).send(204, PREFLIGHT_HEADERS);
+  };
+  const notAllowed = (allow: string) => (res: HttpResponse, req: HttpRequest): void => {
+    new Exchange(res, req).sendJson(405, rpcError(RpcCode.serverError, `Method not allowed: use ${allow}`), { Allow: allow });
+  };
+
+  return {
+    register(app) {
+      app.post(STREAMABLE_HTTP_PATH, serve((ex, caller, body) => streamable.post(ex, caller, body), true));
+      app.get(STREAMABLE_HTTP_PATH, serve((ex, caller) => streamable.get(ex, caller), false));
+      app.del(STREAMABLE_HTTP_PATH, serve((ex, caller) => streamable.delete(ex, caller), false));
+      app.options(STREAMABLE_HTTP_PATH, preflight);
+      app.any(STREAMABLE_HTTP_PATH, notAllowed('GET, POST, DELETE'));
+
+      app.get(SSE_PATH, serve((ex, caller) => sse.open(ex, caller), false));
+      app.options(SSE_PATH, preflight);
+      app.any(SSE_PATH, notAllowed('GET'));
+      app.post(SSE_MESSAGES_PATH, serve((ex, caller, body) => sse.post(ex, caller, body), true));
+      app.options(SSE_MESSAGES_PATH, preflight);
+      app.any(SSE_MESSAGES_PATH, notAllowed('POST'));
+
+      app.post(JSON_RPC_PATH, serve((ex, caller, body) => jsonRpc.post(ex, caller, body), true));
+      app.options(JSON_RPC_PATH, preflight);
+      app.any(JSON_RPC_PATH, notAllowed('POST'));
+    },
+    sessions: () => ({ streamableHttp: streamable.sessionCount, sse: sse.sessionCount }),
+    async close() {
+      clearInterval(sweeper);
+      await Promise.all([streamable.close(), sse.close(), jsonRpc.close()]);
+    },
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * One agent-protocol HTTP exchange on uWS: what is copied out of the request before its callback
+ * returns, the body read with a size bound, and every way of answering (a JSON body, a web-standard
+ * Response, a server-sent-events stream), each write corked and nothing written after the client
+ * went away. Streams wait for the socket to drain (onWritable) whenever a write reports
+ * backpressure, so a slow reader holds at most one chunk beyond what uWS has buffered.
+ */
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: 'OK',
+  202: 'Accepted',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+/** CORS: keys travel in a header, never in cookies, so any origin may call (DNS rebinding is checked on Host). */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Mcp-Session-Id, Mcp-Protocol-Version, X-Api-Plan, Retry-After',
+};
+
+/** Added to CORS_HEADERS (which every answer carries) on preflight answers. */
+export const PREFLIGHT_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+  'Access-Control-Max-Age': '86400',
+};
+
+/** Response headers uWS writes itself, or that do not apply to a re-framed body. */
+const SKIPPED_HEADERS: ReadonlySet<string> = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+export type BodyResult = { readonly kind: 'body'; readonly body: Buffer } | { readonly kind: 'too_large' } | { readonly kind: 'aborted' };
+
+const NOOP = (): void => {};
+
+export class Exchange {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  /** Request headers, names lower case (the Authorization value is kept only in `authorization`). */
+  readonly headers: ReadonlyMap<string, string>;
+  readonly authorization: string;
+  readonly remoteAddress: string;
+  aborted = false;
+  /** Headers added to every answer of this exchange (X-Api-Plan once the caller is known). */
+  readonly extraHeaders: Record<string, string> = { ...CORS_HEADERS };
+  private readonly res: HttpResponse;
+  private readonly abortHandlers: (() => void)[] = [];
+  private drained: (() => void) | null = null;
+  private watchingWritable = false;
+  private finished = false;
+  private started = false;
+
+  /** Must run inside the uWS request callback: it copies what the request holds and registers onAborted. */
+  constructor(res: HttpResponse, req: HttpRequest) {
+    this.res = res;
+    res.onAborted(() => {
+      this.aborted = true;
+      const drained = this.drained;
+      this.drained = null;
+      drained?.();
+      for (const h of this.abortHandlers.splice(0)) h();
+    });
+    this.method = req.getMethod();
+    this.path = req.getUrl();
+    this.query = req.getQuery() ?? '';
+    const headers = new Map<string, string>();
+    let authorization = '';
+    req.forEach((name, value) => {
+      if (name === 'authorization') authorization = value;
+      else headers.set(name, headers.has(name) ? `${headers.get(name)}, ${value}` : value);
+    });
+    this.headers = headers;
+    this.authorization = authorization;
+    this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+  }
+
+  /** Whether an answer has begun (or the client is gone): nothing else may be sent. */
+  get answered(): boolean {
+    return this.aborted || this.started;
+  }
+
+  header(name: string): string {
+    return this.headers.get(name) ?? '';
+  }
+
+  /** Runs `fn` when the client goes away before the answer ended (at once if it already has). */
+  onAbort(fn: () => void): void {
+    if (this.aborted) fn();
+    else this.abortHandlers.push(fn);
+  }
+
+  /**
+   * The request body, at most `maxBytes`. Must be called inside the uWS request callback. A declared
+   * Content-Length over the bound is refused before anything is read.
+   */
+  readBody(maxBytes: number): Promise<BodyResult> {
+    const declared = Number(this.header('content-length'));
+    if (declared > maxBytes) return Promise.resolve({ kind: 'too_large' });
+    return new Promise((resolve) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      this.onAbort(() => {
+        if (!done) {
+          done = true;
+          resolve({ kind: 'aborted' });
+        }
+      });
+      this.res.onData((chunk, isLast) => {
+        if (done) return;
+        size += chunk.byteLength;
+        if (size > maxBytes) {
+          done = true;
+          resolve({ kind: 'too_large' });
+          return;
+        }
+        // The chunk's memory is reused by uWS once this callback returns.
+        chunks.push(Buffer.from(chunk.slice(0)));
+        if (isLast) {
+          done = true;
+          resolve({ kind: 'body', body: Buffer.concat(chunks, size) });
+        }
+      });
+    });
+  }
+
+  /** One whole answer. */
+  send(status: number, headers: Readonly<Record<string, string>>, body: string | Uint8Array = ''): void {
+    if (this.aborted || this.started) return;
+    this.finished = true;
+    this.res.cork(() => {
+      this.writeHead(status, headers);
+      this.res.end(body);
+    });
+  }
+
+  sendJson(status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): void {
+    this.send(status, { 'Content-Type': 'application/json', ...headers }, JSON.stringify(value));
+  }
+
+  /** Starts a streamed answer (server-sent events): status and headers now, then `write` per chunk and `end`. */
+  startStream(status: number, headers: Readonly<Record<string, string>>): void {
+    if (this.aborted || this.started) return;
+    this.res.cork(() => {
+      this.writeHead(status, headers);
+    });
+  }
+
+  /**
+   * Writes one chunk of a started stream; resolves when the next may follow (at once unless the
+   * socket is full), false once the client is gone.
+   */
+  async write(chunk: string | Uint8Array): Promise<boolean> {
+    if (this.aborted || this.finished) return false;
+    let ok = true;
+    this.res.cork(() => {
+      ok = this.res.write(chunk);
+    });
+    if (!ok) await this.drain();
+    return !this.aborted;
+  }
+
+  /** Ends a started stream. */
+  end(): void {
+    if (this.aborted || this.finished) return;
+    this.finished = true;
+    this.res.cork(() => {
+      this.res.end();
+    });
+  }
+
+  /** Writes a web-standard Response: whole bodies at once, event streams chunk by chunk with backpressure. */
+  async sendResponse(response: Response, options: { readonly flushHeaders?: boolean } = {}): Promise<void> {
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      if (!SKIPPED_HEADERS.has(name)) headers[name] = value;
+    });
+    const body = response.body;
+    if (body === null) {
+      this.send(response.status, headers);
+      return;
+    }
+    if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      this.send(response.status, headers, bytes);
+      return;
+    }
+    const reader = body.getReader();
+    this.onAbort(() => {
+      reader.cancel().catch(NOOP);
+    });
+    if (this.aborted) return;
+    this.startStream(response.status, headers);
+    // A comment line sends the headers now, so a client waiting for them is not held until the first event.
+    if (options.flushHeaders === true && !(await this.write(': stream open\n\n'))) return;
+    for (;;) {
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch {
+        break;
+      }
+      if (next.done) break;
+      if (!(await this.write(next.value))) return;
+    }
+    this.end();
+  }
+
+  private writeHead(status: number, headers: Readonly<Record<string, string>>): void {
+    this.started = true;
+    this.res.writeStatus(`${status} ${STATUS_TEXT[status] ?? 'Error'}`);
+    for (const [name, value] of Object.entries(this.extraHeaders)) this.res.writeHeader(name, value);
+    for (const [name, value] of Object.entries(headers)) this.res.writeHeader(name, value);
+  }
+
+  private drain(): Promise<void> {
+    if (this.aborted) return Promise.resolve();
+    if (!this.watchingWritable) {
+      this.watchingWritable = true;
+      this.res.onWritable(() => {
+        const drained = this.drained;
+        this.drained = null;
+        drained?.();
+        return true;
+      });
+    }
+    return new Promise((resolve) => {
+      this.drained = resolve;
+    });
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * JSON-RPC 2.0 error answers at the HTTP level of the agent transports (before a message reaches a
+ * protocol server): their codes and the body shape `{jsonrpc, error: {code, message, data?}, id}`.
+ */
+
+/** JSON-RPC 2.0 codes, and the server-defined ones (-32000 to -32099) these transports use. */
+export const RpcCode = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  internalError: -32603,
+  /** Refused before processing: bad key, wrong content type, too large, busy, another caller's session. */
+  serverError: -32000,
+  /** Unknown or expired session id (the value the SDK's Streamable HTTP transport uses). */
+  sessionNotFound: -32001,
+} as const;
+
+export interface RpcErrorBody {
+  readonly jsonrpc: '2.0';
+  readonly error: { readonly code: number; readonly message: string; readonly data?: unknown };
+  readonly id: string | number | null;
+}
+
+export function rpcError(code: number, message: string, id: string | number | null = null, data?: unknown): RpcErrorBody {
+  return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
+}
+
+/** The bound on request bodies of every agent transport. */
+export const MAX_BODY_BYTES = 1024 * 1024; // 1 MiB
+
+export const BODY_TOO_LARGE = rpcError(RpcCode.serverError, `Request body too large: at most ${MAX_BODY_BYTES} bytes are accepted`, null, { error: 'payload_too_large' });
+export const PARSE_ERROR = rpcError(RpcCode.parseError, 'Parse error: the body is not valid JSON');

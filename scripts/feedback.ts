@@ -1,0 +1,88 @@
+/**
+ * dexdata feedback: what agent-platform users sent with the submitFeedback tool, read from the
+ * service's data directory (safe while the service runs: LMDB readers never block the writer).
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../engine/config.js';
+import { openStore } from '../engine/store/store.js';
+import { feedbackRef, openFeedbackStore, type FeedbackRecord } from '../gateway/agent/feedback.js';
+import { parseTimeSpec, resolveTime, rfc3339 } from '../gateway/http/time.js';
+
+export const FEEDBACK_USAGE = `usage: dexdata feedback <action> [flags]
+
+actions:
+  list      feedback in arrival order, oldest first
+  count     how many records are stored
+
+flags:
+  --limit N       at most N records (list; default all)
+  --since TIME    only records received at or after TIME: RFC 3339, yyyy-mm-dd, Unix seconds or -7d
+  --json          one JSON object per line instead of text (list)
+  --data-dir DIR  (default ./data), --config FILE
+`;
+
+class UsageError extends Error {}
+
+function describe(r: FeedbackRecord): string[] {
+  const who = `plan ${r.plan}${r.account === null ? '' : `, account ${r.account}`}`;
+  const facts = [rfc3339(r.receivedAt), r.category, who];
+  if (r.tool !== null) facts.push(`tool ${r.tool}`);
+  if (r.rating !== null) facts.push(`rating ${r.rating}/5`);
+  facts.push(r.client === null ? `via ${r.transport}` : `${r.client.name} ${r.client.version} via ${r.transport}`);
+  if (r.contact !== null) facts.push(`contact ${JSON.stringify(r.contact)}`);
+  return [`${feedbackRef(r.id)}  ${facts.join('  ')}`, ...r.message.split('\n').map((l) => `    ${l}`)];
+}
+
+/** Runs one `feedback` action; returns the exit code. `out` receives what is printed. */
+export async function feedbackCommand(args: readonly string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...args],
+      options: { 'data-dir': { type: 'string' }, config: { type: 'string' }, limit: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${FEEDBACK_USAGE}`);
+    return 2;
+  }
+  const [action] = positionals;
+  try {
+    if (action !== 'list' && action !== 'count') throw new UsageError(action === undefined ? 'an action is needed' : `unknown action "${action}"`);
+    const limitText = values['limit'] as string | undefined;
+    if (limitText !== undefined && !/^[1-9][0-9]{0,8}$/.test(limitText)) throw new UsageError('--limit must be a positive integer');
+    const sinceText = values['since'] as string | undefined;
+    let since: number | undefined;
+    if (sinceText !== undefined) {
+      const spec = parseTimeSpec(sinceText);
+      if (spec === null) throw new UsageError('--since must be an RFC 3339 time, yyyy-mm-dd, Unix seconds or an offset such as -7d');
+      since = resolveTime(spec, Math.floor(Date.now() / 1000));
+    }
+    const flags: Record<string, string> = {};
+    if (values['data-dir'] !== undefined) flags['data-dir'] = values['data-dir'] as string;
+    if (values['config'] !== undefined) flags['config'] = values['config'] as string;
+    const store = openStore(loadConfig(flags).dataDir);
+    try {
+      const feedback = openFeedbackStore(store);
+      if (action === 'count') {
+        out(`${feedback.count()}`);
+        return 0;
+      }
+      const records = feedback.list({ ...(limitText === undefined ? {} : { limit: Number(limitText) }), ...(since === undefined ? {} : { since }) });
+      for (const r of records) {
+        if (values['json'] === true) out(JSON.stringify({ ...r, id: feedbackRef(r.id), receivedAt: rfc3339(r.receivedAt) }));
+        else for (const line of describe(r)) out(line);
+      }
+      if (values['json'] !== true && records.length === 0) out('no feedback');
+      return 0;
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n\n${FEEDBACK_USAGE}`);
+    return 2;
+  }
+}
