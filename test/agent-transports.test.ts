@@ -5,8 +5,11 @@
  * session ids, DELETE, requests without a session, session owners, session bounds), the HTTP+SSE
  * pair (a session ends with its stream), CORS and the Host check.
  */
+import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SESSION_LIMITS } from '../gateway/agent/sessions.js';
+import { startGateway } from '../gateway/server.js';
 import { INITIALIZE, postJson, raw, sseMessages } from './agent-support.js';
 import { call, DAY, NOW, plansWith, startAccessFixture, type AccessFixture } from './support/access.js';
 
@@ -310,6 +313,33 @@ describe('/sse and /messages without the SDK client', () => {
     expect((await postJson(url('/messages?sessionId=nope'), { jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(404);
   });
 
+  it('a client that stops reading its stream is disconnected once too much waits for it; the server keeps serving', async () => {
+    const socket = connect(Number(new URL(fx.url('agent')).port), '127.0.0.1');
+    let received = '';
+    const endpoint = await new Promise<string>((resolve, reject) => {
+      socket.on('error', reject);
+      socket.on('data', (d) => {
+        received += d.toString('latin1');
+        const m = /data: (\/messages\?sessionId=[0-9a-f-]{36})/.exec(received);
+        if (m !== null) resolve(m[1]!);
+      });
+      socket.write('GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
+    });
+    // From now on nothing is read: the socket buffers fill, then the session's queue.
+    socket.pause();
+    let status = 202;
+    let posted = 0;
+    while (status === 202 && posted < 2000) {
+      status = (await postJson(url(endpoint), { jsonrpc: '2.0', id: posted, method: 'tools/list' })).status;
+      posted++;
+    }
+    expect(status).toBe(404);
+    // Each tools/list answer is tens of kilobytes: the session was dropped after some megabytes, not at once.
+    expect(posted).toBeGreaterThan(50);
+    socket.destroy();
+    await stillServing();
+  });
+
   it('POSTs of another key are refused', async () => {
     const s = await openSse({ authorization: devKey });
     const other = await postJson(url(s.endpoint), { jsonrpc: '2.0', id: 1, method: 'ping' });
@@ -330,17 +360,34 @@ describe('CORS and Host', () => {
     expect(answer.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id/);
   });
 
-  it('on a loopback address, a Host header naming another site is refused (DNS rebinding)', async () => {
-    const { request } = await import('node:http');
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(url('/json-rpc'), { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } }, (res) => {
+  /** Status of a /json-rpc POST to `base` sent with `host` as its Host header. */
+  const withHost = (base: string, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request(`${base}/json-rpc`, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
       });
       req.on('error', reject);
       req.end(JSON.stringify(toolCall(1, 'getStats')));
     });
-    expect(status).toBe(403);
+
+  it('on a loopback address, a Host header naming another site is refused (DNS rebinding)', async () => {
+    expect(await withHost(fx.url('agent'), 'evil.example')).toBe(403);
+    expect(await withHost(fx.url('agent'), 'evil.example:8084')).toBe(403);
+    for (const local of ['localhost:8084', '127.0.0.1', '[::1]:8084']) expect(await withHost(fx.url('agent'), local), local).toBe(200);
     await stillServing();
+  });
+
+  it('the public names configured for the agent host are accepted', async () => {
+    const plans = plansWith({});
+    const gateway = await startGateway(fx.context, { host: '127.0.0.1', port: 0, access: { plans, agent: { port: 0, hosts: ['https://mcp.example.com'] } } });
+    try {
+      const base = `http://127.0.0.1:${gateway.ports.agent}`;
+      expect(await withHost(base, 'mcp.example.com')).toBe(200);
+      expect(await withHost(base, 'mcp.example.com:443')).toBe(200);
+      expect(await withHost(base, 'other.example.com')).toBe(403);
+    } finally {
+      await gateway.close();
+    }
   });
 });

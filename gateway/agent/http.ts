@@ -182,6 +182,13 @@ export class Exchange {
     });
   }
 
+  /** Drops the connection at once, whatever is still buffered for it (a client too slow to read). */
+  close(): void {
+    if (this.aborted) return;
+    this.finished = true;
+    this.res.close();
+  }
+
   /** Writes a web-standard Response: whole bodies at once, event streams chunk by chunk with backpressure. */
   async sendResponse(response: Response, options: { readonly flushHeaders?: boolean } = {}): Promise<void> {
     const headers: Record<string, string> = {};

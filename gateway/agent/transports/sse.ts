@@ -68,11 +68,17 @@ export class SseStreamTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.finish(false);
+  }
+
+  /** Ends the stream (`drop`: closes the connection without waiting for what is still buffered). */
+  private finish(drop: boolean): void {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.keepAlive);
     this.queue = [];
-    this.ex.end();
+    if (drop) this.ex.close();
+    else this.ex.end();
     this.onclose?.();
   }
 
@@ -81,7 +87,7 @@ export class SseStreamTransport implements Transport {
     this.queue.push(text);
     this.queuedBytes += text.length;
     if (this.queuedBytes > MAX_QUEUED_BYTES) {
-      void this.close();
+      this.finish(true);
       return;
     }
     if (!this.writing) void this.flush();
