@@ -30,7 +30,7 @@ import type { ServiceInfo } from './tools/service.js';
 import { JsonRpcEndpoint } from './transports/json-rpc.js';
 import { SSE_MESSAGES_PATH, SseEndpoint } from './transports/sse.js';
 import { StreamableHttpEndpoint } from './transports/streamable-http.js';
-import { MAX_BODY_BYTES, rpcError, RpcCode } from './wire.js';
+import { MAX_BODY_BYTES, Refusal, rpcError, RpcCode } from './wire.js';
 
 export const STREAMABLE_HTTP_PATH = '/streamable-http';
 export const SSE_PATH = '/sse';
@@ -120,7 +120,7 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
       let caller: Caller;
       try {
         if (!hostAllowed(ex.header('host'))) {
-          ex.sendJson(403, rpcError(RpcCode.serverError, 'Forbidden: the Host header does not name this service', null, { error: 'forbidden_host' }));
+          ex.sendJson(403, rpcError(RpcCode.serverError, 'Forbidden: the Host header does not name this service', null, { error: Refusal.forbiddenHost }));
           return;
         }
         caller = callerOf(ex);

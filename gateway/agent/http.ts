@@ -121,6 +121,12 @@ export class Exchange {
       });
       this.res.onData((chunk, isLast) => {
         if (done) return;
+        if (this.started) {
+          // Answered already (refused before the body was needed): the rest is not kept.
+          done = true;
+          resolve({ kind: 'aborted' });
+          return;
+        }
         size += chunk.byteLength;
         if (size > maxBytes) {
           done = true;

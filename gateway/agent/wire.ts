@@ -26,8 +26,29 @@ export function rpcError(code: number, message: string, id: string | number | nu
   return { jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data }, id };
 }
 
+/**
+ * `error.data.error` of the refusals made here, next to the gateway's registry codes (gateway/errors.ts,
+ * e.g. invalid_api_key) that also appear there.
+ */
+export const Refusal = {
+  payloadTooLarge: 'payload_too_large',
+  unsupportedMediaType: 'unsupported_media_type',
+  busy: 'busy',
+  sessionOwner: 'session_owner',
+  forbiddenHost: 'forbidden_host',
+} as const;
+
 /** The bound on request bodies of every agent transport. */
 export const MAX_BODY_BYTES = 1024 * 1024; // 1 MiB
+/** Retry-After of a new session refused because every place is held by an open stream. */
+export const BUSY_RETRY_AFTER_S = 30; // 30 s
 
-export const BODY_TOO_LARGE = rpcError(RpcCode.serverError, `Request body too large: at most ${MAX_BODY_BYTES} bytes are accepted`, null, { error: 'payload_too_large' });
+export const BODY_TOO_LARGE = rpcError(RpcCode.serverError, `Request body too large: at most ${MAX_BODY_BYTES} bytes are accepted`, null, { error: Refusal.payloadTooLarge });
 export const PARSE_ERROR = rpcError(RpcCode.parseError, 'Parse error: the body is not valid JSON');
+export const BUSY = rpcError(RpcCode.serverError, `Too many open sessions; retry in ${BUSY_RETRY_AFTER_S} s`, null, { error: Refusal.busy });
+export const SESSION_OWNER = rpcError(
+  RpcCode.serverError,
+  'This session was opened with another API key (or from another address); use the same key, or start a new session.',
+  null,
+  { error: Refusal.sessionOwner },
+);

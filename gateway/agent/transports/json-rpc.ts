@@ -16,7 +16,7 @@ import type { BodyResult, Exchange } from '../http.js';
 import { authInfoFor, createMcpServer } from '../mcp.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { ServiceInfo } from '../tools/service.js';
-import { BODY_TOO_LARGE, PARSE_ERROR, rpcError, RpcCode, type RpcErrorBody } from '../wire.js';
+import { BODY_TOO_LARGE, PARSE_ERROR, Refusal, rpcError, RpcCode, type RpcErrorBody } from '../wire.js';
 
 /** Messages one batch may hold. */
 export const MAX_BATCH_MESSAGES = 100;
@@ -132,7 +132,7 @@ export class JsonRpcEndpoint {
     }
     const contentType = ex.header('content-type');
     if (contentType !== '' && !/^application\/(json|json-rpc)\s*(;|$)/i.test(contentType)) {
-      ex.sendJson(415, rpcError(RpcCode.serverError, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json', null, { error: 'unsupported_media_type' }));
+      ex.sendJson(415, rpcError(RpcCode.serverError, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json', null, { error: Refusal.unsupportedMediaType }));
       return;
     }
     let body: unknown;

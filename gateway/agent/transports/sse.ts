@@ -19,7 +19,7 @@ import { authInfoFor, createMcpServer } from '../mcp.js';
 import { SessionTable, type Session, type SessionLimits } from '../sessions.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { ServiceInfo } from '../tools/service.js';
-import { BODY_TOO_LARGE, PARSE_ERROR, rpcError, RpcCode } from '../wire.js';
+import { BODY_TOO_LARGE, BUSY, BUSY_RETRY_AFTER_S, PARSE_ERROR, rpcError, RpcCode, SESSION_OWNER } from '../wire.js';
 import { STREAM_KEEP_ALIVE_MS } from './streamable-http.js';
 
 /** Where the clients of /sse POST their messages. */
@@ -139,7 +139,7 @@ export class SseEndpoint {
   /** GET /sse: a new session on this stream. */
   async open(ex: Exchange, caller: Caller): Promise<void> {
     if (!this.sessions.makeRoom(caller.key)) {
-      ex.sendJson(503, rpcError(RpcCode.serverError, 'Too many open sessions; retry in 30 s', null, { error: 'busy' }), { 'Retry-After': '30' });
+      ex.sendJson(503, BUSY, { 'Retry-After': `${BUSY_RETRY_AFTER_S}` });
       return;
     }
     const id = randomUUID();
@@ -175,7 +175,7 @@ export class SseEndpoint {
       return;
     }
     if (s.owner !== caller.key) {
-      ex.sendJson(403, rpcError(RpcCode.serverError, 'This session was opened with another API key (or from another address); use the same key, or open a new session.', null, { error: 'session_owner' }));
+      ex.sendJson(403, SESSION_OWNER);
       return;
     }
     let body: unknown;

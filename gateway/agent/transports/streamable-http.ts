@@ -23,12 +23,10 @@ import { authInfoFor, createMcpServer } from '../mcp.js';
 import { SessionTable, type Session, type SessionLimits } from '../sessions.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { ServiceInfo } from '../tools/service.js';
-import { BODY_TOO_LARGE, PARSE_ERROR, rpcError, RpcCode } from '../wire.js';
+import { BODY_TOO_LARGE, BUSY, BUSY_RETRY_AFTER_S, PARSE_ERROR, rpcError, RpcCode, SESSION_OWNER } from '../wire.js';
 
 /** Keep-alive comments on open event streams, so proxies do not drop an idle one. */
 export const STREAM_KEEP_ALIVE_MS = 15_000; // 15 s
-/** Retry-After of a refused session when every place is held by an open stream. */
-const BUSY_RETRY_AFTER_S = 30;
 
 /** Request headers the SDK transport reads. */
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'origin', 'user-agent'] as const;
@@ -130,7 +128,7 @@ export class StreamableHttpEndpoint {
       return undefined;
     }
     if (s.owner !== caller.key) {
-      ex.sendJson(403, rpcError(RpcCode.serverError, 'This session was opened with another API key (or from another address); use the same key, or start a new session.', null, { error: 'session_owner' }));
+      ex.sendJson(403, SESSION_OWNER);
       return undefined;
     }
     return s;
@@ -154,9 +152,7 @@ export class StreamableHttpEndpoint {
 
   private async open(ex: Exchange, caller: Caller, message: unknown): Promise<void> {
     if (!this.sessions.makeRoom(caller.key)) {
-      ex.sendJson(503, rpcError(RpcCode.serverError, `Too many open sessions; retry in ${BUSY_RETRY_AFTER_S} s`, null, { error: 'busy' }), {
-        'Retry-After': `${BUSY_RETRY_AFTER_S}`,
-      });
+      ex.sendJson(503, BUSY, { 'Retry-After': `${BUSY_RETRY_AFTER_S}` });
       return;
     }
     const json = !acceptsEventStream(ex.header('accept'));
