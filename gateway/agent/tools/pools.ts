@@ -114,7 +114,7 @@ export function indicatorParams(args: {
 
 export const INDICATORS_NOTE =
   'Each entry: timestamp, close, sma, ema, rsi, macd {macd, signal, histogram}, bbands {upper, middle, lower}; a value is null where there is not yet enough history (never made up). ' +
-  'Warm-up candles before start are read where the plan allows.';
+  'Warm-up candles before start are read where the plan allows. An empty list means no trades in the range.';
 
 export function poolTools(q: QueryLayer): ToolSpec[] {
   const getNetworkPools = defineTool({

@@ -77,7 +77,8 @@ export function tokenTools(q: QueryLayer): ToolSpec[] {
     title: 'Pools of a token',
     description:
       'Ranks the pools on one network that hold a given token, by 24 h USD volume unless sort_by says otherwise: where the token trades and against what. ' +
-      'Answers {results, has_next_page, next_cursor, query}; to page on, call again with cursor = next_cursor and the same sorting.',
+      'Answers {results, has_next_page, next_cursor, query}; to page on, call again with cursor = next_cursor and the same sorting. ' +
+      'For one pair, look through results[].tokens. An address the network does not know is an error naming where it belongs, not an empty list.',
     input: z.object({
       network: networkArg(),
       token_address: tokenAddressArg(),
