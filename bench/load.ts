@@ -1,5 +1,8 @@
 /** Load generation: autocannon in its own process pinned to one core, its JSON result parsed. */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const AUTOCANNON = fileURLToPath(new URL('../../node_modules/autocannon/autocannon.js', import.meta.url));
@@ -20,6 +23,8 @@ export interface LoadOptions {
   /** CPU core for the load generator (taskset), or null to leave it unpinned. */
   readonly core: number | null;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Paths (with query) requested in turn instead of `url`'s own (wrk only). */
+  readonly paths?: readonly string[];
 }
 
 export function hasTaskset(): Promise<boolean> {
@@ -39,11 +44,20 @@ function ms(value: string, unit: string): number {
 export async function runWrk(o: LoadOptions): Promise<LoadResult> {
   const args = ['-t1', `-c${o.connections}`, `-d${o.seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}: ${v}`);
+  let script: string | null = null;
+  if (o.paths !== undefined) {
+    script = join(mkdtempSync(join(tmpdir(), 'dexdata-wrk-')), 'paths.lua');
+    const list = o.paths.map((p) => `  ${JSON.stringify(p)},`).join('\n');
+    writeFileSync(script, `local paths = {\n${list}\n}\nlocal i = 0\nrequest = function()\n  i = i + 1\n  return wrk.format(nil, paths[(i % #paths) + 1])\nend\n`);
+    args.push('-s', script);
+  }
   args.push(o.url);
   const [cmd, argv] = o.core === null ? ['wrk', args] : ['taskset', ['-c', String(o.core), 'wrk', ...args]];
   const out = await new Promise<string>((resolve, reject) =>
     execFile(cmd, argv, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
-  );
+  ).finally(() => {
+    if (script !== null) rmSync(dirname(script), { recursive: true, force: true });
+  });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const p50 = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
   const p99 = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
@@ -63,6 +77,7 @@ export async function runWrk(o: LoadOptions): Promise<LoadResult> {
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
+  if (o.paths !== undefined) throw new Error('a path list needs wrk');
   const args = [AUTOCANNON, '-j', '-c', String(o.connections), '-d', String(o.seconds), '-p', '1'];
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push('-H', `${k}=${v}`);
   args.push(o.url);

@@ -10,7 +10,7 @@ import { INTERVALS } from './state/layout.js';
 const SimulatorConfig = z
   .object({
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(42),
-    pools: z.number().int().min(1).max(1_000_000).default(20_000),
+    pools: z.number().int().min(1).max(2_000_000).default(20_000),
     backfillDays: z.number().min(0).max(365).default(30),
     swapsPerSecond: z.number().positive().max(100_000).default(1),
     newPoolsPerHour: z.number().min(0).max(100_000).default(2),

@@ -31,7 +31,7 @@ flags (each also as an environment variable DEXDATA_<NAME>, over the config file
   --agent-port N           agent host port: /api subset and MCP (default port + 4)
   --shards N               engine shard threads (default 2)
   --seed N                 simulator seed (default 42)
-  --pools N                simulated pools (default 20000, up to 1000000)
+  --pools N                simulated pools (default 20000, up to 2000000; 85 % exist at genesis)
   --backfill-days N        days of history simulated at first start (default 30)
   --swaps-per-second N     average simulated swaps per second over all pools (default 1)
 `;

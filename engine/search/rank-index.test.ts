@@ -69,6 +69,13 @@ function randomQuery(r: () => number): Omit<RankQuery, 'after'> {
   const nf = Math.floor(r() * 3);
   for (let i = 0; i < nf; i++) {
     filterFigures.push(Math.floor(r() * POOL_FIGURES.length));
+    if (r() < 0.4) {
+      // Narrow: one value, or the top of the range.
+      const x = r() < 0.5 ? Math.floor(r() * 20) : 25;
+      lo.push(x);
+      hi.push(r() < 0.5 ? x : Infinity);
+      continue;
+    }
     lo.push(r() < 0.5 ? -Infinity : Math.floor(r() * 10) - 2);
     hi.push(r() < 0.5 ? Infinity : 5 + Math.floor(r() * 20));
   }
@@ -117,6 +124,9 @@ describe('PoolRankIndex', () => {
       if (round % 3 === 0) u.mutate(Math.floor(u.r() * 400));
       if (round % 50 === 0) u.grow(10);
     }
+    // Both ways of answering were taken.
+    expect(u.index.walks).toBeGreaterThan(50);
+    expect(u.index.filterScans).toBeGreaterThan(50);
   });
 
   it('pages through a frozen ranking: no pool twice, none skipped, values as they stood at the first page', () => {
@@ -155,6 +165,51 @@ describe('PoolRankIndex', () => {
         if (untouched) expect(seen.has(id), `pool ${id} skipped`).toBe(true);
       }
     }
+  });
+
+  it.each([
+    ['base', false],
+    ['overlay', true],
+  ])('pages a search answered from a narrow filter by the values frozen at its first page (pools in the %s)', (_where, warm) => {
+    const u = universe(4);
+    const TXNS = POOL_FIGURES.indexOf('txns_24h');
+    const VOLUME = POOL_FIGURES.indexOf('volume_usd_24h');
+    const chosen: number[] = [];
+    // A search before the change: the chosen pools then rank from the overlay, not the base.
+    if (warm) u.index.query({ figure: VOLUME, descending: true, take: 1, chains: [0], dexes: [-1], tokens: [-1], filterFigures: [], lo: [], hi: [], after: null });
+    u.index.beginTask();
+    for (let p = 0; p < u.count; p++) {
+      u.cols[TXNS]![p] = p % 150 === 7 ? 999 : 0;
+      if (p % 150 === 7) chosen.push(p);
+      u.index.markDirty(p);
+    }
+    u.mutate(0);
+    const q = { figure: VOLUME, descending: true, take: 4, chains: [0, 1, 2, 3], dexes: [-1, -1, -1, -1], tokens: [-1, -1, -1, -1], filterFigures: [TXNS], lo: [999], hi: [Infinity] };
+    const scansBefore = u.index.filterScans;
+    const frozen = Float64Array.from(u.cols[VOLUME]!);
+    const seen: number[] = [];
+    let after: RankQuery['after'] = null;
+    for (let page = 0; page < 50; page++) {
+      const res = u.index.query({ ...q, after });
+      for (let i = 0; i < res.count; i++) {
+        expect(res.values[i]).toBe(rankValue(frozen[res.ids[i]!]!));
+        seen.push(res.ids[i]!);
+      }
+      if (res.count < q.take) break;
+      after = { value: res.values[res.count - 1]!, id: res.ids[res.count - 1]!, ranking: res.ranking };
+      // Turn the order of the chosen pools upside down, and more.
+      u.index.beginTask();
+      for (const p of chosen) {
+        u.cols[VOLUME]![p] = 1e6 - u.cols[VOLUME]![p]! * 1000;
+        u.index.markDirty(p);
+      }
+      u.mutate(3000);
+      for (const p of chosen) u.cols[TXNS]![p] = 999; // still within the filter
+    }
+    expect(u.index.filterScans).toBeGreaterThan(scansBefore);
+    expect([...seen].sort((a, b) => a - b)).toEqual(chosen);
+    const want = [...chosen].sort((a, b) => rankValue(frozen[b]!) - rankValue(frozen[a]!) || a - b);
+    expect(seen).toEqual(want);
   });
 
   it('keeps paging by value in a fresh ranking when the named one is unknown', () => {

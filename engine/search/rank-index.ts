@@ -16,6 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { EngineViews } from '../state/views.js';
 import { figureColumns, POOL_FIGURES, rankValue } from './figures.js';
+import { TopK } from './top-k.js';
 
 export interface RankQuery {
   /** Index into POOL_FIGURES of the figure ranked by. */
@@ -59,6 +60,8 @@ const MIN_REBUILD_CHANGES = 8192;
 interface Sorted {
   readonly ids: Int32Array;
   readonly values: Float64Array;
+  /** Position of each pool id in `ids` (-1: absent), built when first needed. */
+  rankOf?: Int32Array;
 }
 
 /**
@@ -84,6 +87,8 @@ interface Ranking {
   /** Change-log length at the freeze. */
   readonly logPos: number;
   lastUsedMs: number;
+  /** Overlay values by pool id, built when first needed. */
+  overlayValue?: Map<number, number>;
 }
 
 const EMPTY: Sorted = { ids: new Int32Array(0), values: new Float64Array(0) };
@@ -200,6 +205,85 @@ class Walk {
   }
 }
 
+/** A ranking's entries in rank order: its base without the pools in its overlay, merged with the overlay. */
+class RankWalk {
+  private readonly base = new Walk();
+  private readonly over = new Walk();
+  private r: Ranking | null = null;
+  private desc = true;
+  private bi = -1;
+  private oi = -1;
+  /** The entry `next()` moved to. */
+  p = -1;
+  value = 0;
+
+  start(r: Ranking, desc: boolean, after: { readonly value: number; readonly id: number } | null): void {
+    this.r = r;
+    this.desc = desc;
+    this.base.start(r.base, desc, after);
+    this.over.start(r.overlay, desc, after);
+    this.bi = this.base.next();
+    this.oi = this.over.next();
+  }
+
+  next(): boolean {
+    const r = this.r!;
+    const first = r.epoch.firstSince;
+    const logPos = r.logPos;
+    const baseIds = r.base.ids;
+    // Base entries of pools in the overlay are stale: the overlay ranks them.
+    while (this.bi >= 0) {
+      const f = first[baseIds[this.bi]!]!;
+      if (f === -1 || f >= logPos) break;
+      this.bi = this.base.next();
+    }
+    const bi = this.bi;
+    const oi = this.oi;
+    if (bi < 0 && oi < 0) return false;
+    const o = r.overlay;
+    if (oi < 0 || (bi >= 0 && ahead(this.desc, r.base.values[bi]!, baseIds[bi]!, o.values[oi]!, o.ids[oi]!))) {
+      this.p = baseIds[bi]!;
+      this.value = r.base.values[bi]!;
+      this.bi = this.base.next();
+    } else {
+      this.p = o.ids[oi]!;
+      this.value = o.values[oi]!;
+      this.oi = this.over.next();
+    }
+    return true;
+  }
+}
+
+/** Entries of r (base and overlay, stale base entries included) from `from` up to the bound `far`, in direction `desc`. */
+function countRange(r: Ranking, desc: boolean, from: { readonly value: number; readonly id: number } | null, far: number): number {
+  let n = 0;
+  for (const s of [r.base, r.overlay]) {
+    const { values, ids } = s;
+    // Stored order is descending: positions of the start and of the far end.
+    const at = (v: number, id: number): number => {
+      let lo = 0;
+      let hi = values.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const x = values[mid]!;
+        if (x < v || (x === v && ids[mid]! > id)) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    if (desc) {
+      const a = from === null ? 0 : at(from.value, from.id);
+      const b = far === -Infinity ? values.length : at(far, 0x7fffffff);
+      n += Math.max(0, b - a);
+    } else {
+      const b = from === null ? values.length : at(from.value, -1);
+      const a = far === Infinity ? 0 : at(far, -1);
+      n += Math.max(0, b - a);
+    }
+  }
+  return n;
+}
+
 export class PoolRankIndex {
   private readonly views: EngineViews;
   private readonly columns: Float64Array[];
@@ -229,8 +313,9 @@ export class PoolRankIndex {
   private readonly chainOk: Uint8Array;
   private readonly dexFor: Int32Array;
   private readonly tokenFor: Int32Array;
-  private readonly baseWalk = new Walk();
-  private readonly overlayWalk = new Walk();
+  private readonly walk = new RankWalk();
+  private readonly scan = new RankWalk();
+  private readonly top = new TopK(1024);
 
   constructor(views: EngineViews, ownedChains: readonly number[]) {
     this.views = views;
@@ -279,12 +364,12 @@ export class PoolRankIndex {
     }
     r ??= this.freeze(q.figure);
     r.lastUsedMs = nowMs;
-    this.rankings.delete(r.name);
+    if (!this.rankings.delete(r.name)) r.epoch.refs++;
     this.rankings.set(r.name, r);
     this.evict(nowMs);
 
-    const v = this.views;
     const { chainOk, dexFor, tokenFor } = this;
+    if (q.take > 1024) throw new RangeError('take must be at most 1024');
     for (let i = 0; i < q.chains.length; i++) {
       const c = q.chains[i]!;
       if (c < 0 || c >= chainOk.length || this.owned[c] !== 1) continue;
@@ -298,64 +383,131 @@ export class PoolRankIndex {
     let count = 0;
     try {
       const desc = q.descending;
-      const first = r.epoch.firstSince;
-      const logPos = r.logPos;
-      const cols = this.columns;
       const ff = q.filterFigures;
-      const nf = ff.length;
-      const base = this.baseWalk;
-      const over = this.overlayWalk;
-      base.start(r.base, desc, q.after);
-      over.start(r.overlay, desc, q.after);
-      const baseIds = r.base.ids;
-      const baseValues = r.base.values;
-      const overIds = r.overlay.ids;
-      const overValues = r.overlay.values;
-      let bi = base.next();
-      let oi = over.next();
-      while (count < take) {
-        // Base entries of pools in the overlay are stale: the overlay ranks them.
-        while (bi >= 0) {
-          const f = first[baseIds[bi]!]!;
-          if (f === -1 || f >= logPos) break;
-          bi = base.next();
-        }
-        let p: number;
-        let value: number;
-        if (bi < 0 && oi < 0) break;
-        if (oi < 0 || (bi >= 0 && ahead(desc, baseValues[bi]!, baseIds[bi]!, overValues[oi]!, overIds[oi]!))) {
-          p = baseIds[bi]!;
-          value = baseValues[bi]!;
-          bi = base.next();
+      // Bounds on the ranked figure itself bound the walk: start at the near one, stop past the far one.
+      let near = desc ? Infinity : -Infinity;
+      let far = desc ? -Infinity : Infinity;
+      for (let k = 0; k < ff.length; k++) {
+        if (ff[k] !== q.figure) continue;
+        if (desc) {
+          near = Math.min(near, q.hi[k]!);
+          far = Math.max(far, q.lo[k]!);
         } else {
-          p = overIds[oi]!;
-          value = overValues[oi]!;
-          oi = over.next();
+          near = Math.max(near, q.lo[k]!);
+          far = Math.min(far, q.hi[k]!);
         }
-        const chain = v.poolChain[p]!;
-        if (chainOk[chain] !== 1) continue;
-        const dex = dexFor[chain]!;
-        if (dex >= 0 && v.poolDex[p] !== dex) continue;
-        const token = tokenFor[chain]!;
-        if (token >= 0 && v.poolToken0[p] !== token && v.poolToken1[p] !== token) continue;
-        let pass = true;
-        for (let k = 0; k < nf; k++) {
-          const x = rankValue(cols[ff[k]!]![p]!);
-          if (!(x >= q.lo[k]! && x <= q.hi[k]!)) {
-            pass = false;
-            break;
-          }
+      }
+      // Entries ranked after (near, id -1) are those on the near side's bound or beyond it.
+      let from = q.after;
+      if (near !== Infinity && near !== -Infinity && (from === null || ahead(desc, from.value, from.id, near, -1))) from = { value: near, id: -1, ranking: '' };
+
+      const narrow = this.narrowestFilter(q, r, from, far);
+      if (narrow >= 0) {
+        // Few pools pass filter `narrow`: rank those rather than walk the order past the rest.
+        this.filterScans++;
+        const top = this.top;
+        top.reset(take, desc);
+        const g = ff[narrow]!;
+        const scan = this.scan;
+        scan.start(this.freeze(g), true, { value: q.hi[narrow]!, id: -1 });
+        const lo = q.lo[narrow]!;
+        while (scan.next() && scan.value >= lo) {
+          const p = scan.p;
+          if (!this.passes(q, p)) continue;
+          const value = this.frozenValue(r, p);
+          if (Number.isNaN(value) || (desc ? value < far : value > far)) continue;
+          if (from !== null && !ahead(desc, from.value, from.id, value, p)) continue;
+          top.offer(value, p);
         }
-        if (!pass) continue;
-        ids[count] = p;
-        values[count] = value;
-        count++;
+        count = top.drain(values, ids);
+      } else {
+        this.walks++;
+        const walk = this.walk;
+        walk.start(r, desc, from);
+        while (count < take && walk.next()) {
+          const value = walk.value;
+          if (desc ? value < far : value > far) break;
+          const p = walk.p;
+          if (!this.passes(q, p)) continue;
+          ids[count] = p;
+          values[count] = value;
+          count++;
+        }
       }
     } finally {
       for (const c of q.chains) if (c >= 0 && c < chainOk.length) chainOk[c] = 0;
     }
     return { ranking: r.name, count, ids: ids.subarray(0, count), values: values.subarray(0, count) };
   }
+
+  /** Chain, DEX, token and every range filter, on the current figures of pool p. */
+  private passes(q: RankQuery, p: number): boolean {
+    const v = this.views;
+    const chain = v.poolChain[p]!;
+    if (this.chainOk[chain] !== 1) return false;
+    const dex = this.dexFor[chain]!;
+    if (dex >= 0 && v.poolDex[p] !== dex) return false;
+    const token = this.tokenFor[chain]!;
+    if (token >= 0 && v.poolToken0[p] !== token && v.poolToken1[p] !== token) return false;
+    const ff = q.filterFigures;
+    for (let k = 0; k < ff.length; k++) {
+      const x = rankValue(this.columns[ff[k]!]![p]!);
+      if (!(x >= q.lo[k]! && x <= q.hi[k]!)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The filter to rank from instead of walking the order, or -1. Walking visits about
+   * take / (share of pools passing every filter) entries; ranking from filter g visits the pools
+   * within g's bounds (counted by binary search in g's ranking) and picks the best of them.
+   */
+  private narrowestFilter(q: RankQuery, r: Ranking, from: RankQuery['after'], far: number): number {
+    const ff = q.filterFigures;
+    if (ff.length === 0) return -1;
+    const total = r.base.ids.length + r.overlay.ids.length;
+    if (total === 0) return -1;
+    // Entries of the order the walk may visit: from its start to the far bound.
+    const span = Math.max(1, countRange(r, q.descending, from, far));
+    // Share of walked entries expected to pass, taking the filters as independent.
+    let share = 1;
+    let best = -1;
+    let bestCount = Infinity;
+    for (let k = 0; k < ff.length; k++) {
+      const g = ff[k]!;
+      if (g === q.figure) continue;
+      const n = countRange(this.freeze(g), true, { value: q.hi[k]!, id: -1 }, q.lo[k]!);
+      share *= n / total;
+      if (n < bestCount) {
+        bestCount = n;
+        best = k;
+      }
+    }
+    if (best < 0) return -1;
+    const expectedWalk = Math.min(span, q.take / Math.max(share, 1 / total));
+    return bestCount * 4 < expectedWalk ? best : -1;
+  }
+
+  /** The value pool p ranks by in ranking r, or NaN when r does not hold it. */
+  private frozenValue(r: Ranking, p: number): number {
+    if (r.epoch === this.epoch && r.logPos === this.logLen) return rankValue(this.columns[r.figure]![p]!);
+    const f = r.epoch.firstSince[p]!;
+    if (f !== -1 && f < r.logPos) {
+      r.overlayValue ??= new Map(Array.from(r.overlay.ids, (id, i) => [id, r.overlay.values[i]!]));
+      return r.overlayValue.get(p) ?? Number.NaN;
+    }
+    const base = r.base;
+    if (base.rankOf === undefined) {
+      base.rankOf = new Int32Array(this.views.capacity.pools).fill(-1);
+      for (let i = 0; i < base.ids.length; i++) base.rankOf[base.ids[i]!] = i;
+    }
+    const i = base.rankOf[p]!;
+    return i < 0 ? Number.NaN : base.values[i]!;
+  }
+
+  /** Searches answered by walking the order, and by ranking the pools within one filter's bounds. */
+  walks = 0;
+  filterScans = 0;
 
   /** Rankings kept, for tests and metrics. */
   get rankingCount(): number {
@@ -381,7 +533,6 @@ export class PoolRankIndex {
     const sorted = this.sortByValue(changed, figure);
     const overlay = prev !== undefined && prev.epoch === epoch ? this.mergeExcluding(prev.overlay, sorted) : sorted;
     const r: Ranking = { name: `${this.instance}.${this.serial++}`, figure, epoch, base, overlay, logPos: this.logLen, lastUsedMs: 0 };
-    epoch.refs++;
     this.latest[figure] = r;
     return r;
   }

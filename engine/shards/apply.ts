@@ -95,6 +95,8 @@ export class ShardWriter {
   transactionsSince = 0;
   /** Told of every pool whose figures this writer changes (the shard's search ranking). */
   index: PoolRankIndex | null = null;
+  /** Set by resumWindows when a window figure took a new value. */
+  private windowsMoved = false;
 
   constructor(views: EngineViews, sink: ShardSink | null) {
     this.v = views;
@@ -468,12 +470,14 @@ export class ShardWriter {
           ref = r.open0[slot]!; // until an older candle is found: open of the oldest in the window
         }
       }
+      const change = ref > 0 ? (price / ref - 1) * 100 : 0;
+      if (v.winVolumeUsd[w]![p] !== vol || v.winTxns[w]![p] !== txns || !Object.is(v.winPriceChange[w]![p], change)) this.windowsMoved = true;
       v.winVolumeUsd[w]![p] = vol;
       v.winBuyVolumeUsd[w]![p] = buyVol;
       v.winTxns[w]![p] = txns;
       v.winBuys[w]![p] = buys;
       v.winRefPrice[w]![p] = ref;
-      v.winPriceChange[w]![p] = ref > 0 ? (price / ref - 1) * 100 : 0;
+      v.winPriceChange[w]![p] = change;
     }
     v.winAsOf[b]![p] = current;
   }
@@ -482,6 +486,7 @@ export class ShardWriter {
   refreshWindows(p: number, now: number): boolean {
     const v = this.v;
     let changed = false;
+    this.windowsMoved = false;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const seconds = v.rings[WINDOW_BASES[b]!.base]!.seconds;
       const current = now - (now % seconds);
@@ -494,7 +499,8 @@ export class ShardWriter {
     }
     if (changed) {
       Atomics.add(v.poolSeq, p, 1);
-      this.index?.markDirty(p);
+      // Re-summing an idle pool's windows mostly lands on the same figures: search need not know.
+      if (this.windowsMoved) this.index?.markDirty(p);
     }
     return changed;
   }

@@ -7,7 +7,7 @@
  * a reader keeps retrying for up to READ_TIMEOUT_MS and then gives up (returns false), so a writer
  * that died inside an update cannot hang the reading thread.
  */
-import { RING_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
+import { RING_SLOTS, Win, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import type { EngineViews } from './views.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
@@ -110,6 +110,41 @@ export function createPoolState(): PoolState {
  * reference = close of the newest retained base candle opened before the window, else the open of
  * the oldest candle in it; latest = priceUsd1). Returns false when no consistent copy was obtained.
  */
+/** Figures of a pool search row, in ROW order. */
+export const ROW = {
+  volumeUsd24h: 0,
+  volumeUsd7d: 1,
+  volumeUsd30d: 2,
+  liquidityUsd: 3,
+  priceUsd: 4,
+  txns24h: 5,
+  priceChange24h: 6,
+  priceChange48h: 7,
+  priceChange6h: 8,
+  priceChange1h: 9,
+  priceChange5m: 10,
+} as const;
+export const ROW_LENGTH = 11;
+
+function copyRow(v: EngineViews, p: number, out: Float64Array): void {
+  out[ROW.volumeUsd24h] = v.winVolumeUsd[Win.H24]![p]!;
+  out[ROW.volumeUsd7d] = v.winVolumeUsd[Win.D7]![p]!;
+  out[ROW.volumeUsd30d] = v.winVolumeUsd[Win.D30]![p]!;
+  out[ROW.liquidityUsd] = v.liquidityUsd[p]!;
+  out[ROW.priceUsd] = v.priceUsd0[p]!;
+  out[ROW.txns24h] = v.winTxns[Win.H24]![p]!;
+  out[ROW.priceChange24h] = v.winPriceChange[Win.H24]![p]!;
+  out[ROW.priceChange48h] = v.winPriceChange[Win.H48]![p]!;
+  out[ROW.priceChange6h] = v.winPriceChange[Win.H6]![p]!;
+  out[ROW.priceChange1h] = v.winPriceChange[Win.H1]![p]!;
+  out[ROW.priceChange5m] = v.winPriceChange[Win.M5]![p]!;
+}
+
+/** The figures of a search row of pool p (ROW order, ROW_LENGTH long), consistently: returns their version, -1 as readPool's false. */
+export function readPoolRow(views: EngineViews, p: number, out: Float64Array): number {
+  return readStable(views.poolSeq, views, p, out, copyRow);
+}
+
 export function readPool(views: EngineViews, p: number, out: PoolState, token1Changes = false): boolean {
   const s = readStable(views.poolSeq, views, p, out, token1Changes ? copyPoolWithToken1 : copyPool);
   if (s < 0) return false;

@@ -10,12 +10,12 @@
  * helpers here (cursor, range filters, envelope) also serve token search.
  */
 import { normalizeAddress, type NetworkEntry, type Registry } from '../../engine/ingest/registry.js';
-import { Win } from '../../engine/state/layout.js';
-import { createPoolState, readPool } from '../../engine/state/read.js';
+import { readPoolRow, ROW, ROW_LENGTH } from '../../engine/state/read.js';
 import { figureIndex, POOL_FIGURES } from '../../engine/search/figures.js';
 import type { RankQuery } from '../../engine/search/rank-index.js';
 import type { GatewayContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
+import { BodyWriter } from '../http/body-writer.js';
 import { num, str } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
 import { resolveTime, rfc3339, type TimeSpec } from '../http/time.js';
@@ -24,6 +24,8 @@ import { networkOrNotFound } from './resolve.js';
 import { globalPoolSearchQuery, poolSearchQuery, type PoolSearchQuery } from './schemas.js';
 
 const CURSOR_VERSION = 'v1';
+/** Rendered search rows kept for reuse (about 600 B each). */
+const ROW_CACHE_MAX = 200_000;
 const CURSOR_VERSION_RANKED = 'v2';
 const RANKING_NAME = /^(?:[0-9a-f]{8}\.[0-9]{1,15})?$/;
 const CURSOR_TEXT = /^[A-Za-z0-9_-]{1,400}$/;
@@ -177,7 +179,8 @@ export function envelopeEnd(
 export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): PoolSearch {
   const parser = new QueryParser(poolSearchQuery);
   const globalParser = new QueryParser(globalPoolSearchQuery);
-  const state = createPoolState();
+  const row = new Float64Array(ROW_LENGTH);
+  const body = new BodyWriter();
   const TXNS = figureIndex('txns_24h');
   const CREATED = figureIndex('created_at');
   /** Figures with plain `{name}_min` / `{name}_max` bounds (created_at has its own names, txns_24h only a min). */
@@ -195,27 +198,49 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
     return f;
   }
 
+  /**
+   * A pool's search row as bytes, rendered again only when the pool's version moved: most pools of
+   * a large universe change rarely. At most ROW_CACHE_MAX rows are kept; past that the cache starts over.
+   */
+  const cachedRows: (Buffer | undefined)[] = [];
+  const cachedSeq: number[] = [];
+  let cachedCount = 0;
+  function rowBytes(p: number): Buffer {
+    const seq = Atomics.load(ctx.views.poolSeq, p);
+    const hit = cachedRows[p];
+    if (hit !== undefined && cachedSeq[p] === seq && (seq & 1) === 0) return hit;
+    const version = readPoolRow(ctx.views, p, row);
+    if (version < 0) throw new Error(`pool ${p} state did not settle`);
+    const st = statics.get(p);
+    const bytes = Buffer.from(
+      `${st.rowHead}"volume_usd_24h":${num(row[ROW.volumeUsd24h]!)},"volume_usd_7d":${num(row[ROW.volumeUsd7d]!)},"volume_usd_30d":${num(row[ROW.volumeUsd30d]!)}` +
+        `,"liquidity_usd":${num(row[ROW.liquidityUsd]!)},"price_usd":${num(row[ROW.priceUsd]!)},"transactions_24h":${num(row[ROW.txns24h]!)}` +
+        `,"price_change_percentage_24h":${num(row[ROW.priceChange24h]!)},"price_change_percentage_48h":${num(row[ROW.priceChange48h]!)}` +
+        `,"price_change_percentage_6h":${num(row[ROW.priceChange6h]!)},"price_change_percentage_1h":${num(row[ROW.priceChange1h]!)}` +
+        `,"price_change_percentage_5m":${num(row[ROW.priceChange5m]!)},${st.rowTail}`,
+      'utf8',
+    );
+    if (hit === undefined && ++cachedCount > ROW_CACHE_MAX) {
+      cachedRows.length = 0;
+      cachedSeq.length = 0;
+      cachedCount = 1;
+    }
+    cachedRows[p] = bytes;
+    cachedSeq[p] = version;
+    return bytes;
+  }
+
   function render(q: PoolSearchQuery, filters: RangeFilters, chainsEcho: string, found: number, values: number[], ids: number[], rankings: string[]): Buffer {
-    const { views } = ctx;
     const rows = found > q.limit ? q.limit : found;
-    let body = '{"results":[';
+    const w = body.reset().ascii('{"results":[');
     for (let i = 0; i < rows; i++) {
-      const p = ids[i]!;
-      if (!readPool(views, p, state)) throw new Error(`pool ${p} state did not settle`);
-      const st = statics.get(p);
-      if (i > 0) body += ',';
-      body +=
-        `${st.rowHead}"volume_usd_24h":${num(state.winVolumeUsd[Win.H24]!)},"volume_usd_7d":${num(state.winVolumeUsd[Win.D7]!)}` +
-        `,"volume_usd_30d":${num(state.winVolumeUsd[Win.D30]!)},"liquidity_usd":${num(state.liquidityUsd)}` +
-        `,"price_usd":${num(state.priceUsd0)},"transactions_24h":${num(state.winTxns[Win.H24]!)}` +
-        `,"price_change_percentage_24h":${num(state.winPriceChange[Win.H24]!)},"price_change_percentage_48h":${num(state.winPriceChange[Win.H48]!)}` +
-        `,"price_change_percentage_6h":${num(state.winPriceChange[Win.H6]!)},"price_change_percentage_1h":${num(state.winPriceChange[Win.H1]!)}` +
-        `,"price_change_percentage_5m":${num(state.winPriceChange[Win.M5]!)},${st.rowTail}`;
+      if (i > 0) w.ascii(',');
+      w.bytes(rowBytes(ids[i]!));
     }
     const echoFilters =
       `${chainsEcho}${q.token_address !== undefined ? `,"token_address":${str(q.token_address)}` : ''}` +
       `${q.dex_name !== undefined ? `,"dex_name":${str(q.dex_name)}` : ''}${filters.echo}`;
-    return Buffer.from(body + envelopeEnd(q, found, values, ids, echoFilters, rankings), 'utf8');
+    return w.text(envelopeEnd(q, found, values, ids, echoFilters, rankings)).take();
   }
 
   async function search(nets: readonly NetworkEntry[], q: PoolSearchQuery, chainsEcho: string): Promise<Buffer> {

@@ -18,7 +18,7 @@ import { networkOrNotFound } from './resolve.js';
 import { RangeFilters, cursorOf, cursorSearch, envelopeEnd, timeBound, type CursorSearch } from './search.js';
 import { SEARCH_LIMIT_MAX } from './schemas.js';
 import { TOKEN_ORDER_BY, globalTokenSearchQuery, tokenSearchQuery, type TokenSearchQuery } from './schemas-search.js';
-import { TopK } from './top-k.js';
+import { TopK } from '../../engine/search/top-k.js';
 
 /** Figure slots: TOKEN_ORDER_BY's eight in order, then the price. */
 export const enum TokenFigure {
