@@ -4,7 +4,8 @@
  *  1. ingest: events/s folded into every candle interval and rolling window by 2 shard threads;
  *  2. the service on its default dataset: backfill rate, resident memory and memory per pool;
  *  3. reads over HTTP, each as a ratio to a uWS server returning a static body of the same size,
- *     server on core 0 and load generator on core 1, measured back to back.
+ *     server on core 0 and load generator on core 1, measured back to back;
+ *  4. pool search with two filters and an ordering over 1,000,000 pools (bench/search.ts).
  *
  * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load.
  */
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.js';
+import { benchSearch, type SearchBenchResult } from './search.js';
 import { hasTaskset, hasWrk, runLoad, runWrk, type LoadOptions, type LoadResult } from './load.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
@@ -25,6 +27,8 @@ const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seconds: {
 const quick = values.quick === true;
 const loadSeconds = Number(values.seconds ?? (quick ? 3 : 10));
 const CONNECTIONS = 64;
+/** Searches are heavier than single reads: fewer connections keep the queue, not the work, out of the latency. */
+const SEARCH_CONNECTIONS = 16;
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
 
@@ -177,10 +181,30 @@ async function main(): Promise<void> {
     }
     print('');
     print(`restart on the same data (log replayed into the views): serving after ${restart.listeningSeconds.toFixed(1)} s, caught up after ${restart.caughtUpSeconds.toFixed(1)} s`);
+
+    // 4. Pool search over a large universe (its own service: the default one is stopped by now).
+    const searchPools = quick ? 120_000 : 1_200_000;
+    print('');
+    print(`pool search, 256 distinct searches with two filters and an ordering, paid host, ${SEARCH_CONNECTIONS} connections:`);
+    print('| service | req/s | p50 ms | p99 ms |');
+    print('|---|---|---|---|');
+    const search: SearchBenchResult = await benchSearch({
+      cli: CLI,
+      pools: searchPools,
+      seconds: loadSeconds,
+      connections: SEARCH_CONNECTIONS,
+      pinning,
+      serverCore: SERVER_CORE,
+      loadCore: LOAD_CORE,
+      load,
+      waitForLine,
+      print,
+    });
+    print(`(${fmt(search.pools)} pools)`);
     mkdirSync(OUT_DIR, { recursive: true });
     writeFileSync(
       join(OUT_DIR, 'results.json'),
-      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, restart }, null, 2),
+      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, restart, search }, null, 2),
     );
   } finally {
     if (service.exitCode === null && service.signalCode === null) {

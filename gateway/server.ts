@@ -92,7 +92,10 @@ const HEALTH_BODY = Buffer.from('{"status":"ok"}');
 const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
 /** Version of the interface described at /openapi.json. */
 export const API_VERSION = '0.1.0';
-const NOOP = (): void => {};
+/** Methods other than GET, on any path. */
+function notFound(res: HttpResponse): void {
+  sendJson(res, NOT_FOUND.status, NOT_FOUND.body);
+}
 
 /**
  * `gate` is the plan the request is evaluated against; undefined = no plan limits. Most answers
@@ -172,7 +175,6 @@ interface Answer {
 /** What a handler copies out of the request before it dies. */
 interface RequestFacts {
   path: string;
-  method: string;
   query: string;
   authorization: string;
   host: string;
@@ -228,7 +230,6 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
 
   /** Fills `a`; returns a promise when the answer waits on the shard threads. */
   function answer(role: RestRole, f: RequestFacts, a: Answer): void | Promise<void> {
-    if (f.method !== 'get') throw NOT_FOUND;
     if (f.path === '/health') {
       a.body = HEALTH_BODY;
       return;
@@ -243,7 +244,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       return;
     }
     const now = ctx.now();
-    const served = roleByName.get(hostPart(f.host)) ?? role;
+    const served = roleByName.size === 0 ? role : (roleByName.get(hostPart(f.host)) ?? role);
     if (served === 'paidRest' && f.authorization === '') {
       a.status = 403;
       a.body = EDGE_PAGE;
@@ -322,7 +323,6 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
 
   function handler(role: RestRole) {
     return (res: HttpResponse, req: HttpRequest): void => {
-      res.onAborted(NOOP);
       const a: Answer = { status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
       let path = '';
       try {
@@ -330,10 +330,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
         const authorization = req.getHeader('authorization');
         const f: RequestFacts = {
           path,
-          method: req.getMethod(),
           query: req.getQuery() ?? '',
           authorization,
-          host: req.getHeader('host'),
+          host: roleByName.size === 0 ? '' : req.getHeader('host'),
           // Only keyless callers are counted by address.
           ip: access === undefined || authorization !== '' ? '' : Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
         };
@@ -362,7 +361,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const open = async (role: RestRole, port: number): Promise<void> => {
     const app = uWS.App();
     if (role === 'agent') agentHost?.register(app);
-    app.any('/*', handler(role));
+    app.get('/*', handler(role));
+    app.any('/*', notFound);
     const l = await listen(app, options.host, port);
     ports[role] = l.port;
     listening.push(l);

@@ -2,7 +2,7 @@
  * API key text: `api_` and 32 base62 characters drawn uniformly from crypto.randomBytes
  * (about 190 bits). Only a peppered SHA-256 of a key is ever stored; a key is shown once, when made.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const KEY_PREFIX = 'api_';
 export const KEY_RANDOM_CHARS = 32;
@@ -28,9 +28,18 @@ export function looksLikeKey(text: string): boolean {
   return text.length === KEY_PREFIX.length + KEY_RANDOM_CHARS && KEY_SHAPE.test(text);
 }
 
-/** SHA-256 of pepper || key: 32 bytes. */
+/** pepper || key, assembled in one reused buffer (keys are short: a few dozen bytes). */
+let hashInput = Buffer.alloc(256);
+
+/** SHA-256 of pepper || key: 32 bytes (one-shot, no hasher object per call). */
 export function hashKey(pepper: Buffer, key: string): Buffer {
-  return createHash('sha256').update(pepper).update(key, 'latin1').digest();
+  const n = pepper.length + key.length;
+  if (n > hashInput.length) hashInput = Buffer.alloc(n);
+  pepper.copy(hashInput, 0);
+  hashInput.write(key, pepper.length, 'latin1');
+  const digest = hash('sha256', hashInput.subarray(0, n), 'buffer');
+  hashInput.fill(0, pepper.length, n);
+  return digest;
 }
 
 /** Constant-time equality of two hashes given as hex (unequal lengths are simply unequal). */

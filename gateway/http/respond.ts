@@ -1,6 +1,6 @@
 /**
- * Response writing: every answer is JSON, carries the plan header, and is written in one corked
- * burst with a single `end`.
+ * Response writing: every answer is JSON, carries the plan header, and is written in one burst
+ * with a single `end`.
  */
 import type { HttpResponse } from 'uWebSockets.js';
 
@@ -19,9 +19,23 @@ const STATUS_LINES: Readonly<Record<number, string>> = {
   500: '500 Internal Server Error',
 };
 
+/** Header names and values as bytes, encoded once: uWS copies bytes without converting strings. */
+const CONTENT_TYPE = Buffer.from('content-type');
+const X_API_PLAN = Buffer.from('X-Api-Plan');
+const encoded = new Map<string, Buffer>();
+function bytesOf(text: string): Buffer {
+  let b = encoded.get(text);
+  if (b === undefined) {
+    b = Buffer.from(text, 'latin1');
+    if (encoded.size < 256) encoded.set(text, b);
+  }
+  return b;
+}
+
 /**
  * One answer: `plan` is the plan the request was evaluated against; `retryAfterSeconds` > 0 adds
- * Retry-After; `contentType` is JSON unless told.
+ * Retry-After; `contentType` is JSON unless told. Inside a uWS request callback the writes are
+ * corked already; an answer written later must be wrapped in `res.cork`.
  */
 export function sendJson(
   res: HttpResponse,
@@ -31,10 +45,7 @@ export function sendJson(
   retryAfterSeconds = 0,
   contentType = 'application/json',
 ): void {
-  const line = STATUS_LINES[status] ?? `${status} Error`;
-  res.cork(() => {
-    res.writeStatus(line).writeHeader('content-type', contentType).writeHeader('X-Api-Plan', plan);
-    if (retryAfterSeconds > 0) res.writeHeader('Retry-After', `${retryAfterSeconds}`);
-    res.end(body);
-  });
+  res.writeStatus(bytesOf(STATUS_LINES[status] ?? `${status} Error`)).writeHeader(CONTENT_TYPE, bytesOf(contentType)).writeHeader(X_API_PLAN, bytesOf(plan));
+  if (retryAfterSeconds > 0) res.writeHeader('Retry-After', `${retryAfterSeconds}`);
+  res.end(body);
 }
