@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { PlanName } from '../../engine/config.js';
 import type { Store } from '../../engine/store/store.js';
-import { generateKey, hashKey, looksLikeKey, sameHash } from './keys.js';
+import { generateKey, hashKey, hashKeyText, looksLikeKey, sameHash } from './keys.js';
 
 /** Plans an account can have: every plan but keyless. */
 export type KeyedPlan = Exclude<PlanName, 'keyless'>;
@@ -139,12 +139,12 @@ export function openKeyStore(store: Store): KeyStore {
     },
     verify(key) {
       if (!looksLikeKey(key)) return undefined;
-      const hash = hashKey(pepper, key);
+      const digest = hashKeyText(pepper, key);
       // Reuse a verification while no account or key has changed since (checked on every call).
       const version = (meta.get(VERSION_KEY) as number | undefined) ?? 0;
-      const digest = hash.toString('latin1');
       const known = verified.get(digest);
       if (known !== undefined && known.version === version) return known.account;
+      const hash = Buffer.from(digest, 'latin1');
       const id = keys.get(hash.toString('hex'));
       if (id === undefined) return undefined;
       const a = accounts.get(id);

@@ -31,13 +31,18 @@ export function looksLikeKey(text: string): boolean {
 /** pepper || key, assembled in one reused buffer (keys are short: a few dozen bytes). */
 let hashInput = Buffer.alloc(256);
 
-/** SHA-256 of pepper || key: 32 bytes (one-shot, no hasher object per call). */
+/** SHA-256 of pepper || key: 32 bytes. */
 export function hashKey(pepper: Buffer, key: string): Buffer {
+  return Buffer.from(hashKeyText(pepper, key), 'latin1');
+}
+
+/** hashKey as a 32-character latin1 string (one-shot, no buffer or hasher object per call). */
+export function hashKeyText(pepper: Buffer, key: string): string {
   const n = pepper.length + key.length;
   if (n > hashInput.length) hashInput = Buffer.alloc(n);
   pepper.copy(hashInput, 0);
   hashInput.write(key, pepper.length, 'latin1');
-  const digest = hash('sha256', hashInput.subarray(0, n), 'buffer');
+  const digest = hash('sha256', hashInput.subarray(0, n), 'binary');
   hashInput.fill(0, pepper.length, n);
   return digest;
 }
