@@ -3,20 +3,11 @@
  * ordering, over all networks, a few networks or one, in both directions and at several page
  * sizes. Deterministic, so runs compare.
  */
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { Rng } from '../engine/sources/simulator/prng.js';
 
 export function searchPaths(networks: readonly string[], nowSeconds: number, count = 256): string[] {
-  const r = mulberry32(7);
+  const rng = new Rng(7);
+  const r = (): number => rng.nextFloat();
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const liquidity = [1_000, 10_000, 50_000, 100_000, 1_000_000];
   const volume = [10, 100, 1_000, 10_000];

@@ -1,21 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { EngineViews } from '../state/views.js';
 import { figureColumns, POOL_FIGURES, rankValue } from './figures.js';
+import { Rng } from '../sources/simulator/prng.js';
 import { PoolRankIndex, type RankQuery } from './rank-index.js';
 
 const POOLS = 3000;
 const CHAINS = 4;
 
-/** A deterministic PRNG (mulberry32). */
+/** A deterministic PRNG: floats in [0, 1). */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const g = new Rng(seed);
+  return () => g.nextFloat();
 }
 
 /** A shard's columns written the way a shard writer does: change, then tell the index. */
