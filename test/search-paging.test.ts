@@ -1,7 +1,7 @@
 /**
- * Pool search paging over real HTTP while the market moves between pages: the simulator keeps
- * trading (and the windows keep rolling) after every page, yet following next_cursor serves every
- * pool exactly once, in the order the ranking had at the first page, with current figures.
+ * Pool and token search paging over real HTTP while the market moves between pages: the simulator
+ * keeps trading (and the windows keep rolling) after every page, yet following next_cursor serves
+ * every pool (token) exactly once, in the order the ranking had at the first page.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -97,6 +97,29 @@ describe('pool search paging while the market moves', () => {
       expect(seen.slice(0, firstOrder.length).slice(0, 7)).toEqual(firstOrder.slice(0, 7));
       // The data did move under the paging.
       expect(moved).toBeGreaterThan(0);
+    });
+  }
+
+  for (const [order, sort] of [
+    ['volume_usd_24h', 'desc'],
+    ['liquidity_usd', 'asc'],
+  ] as const) {
+    it(`serves every token exactly once by ${order} ${sort}`, async () => {
+      const expected = new Set<string>();
+      for (const t of ingest.registry.tokens) if (t) expected.add(`${ingest.registry.networks[t.chain]!.id}:${t.address}`);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      for (let n = 0; n < 400; n++) {
+        const r = await fetch(`${base}/tokens/search?order_by=${order}&sort=${sort}&limit=9${cursor === null ? '' : `&cursor=${cursor}`}`);
+        expect(r.status).toBe(200);
+        const body = (await r.json()) as { results: { address: string; chain: string }[]; next_cursor: string | null };
+        for (const t of body.results) seen.push(`${t.chain}:${t.address}`);
+        cursor = body.next_cursor;
+        if (cursor === null) break;
+        await advance(90);
+      }
+      expect(new Set(seen).size, 'a token was served twice').toBe(seen.length);
+      expect(new Set(seen)).toEqual(expected);
     });
   }
 

@@ -2,6 +2,12 @@
  * GET /networks/{network}/tokens/search and GET /tokens/search: tokens filtered by range bounds and
  * ranked by one figure, in pages through the same keyset cursor as pool search.
  *
+ * Rankings are frozen like pool search's: a first page that has a next one keeps the ranked figure
+ * of every token as it stood (one number per token) and names it in next_cursor; later pages rank
+ * by those values and filter by the current ones, so no token repeats or is skipped while figures
+ * move. Kept RANKING_TTL_MS after last use, within TOKEN_RANKINGS_MAX_BYTES; a page whose ranking
+ * is gone ranks by current values.
+ *
  * A token's figures add up every pool holding it (volumes, transactions, liquidity); its price is
  * the token price column, fdv = price x total_supply / 10^decimals, and its price change is that of
  * the pool its USD price is routed through, from the token's side. Reads are unlocked while
@@ -18,7 +24,12 @@ import { networkOrNotFound } from './resolve.js';
 import { RangeFilters, cursorOf, cursorSearch, envelopeEnd, timeBound, type CursorSearch } from './search.js';
 import { SEARCH_LIMIT_MAX } from './schemas.js';
 import { TOKEN_ORDER_BY, globalTokenSearchQuery, tokenSearchQuery, type TokenSearchQuery } from './schemas-search.js';
+import { randomBytes } from 'node:crypto';
+import { RANKING_TTL_MS } from '../../engine/search/rank-index.js';
 import { TopK } from '../../engine/search/top-k.js';
+
+/** Memory for frozen token rankings (8 bytes per token each). */
+const TOKEN_RANKINGS_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
 
 /** Figure slots: TOKEN_ORDER_BY's eight in order, then the price. */
 export const enum TokenFigure {
@@ -110,6 +121,25 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
   /** `{"id":…,"address":…,"chain":…,"name":…,"symbol":…,"decimals":…,` per token id, rendered on first use. */
   const heads: string[] = [];
   const figure = (which: number): number => figures.out[which]!;
+  /** Frozen rankings by name, least recently used first. */
+  const rankings = new Map<string, { readonly values: Float64Array; lastUsedMs: number }>();
+  let rankingBytes = 0;
+  const instance = randomBytes(4).toString('hex');
+  let serial = 0;
+  /** This request's ranked figure per token id (NaN: not searched), kept when a next page exists. */
+  let current = new Float64Array(0);
+
+  function keep(values: Float64Array, nowMs: number): string {
+    const name = `${instance}.${serial++}`;
+    rankings.set(name, { values, lastUsedMs: nowMs });
+    rankingBytes += values.byteLength;
+    for (const [k, r] of rankings) {
+      if (rankingBytes <= TOKEN_RANKINGS_MAX_BYTES && nowMs - r.lastUsedMs < RANKING_TTL_MS) break;
+      rankings.delete(k);
+      rankingBytes -= r.values.byteLength;
+    }
+    return name;
+  }
 
   function headOf(token: TokenRecord): string {
     let h = heads[token.id];
@@ -154,16 +184,31 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
     for (const net of nets) onChain[net.index] = 1;
     top.reset(q.limit + 1, q.sort === 'desc');
     const tokens = registry.tokens;
+    const nowMs = performance.now();
+    const name = after?.rankings.length === 1 ? after.rankings[0]! : '';
+    const frozen = rankings.get(name);
+    if (frozen !== undefined) {
+      frozen.lastUsedMs = nowMs;
+      rankings.delete(name);
+      rankings.set(name, frozen);
+    }
+    if (current.length < tokens.length) current = new Float64Array(Math.max(tokens.length, 2 * current.length));
     for (let t = 0; t < tokens.length; t++) {
+      current[t] = Number.NaN;
       const token = tokens[t];
       if (token === undefined || onChain[token.chain] !== 1) continue;
       const out = figures.compute(token, needChange);
+      current[t] = out[order]!;
       if (!filters.accepts(figure)) continue;
-      const v = out[order]!;
+      // A token newer than the frozen ranking is not in it.
+      const v = frozen === undefined ? out[order]! : t < frozen.values.length ? frozen.values[t]! : Number.NaN;
+      if (Number.isNaN(v)) continue;
       if (after !== null && !top.ahead(after.value, after.id, v, t)) continue;
       top.offer(v, t);
     }
     const found = top.drain(values, ids);
+    let ranking: string[] = [];
+    if (found > q.limit) ranking = [frozen !== undefined ? name : keep(current.slice(0, tokens.length), nowMs)];
     const rows = found > q.limit ? q.limit : found;
 
     let body = '{"results":[';
@@ -178,7 +223,7 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
         `,"txns_24h":${num(f[TokenFigure.Txns24h]!)},"price_change_percentage_24h":${num(f[TokenFigure.PriceChange24h]!)}` +
         `,"created_at":${timeOrNull(token.addedAt)},"pools_count":${(registry.tokenPools[token.id] ?? []).length}}`;
     }
-    return Buffer.from(body + envelopeEnd(q, found, values, ids, `${chainsEcho}${filters.echo}`), 'utf8');
+    return Buffer.from(body + envelopeEnd(q, found, values, ids, `${chainsEcho}${filters.echo}`, ranking), 'utf8');
   }
 
   return cursorSearch(ctx, parser, globalParser, search);
