@@ -129,8 +129,21 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
   /** This request's ranked figure per token id (NaN: not searched), kept when a next page exists. */
   let current = new Float64Array(0);
 
-  function keep(values: Float64Array, nowMs: number): string {
+  /** The last ranking kept, reused while a first page finds every value as it was. */
+  let lastKept: { readonly order: number; readonly name: string; readonly values: Float64Array } | null = null;
+
+  function sameAsKept(order: number, n: number): boolean {
+    if (lastKept === null || lastKept.order !== order || lastKept.values.length !== n || !rankings.has(lastKept.name)) return false;
+    const kept = lastKept.values;
+    for (let t = 0; t < n; t++) if (!Object.is(kept[t], current[t])) return false;
+    return true;
+  }
+
+  function keep(order: number, n: number, nowMs: number): string {
+    if (sameAsKept(order, n)) return lastKept!.name;
+    const values = current.slice(0, n);
     const name = `${instance}.${serial++}`;
+    lastKept = { order, name, values };
     rankings.set(name, { values, lastUsedMs: nowMs });
     rankingBytes += values.byteLength;
     for (const [k, r] of rankings) {
@@ -208,7 +221,7 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
     }
     const found = top.drain(values, ids);
     let ranking: string[] = [];
-    if (found > q.limit) ranking = [frozen !== undefined ? name : keep(current.slice(0, tokens.length), nowMs)];
+    if (found > q.limit) ranking = [frozen !== undefined ? name : keep(order, tokens.length, nowMs)];
     const rows = found > q.limit ? q.limit : found;
 
     let body = '{"results":[';
