@@ -105,6 +105,16 @@ const ListenersConfig = z
   })
   .strict();
 
+const StreamsConfig = z
+  .object({
+    /**
+     * Tokens keyless callers may stream prices of, as `<network>:<token address>`; when absent, the
+     * wrapped native token and the stablecoins of every network.
+     */
+    showcase: z.array(z.string().regex(/^[a-z0-9_-]+:\S+$/, 'must be <network>:<token address>')).optional(),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('./data'),
@@ -115,6 +125,7 @@ export const ConfigSchema = z
     capacity: CapacityConfig.default(CapacityConfig.parse({})),
     plans: PlansConfig.default(() => PlansConfig.parse({})),
     listeners: ListenersConfig.default(() => ListenersConfig.parse({})),
+    streams: StreamsConfig.default({}),
   })
   .strict();
 
@@ -139,6 +150,8 @@ const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; 
   { flag: 'port', env: 'DEXDATA_PORT', path: ['gateway', 'port'], type: 'number' },
   { flag: 'paid-port', env: 'DEXDATA_PAID_PORT', path: ['listeners', 'paidRest', 'port'], type: 'number' },
   { flag: 'agent-port', env: 'DEXDATA_AGENT_PORT', path: ['listeners', 'agent', 'port'], type: 'number' },
+  { flag: 'stream-port', env: 'DEXDATA_STREAM_PORT', path: ['listeners', 'freeStream', 'port'], type: 'number' },
+  { flag: 'paid-stream-port', env: 'DEXDATA_PAID_STREAM_PORT', path: ['listeners', 'paidStream', 'port'], type: 'number' },
   { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number' },
   { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number' },
   { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number' },

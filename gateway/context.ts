@@ -1,4 +1,5 @@
 /** What the gateway reads from: the engine's shared views, the registry's side tables and the store. */
+import type { SwapFeed } from '../engine/feed/swaps.js';
 import type { Registry } from '../engine/ingest/registry.js';
 import type { PoolRanker } from '../engine/search/ranker.js';
 import type { EngineViews } from '../engine/state/views.js';
@@ -12,4 +13,6 @@ export interface GatewayContext {
   ranker: PoolRanker;
   /** Unix seconds. */
   now(): number;
+  /** Swaps of watched pools and tokens as the shards apply them (the transaction streams); none without it. */
+  swaps?: SwapFeed;
 }

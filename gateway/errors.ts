@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   credits_exhausted: { status: 402, message: 'credit allowance exhausted' },
   wrong_host: { status: 403, message: 'this key belongs on another host' },
   plan_required: { status: 403, message: 'your plan does not include this' },
+  /** Keyless callers on a stream outside the showcase assets. */
+  preview_only: { status: 403, message: 'keyless streaming is limited to the showcase assets' },
   not_found: { status: 404, message: 'not found' },
   endpoint_removed: { status: 410, message: 'endpoint removed' },
   rate_limited: { status: 429, message: 'rate limit exceeded' },

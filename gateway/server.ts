@@ -13,7 +13,7 @@
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
-import type { PlanLimits, PlanName } from '../engine/config.js';
+import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
 import { checkHost, EDGE_PAGE, resolveCaller, type Caller, type RestRole } from './auth/access.js';
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
@@ -40,6 +40,7 @@ import { createStats } from './rest/stats.js';
 import { createTokenDetails } from './rest/tokens.js';
 import { segment } from './http/path.js';
 import { createAgentHost, type AgentHost } from './agent/host.js';
+import { createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -56,6 +57,13 @@ export interface AccessOptions {
   paidRest?: ListenerOptions;
   /** Agent host (the /api subset); not opened when absent. */
   agent?: ListenerOptions;
+  /** Stream hosts (SSE, gateway/streams); not opened when absent. */
+  freeStream?: ListenerOptions;
+  paidStream?: ListenerOptions;
+  /** Tokens keyless callers may stream (`<network>:<address>`); default: stablecoins and wrapped native tokens. */
+  showcase?: readonly string[];
+  /** Stream tick and ping timing (tests). */
+  streamHub?: StreamHostOptions['hub'];
   /** Public names of the free REST host. */
   freeRestHosts?: readonly string[];
   /** Subjects whose counters are held in memory at once. */
@@ -74,7 +82,9 @@ export interface Gateway {
   /** Port of the free REST host. */
   readonly port: number;
   /** Port of every host role opened. */
-  readonly ports: Readonly<Partial<Record<RestRole, number>>>;
+  readonly ports: Readonly<Partial<Record<ListenerRole, number>>>;
+  /** The stream hosts' hub and counters, when a stream host is open. */
+  readonly streams: StreamHost | null;
   /** Writes the usage counters to the store now (they are also written every second and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;
@@ -217,7 +227,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     access?.agent !== undefined && keys !== null && meter !== null
       ? createAgentHost({ ctx, route, keys, meter, plans: access.plans, version: API_VERSION, listenHost: options.host, hostNames: access.agent.hosts ?? [] })
       : null;
-  const ports: Partial<Record<RestRole, number>> = {};
+  const ports: Partial<Record<ListenerRole, number>> = {};
   const names: Partial<Record<RestRole, readonly string[]>> = {
     freeRest: access?.freeRestHosts ?? [],
     paidRest: access?.paidRest?.hosts ?? [],
@@ -227,6 +237,18 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const roleByName = new Map<string, RestRole>();
   for (const [role, list] of Object.entries(names) as [RestRole, readonly string[]][]) for (const n of list) roleByName.set(hostPart(n), role);
   const hostUrl = (role: RestRole): string => names[role]?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`;
+  const streamHost: StreamHost | null =
+    (access?.freeStream !== undefined || access?.paidStream !== undefined) && keys !== null && meter !== null
+      ? createStreamHost({
+          ctx,
+          keys,
+          meter,
+          plans: access.plans,
+          ...(access.showcase !== undefined ? { showcase: access.showcase } : {}),
+          ...(access.streamHub !== undefined ? { hub: access.streamHub } : {}),
+          hostUrl: (role: StreamRole) => access[role]?.hosts?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`,
+        })
+      : null;
 
   /** Fills `a`; returns a promise when the answer waits on the shard threads. */
   function answer(role: RestRole, f: RequestFacts, a: Answer): void | Promise<void> {
@@ -358,11 +380,14 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   }
 
   const listening: Listening[] = [];
-  const open = async (role: RestRole, port: number): Promise<void> => {
+  const open = async (role: ListenerRole, port: number): Promise<void> => {
     const app = uWS.App();
-    if (role === 'agent') agentHost?.register(app);
-    app.get('/*', handler(role));
-    app.any('/*', notFound);
+    if (role === 'freeStream' || role === 'paidStream') streamHost!.register(app, role);
+    else {
+      if (role === 'agent') agentHost?.register(app);
+      app.get('/*', handler(role));
+      app.any('/*', notFound);
+    }
     const l = await listen(app, options.host, port);
     ports[role] = l.port;
     listening.push(l);
@@ -371,6 +396,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
+    streamHost?.close();
     await agentHost?.close();
     for (const l of listening) {
       if (l.socket !== null) uWS.us_listen_socket_close(l.socket);
@@ -384,6 +410,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     await open('freeRest', options.port);
     if (access?.paidRest !== undefined) await open('paidRest', access.paidRest.port);
     if (access?.agent !== undefined) await open('agent', access.agent.port);
+    if (streamHost !== null && access?.freeStream !== undefined) await open('freeStream', access.freeStream.port);
+    if (streamHost !== null && access?.paidStream !== undefined) await open('paidStream', access.paidStream.port);
   } catch (err) {
     await close();
     throw err;
@@ -391,6 +419,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   return {
     port: ports.freeRest!,
     ports,
+    streams: streamHost,
     flushUsage: () => meter?.flush() ?? Promise.resolve(),
     close,
   };

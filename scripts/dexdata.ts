@@ -26,9 +26,11 @@ flags (each also as an environment variable DEXDATA_<NAME>, over the config file
   --config FILE            JSON config file (see README)
   --data-dir DIR           LMDB data directory (default ./data)
   --host HOST              listen address (default 127.0.0.1)
-  --port N                 free REST port (default 8080; other hosts follow it: paid REST +1, agent +4)
+  --port N                 free REST port (default 8080; other hosts follow it: paid REST +1, streams +2 and +3, agent +4)
   --paid-port N            paid REST port (default port + 1)
   --agent-port N           agent host port: /api subset and MCP (default port + 4)
+  --stream-port N          free stream host port: SSE for keyless callers and free keys (default port + 2)
+  --paid-stream-port N     paid stream host port: SSE for dev, pro and enterprise keys (default port + 3)
   --shards N               engine shard threads (default 2)
   --seed N                 simulator seed (default 42)
   --pools N                simulated pools (default 20000, up to 2000000; 85 % exist at genesis)
@@ -54,7 +56,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
   });
   const ports = listenerPorts(config);
   const gateway = await startGateway(
-    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now },
+    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now, swaps: engine.shards.swapFeed },
     {
       host: config.gateway.host,
       port: ports.freeRest,
@@ -63,12 +65,16 @@ async function serve(flags: Record<string, string>): Promise<void> {
         freeRestHosts: config.listeners.freeRest.hosts,
         paidRest: { port: ports.paidRest, hosts: config.listeners.paidRest.hosts },
         agent: { port: ports.agent, hosts: config.listeners.agent.hosts },
+        freeStream: { port: ports.freeStream, hosts: config.listeners.freeStream.hosts },
+        paidStream: { port: ports.paidStream, hosts: config.listeners.paidStream.hosts },
+        ...(config.streams.showcase !== undefined ? { showcase: config.streams.showcase } : {}),
       },
     },
   );
   log(`REST listening on http://${config.gateway.host}:${gateway.port}`);
   log(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
   log(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
+  log(`streams listening on http://${config.gateway.host}:${gateway.ports.freeStream} (free) and http://${config.gateway.host}:${gateway.ports.paidStream} (paid)`);
 
   let stopping = false;
   const shutdown = async (code: number) => {

@@ -25,6 +25,7 @@ import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/l
 import type { CandleRing, EngineViews } from '../state/views.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
+import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
 const Q96 = 2 ** 96;
 const POW10: readonly number[] = Array.from({ length: 78 }, (_, i) => 10 ** i);
@@ -53,6 +54,8 @@ export interface ApplyStats {
   events: number;
   swaps: number;
   skipped: number;
+  /** Swaps of watched pools and tokens (views.watchPool / watchToken), in chain order; absent when none. */
+  feed?: FeedSwap[];
 }
 
 /** Anchor rank of a token role: 0 reference stablecoin, 1 stablecoin or wrapped native, 2 other. */
@@ -97,6 +100,8 @@ export class ShardWriter {
   index: PoolRankIndex | null = null;
   /** Set by resumWindows when a window figure took a new value. */
   private windowsMoved = false;
+  /** Watched swaps applied since the last takeFeed (allocated only when one is watched). */
+  private feed: FeedSwap[] | null = null;
 
   constructor(views: EngineViews, sink: ShardSink | null) {
     this.v = views;
@@ -135,6 +140,13 @@ export class ShardWriter {
       }
     }
     return stats;
+  }
+
+  /** The watched swaps applied since the last call (null when none). */
+  takeFeed(): FeedSwap[] | null {
+    const f = this.feed;
+    this.feed = null;
+    return f;
   }
 
   private applyPoolCreated(e: PoolCreated): void {
@@ -292,8 +304,11 @@ export class ShardWriter {
     Atomics.add(v.poolSeq, p, 1);
     this.index?.markDirty(p);
 
-    this.updateSecondCandle(v.poolToken0[p]!, t, volumeUsd);
-    this.updateSecondCandle(v.poolToken1[p]!, t, volumeUsd);
+    const tk0 = v.poolToken0[p]!;
+    const tk1 = v.poolToken1[p]!;
+    this.updateSecondCandle(tk0, t, volumeUsd);
+    this.updateSecondCandle(tk1, t, volumeUsd);
+    if ((v.watchPool[p]! | v.watchToken[tk0]! | v.watchToken[tk1]!) !== 0) (this.feed ??= []).push(feedSwap(e, k, p, this.u128, p0, p1, volumeUsd));
 
     if (sink !== null && t >= this.transactionsSince) {
       const u = this.usd;

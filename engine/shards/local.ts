@@ -6,6 +6,7 @@ import type { PoolRanker } from '../search/ranker.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { sweepChains } from './sweep.js';
+import { SwapFeed } from '../feed/swaps.js';
 
 /**
  * All chains applied on the calling thread, persisting like a shard thread does when given a
@@ -16,6 +17,8 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   readonly writer: ShardWriter;
   readonly index: PoolRankIndex;
   readonly sink: LmdbSink | null;
+  /** Watched swaps, published after each apply. */
+  readonly swapFeed = new SwapFeed();
   private readonly views: EngineViews;
   private lastSeq = 0;
 
@@ -47,6 +50,8 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
       total.swaps += stats.swaps;
       total.skipped += stats.skipped;
     }
+    const feed = this.writer.takeFeed();
+    if (feed !== null) this.swapFeed.publish(feed);
     return Promise.resolve(total);
   }
 

@@ -10,6 +10,7 @@ import type { EngineBuffers } from '../state/views.js';
 import type { RankQuery, RankResult } from '../search/rank-index.js';
 import type { PoolRanker } from '../search/ranker.js';
 import type { ApplyStats } from './apply.js';
+import { SwapFeed } from '../feed/swaps.js';
 import type { ApplyTask, ShardWorkerData } from './worker.js';
 
 export interface ShardPoolOptions {
@@ -28,6 +29,8 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   private readonly now: () => number;
   /** Set once the source has caught up: shards then write evicted candles at once. */
   live = false;
+  /** Watched swaps, published as each shard's task settles. */
+  readonly swapFeed = new SwapFeed();
 
   constructor(options: ShardPoolOptions) {
     if (!Number.isInteger(options.shards) || options.shards < 1) throw new TypeError('options.shards must be a positive integer');
@@ -71,7 +74,10 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
       perShard.map((items, shard) => {
         if (items.length === 0) return null;
         const task: ApplyTask = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now, live: this.live };
-        return this.run<ApplyStats>(shard, task, 'apply', items.map((b) => b.bytes.buffer as ArrayBuffer));
+        return this.run<ApplyStats>(shard, task, 'apply', items.map((b) => b.bytes.buffer as ArrayBuffer)).then((r) => {
+          if (r.feed !== undefined) this.swapFeed.publish(r.feed);
+          return r;
+        });
       }),
     );
     const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };

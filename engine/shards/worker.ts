@@ -65,6 +65,8 @@ export function apply(task: ApplyTask): ApplyStats {
     sink.commit(data.shard, persisted, task.live);
     lastPersisted = persisted;
   }
+  const feed = writer.takeFeed();
+  if (feed !== null) total.feed = feed;
   return total;
 }
 

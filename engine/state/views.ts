@@ -154,6 +154,11 @@ export class EngineViews {
   readonly secVolumeUsd: Float64Array;
   readonly secTxns: Uint32Array;
 
+  // ---- change-feed watch flags (writer: gateway thread; readers: shard writers, per swap) ----
+  /** 1 while some stream wants the swaps of pool p / of every pool of token t; 0 otherwise. */
+  readonly watchPool: Uint8Array;
+  readonly watchToken: Uint8Array;
+
   private constructor(capacity: EngineCapacity, existing?: Readonly<Record<string, SharedArrayBuffer>>) {
     this.capacity = capacity;
     const src = new ColumnSource(existing);
@@ -244,6 +249,8 @@ export class EngineViews {
     this.secPriceSum = f64('sec.priceSum', S);
     this.secVolumeUsd = f64('sec.volumeUsd', S);
     this.secTxns = u32('sec.txns', S);
+    this.watchPool = src.col('watchPool', Uint8Array, P);
+    this.watchToken = src.col('watchToken', Uint8Array, T);
 
     this.buffers = { capacity, columns: src.columns };
   }

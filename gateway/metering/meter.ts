@@ -71,6 +71,11 @@ export interface Meter {
   admit(subject: MeterSubject, cost: number, now: number): number;
   /** Charges credits to a slot admit returned. */
   charge(slot: number, cost: number, now: number): void;
+  /**
+   * Charges up to `cost` credits for work already admitted (stream events), as far as the allowance
+   * goes, without counting a request; returns the credits charged (less than `cost` once exhausted).
+   */
+  spend(subject: MeterSubject, cost: number, now: number): number;
   usage(subject: MeterSubject, now: number): Usage;
   /** The shared counters, for readers on other threads. */
   readonly buffers: { readonly minutes: SharedArrayBuffer; readonly credits: SharedArrayBuffer; readonly periodStart: SharedArrayBuffer };
@@ -219,6 +224,20 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
       // Billing windows keep only the total; the buckets serve the rolling window.
       Atomics.add(credits, c + 2 + (Math.floor(now / HOUR_S) % ROLLING_HOURS), cost);
       dirty[s] = 1;
+    },
+    spend(subject, cost, now) {
+      if (cost <= 0) return 0;
+      const s = slotFor(subject.key, now);
+      advance(s, subject, now);
+      const c = s * CREDIT_WORDS;
+      const left = subject.limits.credits + subject.extraCredits - Atomics.load(credits, c);
+      const n = Math.max(0, Math.min(cost, left));
+      if (n > 0) {
+        Atomics.add(credits, c, n);
+        Atomics.add(credits, c + 2 + (Math.floor(now / HOUR_S) % ROLLING_HOURS), n);
+        dirty[s] = 1;
+      }
+      return n;
     },
     usage(subject, now) {
       const s = slotFor(subject.key, now);

@@ -72,6 +72,7 @@ export function describeApiError(err: ApiError, tool: string): string {
     case 'invalid_api_key':
       return `The API key of this connection is not valid (revoked, regenerated or mistyped). ${HOW_TO_SEND_A_KEY} Or remove the header to use the keyless plan.`;
     case 'wrong_host':
+    case 'preview_only':
       return err.message;
     case 'endpoint_removed':
       return `${err.message}.`;

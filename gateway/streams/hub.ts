@@ -1,0 +1,517 @@
+/**
+ * The stream hub: one subscription index from asset to subscribers, so an event costs work only for
+ * the streams that asked for it.
+ *
+ *  - Prices, reserves and 1 s candles: a tick every TICK_MS looks at the version words (seqlocks) of
+ *    the subscribed tokens and pools only, so its cost follows the subscriptions, not the market.
+ *    Whatever changed is read consistently, rendered once and handed to each subscriber's queue.
+ *  - Swaps: the shard threads copy out the swaps of pools and tokens whose watch flag the hub set
+ *    (EngineViews.watchPool / watchToken, one byte each, 1 while subscribed), and the hub renders
+ *    each once when the apply task settles.
+ *
+ * Each tick then writes every stream that has events waiting, one chunk per stream, and sends the
+ * pings that are due. Every rendered event also enters the replay window (replay.ts).
+ */
+import type { FeedSwap } from '../../engine/feed/swaps.js';
+import { TOKEN_SECOND_SLOTS } from '../../engine/state/layout.js';
+import { createTokenPriceState, readTokenPrice } from '../../engine/state/read.js';
+import type { GatewayContext } from '../context.js';
+import { StreamClient, type ClientOptions, type ClientSubscription } from './client.js';
+import {
+  exactPrice,
+  ohlcvPayload,
+  poolReservesPayload,
+  priceText,
+  reserveSide,
+  swapPayload,
+  tokenPricePayloads,
+  tokenReservesPayload,
+  u128BigInt,
+  type SecondCandle,
+} from './render.js';
+import { REPLAY_WINDOW_MS, ReplayRing } from './replay.js';
+import type { StreamMethod, Subscription } from './request.js';
+
+export const TICK_MS = 20;
+export const PING_INTERVAL_MS = 15_000; // 15 s
+/** Watches past their linger time are looked for this often. */
+const LINGER_SWEEP_MS = 1_000;
+/** Pings are looked for this often. */
+const PING_SWEEP_MS = 200;
+/** A 1 s candle is sealed once a later one opened, or this long after its second ended. */
+export const CANDLE_SEAL_DELAY_S = 2;
+/** Tries at a consistent copy before a read is left to the next tick (a writer holds a lock ~1 µs). */
+const SPIN_LIMIT = 100_000;
+
+/** Subscription key: kind * 2^32 + asset id. */
+const KIND: Readonly<Record<StreamMethod, number>> = { token_price: 1, pool_reserves: 2, token_reserves: 3, pool: 4, token: 5, ohlcv: 6 };
+export function keyOf(method: StreamMethod, asset: number): number {
+  return KIND[method] * 4_294_967_296 + asset;
+}
+
+/**
+ * Every watch keeps rendering events into the replay window for REPLAY_WINDOW_MS after its last
+ * subscriber left (`lingerUntil`), so a client that reconnects within it finds what it missed.
+ */
+interface Watch {
+  readonly subs: Set<ClientSubscription>;
+  /** While subs is empty: until when (ms) the watch is kept; -1 while it has subscribers. */
+  lingerUntil: number;
+}
+
+interface PriceWatch extends Watch {
+  readonly token: number;
+  seq: number;
+  price: number;
+  time: number;
+}
+
+/** A pool whose reserves are streamed: to pool_reserves subscribers, or for a token_reserves subscription of one of its tokens. */
+interface PoolWatch extends Watch {
+  readonly pool: number;
+  /** token_reserves watches of its tokens that include it. */
+  refs: number;
+  seq: number;
+  /** Raw reserves as last streamed (or as they stood when the watch began). */
+  readonly raw: Uint32Array;
+  block: number;
+  prevBlock: number;
+}
+
+interface TokenReservesWatch extends Watch {
+  readonly token: number;
+  /** How many of the token's pools (registry.tokenPools order) are watched. */
+  pools: number;
+}
+
+interface CandleWatch extends Watch {
+  readonly token: number;
+  /** Index of the next candle to stream (secOpened numbering). */
+  next: number;
+}
+
+export interface HubOptions {
+  readonly ctx: GatewayContext;
+  readonly tickMs?: number;
+  readonly pingIntervalMs?: number;
+  /** Milliseconds for pings and ticks; ctx.now() * 1000 by default (so tests move both with one clock). */
+  readonly nowMs?: () => number;
+}
+
+export interface HubStats {
+  readonly streams: number;
+  readonly watchedPrices: number;
+  readonly watchedPools: number;
+  readonly watchedCandles: number;
+  readonly watchedSwapPools: number;
+  readonly watchedSwapTokens: number;
+  readonly replayEvents: number;
+  /** Largest backlog any stream holds. */
+  readonly maxBacklogBytes: number;
+}
+
+export type OpenOptions = Omit<ClientOptions, 'nowMs' | 'pingIntervalMs' | 'onEnd' | 'wake'> & { readonly onEnd: () => void };
+
+function join(w: Watch, sub: ClientSubscription): void {
+  w.subs.add(sub);
+  w.lingerUntil = -1;
+}
+
+export class StreamHub {
+  private readonly ctx: GatewayContext;
+  private readonly nowMs: () => number;
+  private readonly pingIntervalMs: number;
+  readonly replay = new ReplayRing();
+  private readonly clients = new Set<StreamClient>();
+  private dirty = new Set<StreamClient>();
+  private readonly prices = new Map<number, PriceWatch>();
+  private readonly pools = new Map<number, PoolWatch>();
+  private readonly tokenReserves = new Map<number, TokenReservesWatch>();
+  private readonly candles = new Map<number, CandleWatch>();
+  private readonly poolSwaps = new Map<number, Watch>();
+  private readonly tokenSwaps = new Map<number, Watch>();
+  private lastLingerSweep = 0;
+  private readonly timer: NodeJS.Timeout;
+  private readonly unsubscribeFeed: () => void;
+  private lastPingSweep = 0;
+  private readonly priceState = createTokenPriceState();
+  private readonly poolScratch = { raw: new Uint32Array(8), block: 0, time: 0, price0: 0, price1: 0 };
+  private readonly candle: SecondCandle = { time: 0, open: 0, high: 0, low: 0, close: 0, priceSum: 0, volumeUsd: 0, txns: 0 };
+  private closed = false;
+
+  constructor(options: HubOptions) {
+    this.ctx = options.ctx;
+    this.nowMs = options.nowMs ?? (() => options.ctx.now() * 1000);
+    this.pingIntervalMs = options.pingIntervalMs ?? PING_INTERVAL_MS;
+    this.timer = setInterval(() => this.tick(), options.tickMs ?? TICK_MS);
+    this.timer.unref();
+    this.unsubscribeFeed = options.ctx.swaps?.subscribe((swaps) => this.onSwaps(swaps)) ?? (() => undefined);
+  }
+
+  /** Opens a stream for `subscriptions` on a response, inside its uWS request callback. */
+  open(subscriptions: readonly Subscription[], lastEventId: number | null, options: OpenOptions): StreamClient {
+    const nowMs = this.nowMs();
+    const client = new StreamClient({
+      ...options,
+      nowMs,
+      pingIntervalMs: this.pingIntervalMs,
+      onEnd: (c) => {
+        this.release(c);
+        options.onEnd();
+      },
+      wake: (c) => {
+        if (!this.closed) this.dirty.add(c);
+      },
+    });
+    this.clients.add(client);
+    client.open();
+    for (const s of subscriptions) this.watch(client.subscribe(s.method, s.requestId, keyOf(s.method, s.asset)), s);
+    if (lastEventId !== null) this.resume(client, lastEventId, nowMs);
+    return client;
+  }
+
+  stats(): HubStats {
+    let maxBacklogBytes = 0;
+    for (const c of this.clients) maxBacklogBytes = Math.max(maxBacklogBytes, c.backlog.bytes);
+    return {
+      streams: this.clients.size,
+      watchedPrices: this.prices.size,
+      watchedPools: this.pools.size,
+      watchedCandles: this.candles.size,
+      watchedSwapPools: this.poolSwaps.size,
+      watchedSwapTokens: this.tokenSwaps.size,
+      replayEvents: this.replay.size,
+      maxBacklogBytes,
+    };
+  }
+
+  /** Ends every stream with an `error` event and stops. */
+  close(): void {
+    if (this.closed) return;
+    for (const c of [...this.clients]) c.fail('the server is shutting down; reconnect with backoff');
+    this.closed = true;
+    clearInterval(this.timer);
+    this.unsubscribeFeed();
+  }
+
+  // ---- the index ----
+
+  private watch(sub: ClientSubscription, s: Subscription): void {
+    const v = this.ctx.views;
+    switch (s.method) {
+      case 'token_price': {
+        let w = this.prices.get(s.asset);
+        if (w === undefined) {
+          w = { token: s.asset, subs: new Set(), lingerUntil: -1, seq: Atomics.load(v.tokenSeq, s.asset), price: v.tokenPriceUsd[s.asset]!, time: v.tokenPriceTime[s.asset]! };
+          this.prices.set(s.asset, w);
+        }
+        join(w, sub);
+        return;
+      }
+      case 'pool_reserves':
+        join(this.poolWatch(s.asset), sub);
+        return;
+      case 'token_reserves': {
+        let w = this.tokenReserves.get(s.asset);
+        if (w === undefined) {
+          w = { token: s.asset, subs: new Set(), lingerUntil: -1, pools: 0 };
+          this.tokenReserves.set(s.asset, w);
+          this.coverPools(w);
+        }
+        join(w, sub);
+        return;
+      }
+      case 'pool':
+        join(this.swapWatch(this.poolSwaps, s.asset), sub);
+        Atomics.store(v.watchPool, s.asset, 1);
+        return;
+      case 'token':
+        join(this.swapWatch(this.tokenSwaps, s.asset), sub);
+        Atomics.store(v.watchToken, s.asset, 1);
+        return;
+      case 'ohlcv': {
+        let w = this.candles.get(s.asset);
+        if (w === undefined) {
+          // The candle open now is streamed when it seals; earlier ones are not.
+          const n = v.secOpened[s.asset]!;
+          const last = s.asset * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
+          const openNow = n > 0 && v.secTime[last]! + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
+          w = { token: s.asset, subs: new Set(), lingerUntil: -1, next: openNow ? n - 1 : n };
+          this.candles.set(s.asset, w);
+        }
+        join(w, sub);
+      }
+    }
+  }
+
+  private swapWatch(map: Map<number, Watch>, id: number): Watch {
+    let w = map.get(id);
+    if (w === undefined) map.set(id, (w = { subs: new Set(), lingerUntil: -1 }));
+    return w;
+  }
+
+  private poolWatch(p: number): PoolWatch {
+    let w = this.pools.get(p);
+    if (w === undefined) {
+      const seq = this.readPoolReserves(p);
+      w = { pool: p, subs: new Set(), lingerUntil: -1, refs: 0, seq, raw: Uint32Array.from(this.poolScratch.raw), block: this.poolScratch.block, prevBlock: 0 };
+      this.pools.set(p, w);
+    }
+    return w;
+  }
+
+  /** Watches the token's pools not yet watched (new pools appear over time). */
+  private coverPools(w: TokenReservesWatch): void {
+    const list = this.ctx.registry.tokenPools[w.token] ?? [];
+    for (; w.pools < list.length; w.pools++) this.poolWatch(list[w.pools]!).refs++;
+  }
+
+  /** A stream ended: its subscriptions leave their watches, which linger for the replay window once empty. */
+  private release(client: StreamClient): void {
+    this.clients.delete(client);
+    this.dirty.delete(client);
+    const until = this.nowMs() + REPLAY_WINDOW_MS;
+    for (const sub of client.subscriptions) {
+      const id = sub.key % 4_294_967_296;
+      const map: Map<number, Watch> = {
+        token_price: this.prices,
+        pool_reserves: this.pools,
+        token_reserves: this.tokenReserves,
+        pool: this.poolSwaps,
+        token: this.tokenSwaps,
+        ohlcv: this.candles,
+      }[sub.method];
+      const w = map.get(id);
+      if (w !== undefined && w.subs.delete(sub) && w.subs.size === 0) w.lingerUntil = until;
+    }
+  }
+
+  /** Drops the watches whose linger time is over (and with them the shard's watch flags). */
+  private sweepLingering(nowMs: number): void {
+    const v = this.ctx.views;
+    const expired = (w: Watch) => w.subs.size === 0 && w.lingerUntil >= 0 && nowMs >= w.lingerUntil;
+    for (const [id, w] of this.prices) if (expired(w)) this.prices.delete(id);
+    for (const [id, w] of this.candles) if (expired(w)) this.candles.delete(id);
+    for (const [id, w] of this.poolSwaps) {
+      if (!expired(w)) continue;
+      this.poolSwaps.delete(id);
+      Atomics.store(v.watchPool, id, 0);
+    }
+    for (const [id, w] of this.tokenSwaps) {
+      if (!expired(w)) continue;
+      this.tokenSwaps.delete(id);
+      Atomics.store(v.watchToken, id, 0);
+    }
+    for (const [id, w] of this.tokenReserves) {
+      if (!expired(w)) continue;
+      this.tokenReserves.delete(id);
+      const list = this.ctx.registry.tokenPools[id] ?? [];
+      for (let i = 0; i < w.pools; i++) {
+        const pw = this.pools.get(list[i]!);
+        if (pw === undefined) continue;
+        pw.refs--;
+        if (pw.refs === 0 && pw.subs.size === 0 && pw.lingerUntil < 0) pw.lingerUntil = nowMs;
+      }
+    }
+    for (const [id, w] of this.pools) if (w.refs === 0 && expired(w)) this.pools.delete(id);
+  }
+
+  private resume(client: StreamClient, lastEventId: number, nowMs: number): void {
+    const byKey = new Map<number, ClientSubscription[]>();
+    for (const s of client.subscriptions) {
+      const list = byKey.get(s.key);
+      if (list === undefined) byKey.set(s.key, [s]);
+      else list.push(s);
+    }
+    const { events, complete } = this.replay.since(lastEventId, new Set(byKey.keys()));
+    if (!complete) client.warn(`events after id ${lastEventId} are partly outside the replay window; the stream resumes with what is held`, nowMs);
+    for (const e of events) {
+      for (const k of e.keys) {
+        const subs = byKey.get(k);
+        if (subs === undefined) continue;
+        for (const s of subs) client.push(s, e, true);
+      }
+    }
+  }
+
+  // ---- change detection ----
+
+  /**
+   * Copies pool p's raw reserves, block, time and USD prices into poolScratch; returns the version
+   * read (-1 when the writer kept the pool busy: the next tick looks again).
+   */
+  private readPoolReserves(p: number): number {
+    const v = this.ctx.views;
+    const o = this.poolScratch;
+    for (let attempt = 0; attempt < SPIN_LIMIT; attempt++) {
+      const s = Atomics.load(v.poolSeq, p);
+      if ((s & 1) !== 0) continue;
+      for (let k = 0; k < 8; k++) o.raw[k] = v.reserveRaw[p * 8 + k]!;
+      o.block = v.reserveBlock[p]!;
+      o.time = v.reserveTime[p]!;
+      o.price0 = v.priceUsd0[p]!;
+      o.price1 = v.priceUsd1[p]!;
+      if (Atomics.load(v.poolSeq, p) === s) return s;
+    }
+    return -1;
+  }
+
+  /** One pass: what changed for the subscribed assets, then the writes and the pings due. */
+  tick(): void {
+    if (this.closed) return;
+    try {
+      const nowMs = this.nowMs();
+      const now = this.ctx.now();
+      if (this.prices.size > 0) this.tickPrices(nowMs, now);
+      if (this.tokenReserves.size > 0) for (const w of this.tokenReserves.values()) this.coverPools(w);
+      if (this.pools.size > 0) this.tickPools(nowMs, now);
+      if (this.candles.size > 0) this.tickCandles(nowMs, now);
+      this.flush(nowMs);
+      if (nowMs - this.lastPingSweep >= PING_SWEEP_MS || nowMs < this.lastPingSweep) {
+        this.lastPingSweep = nowMs;
+        for (const c of this.clients) if (nowMs >= c.nextPingMs) c.ping(nowMs, now);
+      }
+      if (nowMs - this.lastLingerSweep >= LINGER_SWEEP_MS || nowMs < this.lastLingerSweep) {
+        this.lastLingerSweep = nowMs;
+        this.sweepLingering(nowMs);
+      }
+      this.replay.trim(nowMs);
+    } catch (err) {
+      console.error(`streams: tick failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+  }
+
+  /** Writes every stream with events waiting. */
+  flush(nowMs = this.nowMs()): void {
+    if (this.dirty.size === 0) return;
+    const batch = this.dirty;
+    this.dirty = new Set();
+    for (const c of batch) c.flush(nowMs);
+  }
+
+  private tickPrices(nowMs: number, now: number): void {
+    const v = this.ctx.views;
+    const reg = this.ctx.registry;
+    const st = this.priceState;
+    for (const w of this.prices.values()) {
+      const s = Atomics.load(v.tokenSeq, w.token);
+      if (s === w.seq || (s & 1) !== 0) continue;
+      if (!readTokenPrice(v, w.token, st)) continue;
+      w.seq = st.seq;
+      if (st.priceUsd === w.price && st.priceTime === w.time) continue;
+      w.price = st.priceUsd;
+      w.time = st.priceTime;
+      if (!(st.priceUsd > 0)) continue;
+      const token = reg.tokens[w.token]!;
+      const p = tokenPricePayloads(token.address, reg.networks[token.chain]!.id, priceText(exactPrice(v, w.token)), now, st.priceTime);
+      const e = this.replay.add([keyOf('token_price', w.token)], p.post, p.get, -1, nowMs);
+      for (const sub of w.subs) sub.client.push(sub, e);
+    }
+  }
+
+  private tickPools(nowMs: number, now: number): void {
+    const v = this.ctx.views;
+    const reg = this.ctx.registry;
+    const o = this.poolScratch;
+    for (const w of this.pools.values()) {
+      const s = Atomics.load(v.poolSeq, w.pool);
+      if (s === w.seq || (s & 1) !== 0) continue;
+      w.seq = this.readPoolReserves(w.pool);
+      if (w.seq < 0) continue;
+      let same = true;
+      for (let k = 0; k < 8; k++) if (o.raw[k] !== w.raw[k]) same = false;
+      if (same) continue;
+      const pool = reg.pools[w.pool]!;
+      const t0 = reg.tokens[pool.token0]!;
+      const t1 = reg.tokens[pool.token1]!;
+      const chain = reg.networks[pool.chain]!.id;
+      const side0 = reserveSide(t0.address, u128BigInt(o.raw, 0), u128BigInt(w.raw, 0), t0.decimals, o.price0);
+      const side1 = reserveSide(t1.address, u128BigInt(o.raw, 4), u128BigInt(w.raw, 4), t1.decimals, o.price1);
+      if (o.block !== w.block) {
+        w.prevBlock = w.block;
+        w.block = o.block;
+      }
+      w.raw.set(o.raw);
+      if (w.subs.size > 0 || nowMs < w.lingerUntil) {
+        const data = poolReservesPayload(chain, pool.address, o.block, w.prevBlock, [side0, side1], now, o.time);
+        const e = this.replay.add([keyOf('pool_reserves', w.pool)], data, null, -1, nowMs);
+        for (const sub of w.subs) sub.client.push(sub, e);
+      }
+      if (w.refs > 0) {
+        for (const [tk, side] of [
+          [pool.token0, side0],
+          [pool.token1, side1],
+        ] as const) {
+          const tw = this.tokenReserves.get(tk);
+          if (tw === undefined) continue;
+          const data = tokenReservesPayload(chain, pool.address, o.block, side, now, o.time);
+          const e = this.replay.add([keyOf('token_reserves', tk)], data, null, w.pool, nowMs);
+          for (const sub of tw.subs) sub.client.push(sub, e);
+        }
+      }
+    }
+  }
+
+  private tickCandles(nowMs: number, now: number): void {
+    const v = this.ctx.views;
+    const reg = this.ctx.registry;
+    const c = this.candle;
+    for (const w of this.candles.values()) {
+      const t = w.token;
+      for (;;) {
+        const n = v.secOpened[t]!;
+        if (w.next >= n) break;
+        // A candle older than the ring holds is gone: skip to the oldest one still held.
+        if (n - w.next > TOKEN_SECOND_SLOTS - 1) w.next = n - (TOKEN_SECOND_SLOTS - 1);
+        if (!this.readCandle(t, w.next, c)) break;
+        const sealed = w.next < v.secOpened[t]! - 1 || now >= c.time + 1 + CANDLE_SEAL_DELAY_S;
+        if (!sealed) break;
+        w.next++;
+        const token = reg.tokens[t]!;
+        const data = ohlcvPayload(reg.networks[token.chain]!.id, token.address, c);
+        const e = this.replay.add([keyOf('ohlcv', t)], data, null, -1, nowMs);
+        for (const sub of w.subs) sub.client.push(sub, e);
+      }
+    }
+  }
+
+  /** Copies token t's k-th 1 s candle consistently; false when the slot no longer holds it. */
+  private readCandle(t: number, k: number, out: SecondCandle): boolean {
+    const v = this.ctx.views;
+    const slot = t * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS);
+    for (let attempt = 0; attempt < SPIN_LIMIT; attempt++) {
+      const s = Atomics.load(v.tokenSeq, t);
+      if ((s & 1) !== 0) continue;
+      const n = v.secOpened[t]!;
+      out.time = v.secTime[slot]!;
+      out.open = v.secOpen[slot]!;
+      out.high = v.secHigh[slot]!;
+      out.low = v.secLow[slot]!;
+      out.close = v.secClose[slot]!;
+      out.priceSum = v.secPriceSum[slot]!;
+      out.volumeUsd = v.secVolumeUsd[slot]!;
+      out.txns = v.secTxns[slot]!;
+      if (Atomics.load(v.tokenSeq, t) === s) return k < n && n - k <= TOKEN_SECOND_SLOTS;
+    }
+    return false;
+  }
+
+  private onSwaps(swaps: readonly FeedSwap[]): void {
+    if (this.closed) return;
+    const v = this.ctx.views;
+    const nowMs = this.nowMs();
+    for (const s of swaps) {
+      const bySwap = this.poolSwaps.get(s.pool)?.subs;
+      const t0 = v.poolToken0[s.pool]!;
+      const t1 = v.poolToken1[s.pool]!;
+      const by0 = this.tokenSwaps.get(t0)?.subs;
+      const by1 = this.tokenSwaps.get(t1)?.subs;
+      if (bySwap === undefined && by0 === undefined && by1 === undefined) continue;
+      const data = swapPayload(this.ctx.registry, s);
+      const e = this.replay.add([keyOf('pool', s.pool), keyOf('token', t0), keyOf('token', t1)], data, null, -1, nowMs);
+      if (bySwap !== undefined) for (const sub of bySwap) sub.client.push(sub, e);
+      if (by0 !== undefined) for (const sub of by0) sub.client.push(sub, e);
+      if (by1 !== undefined) for (const sub of by1) sub.client.push(sub, e);
+    }
+  }
+}

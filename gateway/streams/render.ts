@@ -1,0 +1,179 @@
+/**
+ * Payloads of the stream events, rendered once per asset event and shared by every subscriber.
+ *
+ * Prices are decimal strings: a token priced through a constant-product pool gets the exact ratio
+ * of that pool's raw reserves (decimals applied) times its counterpart's price, itself exact down a
+ * chain of such pools to the reference stablecoin (1 USD by definition); a concentrated-liquidity
+ * pool on the way contributes its price to 15 significant digits. The result is cut to
+ * PRICE_DIGITS significant digits, in plain notation. Reserves and deltas are exact decimal strings
+ * of the raw integers with the token's decimals applied.
+ */
+import { Decimal } from 'decimal.js';
+import type { Registry } from '../../engine/ingest/registry.js';
+import type { FeedSwap } from '../../engine/feed/swaps.js';
+import type { EngineViews } from '../../engine/state/views.js';
+import { integerJson, num, str } from '../http/json.js';
+import { rfc3339 } from '../http/time.js';
+
+/** Significant digits of a streamed price. */
+export const PRICE_DIGITS = 18;
+/** Hops followed from a token to the reference stablecoin before the engine's float price is used. */
+const MAX_ROUTE_HOPS = 4;
+
+const Exact = Decimal.clone({ precision: 60, toExpNeg: -100, toExpPos: 100 });
+const POW10: readonly Decimal[] = Array.from({ length: 78 }, (_, i) => new Exact(10).pow(i));
+const ONE = new Exact(1);
+const W32 = 4_294_967_296n;
+
+/** Raw u128 in words[at..at+3] as a bigint. */
+export function u128BigInt(words: Uint32Array, at: number): bigint {
+  return ((BigInt(words[at + 3]!) * W32 + BigInt(words[at + 2]!)) * W32 + BigInt(words[at + 1]!)) * W32 + BigInt(words[at]!);
+}
+
+/** A raw integer with `decimals` applied, exact, plain notation. */
+export function scaled(raw: bigint, decimals: number): string {
+  return new Exact(raw.toString()).div(POW10[decimals]!).toFixed();
+}
+
+const rawScratch = new Uint32Array(8);
+
+/** Copies pool p's raw reserves consistently (seqlock); false when the writer kept it busy. */
+function readRaw(v: EngineViews, p: number, out: Uint32Array): boolean {
+  for (let attempt = 0; attempt < 10_000; attempt++) {
+    const s = Atomics.load(v.poolSeq, p);
+    if ((s & 1) !== 0) continue;
+    for (let k = 0; k < 8; k++) out[k] = v.reserveRaw[p * 8 + k]!;
+    if (Atomics.load(v.poolSeq, p) === s) return true;
+  }
+  return false;
+}
+
+function floatDecimal(x: number): Decimal {
+  return new Exact(x.toPrecision(15));
+}
+
+/** USD price of token t as an exact decimal where the route allows (see the file comment). */
+export function exactPrice(v: EngineViews, t: number, hops = 0): Decimal {
+  if (v.tokenRole[t] === 0) return ONE;
+  const fallback = floatDecimal(v.tokenPriceUsd[t]!);
+  const route = v.tokenRoutePool[t]! - 1;
+  if (route < 0 || hops >= MAX_ROUTE_HOPS) return fallback;
+  const tokenIs0 = v.poolToken0[route] === t;
+  const other = tokenIs0 ? v.poolToken1[route]! : v.poolToken0[route]!;
+  const otherPrice = exactPrice(v, other, hops + 1);
+  if (v.poolProtocol[route] !== 0) {
+    const ratio = v.ratio[route]!; // token 0 in token 1
+    if (!(ratio > 0)) return fallback;
+    const r = floatDecimal(ratio);
+    return tokenIs0 ? r.mul(otherPrice) : otherPrice.div(r);
+  }
+  if (!readRaw(v, route, rawScratch)) return fallback;
+  const r0 = u128BigInt(rawScratch, 0);
+  const r1 = u128BigInt(rawScratch, 4);
+  if (r0 === 0n || r1 === 0n) return fallback;
+  const d0 = v.poolDecimals0[route]!;
+  const d1 = v.poolDecimals1[route]!;
+  // price(token) = (other reserve / 10^d_other) / (token reserve / 10^d_token) * price(other)
+  const [mine, theirs, dMine, dTheirs] = tokenIs0 ? [r0, r1, d0, d1] : [r1, r0, d1, d0];
+  return new Exact(theirs.toString()).mul(POW10[dMine]!).div(new Exact(mine.toString()).mul(POW10[dTheirs]!)).mul(otherPrice);
+}
+
+export function priceText(d: Decimal): string {
+  return d.toSignificantDigits(PRICE_DIGITS).toFixed();
+}
+
+/** token_price data, POST form (Unix seconds and `token_price`) and GET form (ISO 8601). */
+export function tokenPricePayloads(address: string, chain: string, price: string, now: number, priceTime: number): { post: string; get: string } {
+  const head = `{"address":${str(address)},"chain":${str(chain)},"price":"${price}"`;
+  const ts = Math.floor(now);
+  const tp = Math.floor(priceTime);
+  return {
+    post: `${head},"timestamp":${ts},"timestamp_price":${tp},"token_price":${tp}}`,
+    get: `${head},"timestamp":"${rfc3339(ts)}","timestamp_price":"${rfc3339(tp)}"}`,
+  };
+}
+
+/** One side of a pool's reserve change. */
+export interface ReserveSide {
+  address: string;
+  reserve: string;
+  delta: string;
+  priceUsd: number;
+  reserveUsd: number;
+  deltaUsd: number;
+}
+
+export function reserveSide(address: string, raw: bigint, base: bigint, decimals: number, priceUsd: number): ReserveSide {
+  const reserve = scaled(raw, decimals);
+  const delta = scaled(raw - base, decimals);
+  return { address, reserve, delta, priceUsd, reserveUsd: Number(reserve) * priceUsd, deltaUsd: Number(delta) * priceUsd };
+}
+
+export function poolReservesPayload(chain: string, pool: string, block: number, previousBlock: number, sides: readonly ReserveSide[], now: number, blockTime: number): string {
+  let tokens = '';
+  let total = 0;
+  let totalDelta = 0;
+  for (const s of sides) {
+    if (tokens !== '') tokens += ',';
+    tokens += `{"token_id":${str(s.address)},"reserve":"${s.reserve}","delta":"${s.delta}","price_usd":${num(s.priceUsd)},"reserve_usd":${num(s.reserveUsd)},"delta_usd":${num(s.deltaUsd)}}`;
+    total += s.reserveUsd;
+    totalDelta += s.deltaUsd;
+  }
+  const prev = previousBlock > 0 ? `,"previous_block":"${previousBlock}"` : '';
+  return (
+    `{"chain":${str(chain)},"pool_id":${str(pool)},"block":"${block}"${prev},"tokens":[${tokens}]` +
+    `,"total_reserve_usd":${num(total)},"total_delta_usd":${num(totalDelta)},"timestamp":${Math.floor(now)},"block_timestamp":${Math.floor(blockTime)}}`
+  );
+}
+
+export function tokenReservesPayload(chain: string, pool: string, block: number, side: ReserveSide, now: number, blockTime: number): string {
+  return (
+    `{"chain":${str(chain)},"token_id":${str(side.address)},"pool_id":${str(pool)},"reserve":"${side.reserve}","delta":"${side.delta}","block":"${block}"` +
+    `,"price_usd":${num(side.priceUsd)},"reserve_usd":${num(side.reserveUsd)},"delta_usd":${num(side.deltaUsd)},"updated_at":${Math.floor(blockTime)},"timestamp":${Math.floor(now)}}`
+  );
+}
+
+/**
+ * pool / token swap data. Amounts are the trader's view: negative when tokens left the trader's
+ * wallet (went into the pool), positive when they came in; the feed holds the pool's view.
+ */
+export function swapPayload(registry: Registry, s: FeedSwap): string {
+  const pool = registry.pools[s.pool]!;
+  const t0 = registry.tokens[pool.token0]!;
+  const t1 = registry.tokens[pool.token1]!;
+  const chain = registry.networks[pool.chain]!.id;
+  const a0 = negate(s.amount0);
+  const a1 = negate(s.amount1);
+  const usd0 = (Number(a0) / 10 ** t0.decimals) * s.price0Usd;
+  const usd1 = (Number(a1) / 10 ** t1.decimals) * s.price1Usd;
+  return (
+    `{"chain":${str(chain)},"pool_id":${str(pool.address)},"block_number":"${s.block}","block_timestamp":"${rfc3339(s.time)}"` +
+    `,"tx_hash":${str(s.txHash)},"tx_index":${s.txIndex},"log_index":${s.logIndex},"sender":${str(s.sender)},"recipient":${str(s.recipient)}` +
+    `,"token_0":${str(t0.address)},"token_1":${str(t1.address)},"amount_0":${integerJson(a0)},"amount_1":${integerJson(a1)}` +
+    `,"amount_0_usd":${num(usd0)},"amount_1_usd":${num(usd1)},"price_0_usd":${num(s.price0Usd)},"price_1_usd":${num(s.price1Usd)},"volume_usd":${num(s.volumeUsd)}}`
+  );
+}
+
+function negate(decimalText: string): string {
+  if (decimalText === '0') return '0';
+  return decimalText.startsWith('-') ? decimalText.slice(1) : `-${decimalText}`;
+}
+
+export interface SecondCandle {
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  priceSum: number;
+  volumeUsd: number;
+  txns: number;
+}
+
+export function ohlcvPayload(chain: string, token: string, c: SecondCandle): string {
+  return (
+    `{"chain":${str(chain)},"token_id":${str(token)},"interval":"1s","timestamp":"${rfc3339(c.time)}"` +
+    `,"open":${num(c.open)},"high":${num(c.high)},"low":${num(c.low)},"close":${num(c.close)},"avg":${num(c.txns > 0 ? c.priceSum / c.txns : c.close)}` +
+    `,"volume_usd":${num(c.volumeUsd)},"txns":${c.txns}}`
+  );
+}
