@@ -1,0 +1,393 @@
+/**
+ * One chain followed over JSON-RPC: factory logs discover pools, pool logs become swaps, syncs and
+ * liquidity changes, each block that carries events is announced with its hash, parent hash and
+ * timestamp. Only blocks at least `confirmations` deep are read. A step reads factory logs first,
+ * then the logs of every pool known by then, so a pool created and traded in one step loses nothing.
+ *
+ * Reorgs: the hash of the last block read is checked again before each step; if it changed, the
+ * blocks read since the fork are no longer canonical and the follower stops with a ReorgDetectedError
+ * naming the last block whose hash still matches (rolling back ingested effects is the engine's part).
+ */
+import { PoolProtocol, type ChainEvent, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
+import { hexNumber, signed, topicAddress, TOPICS, word, wordAddress, type RpcLog } from './abi.js';
+import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
+import { createLogReader, MAX_FILTER_ADDRESSES, type LogReader } from './logs.js';
+import { createRpcClient, RpcError, type RpcClient } from './rpc.js';
+import { readTokenMetadata, tokenInfo, tokenRole } from './tokens.js';
+
+export class ChainIdMismatchError extends Error {
+  override readonly name = 'ChainIdMismatchError';
+}
+
+export class ReorgDetectedError extends Error {
+  override readonly name = 'ReorgDetectedError';
+  /** Last block read whose hash still matches the node (the fork point), -1 if none is known. */
+  readonly forkBlock: number;
+  /** First block whose hash changed. */
+  readonly changedBlock: number;
+  constructor(chain: string, changedBlock: number, forkBlock: number) {
+    super(`${chain}: block ${changedBlock} was replaced (reorganisation deeper than the configured confirmations); the chain is canonical up to block ${forkBlock}`);
+    this.changedBlock = changedBlock;
+    this.forkBlock = forkBlock;
+  }
+}
+
+export interface KnownPool {
+  readonly address: string;
+  readonly protocol: PoolProtocol;
+}
+
+export interface ChainResume {
+  /** First block to read (the block after the last one committed, or the configured start). */
+  readonly nextBlock: number;
+  readonly pools: readonly KnownPool[];
+  readonly tokens: readonly TokenInfo[];
+}
+
+export interface ChainProgress {
+  readonly chain: string;
+  readonly nextBlock: number;
+  /** Last confirmed block seen at the node. */
+  readonly safeBlock: number;
+  readonly caughtUp: boolean;
+  readonly pools: number;
+  readonly events: number;
+  readonly logRangeBlocks: number;
+  readonly rangeSplits: number;
+  readonly rpcRetries: number;
+  readonly rpcLastError: string;
+}
+
+export interface ChainFollowerOptions {
+  readonly config: EvmChainConfig;
+  readonly resume?: ChainResume;
+  /** Unix seconds (wall clock by default). */
+  readonly now?: () => number;
+  readonly log?: (line: string) => void;
+  readonly rpc?: RpcClient;
+}
+
+interface BlockHeader {
+  readonly number: string;
+  readonly hash: string;
+  readonly parentHash: string;
+  readonly timestamp: string;
+}
+
+/** Block hashes kept to find the fork point of a reorganisation. */
+const RECENT_HASHES = 256;
+/** Headers asked for per JSON-RPC batch. */
+const HEADER_BATCH = 100;
+const FACTORY_TOPICS = [TOPICS.pairCreated, TOPICS.poolCreated];
+const POOL_TOPICS = [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn, TOPICS.v3Swap, TOPICS.v3Mint, TOPICS.v3Burn, TOPICS.v3Initialize];
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+export function networkInfo(config: EvmChainConfig): NetworkInfo {
+  return {
+    id: config.id,
+    displayName: config.displayName,
+    blockTimeSeconds: config.blockTimeSeconds,
+    dexes: config.factories.map(
+      (f): DexInfo => ({
+        id: f.dexId,
+        name: f.name ?? f.dexId,
+        protocol: f.protocol,
+        poolProtocol: f.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct,
+        factory: f.address.toLowerCase(),
+      }),
+    ),
+  };
+}
+
+export class ChainFollower {
+  readonly config: EvmChainConfig;
+  readonly rpc: RpcClient;
+  /** Unix seconds up to which this chain's events were produced. */
+  time = 0;
+  caughtUp = false;
+  private readonly logs: LogReader;
+  private readonly now: () => number;
+  private readonly log: (line: string) => void;
+  private readonly factories = new Map<string, EvmFactoryConfig>();
+  private readonly pools = new Map<string, PoolProtocol>();
+  private readonly tokens = new Map<string, TokenInfo>();
+  private readonly recent = new Map<number, string>();
+  /** Last block read and its hash: checked again before the next step. */
+  private last: { number: number; hash: string } | null = null;
+  private nextBlock: number;
+  private safeBlock = -1;
+  private lastHeadPoll = 0;
+  private chainChecked = false;
+  private events = 0;
+  /** Pools' sqrtPriceX96 from `Initialize`, until their first swap (kept for pricing new pools). */
+  readonly initialPrices = new Map<string, bigint>();
+
+  constructor(options: ChainFollowerOptions) {
+    this.config = options.config;
+    this.now = options.now ?? (() => Date.now() / 1000);
+    this.log = options.log ?? (() => {});
+    this.rpc =
+      options.rpc ??
+      createRpcClient({
+        urls: options.config.rpcUrls,
+        timeoutMs: options.config.requestTimeoutMs,
+        maxRetries: options.config.maxRetries,
+        onRetry: (err, attempt, delay) => this.log(`${options.config.id}: RPC attempt ${attempt} failed (${err.message}); retrying in ${delay} ms`),
+      });
+    this.logs = createLogReader(this.rpc, options.config.logBatchBlocks);
+    for (const f of options.config.factories) this.factories.set(f.address.toLowerCase(), f);
+    const firstBlock = Math.min(options.config.startBlock, ...options.config.factories.map((f) => f.startBlock ?? options.config.startBlock));
+    this.nextBlock = Math.max(firstBlock, options.resume?.nextBlock ?? 0);
+    for (const p of options.resume?.pools ?? []) this.pools.set(p.address.toLowerCase(), p.protocol);
+    for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address.toLowerCase(), t);
+  }
+
+  progress(): ChainProgress {
+    return {
+      chain: this.config.id,
+      nextBlock: this.nextBlock,
+      safeBlock: this.safeBlock,
+      caughtUp: this.caughtUp,
+      pools: this.pools.size,
+      events: this.events,
+      logRangeBlocks: this.logs.rangeBlocks,
+      rangeSplits: this.logs.splits,
+      rpcRetries: this.rpc.stats.retries,
+      rpcLastError: this.rpc.stats.lastError,
+    };
+  }
+
+  /** Reads the next step of confirmed blocks; returns their events in chain order (possibly none). */
+  async step(): Promise<ChainEventBatch | null> {
+    if (!this.chainChecked) {
+      const id = hexNumber(await this.rpc.request<string>('eth_chainId', []));
+      if (id !== this.config.chainId) throw new ChainIdMismatchError(`${this.config.id}: the node at ${this.config.rpcUrls[0]} serves chain id ${id}, the configuration says ${this.config.chainId}`);
+      this.chainChecked = true;
+    }
+    const wall = this.now();
+    if (this.caughtUp && (wall - this.lastHeadPoll) * 1000 < this.config.pollIntervalMs) {
+      this.time = Math.max(this.time, wall);
+      return null;
+    }
+    this.lastHeadPoll = wall;
+    const head = hexNumber(await this.rpc.request<string>('eth_blockNumber', []));
+    this.safeBlock = head - this.config.confirmations;
+    await this.checkLastHash();
+    if (this.nextBlock > this.safeBlock) {
+      this.caughtUp = true;
+      this.time = Math.max(this.time, wall);
+      return null;
+    }
+    const from = this.nextBlock;
+    const to = Math.min(this.safeBlock, from + this.config.stepBlocks - 1);
+    const events = await this.read(from, to);
+    if (events === null) return null; // the node changed its answer while reading: read the step again
+    this.nextBlock = to + 1;
+    this.caughtUp = to >= this.safeBlock;
+    if (this.caughtUp) this.time = Math.max(this.time, wall);
+    this.events += events.length;
+    return events.length > 0 ? { chain: this.config.id, events } : null;
+  }
+
+  private async checkLastHash(): Promise<void> {
+    if (!this.last) return;
+    const header = await this.rpc.request<BlockHeader | null>('eth_getBlockByNumber', [hex(this.last.number), false]);
+    if (header && header.hash === this.last.hash) return;
+    // Walk back over the hashes kept to the newest block that is still canonical.
+    const numbers = [...this.recent.keys()].sort((a, b) => b - a);
+    let fork = -1;
+    for (const n of numbers) {
+      const h = await this.rpc.request<BlockHeader | null>('eth_getBlockByNumber', [hex(n), false]);
+      if (h && h.hash === this.recent.get(n)) {
+        fork = n;
+        break;
+      }
+    }
+    throw new ReorgDetectedError(this.config.id, this.last.number, fork);
+  }
+
+  private async read(from: number, to: number): Promise<ChainEvent[] | null> {
+    const factoryLogs = await this.logs.read(from, to, { address: [...this.factories.keys()], topics0: FACTORY_TOPICS });
+    const created = await this.discoverPools(factoryLogs);
+    const addresses = [...this.pools.keys()];
+    const poolLogs =
+      addresses.length === 0
+        ? []
+        : (await this.logs.read(from, to, { address: addresses.length <= MAX_FILTER_ADDRESSES ? addresses : null, topics0: POOL_TOPICS })).filter((l) =>
+            this.pools.has(l.address.toLowerCase()),
+          );
+    const all = [...factoryLogs, ...poolLogs].filter((l) => !l.removed);
+    all.sort((a, b) => hexNumber(a.blockNumber) - hexNumber(b.blockNumber) || hexNumber(a.logIndex) - hexNumber(b.logIndex));
+
+    const wanted = new Set<number>(all.map((l) => hexNumber(l.blockNumber)));
+    wanted.add(to);
+    const headers = await this.headers([...wanted].sort((a, b) => a - b));
+    for (const l of all) {
+      const h = headers.get(hexNumber(l.blockNumber));
+      if (!h || h.hash !== l.blockHash) {
+        this.log(`${this.config.id}: logs of block ${hexNumber(l.blockNumber)} do not match its header; reading blocks ${from}..${to} again`);
+        return null;
+      }
+    }
+
+    const out: ChainEvent[] = [];
+    let block = -1;
+    for (const l of all) {
+      const number = hexNumber(l.blockNumber);
+      const header = headers.get(number)!;
+      const timestamp = hexNumber(header.timestamp);
+      if (number !== block) {
+        block = number;
+        out.push({ kind: 'block', number, hash: header.hash, parentHash: header.parentHash, timestamp });
+      }
+      const ev = this.decode(l, timestamp, created);
+      if (ev) out.push(ev);
+    }
+    for (const [n, h] of headers) this.remember(n, h.hash);
+    const last = headers.get(to)!;
+    this.last = { number: to, hash: last.hash };
+    if (!this.caughtUp) this.time = Math.max(this.time, hexNumber(last.timestamp));
+    return out;
+  }
+
+  private remember(number: number, hash: string): void {
+    this.recent.set(number, hash);
+    if (this.recent.size > RECENT_HASHES) {
+      const oldest = Math.min(...this.recent.keys());
+      this.recent.delete(oldest);
+    }
+  }
+
+  private async headers(numbers: readonly number[]): Promise<Map<number, BlockHeader>> {
+    const out = new Map<number, BlockHeader>();
+    for (let i = 0; i < numbers.length; i += HEADER_BATCH) {
+      const chunk = numbers.slice(i, i + HEADER_BATCH);
+      const got = await this.rpc.batch<BlockHeader | null>(chunk.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));
+      got.forEach((h, k) => {
+        if (!h) throw new RpcError(`${this.config.id}: block ${chunk[k]} not found at the node`, 0, false);
+        out.set(chunk[k]!, h);
+      });
+    }
+    return out;
+  }
+
+  /** Registers the pools created by these factory logs, reading their tokens' metadata; returns their creation data. */
+  private async discoverPools(logs: readonly RpcLog[]): Promise<Map<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>> {
+    const out = new Map<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>();
+    const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig }[] = [];
+    for (const l of logs) {
+      const factory = this.factories.get(l.address.toLowerCase());
+      if (!factory || l.removed) continue;
+      if (hexNumber(l.blockNumber) < (factory.startBlock ?? 0)) continue;
+      if (factory.protocol === 'uniswap_v2' && l.topics[0] === TOPICS.pairCreated) {
+        found.push({ pool: wordAddress(l.data, 0), t0: topicAddress(l.topics[1]!), t1: topicAddress(l.topics[2]!), feePpm: factory.feePpm, factory });
+      } else if (factory.protocol === 'uniswap_v3' && l.topics[0] === TOPICS.poolCreated) {
+        found.push({ pool: wordAddress(l.data, 1), t0: topicAddress(l.topics[1]!), t1: topicAddress(l.topics[2]!), feePpm: Number(BigInt(l.topics[3]!)), factory });
+      }
+    }
+    const missing = [...new Set(found.flatMap((f) => [f.t0, f.t1]))].filter((t) => !this.tokens.has(t));
+    const metas = await Promise.all(missing.map((t) => readTokenMetadata(this.rpc, t)));
+    missing.forEach((t, i) => this.tokens.set(t, tokenInfo(t, metas[i]!, tokenRole(t, this.config.stablecoins, this.config.wrappedNative))));
+    for (const f of found) {
+      out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory });
+      this.pools.set(f.pool, f.factory.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct);
+    }
+    return out;
+  }
+
+  private decode(l: RpcLog, timestamp: number, created: ReadonlyMap<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>): ChainEvent | null {
+    const key = { blockNumber: hexNumber(l.blockNumber), txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) };
+    const pool = l.address.toLowerCase();
+    const txHash = l.transactionHash;
+    const t = l.topics;
+    switch (t[0]) {
+      case TOPICS.pairCreated:
+      case TOPICS.poolCreated: {
+        const addr = t[0] === TOPICS.pairCreated ? wordAddress(l.data, 0) : wordAddress(l.data, 1);
+        const c = created.get(addr);
+        if (!c || c.factory.address.toLowerCase() !== pool) return null;
+        return {
+          kind: 'pool_created',
+          key,
+          timestamp,
+          pool: addr,
+          dexId: c.factory.dexId,
+          factory: pool,
+          protocol: c.factory.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct,
+          feePpm: c.feePpm,
+          token0: c.token0,
+          token1: c.token1,
+        };
+      }
+      case TOPICS.v2Swap: {
+        if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
+        const amount0 = word(l.data, 0) - word(l.data, 2);
+        const amount1 = word(l.data, 1) - word(l.data, 3);
+        return { kind: 'swap', key, timestamp, pool, amount0, amount1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash, sender: topicAddress(t[1]!), recipient: topicAddress(t[2]!) };
+      }
+      case TOPICS.v2Sync:
+        if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
+        return { kind: 'sync', key, timestamp, pool, reserve0: word(l.data, 0), reserve1: word(l.data, 1) };
+      case TOPICS.v2Mint:
+        if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
+        return { kind: 'mint', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: topicAddress(t[1]!), txHash };
+      case TOPICS.v2Burn:
+        if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
+        return { kind: 'burn', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: topicAddress(t[1]!), txHash };
+      case TOPICS.v3Swap: {
+        if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
+        this.initialPrices.delete(pool);
+        return {
+          kind: 'swap',
+          key,
+          timestamp,
+          pool,
+          amount0: signed(word(l.data, 0)),
+          amount1: signed(word(l.data, 1)),
+          sqrtPriceX96: word(l.data, 2),
+          liquidity: word(l.data, 3),
+          tick: Number(signed(word(l.data, 4))),
+          txHash,
+          sender: topicAddress(t[1]!),
+          recipient: topicAddress(t[2]!),
+        };
+      }
+      case TOPICS.v3Mint:
+        if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
+        return {
+          kind: 'mint',
+          key,
+          timestamp,
+          pool,
+          amount0: word(l.data, 2),
+          amount1: word(l.data, 3),
+          liquidity: word(l.data, 1),
+          tickLower: Number(signed(BigInt(t[2]!))),
+          tickUpper: Number(signed(BigInt(t[3]!))),
+          owner: topicAddress(t[1]!),
+          txHash,
+        };
+      case TOPICS.v3Burn:
+        if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
+        return {
+          kind: 'burn',
+          key,
+          timestamp,
+          pool,
+          amount0: word(l.data, 1),
+          amount1: word(l.data, 2),
+          liquidity: word(l.data, 0),
+          tickLower: Number(signed(BigInt(t[2]!))),
+          tickUpper: Number(signed(BigInt(t[3]!))),
+          owner: topicAddress(t[1]!),
+          txHash,
+        };
+      case TOPICS.v3Initialize:
+        // The event model has no price-only event; the price is carried by the pool's swaps.
+        if (this.pools.get(pool) === PoolProtocol.Concentrated) this.initialPrices.set(pool, word(l.data, 0));
+        return null;
+      default:
+        return null;
+    }
+  }
+}

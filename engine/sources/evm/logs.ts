@@ -1,0 +1,76 @@
+/**
+ * `eth_getLogs` over a block range with an adaptive range size: a range the node refuses as too large
+ * (or that times out) is split in halves, recursively; the size that worked is kept for the next
+ * ranges and regrown by doubling after successes, up to the configured batch size.
+ */
+import type { RpcLog } from './abi.js';
+import { RangeTooLargeError, RpcError, type RpcClient } from './rpc.js';
+
+export interface LogFilter {
+  /** Contract addresses; null = any address (filtered by the caller). */
+  readonly address: readonly string[] | null;
+  /** Allowed first topics (event signatures). */
+  readonly topics0: readonly string[];
+}
+
+export interface LogReader {
+  /** Every matching log of blocks [from, to], in chain order. */
+  read(from: number, to: number, filter: LogFilter): Promise<RpcLog[]>;
+  /** Current range size in blocks. */
+  readonly rangeBlocks: number;
+  /** Ranges split because the node refused them. */
+  readonly splits: number;
+}
+
+/** eth_getLogs accepts an address array; beyond this many addresses the filter is applied locally. */
+export const MAX_FILTER_ADDRESSES = 1_000;
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+export function createLogReader(rpc: RpcClient, maxRangeBlocks: number): LogReader {
+  let range = maxRangeBlocks;
+  let splits = 0;
+  let successes = 0;
+
+  async function fetchRange(from: number, to: number, filter: LogFilter, out: RpcLog[]): Promise<void> {
+    try {
+      const params: Record<string, unknown> = { fromBlock: hex(from), toBlock: hex(to), topics: [filter.topics0] };
+      if (filter.address) params['address'] = filter.address;
+      const logs = await rpc.request<RpcLog[]>('eth_getLogs', [params]);
+      for (const l of logs) out.push(l);
+      if (++successes >= 4 && range < maxRangeBlocks) {
+        range = Math.min(maxRangeBlocks, range * 2);
+        successes = 0;
+      }
+    } catch (err) {
+      // A refused range, or one that keeps timing out, is split; one block cannot be split further.
+      const splittable = err instanceof RangeTooLargeError || (err instanceof RpcError && err.code === 0);
+      if (!splittable || from === to) throw err;
+      splits++;
+      successes = 0;
+      const mid = from + Math.floor((to - from) / 2);
+      range = Math.max(1, Math.min(range, mid - from + 1));
+      await fetchRange(from, mid, filter, out);
+      await fetchRange(mid + 1, to, filter, out);
+    }
+  }
+
+  return {
+    get rangeBlocks() {
+      return range;
+    },
+    get splits() {
+      return splits;
+    },
+    async read(from, to, filter) {
+      const out: RpcLog[] = [];
+      if (filter.address && filter.address.length === 0) return out;
+      for (let start = from; start <= to; ) {
+        const end = Math.min(to, start + range - 1);
+        await fetchRange(start, end, filter, out);
+        start = end + 1;
+      }
+      return out;
+    },
+  };
+}

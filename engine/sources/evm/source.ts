@@ -1,0 +1,102 @@
+/**
+ * The EVM JSON-RPC source: one ChainFollower per configured chain behind the engine's Source
+ * interface. Each `advance` reads one step of confirmed blocks on every chain that is behind (and
+ * polls the head of those that are live). Resuming after a restart starts at the block after the
+ * chain's ingest checkpoint with the pools and tokens already stored; ingest drops anything at or
+ * before the checkpoint, so a step read twice is counted once.
+ */
+import type { ChainEventBatch, NetworkInfo, TokenInfo } from '../../events/model.js';
+import { metaKeys, type Checkpoint, type Store } from '../../store/store.js';
+import type { Source } from '../source.js';
+import { ChainFollower, networkInfo, type ChainProgress, type ChainResume, type KnownPool } from './chain.js';
+import type { EvmChainConfig } from './config.js';
+
+export interface EvmSourceOptions {
+  readonly chains: readonly EvmChainConfig[];
+  /** Where to resume from; a fresh start at each chain's startBlock without it. */
+  readonly store?: Store;
+  readonly now?: () => number;
+  readonly log?: (line: string) => void;
+  /** Milliseconds between backfill progress lines (0 = none). */
+  readonly progressIntervalMs?: number;
+}
+
+export interface EvmSource extends Source {
+  readonly followers: readonly ChainFollower[];
+  progress(): ChainProgress[];
+}
+
+const DEFAULT_PROGRESS_INTERVAL_MS = 5_000; // 5 s
+
+/** Pools, tokens and the next block of a chain from what the store holds. */
+export function resumeFromStore(store: Store, chain: string): ChainResume | undefined {
+  let index = -1;
+  for (const { value } of store.networks.getRange()) if (value.id === chain) index = value.index;
+  if (index < 0) return undefined;
+  const ck = store.meta.get(metaKeys.checkpoint(chain)) as Checkpoint | undefined;
+  const pools: KnownPool[] = [];
+  for (const { value } of store.pools.getRange()) if (value.chain === index) pools.push({ address: value.address, protocol: value.protocol as KnownPool['protocol'] });
+  const tokens: TokenInfo[] = [];
+  for (const { value } of store.tokens.getRange())
+    if (value.chain === index)
+      tokens.push({ address: value.address, name: value.name, symbol: value.symbol, decimals: value.decimals, totalSupply: BigInt(value.totalSupply), role: value.role as TokenInfo['role'] });
+  // Every event of blocks up to the checkpoint's block is committed (a step is committed in one transaction).
+  const nextBlock = ck ? Math.max(ck.block, ck.blockEvent) + 1 : 0;
+  return { nextBlock, pools, tokens };
+}
+
+export function createEvmSource(options: EvmSourceOptions): EvmSource {
+  const now = options.now ?? (() => Date.now() / 1000);
+  const log = options.log ?? (() => {});
+  const followers = options.chains.map(
+    (config) => new ChainFollower({ config, now, log, ...(options.store ? { resume: resumeFromStore(options.store, config.id) } : {}) }),
+  );
+  const networks: NetworkInfo[] = options.chains.map(networkInfo);
+  const progressMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  const started = performance.now();
+  const startBlocks = followers.map((f) => f.progress().nextBlock);
+  let lastProgress = started;
+  let allCaughtUp = false;
+
+  const report = () => {
+    const elapsed = (performance.now() - started) / 1000;
+    for (const [i, f] of followers.entries()) {
+      const p = f.progress();
+      const done = p.nextBlock - startBlocks[i]!;
+      const left = Math.max(0, p.safeBlock + 1 - p.nextBlock);
+      const bps = done / Math.max(elapsed, 1e-3);
+      const eta = bps > 0 ? Math.round(left / bps) : NaN;
+      log(
+        `${p.chain}: backfill at block ${p.nextBlock - 1} of ${p.safeBlock}, ${Math.round(bps)} blocks/s, ${Math.round(p.events / Math.max(elapsed, 1e-3))} events/s, ` +
+          `${p.pools} pools, ETA ${Number.isFinite(eta) ? `${eta} s` : 'unknown'}${p.rpcRetries > 0 ? `, ${p.rpcRetries} RPC retries` : ''}`,
+      );
+    }
+  };
+
+  return {
+    name: 'evm',
+    networks,
+    followers,
+    progress: () => followers.map((f) => f.progress()),
+    pricingAnchors(chain) {
+      const c = options.chains.find((x) => x.id === chain);
+      if (!c) throw new Error(`unknown network ${chain}`);
+      return { stablecoins: c.stablecoins.map((a) => a.toLowerCase()), wrappedNative: c.wrappedNative.toLowerCase() };
+    },
+    get time() {
+      return followers.length === 0 ? now() : Math.min(...followers.map((f) => f.time));
+    },
+    async advance(_until: number): Promise<ChainEventBatch[]> {
+      const batches = await Promise.all(followers.map((f) => f.step()));
+      if (progressMs > 0 && !allCaughtUp && performance.now() - lastProgress >= progressMs) {
+        lastProgress = performance.now();
+        report();
+      }
+      if (!allCaughtUp && followers.every((f) => f.caughtUp)) {
+        allCaughtUp = true;
+        if (progressMs > 0) report();
+      }
+      return batches.filter((b): b is ChainEventBatch => b !== null);
+    },
+  };
+}

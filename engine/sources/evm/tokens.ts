@@ -1,0 +1,63 @@
+/**
+ * ERC-20 metadata by `eth_call`: `name`, `symbol`, `decimals`, `totalSupply`, each read on its own so
+ * that one missing or reverting function does not lose the others. `bytes32` names and symbols are
+ * decoded as text. Fallbacks: symbol → first bytes of the address, name → symbol, decimals → 18
+ * (the ERC-20 convention), total supply → 0.
+ */
+import { TokenRole, type TokenInfo } from '../../events/model.js';
+import { decodeStringOrBytes32, SELECTORS, word } from './abi.js';
+import { RpcError, type RpcClient } from './rpc.js';
+
+export const DEFAULT_DECIMALS = 18;
+
+export interface TokenMetadata {
+  readonly name: string;
+  readonly symbol: string;
+  readonly decimals: number;
+  readonly totalSupply: bigint;
+}
+
+/** The answer of a view call, or null when the call reverts or the contract lacks the function. */
+async function call(rpc: RpcClient, to: string, data: string, block: string): Promise<string | null> {
+  try {
+    const out = await rpc.request<string>('eth_call', [{ to, data }, block]);
+    return typeof out === 'string' && out.length > 2 ? out : null;
+  } catch (err) {
+    if (err instanceof RpcError && !err.retryable) return null;
+    throw err;
+  }
+}
+
+export async function readTokenMetadata(rpc: RpcClient, address: string, block: string = 'latest'): Promise<TokenMetadata> {
+  const [name, symbol, decimals, supply] = await Promise.all([
+    call(rpc, address, SELECTORS.name, block),
+    call(rpc, address, SELECTORS.symbol, block),
+    call(rpc, address, SELECTORS.decimals, block),
+    call(rpc, address, SELECTORS.totalSupply, block),
+  ]);
+  const sym = (symbol && decodeStringOrBytes32(symbol)) || `${address.slice(0, 8)}`;
+  let dec = DEFAULT_DECIMALS;
+  if (decimals && decimals.length >= 66) {
+    const d = word(decimals, 0);
+    if (d <= 255n) dec = Number(d);
+  }
+  return {
+    name: (name && decodeStringOrBytes32(name)) || sym,
+    symbol: sym,
+    decimals: dec,
+    totalSupply: supply && supply.length >= 66 ? word(supply, 0) : 0n,
+  };
+}
+
+/** The pricing role of a token on its chain from the configured anchors. */
+export function tokenRole(address: string, stablecoins: readonly string[], wrappedNative: string): TokenRole {
+  const a = address.toLowerCase();
+  if (stablecoins.length > 0 && stablecoins[0]!.toLowerCase() === a) return TokenRole.PrimaryStable;
+  if (stablecoins.some((s) => s.toLowerCase() === a)) return TokenRole.Stable;
+  if (wrappedNative.toLowerCase() === a) return TokenRole.WrappedNative;
+  return TokenRole.Other;
+}
+
+export function tokenInfo(address: string, meta: TokenMetadata, role: TokenRole): TokenInfo {
+  return { address: address.toLowerCase(), name: meta.name, symbol: meta.symbol, decimals: meta.decimals, totalSupply: meta.totalSupply, role };
+}

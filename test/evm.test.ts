@@ -1,0 +1,350 @@
+/**
+ * The EVM source against a real local node: anvil started here on a loopback port, the real Uniswap
+ * v2 bytecode, test tokens (one with 6 decimals, one whose symbol() returns bytes32, one without
+ * metadata functions). Pools are created, funded, traded both ways and drained through the pair
+ * contracts; the source ingests the chain into a real engine and gateway, and the REST answers are
+ * compared with what the chain says, computed here from the contracts' state and logs with viem.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatUnits, keccak256, parseAbiItem, stringToHex, toHex, type Address, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ingest } from '../engine/ingest/ingest.js';
+import { LocalShards } from '../engine/shards/local.js';
+import { decodeStringOrBytes32, SIGNATURES, TOPICS } from '../engine/sources/evm/abi.js';
+import { EvmChainSchema, type EvmChainConfigInput } from '../engine/sources/evm/config.js';
+import { createEvmSource, type EvmSource } from '../engine/sources/evm/source.js';
+import { EngineViews } from '../engine/state/views.js';
+import { openStore, type Store } from '../engine/store/store.js';
+import { startGateway, type Gateway } from '../gateway/server.js';
+import { deploy, fixtures, read, send, startAnvil, V2_FACTORY, V2_PAIR, type Anvil } from './support/evm.js';
+
+const E18 = 10n ** 18n;
+const E6 = 10n ** 6n;
+const MINUTE = 60;
+
+let node: Anvil;
+let dir = '';
+let store: Store;
+let gateway: Gateway;
+let base = '';
+let source: EvmSource;
+let ingest: Ingest;
+/** Genesis of the test chain: a whole hour ago, so every block lies in the past. */
+const NOW = Math.floor(Date.now() / 1000);
+const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
+
+const tok: Record<'usdc' | 'weth' | 'mkr' | 'bare', Address> = { usdc: '0x', weth: '0x', mkr: '0x', bare: '0x' };
+let factory: Address;
+let factoryBlock = 0;
+let wethUsdc: Address;
+let mkrWeth: Address;
+let bareUsdc: Address;
+const ERC20 = () => fixtures().TestToken.abi;
+
+/** Mines the next transaction at Unix time t. */
+async function at(t: number): Promise<void> {
+  await node.rpc('evm_setNextBlockTimestamp', [t]);
+}
+
+async function transfer(token: Address, to: Address, amount: bigint, t: number): Promise<void> {
+  await at(t);
+  await send(node, token, ERC20(), 'transfer', [to, amount]);
+}
+
+async function addLiquidity(pair: Address, a: Address, amountA: bigint, b: Address, amountB: bigint, t: number): Promise<void> {
+  await transfer(a, pair, amountA, t);
+  await transfer(b, pair, amountB, t + 1);
+  await at(t + 2);
+  await send(node, pair, V2_PAIR.abi, 'mint', [node.account]);
+}
+
+/** Sells `amountIn` of token `tokenIn` into a pair, taking the constant-product output with the 0.3 % fee. */
+async function swap(pair: Address, tokenIn: Address, amountIn: bigint, t: number): Promise<void> {
+  const [r0, r1] = await read<[bigint, bigint, number]>(node, pair, V2_PAIR.abi, 'getReserves');
+  const token0 = await read<Address>(node, pair, V2_PAIR.abi, 'token0');
+  const zeroIn = token0.toLowerCase() === tokenIn.toLowerCase();
+  const [rin, rout] = zeroIn ? [r0, r1] : [r1, r0];
+  const out = (amountIn * 997n * rout) / (rin * 1000n + amountIn * 997n);
+  await transfer(tokenIn, pair, amountIn, t);
+  await at(t + 1);
+  await send(node, pair, V2_PAIR.abi, 'swap', [zeroIn ? 0n : out, zeroIn ? out : 0n, node.account, '0x']);
+}
+
+async function removeLiquidity(pair: Address, share: bigint, t: number): Promise<void> {
+  const lp = await read<bigint>(node, pair, V2_PAIR.abi, 'balanceOf', [node.account]);
+  await at(t);
+  await send(node, pair, V2_PAIR.abi, 'transfer', [pair, (lp * share) / 100n]);
+  await at(t + 1);
+  await send(node, pair, V2_PAIR.abi, 'burn', [node.account]);
+}
+
+function chainConfig(over: Partial<EvmChainConfigInput> = {}): EvmChainConfigInput {
+  return {
+    id: 'anvil',
+    displayName: 'Anvil',
+    chainId: node.chainId,
+    rpcUrls: [node.url],
+    blockTimeSeconds: 1,
+    startBlock: factoryBlock,
+    confirmations: 0,
+    stablecoins: [tok.usdc],
+    wrappedNative: tok.weth,
+    factories: [{ dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: factory }],
+    pollIntervalMs: 10,
+    ...over,
+  };
+}
+
+async function get(path: string): Promise<{ status: number; body: any }> {
+  const r = await fetch(base + path);
+  return { status: r.status, body: JSON.parse(await r.text()) };
+}
+
+beforeAll(async () => {
+  node = await startAnvil({ timestamp: T0 });
+  const f = fixtures();
+  let t = T0 + 10;
+  const tick = () => (t += 3);
+  await at(tick());
+  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 9n * E6]);
+  await at(tick());
+  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 6n * E18]);
+  await at(tick());
+  tok.mkr = await deploy(node, f.Bytes32Token, [stringToHex('Maker', { size: 32 }), stringToHex('MKR', { size: 32 }), 10n ** 6n * E18]);
+  await at(tick());
+  tok.bare = await deploy(node, f.BareToken, [10n ** 6n * E18]);
+  await at(tick());
+  factory = await deploy(node, V2_FACTORY, [node.account]);
+  factoryBlock = Number(await node.pub.getBlockNumber());
+
+  const create = async (a: Address, b: Address): Promise<Address> => {
+    await at(tick());
+    await send(node, factory, V2_FACTORY.abi, 'createPair', [a, b]);
+    return read<Address>(node, factory, V2_FACTORY.abi, 'getPair', [a, b]);
+  };
+  wethUsdc = await create(tok.weth, tok.usdc);
+  mkrWeth = await create(tok.mkr, tok.weth);
+  bareUsdc = await create(tok.bare, tok.usdc);
+
+  await addLiquidity(wethUsdc, tok.weth, 100n * E18, tok.usdc, 300_000n * E6, T0 + 120);
+  await addLiquidity(mkrWeth, tok.mkr, 1_000n * E18, tok.weth, 50n * E18, T0 + 130);
+  await addLiquidity(bareUsdc, tok.bare, 10_000n * E18, tok.usdc, 5_000n * E6, T0 + 140);
+  // Trades in several minutes, both directions.
+  await swap(wethUsdc, tok.weth, 2n * E18, T0 + 5 * MINUTE + 1);
+  await swap(wethUsdc, tok.usdc, 9_000n * E6, T0 + 5 * MINUTE + 30);
+  await swap(mkrWeth, tok.mkr, 20n * E18, T0 + 6 * MINUTE + 5);
+  await swap(wethUsdc, tok.usdc, 1_234_567_891n, T0 + 7 * MINUTE + 10);
+  await swap(mkrWeth, tok.weth, 1n * E18, T0 + 8 * MINUTE + 20);
+  await swap(wethUsdc, tok.weth, E18 / 3n, T0 + 9 * MINUTE + 40);
+  await swap(bareUsdc, tok.usdc, 100n * E6, T0 + 10 * MINUTE);
+  await removeLiquidity(wethUsdc, 40n, T0 + 12 * MINUTE);
+  await swap(wethUsdc, tok.weth, E18, T0 + 14 * MINUTE + 2);
+
+  dir = mkdtempSync(join(tmpdir(), 'evm-test-'));
+  store = openStore(dir);
+  const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
+  const shards = new LocalShards(views, store);
+  ingest = new Ingest(store, views, shards);
+  source = createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ logBatchBlocks: 7, stepBlocks: 20 }))], store, now: () => NOW, progressIntervalMs: 0 });
+  await ingest.registerNetworks(source.networks);
+  for (let i = 0; i < 1000 && !source.followers.every((x) => x.caughtUp); i++) {
+    const result = await ingest.ingest(await source.advance(NOW));
+    await result.applied;
+  }
+  ingest.advanceClock(0, NOW);
+  await shards.flush();
+  shards.sweep(1);
+  gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => NOW }, { host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${gateway.port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await store?.close();
+  await node?.stop();
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ABI constants', () => {
+  it('event topics are keccak-256 of their signatures', () => {
+    for (const [k, sig] of Object.entries(SIGNATURES)) expect(TOPICS[k as keyof typeof TOPICS], sig).toBe(keccak256(toHex(sig)));
+  });
+
+  it('decodes ABI strings and bytes32 strings, and refuses other answers', () => {
+    expect(decodeStringOrBytes32(stringToHex('MKR', { size: 32 }))).toBe('MKR');
+    const abiString = `0x${'20'.padStart(64, '0')}${'4'.padStart(64, '0')}${Buffer.from('USDC').toString('hex').padEnd(64, '0')}` as Hex;
+    expect(decodeStringOrBytes32(abiString)).toBe('USDC');
+    expect(decodeStringOrBytes32('0x')).toBeNull();
+    expect(decodeStringOrBytes32('0x1234')).toBeNull();
+  });
+});
+
+/** What the chain says about a pair: its tokens, their decimals, reserves and every log, read with viem. */
+interface PairTruth {
+  token0: Address;
+  token1: Address;
+  dec0: number;
+  dec1: number;
+  reserve0: bigint;
+  reserve1: bigint;
+  createdBlock: number;
+  /** Swaps, mints and burns in chain order with the reserves after them (from the Sync of the same transaction). */
+  txs: { id: string; hash: Hex; type: 'swap' | 'add' | 'remove'; block: number; time: number; amount0: bigint; amount1: bigint; r0: bigint; r1: bigint }[];
+}
+
+const SWAP = parseAbiItem('event Swap(address indexed sender, uint amount0In, uint amount1In, uint amount0Out, uint amount1Out, address indexed to)');
+const SYNC = parseAbiItem('event Sync(uint112 reserve0, uint112 reserve1)');
+const MINT = parseAbiItem('event Mint(address indexed sender, uint amount0, uint amount1)');
+const BURN = parseAbiItem('event Burn(address indexed sender, uint amount0, uint amount1, address indexed to)');
+const PAIR_CREATED = parseAbiItem('event PairCreated(address indexed token0, address indexed token1, address pair, uint index)');
+
+async function truth(pair: Address): Promise<PairTruth> {
+  const token0 = await read<Address>(node, pair, V2_PAIR.abi, 'token0');
+  const token1 = await read<Address>(node, pair, V2_PAIR.abi, 'token1');
+  const dec = async (t: Address) => (t.toLowerCase() === tok.bare.toLowerCase() ? 18 : Number(await read<number>(node, t, ERC20(), 'decimals')));
+  const [reserve0, reserve1] = await read<[bigint, bigint, number]>(node, pair, V2_PAIR.abi, 'getReserves');
+  const created = (await node.pub.getLogs({ address: factory, event: PAIR_CREATED, fromBlock: 0n })).find((l) => l.args.pair!.toLowerCase() === pair.toLowerCase())!;
+  const logs = await node.pub.getLogs({ address: pair, events: [SWAP, SYNC, MINT, BURN], fromBlock: 0n });
+  const times = new Map<bigint, number>();
+  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
+  const txs: PairTruth['txs'] = [];
+  let r0 = 0n;
+  let r1 = 0n;
+  for (const l of logs) {
+    const a = l.args as Record<string, bigint>;
+    if (l.eventName === 'Sync') {
+      r0 = a.reserve0!;
+      r1 = a.reserve1!;
+      continue;
+    }
+    const base = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash, block: Number(l.blockNumber), time: times.get(l.blockNumber)!, r0, r1 };
+    if (l.eventName === 'Swap') txs.push({ ...base, type: 'swap', amount0: a.amount0In! - a.amount0Out!, amount1: a.amount1In! - a.amount1Out! });
+    else if (l.eventName === 'Mint') txs.push({ ...base, type: 'add', amount0: a.amount0!, amount1: a.amount1! });
+    else txs.push({ ...base, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1! });
+  }
+  return { token0, token1, dec0: await dec(token0), dec1: await dec(token1), reserve0, reserve1, createdBlock: Number(created.blockNumber), txs };
+}
+
+const num = (raw: bigint, decimals: number) => Number(formatUnits(raw, decimals));
+/** USD price of WETH from a WETH/USDC pair's reserves. */
+function wethUsd(p: PairTruth, r0: bigint, r1: bigint): number {
+  const usdcIs0 = p.token0.toLowerCase() === tok.usdc.toLowerCase();
+  const usdc = num(usdcIs0 ? r0 : r1, 6);
+  const weth = num(usdcIs0 ? r1 : r0, 18);
+  return usdc / weth;
+}
+const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
+
+describe('Uniswap v2 on anvil through the REST interface', () => {
+  it('serves the network, its DEX and every pair the factory created', async () => {
+    const nets = await get('/networks');
+    expect(nets.status).toBe(200);
+    expect(JSON.stringify(nets.body)).toContain('"anvil"');
+    const pairs = await read<bigint>(node, factory, V2_FACTORY.abi, 'allPairsLength');
+    expect(pairs).toBe(3n);
+    for (const pair of [wethUsdc, mkrWeth, bareUsdc]) expect((await get(`/networks/anvil/pools/${pair}`)).status, pair).toBe(200);
+  });
+
+  it('pool details: tokens, creation block, fee, reserves and price equal the pair contract', async () => {
+    for (const pair of [wethUsdc, mkrWeth, bareUsdc]) {
+      const p = await truth(pair);
+      const { status, body } = await get(`/networks/anvil/pools/${pair}`);
+      expect(status).toBe(200);
+      expect(body.id).toBe(pair.toLowerCase());
+      expect(body.dex_id).toBe('uniswap_v2');
+      expect(body.factory_id).toBe(factory.toLowerCase());
+      expect(body.fee).toBe(3000);
+      expect(body.created_at_block_number).toBe(p.createdBlock);
+      expect(body.tokens.map((t: { id: string }) => t.id)).toEqual([p.token0.toLowerCase(), p.token1.toLowerCase()]);
+      expect(body.tokens.map((t: { decimals: number }) => t.decimals)).toEqual([p.dec0, p.dec1]);
+      expect(body.token_reserves.map((r: { reserve: string }) => r.reserve)).toEqual([p.reserve0.toString(), p.reserve1.toString()]);
+      close(body.token_reserves[0].reserve_normalized, num(p.reserve0, p.dec0), 'reserve 0');
+      close(body.token_reserves[1].reserve_normalized, num(p.reserve1, p.dec1), 'reserve 1');
+      close(body.last_price, num(p.reserve1, p.dec1) / num(p.reserve0, p.dec0), 'last_price');
+      const swaps = p.txs.filter((x) => x.type === 'swap');
+      expect(body.transactions).toBe(swaps.length);
+    }
+  });
+
+  it('prices: WETH from the WETH/USDC reserves, MKR through WETH, USDC at 1', async () => {
+    const wu = await truth(wethUsdc);
+    const mw = await truth(mkrWeth);
+    const weth = wethUsd(wu, wu.reserve0, wu.reserve1);
+    const wethIs0 = mw.token0.toLowerCase() === tok.weth.toLowerCase();
+    // The engine prices a token when its routing pool changes: MKR carries WETH's price as of the MKR
+    // pair's last event (WETH moved since; the MKR pair did not).
+    const mkrLast = mw.txs[mw.txs.length - 1]!.block;
+    const wethThen = wu.txs.filter((x) => x.block <= mkrLast).pop()!;
+    const mkr = (num(wethIs0 ? mw.reserve0 : mw.reserve1, 18) / num(wethIs0 ? mw.reserve1 : mw.reserve0, 18)) * wethUsd(wu, wethThen.r0, wethThen.r1);
+    const prices = await get(`/networks/anvil/multi/prices?tokens=${tok.weth},${tok.usdc},${tok.mkr}`);
+    expect(prices.status).toBe(200);
+    const details = await get(`/networks/anvil/pools/${wethUsdc}?inversed=true`);
+    close(details.body.last_price_usd, weth, 'WETH last_price_usd');
+    const w = await get(`/networks/anvil/tokens/${tok.weth}`);
+    close(w.body.price_usd, weth, 'WETH price_usd');
+    const m = await get(`/networks/anvil/tokens/${tok.mkr}`);
+    close(m.body.price_usd, mkr, 'MKR price_usd');
+    const u = await get(`/networks/anvil/tokens/${tok.usdc}`);
+    expect(u.body.price_usd).toBe(1);
+  });
+
+  it('token details: metadata by eth_call, bytes32 symbols decoded, reverting metadata replaced', async () => {
+    const usdc = (await get(`/networks/anvil/tokens/${tok.usdc}`)).body;
+    expect([usdc.name, usdc.symbol, usdc.decimals]).toEqual(['USD Coin', 'USDC', 6]);
+    expect(String(usdc.total_supply)).toBe((await read<bigint>(node, tok.usdc, ERC20(), 'totalSupply')).toString());
+    const mkr = (await get(`/networks/anvil/tokens/${tok.mkr}`)).body;
+    expect([mkr.name, mkr.symbol, mkr.decimals]).toEqual(['Maker', 'MKR', 18]);
+    expect(String(mkr.total_supply)).toBe((10n ** 6n * E18).toString());
+    const bare = (await get(`/networks/anvil/tokens/${tok.bare}`)).body;
+    expect([bare.name, bare.symbol, bare.decimals]).toEqual([tok.bare.toLowerCase().slice(0, 8), tok.bare.toLowerCase().slice(0, 8), 18]);
+    expect(String(bare.total_supply)).toBe((10n ** 6n * E18).toString());
+  });
+
+  it('transactions: every Swap, Mint and Burn log of the pair, newest first, amounts and prices from the chain', async () => {
+    for (const pair of [wethUsdc, mkrWeth]) {
+      const p = await truth(pair);
+      const { status, body } = await get(`/networks/anvil/pools/${pair}/transactions?limit=100`);
+      expect(status).toBe(200);
+      const expected = [...p.txs].reverse();
+      expect(body.map((x: { id: string }) => x.id)).toEqual(expected.map((x) => x.id));
+      expect(body.map((x: { transaction_hash: string }) => x.transaction_hash)).toEqual(expected.map((x) => x.hash));
+      expect(body.map((x: { type: string }) => x.type)).toEqual(expected.map((x) => x.type));
+      expect(body.map((x: { amount_0: string }) => x.amount_0)).toEqual(expected.map((x) => formatUnits(x.amount0, p.dec0)));
+      expect(body.map((x: { amount_1: string }) => x.amount_1)).toEqual(expected.map((x) => formatUnits(x.amount1, p.dec1)));
+      expect(body.map((x: { created_at_block_number: number }) => x.created_at_block_number)).toEqual(expected.map((x) => x.block));
+      expect(body.map((x: { created_at: string }) => x.created_at)).toEqual(expected.map((x) => new Date(x.time * 1000).toISOString().replace('.000', '')));
+    }
+    const p = await truth(wethUsdc);
+    const { body } = await get(`/networks/anvil/pools/${wethUsdc}/transactions?limit=100`);
+    const usdcIs0 = p.token0.toLowerCase() === tok.usdc.toLowerCase();
+    for (const [i, x] of [...p.txs].reverse().entries()) {
+      if (x.type !== 'swap') continue;
+      close(body[i][usdcIs0 ? 'price_1_usd' : 'price_0_usd'], wethUsd(p, x.r0, x.r1), `swap ${x.id} WETH price`);
+      close(body[i].volume_usd, Math.abs(num(usdcIs0 ? x.amount0 : x.amount1, 6)), `swap ${x.id} volume`);
+    }
+  });
+
+  it('OHLCV: one-minute candles of WETH in USD from the reserves after each swap, volume from the USDC legs', async () => {
+    const p = await truth(wethUsdc);
+    const usdcIs0 = p.token0.toLowerCase() === tok.usdc.toLowerCase();
+    const candles = new Map<number, { open: number; high: number; low: number; close: number; volume: number }>();
+    for (const x of p.txs) {
+      if (x.type !== 'swap') continue;
+      const price = wethUsd(p, x.r0, x.r1);
+      const t = Math.floor(x.time / 60) * 60;
+      const vol = Math.abs(num(usdcIs0 ? x.amount0 : x.amount1, 6));
+      const c = candles.get(t);
+      if (!c) candles.set(t, { open: price, high: price, low: price, close: price, volume: vol });
+      else candles.set(t, { open: c.open, high: Math.max(c.high, price), low: Math.min(c.low, price), close: price, volume: c.volume + vol });
+    }
+    const inversed = usdcIs0 ? 'true' : 'false';
+    const { status, body } = await get(`/networks/anvil/pools/${wethUsdc}/ohlcv?interval=1m&start=${T0}&inversed=${inversed}`);
+    expect(status).toBe(200);
+    expect(body.map((c: { timestamp: string }) => Date.parse(c.timestamp) / 1000)).toEqual([...candles.keys()]);
+    for (const [i, [t, c]] of [...candles.entries()].entries()) {
+      for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(body[i][k], c[k], `${k} at ${t}`);
+    }
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * A real local EVM node for tests: anvil from the npm package on a free loopback port, the real
+ * Uniswap bytecode from @uniswap/v2-core and @uniswap/v3-core, and test tokens compiled offline
+ * with solc from test/fixtures/evm/Tokens.sol. Accounts are anvil's unlocked dev accounts.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import solc from 'solc';
+import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
+import { foundry } from 'viem/chains';
+
+const require = createRequire(import.meta.url);
+
+export interface Anvil {
+  readonly url: string;
+  readonly port: number;
+  readonly chainId: number;
+  readonly child: ChildProcess;
+  readonly pub: PublicClient;
+  readonly wallet: WalletClient;
+  readonly account: Address;
+  rpc<T>(method: string, params?: unknown[]): Promise<T>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function anvilBinary(): string {
+  const pkg = `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
+  return require.resolve(`${pkg}/bin/anvil`);
+}
+
+/** Starts anvil on 127.0.0.1 with instant mining; `timestamp` sets the genesis time (Unix s). */
+export async function startAnvil(options: { timestamp?: number; chainId?: number } = {}): Promise<Anvil> {
+  const port = await freePort();
+  const chainId = options.chainId ?? 31_337;
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
+  if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp));
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await rpc('eth_chainId');
+      break;
+    } catch {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`anvil did not start on ${url}: ${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  const chain = { ...foundry, id: chainId, rpcUrls: { default: { http: [url] } } };
+  const pub = createPublicClient({ chain, transport: http(url) }) as PublicClient;
+  const [account] = await rpc<Address[]>('eth_accounts');
+  const wallet = createWalletClient({ chain, transport: http(url), account: account! });
+  return {
+    url,
+    port,
+    chainId,
+    child,
+    pub,
+    wallet,
+    account: account!,
+    rpc,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export interface Artifact {
+  readonly abi: Abi;
+  readonly bytecode: Hex;
+}
+
+function uniswapArtifact(path: string): Artifact {
+  const a = JSON.parse(readFileSync(require.resolve(path), 'utf8')) as { abi: Abi; bytecode: string };
+  return { abi: a.abi, bytecode: (a.bytecode.startsWith('0x') ? a.bytecode : `0x${a.bytecode}`) as Hex };
+}
+
+export const V2_FACTORY = uniswapArtifact('@uniswap/v2-core/build/UniswapV2Factory.json');
+export const V2_PAIR = uniswapArtifact('@uniswap/v2-core/build/UniswapV2Pair.json');
+export const V3_FACTORY = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json');
+export const V3_POOL = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json');
+
+let compiled: Record<string, Artifact> | null = null;
+
+/** TestToken, Bytes32Token, BareToken and V3Caller from test/fixtures/evm/Tokens.sol. */
+export function fixtures(): Record<'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller', Artifact> {
+  if (!compiled) {
+    const source = readFileSync(new URL('../fixtures/evm/Tokens.sol', import.meta.url), 'utf8');
+    const input = {
+      language: 'Solidity',
+      sources: { 'Tokens.sol': { content: source } },
+      settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    };
+    const out = JSON.parse(solc.compile(JSON.stringify(input))) as {
+      errors?: { severity: string; formattedMessage: string }[];
+      contracts: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+    };
+    const errors = (out.errors ?? []).filter((e) => e.severity === 'error');
+    if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'));
+    compiled = {};
+    for (const [name, c] of Object.entries(out.contracts['Tokens.sol']!)) compiled[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` as Hex };
+  }
+  return compiled as Record<'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller', Artifact>;
+}
+
+/** Deploys a contract and waits for its receipt; returns its address. */
+export async function deploy(node: Anvil, artifact: Artifact, args: readonly unknown[] = []): Promise<Address> {
+  const hash = await node.wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: args as unknown[], account: node.account, chain: node.wallet.chain });
+  const receipt = await node.pub.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error('deployment failed');
+  return receipt.contractAddress;
+}
+
+/** Sends a contract call as a transaction and waits for it to be mined successfully. */
+export async function send(node: Anvil, address: Address, abi: Abi, functionName: string, args: readonly unknown[] = []): Promise<Hex> {
+  const hash = await node.wallet.writeContract({ address, abi, functionName, args: args as unknown[], account: node.account, chain: node.wallet.chain });
+  const receipt = await node.pub.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+  if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
+  return hash;
+}
+
+export async function read<T>(node: Anvil, address: Address, abi: Abi, functionName: string, args: readonly unknown[] = []): Promise<T> {
+  return (await node.pub.readContract({ address, abi, functionName, args: args as unknown[] })) as T;
+}
