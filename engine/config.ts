@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { INTERVALS } from './state/layout.js';
+import { EvmChainsSchema } from './sources/evm/config.js';
 
 const SimulatorConfig = z
   .object({
@@ -119,15 +120,21 @@ export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('./data'),
     shards: z.number().int().min(1).max(64).default(2),
-    source: z.enum(['simulator']).default('simulator'),
+    /** `simulator` (the default) or `evm`: the chains below, read over JSON-RPC. */
+    source: z.enum(['simulator', 'evm']).default('simulator'),
     simulator: SimulatorConfig.default(SimulatorConfig.parse({})),
     gateway: GatewayConfig.default(GatewayConfig.parse({})),
     capacity: CapacityConfig.default(CapacityConfig.parse({})),
     plans: PlansConfig.default(() => PlansConfig.parse({})),
     listeners: ListenersConfig.default(() => ListenersConfig.parse({})),
     streams: StreamsConfig.default({}),
+    /** EVM chains followed when `source` is `evm` (engine/sources/evm/config.ts). */
+    chains: EvmChainsSchema.default([]),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.source === 'evm' && c.chains.length === 0) ctx.addIssue({ code: 'custom', path: ['chains'], message: 'source "evm" needs at least one chain' });
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -146,6 +153,7 @@ type Json = Record<string, unknown>;
 const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; type: 'string' | 'number' }[] = [
   { flag: 'data-dir', env: 'DEXDATA_DATA_DIR', path: ['dataDir'], type: 'string' },
   { flag: 'shards', env: 'DEXDATA_SHARDS', path: ['shards'], type: 'number' },
+  { flag: 'source', env: 'DEXDATA_SOURCE', path: ['source'], type: 'string' },
   { flag: 'host', env: 'DEXDATA_HOST', path: ['gateway', 'host'], type: 'string' },
   { flag: 'port', env: 'DEXDATA_PORT', path: ['gateway', 'port'], type: 'number' },
   { flag: 'paid-port', env: 'DEXDATA_PAID_PORT', path: ['listeners', 'paidRest', 'port'], type: 'number' },

@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { CONFIG_FLAGS, ConfigError, engineCapacity, listenerPorts, loadConfig } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
+import { createEvmSource } from '../engine/sources/evm/source.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
 import { startGateway } from '../gateway/server.js';
 import { feedbackCommand, FEEDBACK_USAGE } from './feedback.js';
@@ -32,6 +33,7 @@ flags (each also as an environment variable DEXDATA_<NAME>, over the config file
   --stream-port N          free stream host port: SSE for keyless callers and free keys (default port + 2)
   --paid-stream-port N     paid stream host port: SSE for dev, pro and enterprise keys (default port + 3)
   --shards N               engine shard threads (default 2)
+  --source NAME            simulator (default) or evm: the EVM chains of the config file's "chains" (see README)
   --seed N                 simulator seed (default 42)
   --pools N                simulated pools (default 20000, up to 2000000; 85 % exist at genesis)
   --backfill-days N        days of history simulated at first start (default 30)
@@ -45,12 +47,16 @@ function log(line: string): void {
 async function serve(flags: Record<string, string>): Promise<void> {
   const config = loadConfig(flags);
   const now = () => Date.now() / 1000;
-  log(`starting: data ${config.dataDir}, ${config.shards} shards, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`);
+  log(
+    config.source === 'evm'
+      ? `starting: data ${config.dataDir}, ${config.shards} shards, EVM chains ${config.chains.map((c) => `${c.id} (chain id ${c.chainId})`).join(', ')}`
+      : `starting: data ${config.dataDir}, ${config.shards} shards, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`,
+  );
   const engine = await startEngine({
     dataDir: config.dataDir,
     shards: config.shards,
     capacity: engineCapacity(config),
-    source: (store) => openSimulator(store, config.simulator, now()),
+    source: (store) => (config.source === 'evm' ? createEvmSource({ chains: config.chains, store, now, log }) : openSimulator(store, config.simulator, now())),
     now,
     log,
   });

@@ -6,6 +6,8 @@
  * compared with what the chain says, computed here from the contracts' state and logs with viem.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatUnits, keccak256, parseAbiItem, stringToHex, toHex, type Address, type Hex } from 'viem';
@@ -14,6 +16,7 @@ import { Ingest } from '../engine/ingest/ingest.js';
 import { LocalShards } from '../engine/shards/local.js';
 import { decodeStringOrBytes32, SIGNATURES, TOPICS } from '../engine/sources/evm/abi.js';
 import { EvmChainSchema, type EvmChainConfigInput } from '../engine/sources/evm/config.js';
+import { ReorgDetectedError } from '../engine/sources/evm/chain.js';
 import { createEvmSource, type EvmSource } from '../engine/sources/evm/source.js';
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
@@ -117,7 +120,7 @@ beforeAll(async () => {
   tok.bare = await deploy(node, f.BareToken, [10n ** 6n * E18]);
   await at(tick());
   factory = await deploy(node, V2_FACTORY, [node.account]);
-  factoryBlock = Number(await node.pub.getBlockNumber());
+  factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
 
   const create = async (a: Address, b: Address): Promise<Address> => {
     await at(tick());
@@ -346,5 +349,89 @@ describe('Uniswap v2 on anvil through the REST interface', () => {
     for (const [i, [t, c]] of [...candles.entries()].entries()) {
       for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(body[i][k], c[k], `${k} at ${t}`);
     }
+  });
+});
+
+/** Events as comparable JSON (bigints as strings). */
+const plain = (events: unknown) => JSON.parse(JSON.stringify(events, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))) as unknown;
+
+async function drain(s: EvmSource): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (let i = 0; i < 1000 && !s.followers.every((x) => x.caughtUp); i++) for (const b of await s.advance(NOW)) out.push(...b.events);
+  return out;
+}
+
+describe('RPC faults', () => {
+  it('refused eth_getLogs ranges are split, 429s, 5xx and timeouts are retried: the events are those of a healthy node', async () => {
+    const direct = await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig())], now: () => NOW, progressIntervalMs: 0 }));
+    let n = 0;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        const call = JSON.parse(body) as { id: number; method: string; params: { fromBlock: string; toBlock: string }[] } | unknown[];
+        n++;
+        if (n % 7 === 3) return void res.writeHead(429).end('slow down');
+        if (n % 7 === 5) return void res.writeHead(503).end('unavailable');
+        if (n % 11 === 6) return void setTimeout(() => res.writeHead(200).end('{}'), 400); // beyond the 200 ms timeout
+        if (!Array.isArray(call) && call.method === 'eth_getLogs' && Number(call.params[0]!.toBlock) - Number(call.params[0]!.fromBlock) > 3) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error: { code: -32005, message: 'query returned more than 10000 results' } }));
+        }
+        void fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (r) => {
+          res.writeHead(r.status, { 'content-type': 'application/json' });
+          res.end(await r.text());
+        });
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const faulty = createEvmSource({
+        chains: [EvmChainSchema.parse(chainConfig({ rpcUrls: [url], logBatchBlocks: 64, requestTimeoutMs: 200, maxRetries: 20 }))],
+        now: () => NOW,
+        progressIntervalMs: 0,
+      });
+      const got = await drain(faulty);
+      expect(plain(got)).toEqual(plain(direct));
+      const p = faulty.progress()[0]!;
+      expect(p.rangeSplits).toBeGreaterThan(0);
+      expect(p.logRangeBlocks).toBeLessThanOrEqual(4);
+      expect(p.rpcRetries).toBeGreaterThan(3);
+    } finally {
+      proxy.close();
+    }
+  }, 30_000);
+});
+
+describe('reorganisations', () => {
+  it('a block already read that the node replaces stops the source, naming the last canonical block', async () => {
+    let clock = NOW;
+    const s = createEvmSource({ chains: [EvmChainSchema.parse(chainConfig())], now: () => clock, progressIntervalMs: 0 });
+    await drain(s);
+    const canonical = Number(await node.rpc<string>('eth_blockNumber'));
+    const snapshot = await node.rpc<string>('evm_snapshot');
+    await at(T0 + 20 * MINUTE);
+    await send(node, tok.usdc, ERC20(), 'transfer', [wethUsdc, 1n]);
+    await at(T0 + 20 * MINUTE + 1);
+    await send(node, wethUsdc, V2_PAIR.abi, 'sync');
+    clock += 1;
+    const batches = await s.advance(clock);
+    expect(batches[0]!.events.map((e) => e.kind)).toEqual(['block', 'sync']);
+    // The two blocks are replaced by two others (different timestamps, so different hashes).
+    await node.rpc('evm_revert', [snapshot]);
+    await at(T0 + 21 * MINUTE);
+    await send(node, tok.usdc, ERC20(), 'transfer', [wethUsdc, 2n]);
+    await at(T0 + 21 * MINUTE + 1);
+    await send(node, wethUsdc, V2_PAIR.abi, 'sync');
+    clock += 1;
+    const err = await s.advance(clock).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ReorgDetectedError);
+    expect((err as ReorgDetectedError).changedBlock).toBe(canonical + 2);
+    expect((err as ReorgDetectedError).forkBlock).toBe(canonical);
   });
 });

@@ -137,12 +137,88 @@ export async function deploy(node: Anvil, artifact: Artifact, args: readonly unk
 
 /** Sends a contract call as a transaction and waits for it to be mined successfully. */
 export async function send(node: Anvil, address: Address, abi: Abi, functionName: string, args: readonly unknown[] = []): Promise<Hex> {
-  const hash = await node.wallet.writeContract({ address, abi, functionName, args: args as unknown[], account: node.account, chain: node.wallet.chain });
+  // A fixed gas limit: an estimate made on the previous block's timestamp can fall short when the
+  // block's timestamp differs (Uniswap v2 updates its price accumulators only when time has passed).
+  const hash = await node.wallet.writeContract({ address, abi, functionName, args: args as unknown[], account: node.account, chain: node.wallet.chain, gas: 3_000_000n });
   const receipt = await node.pub.waitForTransactionReceipt({ hash, pollingInterval: 5 });
-  if (receipt.status !== 'success') throw new Error(`${functionName} reverted`);
+  if (receipt.status !== 'success') {
+    // Replay the call on the state before it for the revert reason.
+    const reason = await node.pub
+      .call({ to: address, data: (await node.pub.getTransaction({ hash })).input, account: node.account, blockNumber: receipt.blockNumber - 1n })
+      .then(() => 'no revert on the previous state', (e: unknown) => (e instanceof Error ? e.message.split('\n')[0] : String(e)));
+    throw new Error(`${functionName} reverted in block ${receipt.blockNumber} (${reason})`);
+  }
   return hash;
 }
 
 export async function read<T>(node: Anvil, address: Address, abi: Abi, functionName: string, args: readonly unknown[] = []): Promise<T> {
   return (await node.pub.readContract({ address, abi, functionName, args: args as unknown[] })) as T;
+}
+
+/** Mines the next transaction at Unix time t. */
+export async function mineAt(node: Anvil, t: number): Promise<void> {
+  await node.rpc('evm_setNextBlockTimestamp', [t]);
+}
+
+/** A Uniswap v2 market on the node: tokens, a factory and pairs, driven through the pair contracts (no router). */
+export interface V2Market {
+  readonly factory: Address;
+  readonly factoryBlock: number;
+  readonly tokens: Record<string, Address>;
+  createPair(a: Address, b: Address, t: number): Promise<Address>;
+  addLiquidity(pair: Address, a: Address, amountA: bigint, b: Address, amountB: bigint, t: number): Promise<void>;
+  /** Sells `amountIn` of `tokenIn`, taking the constant-product output less the 0.3 % fee; uses blocks t and t+1. */
+  swap(pair: Address, tokenIn: Address, amountIn: bigint, t: number): Promise<void>;
+  /** Burns `percent` % of the account's LP tokens; uses blocks t and t+1. */
+  removeLiquidity(pair: Address, percent: bigint, t: number): Promise<void>;
+}
+
+export async function deployV2Market(node: Anvil, t: number, tokens: Record<string, { name: string; symbol: string; decimals: number; supply: bigint }>): Promise<V2Market> {
+  const f = fixtures();
+  const erc20 = f.TestToken.abi;
+  const out: Record<string, Address> = {};
+  for (const [key, spec] of Object.entries(tokens)) {
+    await mineAt(node, t++);
+    out[key] = await deploy(node, f.TestToken, [spec.name, spec.symbol, spec.decimals, spec.supply]);
+  }
+  await mineAt(node, t++);
+  const factory = await deploy(node, V2_FACTORY, [node.account]);
+  const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
+  const transfer = async (token: Address, to: Address, amount: bigint, at: number) => {
+    await mineAt(node, at);
+    await send(node, token, erc20, 'transfer', [to, amount]);
+  };
+  return {
+    factory,
+    factoryBlock,
+    tokens: out,
+    async createPair(a, b, at) {
+      await mineAt(node, at);
+      await send(node, factory, V2_FACTORY.abi, 'createPair', [a, b]);
+      return read<Address>(node, factory, V2_FACTORY.abi, 'getPair', [a, b]);
+    },
+    async addLiquidity(pair, a, amountA, b, amountB, at) {
+      await transfer(a, pair, amountA, at);
+      await transfer(b, pair, amountB, at + 1);
+      await mineAt(node, at + 2);
+      await send(node, pair, V2_PAIR.abi, 'mint', [node.account]);
+    },
+    async swap(pair, tokenIn, amountIn, at) {
+      const [r0, r1] = await read<[bigint, bigint, number]>(node, pair, V2_PAIR.abi, 'getReserves');
+      const token0 = await read<Address>(node, pair, V2_PAIR.abi, 'token0');
+      const zeroIn = token0.toLowerCase() === tokenIn.toLowerCase();
+      const [rin, rout] = zeroIn ? [r0, r1] : [r1, r0];
+      const amountOut = (amountIn * 997n * rout) / (rin * 1000n + amountIn * 997n);
+      await transfer(tokenIn, pair, amountIn, at);
+      await mineAt(node, at + 1);
+      await send(node, pair, V2_PAIR.abi, 'swap', [zeroIn ? 0n : amountOut, zeroIn ? amountOut : 0n, node.account, '0x']);
+    },
+    async removeLiquidity(pair, percent, at) {
+      const lp = await read<bigint>(node, pair, V2_PAIR.abi, 'balanceOf', [node.account]);
+      await mineAt(node, at);
+      await send(node, pair, V2_PAIR.abi, 'transfer', [pair, (lp * percent) / 100n]);
+      await mineAt(node, at + 1);
+      await send(node, pair, V2_PAIR.abi, 'burn', [node.account]);
+    },
+  };
 }

@@ -1,0 +1,87 @@
+/** The `chains` section of the config file and the `--source` flag: every problem listed at once. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../engine/config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'evm-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(content: unknown): string {
+  const path = join(dir, `${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+}
+
+const GOOD = {
+  id: 'ethereum',
+  displayName: 'Ethereum',
+  chainId: 1,
+  rpcUrls: ['http://127.0.0.1:8545'],
+  stablecoins: ['0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'],
+  wrappedNative: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2',
+  factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f' }],
+};
+
+function problems(flags: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(flags, {});
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('EVM chain configuration', () => {
+  it('the simulator stays the default source, with no chains', () => {
+    const c = loadConfig({}, {});
+    expect(c.source).toBe('simulator');
+    expect(c.chains).toEqual([]);
+  });
+
+  it('fills defaults: confirmations, log batch size, retries, poll interval, factory fee', () => {
+    const c = loadConfig({ config: file({ chains: [GOOD] }), source: 'evm' }, {});
+    expect(c.source).toBe('evm');
+    const chain = c.chains[0]!;
+    expect([chain.confirmations, chain.logBatchBlocks, chain.maxRetries, chain.startBlock, chain.factories[0]!.feePpm]).toEqual([12, 2000, 8, 0, 3000]);
+  });
+
+  it('lists every problem of every chain at once', () => {
+    const bad = {
+      ...GOOD,
+      chainId: 0,
+      rpcUrls: ['not a url'],
+      wrappedNative: '0x1234',
+      confirmations: -1,
+      factories: [
+        { dexId: 'Uniswap V2', protocol: 'uniswap_v4', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f' },
+        { dexId: 'sushi', protocol: 'uniswap_v2', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f', extra: 1 },
+      ],
+    };
+    const p = problems({ config: file({ chains: [bad, { ...GOOD, stablecoins: [] }] }), source: 'evm' });
+    const paths = p.map((x) => x.split(':')[0]);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'chains.0.chainId',
+        'chains.0.rpcUrls.0',
+        'chains.0.wrappedNative',
+        'chains.0.confirmations',
+        'chains.0.factories.0.dexId',
+        'chains.0.factories.0.protocol',
+        'chains.0.factories.1',
+        'chains.1.stablecoins',
+      ]),
+    );
+  });
+
+  it('refuses duplicate network ids and DEX ids, and source evm without chains', () => {
+    expect(problems({ config: file({ chains: [GOOD, GOOD] }), source: 'evm' })).toEqual(['chains.1.id: duplicate network id "ethereum"']);
+    expect(problems({ config: file({ chains: [{ ...GOOD, factories: [GOOD.factories[0], GOOD.factories[0]] }] }) })).toEqual([
+      'chains.0.factories.1.dexId: duplicate DEX id "uniswap_v2"',
+    ]);
+    expect(problems({ source: 'evm' })).toEqual(['chains: source "evm" needs at least one chain']);
+    expect(problems({ source: 'ethereum' })[0]).toMatch(/^source: /);
+  });
+});
