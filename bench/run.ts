@@ -5,7 +5,9 @@
  *  2. the service on its default dataset: backfill rate, resident memory and memory per pool;
  *  3. reads over HTTP, each as a ratio to a uWS server returning a static body of the same size,
  *     server on core 0 and load generator on core 1, measured back to back;
- *  4. pool search with two filters and an ordering over 1,000,000 pools (bench/search.ts).
+ *  4. pool search with two filters and an ordering over 1,000,000 pools (bench/search.ts);
+ *  5. SSE streams: concurrent streams one process holds, memory per stream, events/s delivered to
+ *     10,000 streams and creation-to-client latency (bench/streams.ts).
  *
  * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load.
  */
@@ -17,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
+import { benchStreams } from './streams.js';
 import { hasTaskset, hasWrk, runLoad, runWrk, type LoadOptions, type LoadResult } from './load.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
@@ -199,10 +202,16 @@ async function main(): Promise<void> {
       print,
     });
     print(`(${fmt(search.pools)} pools)`);
+    // 5. Streams (their own server and load generator, pinned like the rest).
+    print('');
+    print('SSE streams:');
+    print('| stream figure | value |');
+    print('|---|---|');
+    const streams = await benchStreams({ quick, pinning, serverCore: SERVER_CORE, loadCore: LOAD_CORE, print });
     mkdirSync(OUT_DIR, { recursive: true });
     writeFileSync(
       join(OUT_DIR, 'results.json'),
-      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, restart, search }, null, 2),
+      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, restart, search, streams }, null, 2),
     );
   } finally {
     for (const child of [service, again]) {

@@ -49,9 +49,26 @@ export interface ClientSubscription {
 }
 
 interface Waiting {
-  readonly frame: string;
+  /** The SSE frame, encoded once and shared by every stream it goes to. */
+  readonly frame: Buffer;
   readonly sub: ClientSubscription;
   readonly pool: number;
+}
+
+/**
+ * What a stream needs from the hub that runs it, shared by every stream (a stream holds one
+ * reference rather than closures of its own: memory per stream is what limits how many one process holds).
+ */
+export interface ClientHost {
+  readonly pingIntervalMs: number;
+  /** Flush this stream on the next tick. */
+  wake(client: StreamClient): void;
+  /** The stream ended, for whatever reason (called once). */
+  ended(client: StreamClient): void;
+  /** Charges up to n credits to the stream's owner; returns how many were charged. */
+  spend(client: StreamClient, n: number): number;
+  /** Message of the error event sent when the owner's allowance runs out. */
+  exhaustedMessage(client: StreamClient): string;
 }
 
 export interface ClientOptions {
@@ -59,15 +76,9 @@ export interface ClientOptions {
   readonly post: boolean;
   readonly limit: number | null;
   readonly plan: string;
-  /** Charges up to n credits; returns how many were charged. */
-  readonly spend: (n: number) => number;
-  /** Message of the error event sent when the allowance runs out. */
-  readonly exhaustedMessage: () => string;
+  /** Who pays for the stream and holds its concurrency count (opaque to the stream). */
+  readonly owner: unknown;
   readonly nowMs: number;
-  readonly pingIntervalMs: number;
-  readonly onEnd: (client: StreamClient) => void;
-  /** Asks the hub to flush this client on its next tick. */
-  readonly wake: (client: StreamClient) => void;
 }
 
 export class StreamClient {
@@ -77,8 +88,11 @@ export class StreamClient {
   nextPingMs: number;
   /** Data events written so far. */
   delivered = 0;
+  readonly owner: unknown;
+  readonly plan: string;
+  private readonly limit: number | null;
   private readonly res: HttpResponse;
-  private readonly options: ClientOptions;
+  private readonly host: ClientHost;
   private queue: (Waiting | null)[] = [];
   private live = 0;
   private queuedBytes = 0;
@@ -87,12 +101,15 @@ export class StreamClient {
   /** The client went away (uWS aborted the response): nothing may be written any more. */
   private aborted = false;
 
-  constructor(options: ClientOptions) {
-    this.options = options;
+  constructor(host: ClientHost, options: ClientOptions) {
+    this.host = host;
     this.res = options.res;
     this.post = options.post;
+    this.limit = options.limit;
+    this.plan = options.plan;
+    this.owner = options.owner;
     this.openedAtMs = options.nowMs;
-    this.nextPingMs = options.nowMs + options.pingIntervalMs;
+    this.nextPingMs = options.nowMs + host.pingIntervalMs;
   }
 
   get isEnded(): boolean {
@@ -114,21 +131,25 @@ export class StreamClient {
     return sub;
   }
 
-  /** Called inside the uWS request callback: status, headers, and the first bytes of the stream. */
-  open(): void {
+  /**
+   * Called inside the uWS request callback: status, headers, and the first bytes of the stream.
+   * `watchAbort`: register the abort handler here (the caller has not registered one).
+   */
+  open(watchAbort: boolean): void {
     const res = this.res;
+    if (watchAbort) res.onAborted(() => this.gone());
     res.onWritable(() => {
       this.blockedSinceMs = -1;
-      if (this.live > 0) this.options.wake(this);
+      if (this.live > 0) this.host.wake(this);
       return true;
     });
     res.writeStatus('200 OK');
     res.writeHeader('Content-Type', 'text/event-stream');
     res.writeHeader('Cache-Control', 'no-cache, no-transform');
     res.writeHeader('X-Accel-Buffering', 'no');
-    res.writeHeader('X-Api-Plan', this.options.plan);
+    res.writeHeader('X-Api-Plan', this.plan);
     // The reconnection delay a client starts its backoff from; also sends the headers now.
-    if (!res.write('retry: 1000\n\n')) this.blockedSinceMs = this.options.nowMs;
+    if (!res.write('retry: 1000\n\n')) this.blockedSinceMs = this.openedAtMs;
   }
 
   /** The client went away: no more writes; the hub releases everything. */
@@ -143,7 +164,7 @@ export class StreamClient {
     const pool = e.pool;
     const alt = !this.post && e.alt !== null;
     if (e.frameMethod !== sub.method || e.frameAlt !== alt || e.frameRequestId !== sub.requestId) {
-      e.frame = `id: ${e.id}\nevent: ${EVENT_NAME[sub.method]}\nrequest_id: ${sub.requestId}\ndata: ${alt ? e.alt! : e.data}\n\n`;
+      e.frame = Buffer.from(`id: ${e.id}\nevent: ${EVENT_NAME[sub.method]}\nrequest_id: ${sub.requestId}\ndata: ${alt ? e.alt! : e.data}\n\n`, 'utf8');
       e.frameMethod = sub.method;
       e.frameAlt = alt;
       e.frameRequestId = sub.requestId;
@@ -154,7 +175,7 @@ export class StreamClient {
       this.queue.push({ frame, sub, pool });
       this.live++;
       this.queuedBytes += frame.length;
-      this.options.wake(this);
+      this.host.wake(this);
       return;
     }
     if (LATEST_WINS.has(sub.method) && sub.waiting >= 0) this.drop(sub.waiting);
@@ -174,7 +195,7 @@ export class StreamClient {
       this.fail('the stream was closed because the client did not read its events fast enough');
       return;
     }
-    this.options.wake(this);
+    this.host.wake(this);
   }
 
   /** Removes the holes of the queue and re-points the subscriptions at their waiting events. */
@@ -214,56 +235,50 @@ export class StreamClient {
       return;
     }
     let allowed = this.live;
-    const limit = this.options.limit;
+    const limit = this.limit;
     if (limit !== null) allowed = Math.min(allowed, limit - this.delivered);
-    const parts: string[] = [];
+    // What goes out now: up to `allowed` events and about MAX_CHUNK_BYTES.
+    const q = this.queue;
     let bytes = 0;
-    let i = 0;
+    let end = 0;
     let n = 0;
-    for (; i < this.queue.length && n < allowed && bytes < MAX_CHUNK_BYTES; i++) {
-      const w = this.queue[i];
+    for (; end < q.length && n < allowed && bytes < MAX_CHUNK_BYTES; end++) {
+      const w = q[end];
       if (w === null || w === undefined) continue;
-      parts.push(w.frame);
       bytes += w.frame.length;
       n++;
     }
-    const charged = n === 0 ? 0 : this.options.spend(n);
+    const charged = n === 0 ? 0 : this.host.spend(this, n);
     const exhausted = charged < n;
-    if (exhausted) {
-      // Only the events paid for go out.
-      let kept = 0;
-      let keptBytes = 0;
-      for (; kept < charged; kept++) keptBytes += parts[kept]!.length;
-      parts.length = charged;
-      bytes = keptBytes;
-    }
-    // The waiting events taken out of the queue.
     this.live -= n;
     this.queuedBytes -= bytes;
-    if (exhausted) this.queuedBytes = 0;
-    this.reindex(i >= this.queue.length ? [] : this.queue.slice(i));
     this.delivered += charged;
-    const done = limit !== null && this.delivered >= limit;
-    const chunk = parts.join('');
+    const finished = exhausted || (limit !== null && this.delivered >= limit);
+    // Only the events paid for go out (all of them unless the allowance ran out), each frame
+    // written as it is (shared by every stream it goes to), all in one cork: one send.
+    const ok = corkedFrames(this.res, q, end, charged);
+    if (end >= q.length) {
+      q.length = 0;
+      for (const sub of this.subscriptions) {
+        sub.waiting = -1;
+        sub.waitingByPool?.clear();
+      }
+    } else this.reindex(q.slice(end));
     if (exhausted) {
-      this.endWith(chunk + errorFrame(this.options.exhaustedMessage()));
+      this.endWith(errorFrame(this.host.exhaustedMessage(this)));
       return;
     }
-    if (done) {
-      this.endWith(chunk);
+    if (finished) {
+      this.endWith('');
       return;
     }
-    let ok = true;
-    this.res.cork(() => {
-      ok = this.res.write(chunk);
-    });
     if (!ok) this.blockedSinceMs = nowMs;
-    else if (this.live > 0) this.options.wake(this);
+    else if (this.live > 0) this.host.wake(this);
   }
 
   /** A keep-alive: not a data event (no id, no request_id, no credit, not counted by limit). */
   ping(nowMs: number, unixSeconds: number): void {
-    this.nextPingMs = nowMs + this.options.pingIntervalMs;
+    this.nextPingMs = nowMs + this.host.pingIntervalMs;
     if (this.ended) return;
     if (this.blockedSinceMs >= 0) {
       if (nowMs - this.blockedSinceMs > STALL_TIMEOUT_MS) this.dropStalled();
@@ -285,11 +300,7 @@ export class StreamClient {
   }
 
   private write(text: string, nowMs: number): void {
-    let ok = true;
-    this.res.cork(() => {
-      ok = this.res.write(text);
-    });
-    if (!ok && this.blockedSinceMs < 0) this.blockedSinceMs = nowMs;
+    if (!corkedWrite(this.res, text) && this.blockedSinceMs < 0) this.blockedSinceMs = nowMs;
   }
 
   private endWith(text: string): void {
@@ -316,8 +327,68 @@ export class StreamClient {
     this.queue = [];
     this.live = 0;
     this.queuedBytes = 0;
-    this.options.onEnd(this);
+    this.host.ended(this);
   }
+}
+
+// Corked writes without a closure per call (a write happens per stream per tick).
+let framesRes: HttpResponse | null = null;
+let framesQueue: readonly (Waiting | null)[] = [];
+let framesEnd = 0;
+let framesCount = 0;
+let framesOk = true;
+const framesList: Buffer[] = [];
+function doFrames(): void {
+  const res = framesRes!;
+  let bytes = 0;
+  for (let k = 0, taken = 0; k < framesEnd && taken < framesCount; k++) {
+    const w = framesQueue[k];
+    if (w === null || w === undefined) continue;
+    framesList.push(w.frame);
+    bytes += w.frame.length;
+    taken++;
+  }
+  // One write: a write costs far more than the bytes it copies.
+  framesOk = res.write(framesList.length === 1 ? framesList[0]! : Buffer.concat(framesList, bytes));
+  framesList.length = 0;
+}
+
+/** Writes the first `count` frames of queue[0..end) in one cork; false on backpressure. */
+function corkedFrames(res: HttpResponse, queue: readonly (Waiting | null)[], end: number, count: number): boolean {
+  if (count === 0) return true;
+  framesRes = res;
+  framesQueue = queue;
+  framesEnd = end;
+  framesCount = count;
+  framesOk = true;
+  try {
+    res.cork(doFrames);
+  } finally {
+    framesRes = null;
+    framesQueue = [];
+  }
+  return framesOk;
+}
+
+let writeRes: HttpResponse | null = null;
+let writeText = '';
+let writeOk = true;
+function doWrite(): void {
+  writeOk = writeRes!.write(writeText);
+}
+
+/** res.write inside res.cork; false when uWS could not hand everything to the kernel (backpressure). */
+function corkedWrite(res: HttpResponse, text: string): boolean {
+  writeRes = res;
+  writeText = text;
+  writeOk = true;
+  try {
+    res.cork(doWrite);
+  } finally {
+    writeRes = null;
+    writeText = '';
+  }
+  return writeOk;
 }
 
 export function errorFrame(message: string): string {

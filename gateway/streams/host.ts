@@ -22,6 +22,7 @@ import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '../errors.js';
 import { sendJson } from '../http/respond.js';
 import { rfc3339 } from '../http/time.js';
 import { RateLimited, type Meter } from '../metering/meter.js';
+import type { StreamClient } from './client.js';
 import { StreamHub, type HubOptions } from './hub.js';
 import { MAX_BODY_BYTES, parseGet, parsePost, POOL_METHODS, type Endpoint, type StreamRequest } from './request.js';
 import { StreamSlots } from './slots.js';
@@ -65,6 +66,8 @@ const PREVIEW_PRICES = new ApiError('preview_only', 'without an API key only the
   tier: 'keyless',
   links: {},
 });
+/** GET streams are answered or opened within their callback: the stream registers its own abort handler. */
+const NO_TARGET: { client: StreamClient | null } = { client: null };
 const BODY_TOO_LARGE = new ApiError('invalid_parameter', `invalid body: larger than ${MAX_BODY_BYTES} bytes`, { param: 'body' });
 
 interface Facts {
@@ -80,8 +83,22 @@ function errorText(err: unknown): string {
 
 export function createStreamHost(options: StreamHostOptions): StreamHost {
   const { ctx, keys, meter, plans } = options;
-  const hub = new StreamHub({ ctx, ...options.hub });
   const slots = new StreamSlots();
+  const hub = new StreamHub({
+    ctx,
+    ...options.hub,
+    billing: {
+      spend: (owner, n) => {
+        const caller = owner as Caller;
+        return caller.plan === 'enterprise' ? n : meter.spend(caller, n, ctx.now());
+      },
+      exhaustedMessage: (owner) => {
+        const u = meter.usage(owner as Caller, ctx.now());
+        return `credit allowance of ${u.limit} exhausted for this period; resets at ${rfc3339(u.resetsAt)}`;
+      },
+      released: (owner) => slots.release((owner as Caller).key),
+    },
+  });
   const showcase = options.showcase === undefined ? null : new Set(options.showcase.map((s) => s.replace(/:(0x[0-9a-fA-F]+)$/, (_, a: string) => `:${a.toLowerCase()}`)));
   const isShowcase = (token: number): boolean => {
     if (showcase === null) return ctx.views.tokenRole[token]! <= 2;
@@ -115,35 +132,25 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
   }
 
   /** The checks that follow parsing, then the stream. Runs inside a uWS callback (corked). */
-  function start(res: HttpResponse, caller: Caller, request: StreamRequest, now: number, onAbortTarget: { client: { gone(): void } | null }): void {
+  function start(res: HttpResponse, caller: Caller, request: StreamRequest, now: number, onAbortTarget: { client: StreamClient | null }): void {
     if (caller.plan === 'keyless') {
       for (const s of request.subscriptions) if (POOL_METHODS.has(s.method) || !isShowcase(s.asset)) throw PREVIEW_PRICES;
     }
-    const unmetered = caller.plan === 'enterprise';
-    meter.admit(caller, unmetered ? 0 : 1, now);
+    meter.admit(caller, caller.plan === 'enterprise' ? 0 : 1, now);
     const cap = caller.limits.concurrentStreams;
     if (!slots.acquire(caller.key, cap)) {
       throw new ApiError('rate_limited', `Concurrent stream limit reached: ${cap} streams are open for this ${caller.plan === 'keyless' ? 'address' : 'account'} (${caller.plan} plan)`, {
         retry_after: STREAM_CAP_RETRY_AFTER_S,
       });
     }
-    let released = false;
-    onAbortTarget.client = hub.open(request.subscriptions, request.lastEventId, {
-      res,
-      post: request.post,
-      limit: request.limit,
-      plan: caller.plan,
-      spend: unmetered ? (n) => n : (n) => meter.spend(caller, n, ctx.now()),
-      exhaustedMessage: () => {
-        const u = meter.usage(caller, ctx.now());
-        return `credit allowance of ${u.limit} exhausted for this period; resets at ${rfc3339(u.resetsAt)}`;
-      },
-      onEnd: () => {
-        if (released) return;
-        released = true;
-        slots.release(caller.key);
-      },
-    });
+    let client: StreamClient;
+    try {
+      client = hub.open(request.subscriptions, request.lastEventId, { res, post: request.post, limit: request.limit, plan: caller.plan, owner: caller }, onAbortTarget === NO_TARGET);
+    } catch (err) {
+      slots.release(caller.key);
+      throw err;
+    }
+    if (onAbortTarget !== NO_TARGET) onAbortTarget.client = client;
   }
 
   function facts(res: HttpResponse, req: HttpRequest): Facts {
@@ -158,8 +165,6 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
 
   function getHandler(role: StreamRole, endpoint: Endpoint) {
     return (res: HttpResponse, req: HttpRequest): void => {
-      const target: { client: { gone(): void } | null } = { client: null };
-      res.onAborted(() => target.client?.gone());
       let plan = 'keyless';
       const path = `/sse/${endpoint}`;
       try {
@@ -167,7 +172,7 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
         const now = ctx.now();
         const caller = admitCaller(role, endpoint, f, now);
         plan = caller.plan;
-        start(res, caller, parseGet(ctx.registry, endpoint, f.query, f.lastEventId), now, target);
+        start(res, caller, parseGet(ctx.registry, endpoint, f.query, f.lastEventId), now, NO_TARGET);
       } catch (err) {
         refuse(res, err, plan, path);
       }
@@ -176,7 +181,7 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
 
   function postHandler(role: StreamRole, endpoint: 'prices' | 'reserves') {
     return (res: HttpResponse, req: HttpRequest): void => {
-      const target: { client: { gone(): void } | null } = { client: null };
+      const target: { client: StreamClient | null } = { client: null };
       let aborted = false;
       res.onAborted(() => {
         aborted = true;

@@ -16,7 +16,7 @@ import type { FeedSwap } from '../../engine/feed/swaps.js';
 import { TOKEN_SECOND_SLOTS } from '../../engine/state/layout.js';
 import { createTokenPriceState, readTokenPrice } from '../../engine/state/read.js';
 import type { GatewayContext } from '../context.js';
-import { StreamClient, type ClientOptions, type ClientSubscription } from './client.js';
+import { StreamClient, type ClientHost, type ClientOptions, type ClientSubscription } from './client.js';
 import {
   exactPrice,
   ohlcvPayload,
@@ -34,6 +34,8 @@ import type { StreamMethod, Subscription } from './request.js';
 
 export const TICK_MS = 20;
 export const PING_INTERVAL_MS = 15_000; // 15 s
+/** Streams written between two looks at the event loop. */
+const WRITES_PER_SLICE = 500;
 /** Watches past their linger time are looked for this often. */
 const LINGER_SWEEP_MS = 1_000;
 /** Pings are looked for this often. */
@@ -90,8 +92,19 @@ interface CandleWatch extends Watch {
   next: number;
 }
 
+/** Charges and releases for the streams' owners (host.ts: the meter and the concurrent-stream counts). */
+export interface StreamBilling {
+  spend(owner: unknown, n: number): number;
+  exhaustedMessage(owner: unknown): string;
+  /** A stream of `owner` ended. */
+  released(owner: unknown): void;
+}
+
+const UNMETERED: StreamBilling = { spend: (_, n) => n, exhaustedMessage: () => 'credits exhausted', released: () => undefined };
+
 export interface HubOptions {
   readonly ctx: GatewayContext;
+  readonly billing?: StreamBilling;
   readonly tickMs?: number;
   readonly pingIntervalMs?: number;
   /** Milliseconds for pings and ticks; ctx.now() * 1000 by default (so tests move both with one clock). */
@@ -110,17 +123,18 @@ export interface HubStats {
   readonly maxBacklogBytes: number;
 }
 
-export type OpenOptions = Omit<ClientOptions, 'nowMs' | 'pingIntervalMs' | 'onEnd' | 'wake'> & { readonly onEnd: () => void };
+export type OpenOptions = Omit<ClientOptions, 'nowMs'>;
 
 function join(w: Watch, sub: ClientSubscription): void {
   w.subs.add(sub);
   w.lingerUntil = -1;
 }
 
-export class StreamHub {
+export class StreamHub implements ClientHost {
   private readonly ctx: GatewayContext;
   private readonly nowMs: () => number;
-  private readonly pingIntervalMs: number;
+  readonly pingIntervalMs: number;
+  private readonly billing: StreamBilling;
   readonly replay = new ReplayRing();
   private readonly clients = new Set<StreamClient>();
   private dirty = new Set<StreamClient>();
@@ -143,31 +157,40 @@ export class StreamHub {
     this.ctx = options.ctx;
     this.nowMs = options.nowMs ?? (() => options.ctx.now() * 1000);
     this.pingIntervalMs = options.pingIntervalMs ?? PING_INTERVAL_MS;
+    this.billing = options.billing ?? UNMETERED;
     this.timer = setInterval(() => this.tick(), options.tickMs ?? TICK_MS);
     this.timer.unref();
     this.unsubscribeFeed = options.ctx.swaps?.subscribe((swaps) => this.onSwaps(swaps)) ?? (() => undefined);
   }
 
   /** Opens a stream for `subscriptions` on a response, inside its uWS request callback. */
-  open(subscriptions: readonly Subscription[], lastEventId: number | null, options: OpenOptions): StreamClient {
+  open(subscriptions: readonly Subscription[], lastEventId: number | null, options: OpenOptions, watchAbort: boolean): StreamClient {
     const nowMs = this.nowMs();
-    const client = new StreamClient({
-      ...options,
-      nowMs,
-      pingIntervalMs: this.pingIntervalMs,
-      onEnd: (c) => {
-        this.release(c);
-        options.onEnd();
-      },
-      wake: (c) => {
-        if (!this.closed) this.dirty.add(c);
-      },
-    });
+    const client = new StreamClient(this, { res: options.res, post: options.post, limit: options.limit, plan: options.plan, owner: options.owner, nowMs });
     this.clients.add(client);
-    client.open();
+    client.open(watchAbort);
     for (const s of subscriptions) this.watch(client.subscribe(s.method, s.requestId, keyOf(s.method, s.asset)), s);
     if (lastEventId !== null) this.resume(client, lastEventId, nowMs);
     return client;
+  }
+
+  // ---- ClientHost ----
+
+  wake(client: StreamClient): void {
+    if (!this.closed) this.dirty.add(client);
+  }
+
+  ended(client: StreamClient): void {
+    this.release(client);
+    this.billing.released(client.owner);
+  }
+
+  spend(client: StreamClient, n: number): number {
+    return this.billing.spend(client.owner, n);
+  }
+
+  exhaustedMessage(client: StreamClient): string {
+    return this.billing.exhaustedMessage(client.owner);
   }
 
   stats(): HubStats {
@@ -366,7 +389,7 @@ export class StreamHub {
       if (this.tokenReserves.size > 0) for (const w of this.tokenReserves.values()) this.coverPools(w);
       if (this.pools.size > 0) this.tickPools(nowMs, now);
       if (this.candles.size > 0) this.tickCandles(nowMs, now);
-      this.flush(nowMs);
+      this.flush();
       if (nowMs - this.lastPingSweep >= PING_SWEEP_MS || nowMs < this.lastPingSweep) {
         this.lastPingSweep = nowMs;
         for (const c of this.clients) if (nowMs >= c.nextPingMs) c.ping(nowMs, now);
@@ -381,13 +404,48 @@ export class StreamHub {
     }
   }
 
-  /** Writes every stream with events waiting. */
-  flush(nowMs = this.nowMs()): void {
-    if (this.dirty.size === 0) return;
-    const batch = this.dirty;
-    this.dirty = new Set();
-    for (const c of batch) c.flush(nowMs);
+  /**
+   * Writes the streams with events waiting, WRITES_PER_SLICE at a time with the event loop let
+   * through between slices (ingest and new requests are not held behind thousands of writes), until
+   * none waits. A stream waiting for its turn gathers more events, so under load each write carries
+   * more of them (a write costs a system call, more than the events in it).
+   */
+  flush(): void {
+    if (this.flushing || this.dirty.size === 0) return;
+    this.flushing = true;
+    this.flushSlice();
   }
+
+  private flushing = false;
+  private batch: Iterator<StreamClient> | null = null;
+
+  private readonly flushSlice = (): void => {
+    if (this.closed) {
+      this.flushing = false;
+      return;
+    }
+    try {
+      const nowMs = this.nowMs();
+      for (let budget = WRITES_PER_SLICE; budget > 0; budget--) {
+        if (this.batch === null) {
+          if (this.dirty.size === 0) break;
+          this.batch = this.dirty.values();
+          this.dirty = new Set();
+        }
+        const next = this.batch.next();
+        if (next.done === true) {
+          this.batch = null;
+          budget++;
+          continue;
+        }
+        next.value.flush(nowMs);
+      }
+    } catch (err) {
+      console.error(`streams: flush failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+    if (this.batch !== null || this.dirty.size > 0) setImmediate(this.flushSlice);
+    else this.flushing = false;
+  };
 
   private tickPrices(nowMs: number, now: number): void {
     const v = this.ctx.views;

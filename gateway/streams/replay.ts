@@ -26,8 +26,10 @@ export interface RenderedEvent {
   frameMethod: string;
   frameAlt: boolean;
   frameRequestId: number;
-  frame: string;
+  frame: Buffer;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 export class ReplayRing {
   private readonly events: (RenderedEvent | undefined)[] = [];
@@ -50,7 +52,7 @@ export class ReplayRing {
   }
 
   add(keys: readonly number[], data: string, alt: string | null, pool: number, atMs: number): RenderedEvent {
-    const e: RenderedEvent = { id: this.nextId++, keys, data, alt, pool, atMs, frameMethod: '', frameAlt: false, frameRequestId: -1, frame: '' };
+    const e: RenderedEvent = { id: this.nextId++, keys, data, alt, pool, atMs, frameMethod: '', frameAlt: false, frameRequestId: -1, frame: EMPTY };
     this.events.push(e);
     this.bytes += data.length + (alt?.length ?? 0);
     this.trim(atMs);
