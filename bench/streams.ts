@@ -250,12 +250,20 @@ function child(args: string[], core: number | null, nodeFlags: string[] = []): C
 
 function ask<T>(c: ChildProcess, message?: object, timeoutMs = 600_000): Promise<T> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('bench child did not answer')), timeoutMs);
+    const exited = (code: number | null) => {
+      clearTimeout(timer);
+      reject(new Error(`bench child exited (${code})`));
+    };
+    const timer = setTimeout(() => {
+      c.off('exit', exited);
+      reject(new Error('bench child did not answer'));
+    }, timeoutMs);
     c.once('message', (m) => {
       clearTimeout(timer);
+      c.off('exit', exited);
       resolve(m as T);
     });
-    c.once('exit', (code) => reject(new Error(`bench child exited (${code})`)));
+    c.once('exit', exited);
     if (message !== undefined) c.send(message);
   });
 }
@@ -307,7 +315,7 @@ export async function benchStreams(o: StreamBenchOptions): Promise<StreamBenchRe
     const loader = child(['--role', 'load', String(port), key, String(rateStreams), '200'], o.pinning ? o.loadCore : null);
     await ask(loader);
     let best: { swapsPerSecond: number; eventsPerSecond: number; p50: number; p99: number; samples: number; dropped: number } | null = null;
-    for (const swapsPerSecond of o.quick ? [50, 100, 200] : [10, 25, 50, 75, 100]) {
+    for (const swapsPerSecond of o.quick ? [50, 100, 200] : [10, 25, 50, 75, 100, 125, 150]) {
       const started = await ask<{ started: number }>(loader, { cmd: 'start' });
       const t0 = performance.now();
       const traded = await ask<{ swaps: number; streams: number; feedP50: number; feedP99: number; busy: number }>(srv, { cmd: 'trade', rate: swapsPerSecond, seconds });

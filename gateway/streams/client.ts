@@ -33,6 +33,8 @@ const EVENT_NAME: Readonly<Record<StreamMethod, string>> = {
   ohlcv: 'ohlcv',
 };
 
+const NO_SUBSCRIPTIONS: ClientSubscription[] = [];
+
 /** Methods whose subscriptions keep only their latest waiting event. */
 const LATEST_WINS: ReadonlySet<StreamMethod> = new Set(['token_price', 'pool_reserves']);
 
@@ -83,8 +85,8 @@ export interface ClientOptions {
 
 export class StreamClient {
   readonly post: boolean;
-  readonly subscriptions: ClientSubscription[] = [];
-  readonly openedAtMs: number;
+  /** Made at the first subscription as a one-element array (an empty array that grows reserves room for 17). */
+  subscriptions: ClientSubscription[] = NO_SUBSCRIPTIONS;
   nextPingMs: number;
   /** Data events written so far. */
   delivered = 0;
@@ -97,6 +99,7 @@ export class StreamClient {
   private live = 0;
   private queuedBytes = 0;
   private blockedSinceMs = -1;
+  private watchingWritable = false;
   private ended = false;
   /** The client went away (uWS aborted the response): nothing may be written any more. */
   private aborted = false;
@@ -108,7 +111,6 @@ export class StreamClient {
     this.limit = options.limit;
     this.plan = options.plan;
     this.owner = options.owner;
-    this.openedAtMs = options.nowMs;
     this.nextPingMs = options.nowMs + host.pingIntervalMs;
   }
 
@@ -127,7 +129,8 @@ export class StreamClient {
 
   subscribe(method: StreamMethod, requestId: number, key: number): ClientSubscription {
     const sub: ClientSubscription = { client: this, method, requestId, key, waiting: -1, waitingByPool: method === 'token_reserves' ? new Map() : null };
-    this.subscriptions.push(sub);
+    if (this.subscriptions === NO_SUBSCRIPTIONS) this.subscriptions = [sub];
+    else this.subscriptions.push(sub);
     return sub;
   }
 
@@ -135,21 +138,31 @@ export class StreamClient {
    * Called inside the uWS request callback: status, headers, and the first bytes of the stream.
    * `watchAbort`: register the abort handler here (the caller has not registered one).
    */
-  open(watchAbort: boolean): void {
+  open(watchAbort: boolean, nowMs: number): void {
     const res = this.res;
     if (watchAbort) res.onAborted(() => this.gone());
-    res.onWritable(() => {
-      this.blockedSinceMs = -1;
-      if (this.live > 0) this.host.wake(this);
-      return true;
-    });
     res.writeStatus('200 OK');
     res.writeHeader('Content-Type', 'text/event-stream');
     res.writeHeader('Cache-Control', 'no-cache, no-transform');
     res.writeHeader('X-Accel-Buffering', 'no');
     res.writeHeader('X-Api-Plan', this.plan);
     // The reconnection delay a client starts its backoff from; also sends the headers now.
-    if (!res.write('retry: 1000\n\n')) this.blockedSinceMs = this.openedAtMs;
+    if (!res.write('retry: 1000\n\n')) this.blocked(nowMs);
+  }
+
+  /**
+   * A write found the socket full: nothing more is written until uWS reports it drained. The
+   * handler is registered on the first backpressure only (most streams never see any).
+   */
+  private blocked(nowMs: number): void {
+    this.blockedSinceMs = nowMs;
+    if (this.watchingWritable) return;
+    this.watchingWritable = true;
+    this.res.onWritable(() => {
+      this.blockedSinceMs = -1;
+      if (this.live > 0) this.host.wake(this);
+      return true;
+    });
   }
 
   /** The client went away: no more writes; the hub releases everything. */
@@ -272,7 +285,7 @@ export class StreamClient {
       this.endWith('');
       return;
     }
-    if (!ok) this.blockedSinceMs = nowMs;
+    if (!ok) this.blocked(nowMs);
     else if (this.live > 0) this.host.wake(this);
   }
 
@@ -300,7 +313,7 @@ export class StreamClient {
   }
 
   private write(text: string, nowMs: number): void {
-    if (!corkedWrite(this.res, text) && this.blockedSinceMs < 0) this.blockedSinceMs = nowMs;
+    if (!corkedWrite(this.res, text) && this.blockedSinceMs < 0) this.blocked(nowMs);
   }
 
   private endWith(text: string): void {

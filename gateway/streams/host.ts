@@ -50,6 +50,7 @@ export interface StreamHost {
 }
 
 const HEALTH_BODY = Buffer.from('{"status":"ok"}');
+const MAX_INTERNED_CALLERS = 65_536;
 /** Seconds a client refused for the stream cap is told to wait before trying again. */
 export const STREAM_CAP_RETRY_AFTER_S = 5;
 
@@ -116,9 +117,22 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
     sendJson(res, INTERNAL_ERROR.status, INTERNAL_ERROR.body, plan);
   }
 
+  /**
+   * One Caller object per subject while it is unchanged, shared by all the subject's streams (each
+   * stream holds it as its owner: memory per stream is what limits how many one process holds).
+   */
+  const callers = new Map<string, Caller>();
+  function intern(c: Caller): Caller {
+    const known = callers.get(c.key);
+    if (known !== undefined && known.account === c.account && known.plan === c.plan && known.extraCredits === c.extraCredits && known.limits === c.limits) return known;
+    if (callers.size >= MAX_INTERNED_CALLERS) callers.clear();
+    callers.set(c.key, c);
+    return c;
+  }
+
   /** Who is calling, and whether this host and endpoint serve them (throws the refusal). */
   function admitCaller(role: StreamRole, endpoint: Endpoint, f: Facts, now: number): Caller {
-    const caller = f.authorization === '' ? keylessCaller(plans, f.ip) : resolveCaller(keys, plans, f.authorization, f.ip, false, now);
+    const caller = intern(f.authorization === '' ? keylessCaller(plans, f.ip) : resolveCaller(keys, plans, f.authorization, f.ip, false, now));
     const right: StreamRole = PAID_PLANS.has(caller.plan) ? 'paidStream' : 'freeStream';
     if (right !== role) {
       const url = options.hostUrl(right);

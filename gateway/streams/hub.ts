@@ -168,7 +168,7 @@ export class StreamHub implements ClientHost {
     const nowMs = this.nowMs();
     const client = new StreamClient(this, { res: options.res, post: options.post, limit: options.limit, plan: options.plan, owner: options.owner, nowMs });
     this.clients.add(client);
-    client.open(watchAbort);
+    client.open(watchAbort, nowMs);
     for (const s of subscriptions) this.watch(client.subscribe(s.method, s.requestId, keyOf(s.method, s.asset)), s);
     if (lastEventId !== null) this.resume(client, lastEventId, nowMs);
     return client;
