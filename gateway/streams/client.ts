@@ -350,19 +350,28 @@ let framesQueue: readonly (Waiting | null)[] = [];
 let framesEnd = 0;
 let framesCount = 0;
 let framesOk = true;
+/** Where a stream's waiting frames are gathered for its write (uWS copies what it keeps, so it is reused). */
+const scratch = Buffer.allocUnsafe(2 * MAX_CHUNK_BYTES + 64 * 1024);
 const framesList: Buffer[] = [];
 function doFrames(): void {
   const res = framesRes!;
   let bytes = 0;
+  let single: Buffer | null = null;
+  let fits = true;
   for (let k = 0, taken = 0; k < framesEnd && taken < framesCount; k++) {
     const w = framesQueue[k];
     if (w === null || w === undefined) continue;
-    framesList.push(w.frame);
-    bytes += w.frame.length;
+    const f = w.frame;
+    if (taken === 0) single = f;
+    if (fits && bytes + f.length <= scratch.length) f.copy(scratch, bytes);
+    else fits = false;
+    framesList.push(f);
+    bytes += f.length;
     taken++;
   }
   // One write: a write costs far more than the bytes it copies.
-  framesOk = res.write(framesList.length === 1 ? framesList[0]! : Buffer.concat(framesList, bytes));
+  const chunk = framesList.length === 1 ? single! : fits ? scratch.subarray(0, bytes) : Buffer.concat(framesList, bytes);
+  framesOk = res.write(chunk);
   framesList.length = 0;
 }
 
