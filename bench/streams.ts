@@ -279,6 +279,9 @@ export interface StreamBenchResult {
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly latencySamples: number;
+  /** Latency at 1,000 streams and 100 swaps/s. */
+  readonly lightP50Ms: number;
+  readonly lightP99Ms: number;
 }
 
 export interface StreamBenchOptions {
@@ -336,6 +339,19 @@ export async function benchStreams(o: StreamBenchOptions): Promise<StreamBenchRe
     }
     loader.send({ cmd: 'exit' });
     await new Promise((r) => loader.once('exit', r));
+
+    // 3. Latency where the load generator keeps up: 1,000 streams at 100 swaps/s.
+    const light = child(['--role', 'load', String(port), key, '1000', '200'], o.pinning ? o.loadCore : null);
+    await ask(light);
+    await ask(light, { cmd: 'start' });
+    const lightTraded = await ask<{ swaps: number; feedP50: number; feedP99: number; busy: number }>(srv, { cmd: 'trade', rate: 100, seconds });
+    await new Promise((r) => setTimeout(r, 300));
+    const lr = await ask<{ events: number; samples: number; p50: number; p99: number; loopP99: number }>(light, { cmd: 'stop' });
+    o.print(
+      `| 1,000 streams, ${fmt(lightTraded.swaps / seconds)} swaps/s created | ${fmt(lr.events / (seconds + 0.3))} events/s delivered, latency p50 ${lr.p50.toFixed(1)} ms, p99 ${lr.p99.toFixed(1)} ms (${fmt(lr.samples)} samples; server core ${(lightTraded.busy * 100).toFixed(0)} % busy; load generator's event-loop delay p99 ${lr.loopP99.toFixed(0)} ms) |`,
+    );
+    light.send({ cmd: 'exit' });
+    await new Promise((r) => light.once('exit', r));
     return {
       maxStreams: held.streams,
       bytesPerStream,
@@ -347,6 +363,8 @@ export async function benchStreams(o: StreamBenchOptions): Promise<StreamBenchRe
       p50Ms: best?.p50 ?? NaN,
       p99Ms: best?.p99 ?? NaN,
       latencySamples: best?.samples ?? 0,
+      lightP50Ms: lr.p50,
+      lightP99Ms: lr.p99,
     };
   } finally {
     srv.send({ cmd: 'stop' });
