@@ -44,6 +44,8 @@ export interface ClientSubscription {
   readonly requestId: number;
   /** Subscription key in the hub's index. */
   readonly key: number;
+  /** Keeps only its latest waiting event (prices, pool reserves). */
+  readonly latestWins: boolean;
   /** Index in the client's queue of this subscription's waiting event (latest-wins only), -1 when none. */
   waiting: number;
   /** token_reserves: the waiting event per pool (latest wins per pool). */
@@ -128,7 +130,15 @@ export class StreamClient {
   }
 
   subscribe(method: StreamMethod, requestId: number, key: number): ClientSubscription {
-    const sub: ClientSubscription = { client: this, method, requestId, key, waiting: -1, waitingByPool: method === 'token_reserves' ? new Map() : null };
+    const sub: ClientSubscription = {
+      client: this,
+      method,
+      requestId,
+      key,
+      latestWins: LATEST_WINS.has(method),
+      waiting: -1,
+      waitingByPool: method === 'token_reserves' ? new Map() : null,
+    };
     if (this.subscriptions === NO_SUBSCRIPTIONS) this.subscriptions = [sub];
     else this.subscriptions.push(sub);
     return sub;
@@ -191,7 +201,7 @@ export class StreamClient {
       this.host.wake(this);
       return;
     }
-    if (LATEST_WINS.has(sub.method) && sub.waiting >= 0) this.drop(sub.waiting);
+    if (sub.latestWins && sub.waiting >= 0) this.drop(sub.waiting);
     else if (sub.waitingByPool !== null) {
       const at = sub.waitingByPool.get(pool);
       if (at !== undefined) this.drop(at);
@@ -202,7 +212,7 @@ export class StreamClient {
     this.queue.push({ frame, sub, pool });
     this.live++;
     this.queuedBytes += frame.length;
-    if (LATEST_WINS.has(sub.method)) sub.waiting = at;
+    if (sub.latestWins) sub.waiting = at;
     else if (sub.waitingByPool !== null) sub.waitingByPool.set(pool, at);
     else if (this.queuedBytes > MAX_QUEUED_BYTES) {
       this.fail('the stream was closed because the client did not read its events fast enough');
@@ -228,7 +238,7 @@ export class StreamClient {
       const w = queue[k];
       if (w === null || w === undefined) continue;
       if (w.sub.waitingByPool !== null) w.sub.waitingByPool.set(w.pool, k);
-      else if (LATEST_WINS.has(w.sub.method)) w.sub.waiting = k;
+      else if (w.sub.latestWins) w.sub.waiting = k;
     }
   }
 
