@@ -405,6 +405,60 @@ describe('RPC faults', () => {
   }, 30_000);
 });
 
+describe('restart mid-backfill', () => {
+  it('a run stopped after a few steps and resumed from its store serves exactly what an uninterrupted run serves', async () => {
+    const dir2 = mkdtempSync(join(tmpdir(), 'evm-restart-'));
+    const config = EvmChainSchema.parse(chainConfig({ stepBlocks: 3, logBatchBlocks: 2 }));
+    try {
+      // First run: three steps committed and applied, then the run ends without catching up.
+      {
+        const s1 = openStore(dir2);
+        const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
+        const i1 = new Ingest(s1, views, new LocalShards(views, s1));
+        const src = createEvmSource({ chains: [config], store: s1, now: () => NOW, progressIntervalMs: 0 });
+        await i1.registerNetworks(src.networks);
+        let steps = 0;
+        while (steps < 3) {
+          const r = await i1.ingest(await src.advance(NOW));
+          await r.applied;
+          if (r.accepted > 0) steps++;
+        }
+        expect(src.followers[0]!.caughtUp).toBe(false);
+        await s1.close();
+      }
+      // Second run: replay the log, resume the source from the checkpoint.
+      const s2 = openStore(dir2);
+      const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
+      const shards2 = new LocalShards(views, s2);
+      const i2 = new Ingest(s2, views, shards2);
+      i2.registry.load(s2);
+      await i2.replay();
+      const src = createEvmSource({ chains: [config], store: s2, now: () => NOW, progressIntervalMs: 0 });
+      await i2.registerNetworks(src.networks);
+      for (let i = 0; i < 1000 && !src.followers.every((x) => x.caughtUp); i++) await (await i2.ingest(await src.advance(NOW))).applied;
+      expect(i2.droppedDuplicates).toBe(0);
+      i2.advanceClock(0, NOW);
+      await shards2.flush();
+      shards2.sweep(1);
+      const g2 = await startGateway({ views, registry: i2.registry, store: s2, ranker: shards2, now: () => NOW }, { host: '127.0.0.1', port: 0 });
+      try {
+        for (const path of [
+          ...[wethUsdc, mkrWeth, bareUsdc].flatMap((p) => [`/networks/anvil/pools/${p}`, `/networks/anvil/pools/${p}/transactions?limit=100`, `/networks/anvil/pools/${p}/ohlcv?interval=1m&start=${T0}`]),
+          ...Object.values(tok).map((t) => `/networks/anvil/tokens/${t}`),
+        ]) {
+          const resumed = await (await fetch(`http://127.0.0.1:${g2.port}${path}`)).text();
+          expect(JSON.parse(resumed), path).toEqual((await get(path)).body);
+        }
+      } finally {
+        await g2.close();
+        await s2.close();
+      }
+    } finally {
+      rmSync(dir2, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('reorganisations', () => {
   it('a block already read that the node replaces stops the source, naming the last canonical block', async () => {
     let clock = NOW;

@@ -42,11 +42,12 @@ function anvilBinary(): string {
 }
 
 /** Starts anvil on 127.0.0.1 with instant mining; `timestamp` sets the genesis time (Unix s). */
-export async function startAnvil(options: { timestamp?: number; chainId?: number } = {}): Promise<Anvil> {
+export async function startAnvil(options: { timestamp?: number; chainId?: number; gasLimit?: number } = {}): Promise<Anvil> {
   const port = await freePort();
   const chainId = options.chainId ?? 31_337;
   const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
   if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp));
+  if (options.gasLimit !== undefined) args.push('--gas-limit', String(options.gasLimit));
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
@@ -106,10 +107,24 @@ export const V3_POOL = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/Uni
 
 let compiled: Record<string, Artifact> | null = null;
 
-/** TestToken, Bytes32Token, BareToken and V3Caller from test/fixtures/evm/Tokens.sol. */
-export function fixtures(): Record<'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller', Artifact> {
+type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn';
+
+/** The fixture source, from test/support (vitest) or dist/test/support (compiled, for the bench). */
+function fixtureSource(): string {
+  for (const rel of ['../fixtures/evm/Tokens.sol', '../../../test/fixtures/evm/Tokens.sol']) {
+    try {
+      return readFileSync(new URL(rel, import.meta.url), 'utf8');
+    } catch {
+      // try the next location
+    }
+  }
+  throw new Error('test/fixtures/evm/Tokens.sol not found');
+}
+
+/** TestToken, Bytes32Token, BareToken, V3Caller and V2Churn from test/fixtures/evm/Tokens.sol. */
+export function fixtures(): Record<FixtureName, Artifact> {
   if (!compiled) {
-    const source = readFileSync(new URL('../fixtures/evm/Tokens.sol', import.meta.url), 'utf8');
+    const source = fixtureSource();
     const input = {
       language: 'Solidity',
       sources: { 'Tokens.sol': { content: source } },
@@ -124,23 +139,34 @@ export function fixtures(): Record<'TestToken' | 'Bytes32Token' | 'BareToken' | 
     compiled = {};
     for (const [name, c] of Object.entries(out.contracts['Tokens.sol']!)) compiled[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` as Hex };
   }
-  return compiled as Record<'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller', Artifact>;
+  return compiled as Record<FixtureName, Artifact>;
+}
+
+/** Polls for a transaction's receipt (anvil mines on arrival); fails after `timeoutMs`. */
+async function receiptOf(node: Anvil, hash: Hex, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const raw = await node.rpc<unknown>('eth_getTransactionReceipt', [hash]);
+    if (raw !== null) return node.pub.getTransactionReceipt({ hash });
+    if (Date.now() > deadline) throw new Error(`transaction ${hash} not mined after ${timeoutMs} ms (head ${Number(await node.rpc<string>('eth_blockNumber'))})`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
 }
 
 /** Deploys a contract and waits for its receipt; returns its address. */
 export async function deploy(node: Anvil, artifact: Artifact, args: readonly unknown[] = []): Promise<Address> {
   const hash = await node.wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: args as unknown[], account: node.account, chain: node.wallet.chain });
-  const receipt = await node.pub.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+  const receipt = await receiptOf(node, hash);
   if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error('deployment failed');
   return receipt.contractAddress;
 }
 
 /** Sends a contract call as a transaction and waits for it to be mined successfully. */
-export async function send(node: Anvil, address: Address, abi: Abi, functionName: string, args: readonly unknown[] = []): Promise<Hex> {
+export async function send(node: Anvil, address: Address, abi: Abi, functionName: string, args: readonly unknown[] = [], gas = 15_000_000n): Promise<Hex> {
   // A fixed gas limit: an estimate made on the previous block's timestamp can fall short when the
   // block's timestamp differs (Uniswap v2 updates its price accumulators only when time has passed).
-  const hash = await node.wallet.writeContract({ address, abi, functionName, args: args as unknown[], account: node.account, chain: node.wallet.chain, gas: 3_000_000n });
-  const receipt = await node.pub.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+  const hash = await node.wallet.writeContract({ address, abi, functionName, args: args as unknown[], account: node.account, chain: node.wallet.chain, gas });
+  const receipt = await receiptOf(node, hash);
   if (receipt.status !== 'success') {
     // Replay the call on the state before it for the revert reason.
     const reason = await node.pub

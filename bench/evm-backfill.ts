@@ -1,0 +1,112 @@
+/**
+ * EVM backfill throughput: a local anvil holding N Uniswap v2 swaps (20,000 by default, made by a
+ * contract that swaps many times per transaction), read (1) as raw `eth_getLogs` pages alone, the
+ * ceiling, and (2) by the whole pipeline: the EVM source, ingest with LMDB commits and two shard
+ * threads (the engine as `dexdata serve --source evm` runs it). Prints events/s of both and the ratio.
+ *
+ *   npm run build && node dist/bench/evm-backfill.js [--swaps N] [--batch-blocks N]
+ *
+ * Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { startEngine } from '../engine/engine.js';
+import { TOPICS } from '../engine/sources/evm/abi.js';
+import { EvmChainSchema } from '../engine/sources/evm/config.js';
+import { createLogReader } from '../engine/sources/evm/logs.js';
+import { createRpcClient } from '../engine/sources/evm/rpc.js';
+import { createEvmSource } from '../engine/sources/evm/source.js';
+import { deploy, deployV2Market, fixtures, mineAt, send, startAnvil } from '../test/support/evm.js';
+
+const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' } } });
+const SWAPS = Number(values.swaps ?? 20_000);
+const PER_TX = Number(values['per-tx'] ?? 200);
+const BATCH_BLOCKS = Number(values['batch-blocks'] ?? 10);
+const E18 = 10n ** 18n;
+const E6 = 10n ** 6n;
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+async function main(): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  const t0 = now - 86_400;
+  const node = await startAnvil({ timestamp: t0, gasLimit: 100_000_000 });
+  try {
+    const market = await deployV2Market(node, t0 + 1, {
+      usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
+      weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
+    });
+    const pair = await market.createPair(market.tokens.weth!, market.tokens.usdc!, t0 + 10);
+    await market.addLiquidity(pair, market.tokens.weth!, 100_000n * E18, market.tokens.usdc!, 300_000_000n * E6, t0 + 20);
+    const f = fixtures();
+    await mineAt(node, t0 + 30);
+    const churn = await deploy(node, f.V2Churn);
+    for (const [i, token] of [market.tokens.weth!, market.tokens.usdc!].entries()) {
+      await mineAt(node, t0 + 31 + i);
+      await send(node, token, f.TestToken.abi, 'transfer', [churn, token === market.tokens.weth ? 10_000n * E18 : 30_000_000n * E6]);
+    }
+    const token0IsWeth = market.tokens.weth!.toLowerCase() < market.tokens.usdc!.toLowerCase();
+    const [in0, in1] = token0IsWeth ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+    const made = performance.now();
+    let t = t0 + 60;
+    for (let done = 0; done < SWAPS; done += PER_TX) {
+      await mineAt(node, (t += 12));
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(Math.min(PER_TX, SWAPS - done)), in0, in1], 16_000_000n);
+    }
+    const head = Number(await node.rpc<string>('eth_blockNumber'));
+    print(`anvil: ${SWAPS} swaps in ${head - market.factoryBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
+
+    // (1) Ceiling: the same eth_getLogs pages, fetched and JSON-parsed, nothing else.
+    const rpc = createRpcClient({ urls: [node.url], timeoutMs: 60_000, maxRetries: 0 });
+    const reader = createLogReader(rpc, BATCH_BLOCKS);
+    let started = performance.now();
+    const logs = await reader.read(market.factoryBlock, head, { address: [pair], topics0: [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn] });
+    const rawSeconds = (performance.now() - started) / 1000;
+    const rawRate = logs.length / rawSeconds;
+    print(`raw eth_getLogs: ${logs.length} logs in ${rawSeconds.toFixed(2)} s = ${Math.round(rawRate)} logs/s (pages of ${BATCH_BLOCKS} blocks)`);
+
+    // (2) The pipeline: source, ingest (LMDB), two shard threads, from the start block to the head.
+    const dir = mkdtempSync(join(tmpdir(), 'evm-bench-'));
+    try {
+      const chain = EvmChainSchema.parse({
+        id: 'devnet',
+        displayName: 'Devnet',
+        chainId: node.chainId,
+        rpcUrls: [node.url],
+        startBlock: market.factoryBlock,
+        confirmations: 0,
+        logBatchBlocks: BATCH_BLOCKS,
+        stablecoins: [market.tokens.usdc],
+        wrappedNative: market.tokens.weth,
+        factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory }],
+      });
+      started = performance.now();
+      const engine = await startEngine({
+        dataDir: dir,
+        shards: 2,
+        capacity: { pools: 65_536, tokens: 65_536, chains: 8 },
+        source: (store) => createEvmSource({ chains: [chain], store, progressIntervalMs: 0 }),
+      });
+      await engine.caughtUp;
+      const seconds = (performance.now() - started) / 1000;
+      const events = engine.status().eventsIngested;
+      await engine.stop();
+      const rate = events / seconds;
+      print(`pipeline backfill: ${events} events (block, pool, sync, swap, mint) in ${seconds.toFixed(2)} s = ${Math.round(rate)} events/s`);
+      print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawRate).toFixed(0)} % (target at least 50 %)`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  } finally {
+    await node.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

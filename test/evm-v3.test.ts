@@ -1,0 +1,196 @@
+/**
+ * Uniswap v3 through the EVM source on a real anvil: the real factory and pool bytecode, a 6-decimal
+ * stablecoin and an 18-decimal wrapped native token, positions minted and burned through a small
+ * callback contract, swaps both ways. The REST answers are compared with the pool's own logs and
+ * state, read here with viem.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatUnits, maxUint256, parseAbiItem, type Address } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ingest } from '../engine/ingest/ingest.js';
+import { LocalShards } from '../engine/shards/local.js';
+import { EvmChainSchema } from '../engine/sources/evm/config.js';
+import { createEvmSource } from '../engine/sources/evm/source.js';
+import { EngineViews } from '../engine/state/views.js';
+import { openStore, type Store } from '../engine/store/store.js';
+import { startGateway, type Gateway } from '../gateway/server.js';
+import { deploy, fixtures, mineAt, read, send, startAnvil, V3_FACTORY, V3_POOL, type Anvil } from './support/evm.js';
+
+const E18 = 10n ** 18n;
+const E6 = 10n ** 6n;
+const NOW = Math.floor(Date.now() / 1000);
+const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
+const MIN_SQRT_RATIO = 4295128739n;
+const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
+const Q96 = 2n ** 96n;
+
+let node: Anvil;
+let dir = '';
+let store: Store;
+let gateway: Gateway;
+let base = '';
+let usdc: Address;
+let weth: Address;
+let pool: Address;
+let caller: Address;
+let factory: Address;
+
+function isqrt(n: bigint): bigint {
+  if (n < 2n) return n;
+  let x = n;
+  let y = (x + 1n) / 2n;
+  while (y < x) {
+    x = y;
+    y = (x + n / x) / 2n;
+  }
+  return x;
+}
+
+async function get(path: string): Promise<{ status: number; body: any }> {
+  const r = await fetch(base + path);
+  return { status: r.status, body: JSON.parse(await r.text()) };
+}
+
+beforeAll(async () => {
+  node = await startAnvil({ timestamp: T0 });
+  const f = fixtures();
+  let t = T0 + 10;
+  await mineAt(node, t++);
+  usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
+  await mineAt(node, t++);
+  weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
+  await mineAt(node, t++);
+  factory = await deploy(node, V3_FACTORY);
+  const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
+  await mineAt(node, t++);
+  caller = await deploy(node, f.V3Caller);
+  for (const token of [usdc, weth]) {
+    await mineAt(node, t++);
+    await send(node, token, f.TestToken.abi, 'approve', [caller, maxUint256]);
+  }
+  await mineAt(node, t++);
+  await send(node, factory, V3_FACTORY.abi, 'createPool', [usdc, weth, 3000]);
+  pool = await read<Address>(node, factory, V3_FACTORY.abi, 'getPool', [usdc, weth, 3000]);
+  // 3,000 USDC per WETH, as a raw token1/token0 ratio in Q64.96.
+  const usdcIs0 = usdc.toLowerCase() < weth.toLowerCase();
+  const [num, den] = usdcIs0 ? [E18, 3_000n * E6] : [3_000n * E6, E18];
+  await mineAt(node, t++);
+  await send(node, pool, V3_POOL.abi, 'initialize', [isqrt((num * Q96 * Q96) / den)]);
+
+  await mineAt(node, T0 + 300);
+  await send(node, caller, f.V3Caller.abi, 'mint', [pool, -887220, 887220, 5_000_000_000_000_000n]);
+  await mineAt(node, T0 + 310);
+  await send(node, caller, f.V3Caller.abi, 'mint', [pool, -600, 600, 1_000_000_000_000n]);
+  const swap = async (usdcIn: boolean, amount: bigint, at: number) => {
+    const zeroForOne = usdcIn === usdcIs0;
+    await mineAt(node, at);
+    await send(node, caller, f.V3Caller.abi, 'swap', [pool, zeroForOne, amount, zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n]);
+  };
+  await swap(true, 6_000n * E6, T0 + 6 * 60 + 5);
+  await swap(false, 3n * E18, T0 + 7 * 60 + 15);
+  await swap(true, 1_234_567n, T0 + 7 * 60 + 50);
+  await mineAt(node, T0 + 9 * 60);
+  await send(node, caller, f.V3Caller.abi, 'burn', [pool, -887220, 887220, 1_000_000_000_000_000n]);
+  await swap(false, E18 / 7n, T0 + 11 * 60 + 1);
+
+  dir = mkdtempSync(join(tmpdir(), 'evm-v3-test-'));
+  store = openStore(dir);
+  const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
+  const shards = new LocalShards(views, store);
+  const ingest = new Ingest(store, views, shards);
+  const config = EvmChainSchema.parse({
+    id: 'anvil',
+    displayName: 'Anvil',
+    chainId: node.chainId,
+    rpcUrls: [node.url],
+    startBlock: factoryBlock,
+    confirmations: 0,
+    stablecoins: [usdc],
+    wrappedNative: weth,
+    factories: [{ dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: factory }],
+  });
+  const source = createEvmSource({ chains: [config], store, now: () => NOW, progressIntervalMs: 0 });
+  await ingest.registerNetworks(source.networks);
+  for (let i = 0; i < 100 && !source.followers.every((x) => x.caughtUp); i++) await (await ingest.ingest(await source.advance(NOW))).applied;
+  ingest.advanceClock(0, NOW);
+  await shards.flush();
+  gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => NOW }, { host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${gateway.port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await store?.close();
+  await node?.stop();
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+});
+
+const SWAP = parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)');
+const MINT = parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
+const BURN = parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
+
+interface V3Truth {
+  dec0: number;
+  dec1: number;
+  token0: Address;
+  txs: { id: string; hash: string; type: 'swap' | 'add' | 'remove'; amount0: bigint; amount1: bigint; sqrtPriceX96: bigint }[];
+}
+
+async function truth(): Promise<V3Truth> {
+  const token0 = await read<Address>(node, pool, V3_POOL.abi, 'token0');
+  const logs = await node.pub.getLogs({ address: pool, events: [SWAP, MINT, BURN], fromBlock: 0n });
+  const txs: V3Truth['txs'] = logs.map((l) => {
+    const a = l.args as Record<string, bigint>;
+    const base = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash };
+    if (l.eventName === 'Swap') return { ...base, type: 'swap', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: a.sqrtPriceX96! };
+    if (l.eventName === 'Mint') return { ...base, type: 'add', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: 0n };
+    return { ...base, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1!, sqrtPriceX96: 0n };
+  });
+  const usdcIs0 = token0.toLowerCase() === usdc.toLowerCase();
+  return { token0, dec0: usdcIs0 ? 6 : 18, dec1: usdcIs0 ? 18 : 6, txs };
+}
+
+const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
+
+describe('Uniswap v3 on anvil through the REST interface', () => {
+  it('pool details: fee tier, tokens, price from the last sqrtPriceX96, reserves from the pool logs', async () => {
+    const p = await truth();
+    const { status, body } = await get(`/networks/anvil/pools/${pool}`);
+    expect(status).toBe(200);
+    expect([body.dex_id, body.factory_id, body.fee]).toEqual(['uniswap_v3', factory.toLowerCase(), 3000]);
+    expect(body.tokens.map((t: { id: string }) => t.id)).toEqual([p.token0.toLowerCase(), (p.token0.toLowerCase() === usdc.toLowerCase() ? weth : usdc).toLowerCase()]);
+    const slot0 = await read<readonly [bigint, number]>(node, pool, V3_POOL.abi, 'slot0');
+    const lastSwap = p.txs.filter((x) => x.type === 'swap').pop()!;
+    expect(lastSwap.sqrtPriceX96).toBe(slot0[0]);
+    const sqrt = Number(slot0[0]) / 2 ** 96;
+    close(body.last_price, sqrt * sqrt * 10 ** (p.dec0 - p.dec1), 'last_price');
+    // Liquidity reserves: what positions paid in and swaps moved, less what positions took out.
+    const r0 = p.txs.reduce((s, x) => s + x.amount0, 0n);
+    const r1 = p.txs.reduce((s, x) => s + x.amount1, 0n);
+    expect(body.token_reserves.map((r: { reserve: string }) => r.reserve)).toEqual([r0.toString(), r1.toString()]);
+    expect(body.transactions).toBe(p.txs.filter((x) => x.type === 'swap').length);
+  });
+
+  it('WETH is priced in USD from the pool, USDC at 1', async () => {
+    const p = await truth();
+    const sqrt = Number(p.txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96) / 2 ** 96;
+    const ratio = sqrt * sqrt * 10 ** (p.dec0 - p.dec1); // token0 in token1
+    const wethUsd = p.token0.toLowerCase() === usdc.toLowerCase() ? 1 / ratio : ratio;
+    close((await get(`/networks/anvil/tokens/${weth}`)).body.price_usd, wethUsd, 'WETH price_usd');
+    expect((await get(`/networks/anvil/tokens/${usdc}`)).body.price_usd).toBe(1);
+  });
+
+  it('transactions: every Swap, Mint and Burn log, newest first, with signed amounts from the logs', async () => {
+    const p = await truth();
+    const { status, body } = await get(`/networks/anvil/pools/${pool}/transactions?limit=100`);
+    expect(status).toBe(200);
+    const expected = [...p.txs].reverse();
+    expect(body.map((x: { id: string }) => x.id)).toEqual(expected.map((x) => x.id));
+    expect(body.map((x: { transaction_hash: string }) => x.transaction_hash)).toEqual(expected.map((x) => x.hash));
+    expect(body.map((x: { type: string }) => x.type)).toEqual(expected.map((x) => x.type));
+    expect(body.map((x: { amount_0: string }) => x.amount_0)).toEqual(expected.map((x) => formatUnits(x.amount0, p.dec0)));
+    expect(body.map((x: { amount_1: string }) => x.amount_1)).toEqual(expected.map((x) => formatUnits(x.amount1, p.dec1)));
+  });
+});
