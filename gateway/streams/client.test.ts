@@ -47,6 +47,7 @@ function host(): ClientHost & { woken: number } {
     ended() {},
     spend: (_c, n) => n,
     exhaustedMessage: () => 'exhausted',
+    wrote: () => undefined,
   };
 }
 

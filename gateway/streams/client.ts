@@ -57,6 +57,8 @@ interface Waiting {
   readonly frame: Buffer;
   readonly sub: ClientSubscription;
   readonly pool: number;
+  /** When the hub rendered the event (ms, hub clock). */
+  readonly atMs: number;
 }
 
 /**
@@ -73,6 +75,8 @@ export interface ClientHost {
   spend(client: StreamClient, n: number): number;
   /** Message of the error event sent when the owner's allowance runs out. */
   exhaustedMessage(client: StreamClient): string;
+  /** A write went out; its oldest event had waited `delayMs` since the hub rendered it. */
+  wrote(delayMs: number): void;
 }
 
 export interface ClientOptions {
@@ -195,7 +199,7 @@ export class StreamClient {
     const frame = e.frame;
     if (replay) {
       // Missed events are all sent again, however many (the replay window bounds them).
-      this.queue.push({ frame, sub, pool });
+      this.queue.push({ frame, sub, pool, atMs: e.atMs });
       this.live++;
       this.queuedBytes += frame.length;
       this.host.wake(this);
@@ -209,7 +213,7 @@ export class StreamClient {
     // Replaced events leave holes: close them up before they outnumber the events waiting.
     if (this.queue.length >= 64 && this.queue.length > 2 * this.live) this.compact();
     const at = this.queue.length;
-    this.queue.push({ frame, sub, pool });
+    this.queue.push({ frame, sub, pool, atMs: e.atMs });
     this.live++;
     this.queuedBytes += frame.length;
     if (sub.latestWins) sub.waiting = at;
@@ -272,6 +276,11 @@ export class StreamClient {
       n++;
     }
     const charged = n === 0 ? 0 : this.host.spend(this, n);
+    if (charged > 0) {
+      let first = 0;
+      while (q[first] === null) first++;
+      this.host.wrote(nowMs - q[first]!.atMs);
+    }
     const exhausted = charged < n;
     this.live -= n;
     this.queuedBytes -= bytes;

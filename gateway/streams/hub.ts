@@ -193,6 +193,30 @@ export class StreamHub implements ClientHost {
     return this.billing.exhaustedMessage(client.owner);
   }
 
+  /** Writes by how long their oldest event waited in the hub, in ms buckets (the last one: that long or more). */
+  private readonly writeDelays = new Float64Array(1001);
+
+  wrote(delayMs: number): void {
+    this.writeDelays[Math.max(0, Math.min(1000, Math.floor(delayMs)))]!++;
+  }
+
+  /** Percentiles (0..1) of how long events waited in the hub before their write, since the last reset (ms). */
+  writeDelay(percentiles: readonly number[], reset = false): number[] {
+    let total = 0;
+    for (const c of this.writeDelays) total += c;
+    const out = percentiles.map((p) => {
+      const target = p * total;
+      let seen = 0;
+      for (let ms = 0; ms < this.writeDelays.length; ms++) {
+        seen += this.writeDelays[ms]!;
+        if (seen >= target && seen > 0) return ms;
+      }
+      return NaN;
+    });
+    if (reset) this.writeDelays.fill(0);
+    return out;
+  }
+
   stats(): HubStats {
     let maxBacklogBytes = 0;
     for (const c of this.clients) maxBacklogBytes = Math.max(maxBacklogBytes, c.backlog.bytes);
