@@ -602,6 +602,33 @@ describe('delivery', () => {
     old.close();
   });
 
+  it('takes the id to resume after from last_event_id in the query too, and limit on a POST stream', async () => {
+    const key = fx.key('free');
+    const first = await openRaw(stream('freeStream', `/sse/prices?chain=ethereum&address=${WETH.address}`), { key });
+    t += 1;
+    fx.now = t;
+    await fx.trade([wethTrade(t, 3001)]);
+    const [seen] = await first.waitFrames(1);
+    first.close();
+    await sleep(50);
+    t += 1;
+    fx.now = t;
+    await fx.trade([wethTrade(t, 3002)]);
+    await sleep(60);
+    t += 1;
+    fx.now = t;
+    await fx.trade([wethTrade(t, 3003)]);
+    await sleep(60);
+    // Both missed prices come back (a replay keeps every event), then the limit ends the stream.
+    const body = JSON.stringify([{ chain: 'ethereum', address: WETH.address, method: 'token_price', request_id: 3 }]);
+    const again = await openRaw(stream('freeStream', `/sse/prices?last_event_id=${seen!.id}&limit=2`), { method: 'POST', key, body });
+    await again.ended;
+    const data = again.frames.filter(isData);
+    expect(data.map((f) => parse(f).price)).toEqual(['3002', '3003']);
+    expect(data.map((f) => f.requestId)).toEqual(['3', '3']);
+    expect(data.map((f) => typeof parse(f).timestamp)).toEqual(['number', 'number']);
+  });
+
   it('lets the eventsource client reconnect by itself and lose nothing', async () => {
     const key = fx.key('dev');
     // limit=1: the server ends every connection after one event, the client reconnects with its Last-Event-ID.
