@@ -29,7 +29,7 @@ import {
   u128BigInt,
   type SecondCandle,
 } from './render.js';
-import { REPLAY_WINDOW_MS, ReplayRing } from './replay.js';
+import { REPLAY_WINDOW_MS, ReplayRing, type RenderedEvent } from './replay.js';
 import type { StreamMethod, Subscription } from './request.js';
 
 export const TICK_MS = 20;
@@ -124,6 +124,14 @@ export interface HubStats {
 }
 
 export type OpenOptions = Omit<ClientOptions, 'nowMs'>;
+
+const NO_FRAME = Buffer.alloc(0);
+
+/** The streams hold the frames they were given; the replay window keeps only the payload. */
+function fannedOut(e: RenderedEvent): void {
+  e.frame = NO_FRAME;
+  e.frameMethod = '';
+}
 
 function join(w: Watch, sub: ClientSubscription): void {
   w.subs.add(sub);
@@ -378,6 +386,7 @@ export class StreamHub implements ClientHost {
         if (subs === undefined) continue;
         for (const s of subs) client.push(s, e, true);
       }
+      fannedOut(e);
     }
   }
 
@@ -488,6 +497,7 @@ export class StreamHub implements ClientHost {
       const p = tokenPricePayloads(token.address, reg.networks[token.chain]!.id, priceText(exactPrice(v, w.token)), now, st.priceTime);
       const e = this.replay.add([keyOf('token_price', w.token)], p.post, p.get, -1, nowMs);
       for (const sub of w.subs) sub.client.push(sub, e);
+      fannedOut(e);
     }
   }
 
@@ -518,6 +528,7 @@ export class StreamHub implements ClientHost {
         const data = poolReservesPayload(chain, pool.address, o.block, w.prevBlock, [side0, side1], now, o.time);
         const e = this.replay.add([keyOf('pool_reserves', w.pool)], data, null, -1, nowMs);
         for (const sub of w.subs) sub.client.push(sub, e);
+        fannedOut(e);
       }
       if (w.refs > 0) {
         for (const [tk, side] of [
@@ -529,6 +540,7 @@ export class StreamHub implements ClientHost {
           const data = tokenReservesPayload(chain, pool.address, o.block, side, now, o.time);
           const e = this.replay.add([keyOf('token_reserves', tk)], data, null, w.pool, nowMs);
           for (const sub of tw.subs) sub.client.push(sub, e);
+          fannedOut(e);
         }
       }
     }
@@ -553,6 +565,7 @@ export class StreamHub implements ClientHost {
         const data = ohlcvPayload(reg.networks[token.chain]!.id, token.address, c);
         const e = this.replay.add([keyOf('ohlcv', t)], data, null, -1, nowMs);
         for (const sub of w.subs) sub.client.push(sub, e);
+        fannedOut(e);
       }
     }
   }
@@ -594,6 +607,7 @@ export class StreamHub implements ClientHost {
       if (bySwap !== undefined) for (const sub of bySwap) sub.client.push(sub, e);
       if (by0 !== undefined) for (const sub of by0) sub.client.push(sub, e);
       if (by1 !== undefined) for (const sub of by1) sub.client.push(sub, e);
+      fannedOut(e);
     }
   }
 }
