@@ -84,15 +84,30 @@ async function main(): Promise<void> {
         wrappedNative: market.tokens.weth,
         factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory }],
       });
+      let sourceMs = 0;
       started = performance.now();
       const engine = await startEngine({
         dataDir: dir,
         shards: 2,
         capacity: { pools: 65_536, tokens: 65_536, chains: 8 },
-        source: (store) => createEvmSource({ chains: [chain], store, progressIntervalMs: 0 }),
+        source: (store) => {
+          const src = createEvmSource({ chains: [chain], store, progressIntervalMs: 0 });
+          const advance = src.advance.bind(src);
+          src.advance = async (until) => {
+            const t = performance.now();
+            try {
+              return await advance(until);
+            } finally {
+              sourceMs += performance.now() - t;
+            }
+          };
+          return src;
+        },
       });
+      const opened = performance.now();
       await engine.caughtUp;
       const seconds = (performance.now() - started) / 1000;
+      print(`engine start (store, shard threads): ${((opened - started) / 1000).toFixed(2)} s; backfill after it: ${((performance.now() - opened) / 1000).toFixed(2)} s, of which waiting for the source ${(sourceMs / 1000).toFixed(2)} s`);
       const events = engine.status().eventsIngested;
       await engine.stop();
       const rate = events / seconds;

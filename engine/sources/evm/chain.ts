@@ -74,13 +74,51 @@ interface BlockHeader {
   readonly timestamp: string;
 }
 
+interface StepResult {
+  readonly events: ChainEvent[] | null;
+  /** The step reached the confirmed head. */
+  readonly caughtUp: boolean;
+  /** Timestamp of the step's last block. */
+  readonly time: number;
+}
+
 /** Block hashes kept to find the fork point of a reorganisation. */
 const RECENT_HASHES = 256;
+/** Events a step aims for. */
+const STEP_EVENTS = 8_192;
 /** Headers asked for per JSON-RPC batch. */
 const HEADER_BATCH = 100;
-const FACTORY_TOPICS = [TOPICS.pairCreated, TOPICS.poolCreated];
-const POOL_TOPICS = [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn, TOPICS.v3Swap, TOPICS.v3Mint, TOPICS.v3Burn, TOPICS.v3Initialize];
+const FACTORY_TOPICS: readonly string[] = [TOPICS.pairCreated, TOPICS.poolCreated];
+const POOL_TOPICS: readonly string[] = [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn, TOPICS.v3Swap, TOPICS.v3Mint, TOPICS.v3Burn, TOPICS.v3Initialize];
 const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** Position of a log in its chain: block number times 2^20 plus log index (exact below 2^53). */
+function position(l: RpcLog): number {
+  return hexNumber(l.blockNumber) * 1_048_576 + hexNumber(l.logIndex);
+}
+
+/** Merges two lists of logs, each in chain order, into one in chain order. */
+function mergeByPosition(a: readonly RpcLog[], b: readonly RpcLog[]): RpcLog[] {
+  if (a.length === 0) return b.slice();
+  if (b.length === 0) return a.slice();
+  const out: RpcLog[] = [];
+  let i = 0;
+  let j = 0;
+  let pa = position(a[0]!);
+  let pb = position(b[0]!);
+  while (i < a.length && j < b.length) {
+    if (pa <= pb) {
+      out.push(a[i++]!);
+      if (i < a.length) pa = position(a[i]!);
+    } else {
+      out.push(b[j++]!);
+      if (j < b.length) pb = position(b[j]!);
+    }
+  }
+  while (i < a.length) out.push(a[i++]!);
+  while (j < b.length) out.push(b[j++]!);
+  return out;
+}
 
 export function networkInfo(config: EvmChainConfig): NetworkInfo {
   return {
@@ -115,8 +153,12 @@ export class ChainFollower {
   /** Last block read and its hash: checked again before the next step. */
   private last: { number: number; hash: string } | null = null;
   private nextBlock: number;
+  /** Blocks of the next step: adapted to the event density, at most config.stepBlocks. */
+  private stepSize: number;
   private safeBlock = -1;
   private lastHeadPoll = 0;
+  /** The step after the last one delivered, being read while the caller ingests. */
+  private prefetched: Promise<StepResult> | null = null;
   private chainChecked = false;
   private events = 0;
   /** Pools' sqrtPriceX96 from `Initialize`, until their first swap (kept for pricing new pools). */
@@ -135,6 +177,7 @@ export class ChainFollower {
         onRetry: (err, attempt, delay) => this.log(`${options.config.id}: RPC attempt ${attempt} failed (${err.message}); retrying in ${delay} ms`),
       });
     this.logs = createLogReader(this.rpc, options.config.logBatchBlocks);
+    this.stepSize = Math.min(options.config.stepBlocks, options.config.logBatchBlocks);
     for (const f of options.config.factories) this.factories.set(f.address.toLowerCase(), f);
     const firstBlock = Math.min(options.config.startBlock, ...options.config.factories.map((f) => f.startBlock ?? options.config.startBlock));
     this.nextBlock = Math.max(firstBlock, options.resume?.nextBlock ?? 0);
@@ -157,36 +200,57 @@ export class ChainFollower {
     };
   }
 
-  /** Reads the next step of confirmed blocks; returns their events in chain order (possibly none). */
+  /**
+   * Delivers the next step of confirmed blocks: their events in chain order (null when none). While
+   * behind, the step after it is read in the background, so reading overlaps the caller's ingest.
+   */
   async step(): Promise<ChainEventBatch | null> {
     if (!this.chainChecked) {
       const id = hexNumber(await this.rpc.request<string>('eth_chainId', []));
       if (id !== this.config.chainId) throw new ChainIdMismatchError(`${this.config.id}: the node at ${this.config.rpcUrls[0]} serves chain id ${id}, the configuration says ${this.config.chainId}`);
       this.chainChecked = true;
     }
-    const wall = this.now();
-    if (this.caughtUp && (wall - this.lastHeadPoll) * 1000 < this.config.pollIntervalMs) {
-      this.time = Math.max(this.time, wall);
-      return null;
+    let result: StepResult;
+    if (this.prefetched) {
+      result = await this.prefetched;
+      this.prefetched = null;
+    } else {
+      const wall = this.now();
+      if (this.caughtUp && (wall - this.lastHeadPoll) * 1000 < this.config.pollIntervalMs) {
+        this.time = Math.max(this.time, wall);
+        return null;
+      }
+      result = await this.readNext();
     }
-    this.lastHeadPoll = wall;
+    this.caughtUp = result.caughtUp;
+    this.time = Math.max(this.time, result.caughtUp ? this.now() : result.time);
+    if (!result.caughtUp) {
+      const next = this.readNext();
+      next.catch(() => {}); // rethrown when the next step awaits it
+      this.prefetched = next;
+    }
+    if (!result.events || result.events.length === 0) return null;
+    this.events += result.events.length;
+    return { chain: this.config.id, events: result.events };
+  }
+
+  /** Reads the blocks after the last ones read, up to the confirmed head and at most stepBlocks of them. */
+  private async readNext(): Promise<StepResult> {
+    this.lastHeadPoll = this.now();
     const head = hexNumber(await this.rpc.request<string>('eth_blockNumber', []));
     this.safeBlock = head - this.config.confirmations;
     await this.checkLastHash();
-    if (this.nextBlock > this.safeBlock) {
-      this.caughtUp = true;
-      this.time = Math.max(this.time, wall);
-      return null;
-    }
+    if (this.nextBlock > this.safeBlock) return { events: null, caughtUp: true, time: this.time };
     const from = this.nextBlock;
-    const to = Math.min(this.safeBlock, from + this.config.stepBlocks - 1);
-    const events = await this.read(from, to);
-    if (events === null) return null; // the node changed its answer while reading: read the step again
+    const to = Math.min(this.safeBlock, from + this.stepSize - 1);
+    const read = await this.read(from, to);
+    // The node changed its answer while the step was read: read it again next time.
+    if (read === null) return { events: null, caughtUp: false, time: this.time };
     this.nextBlock = to + 1;
-    this.caughtUp = to >= this.safeBlock;
-    if (this.caughtUp) this.time = Math.max(this.time, wall);
-    this.events += events.length;
-    return events.length > 0 ? { chain: this.config.id, events } : null;
+    // Steps sized for about STEP_EVENTS events: one commit amortised, and reading overlaps ingest.
+    const blocks = to - from + 1;
+    this.stepSize = Math.max(1, Math.min(this.config.stepBlocks, read.events.length > 0 ? Math.round((blocks * STEP_EVENTS) / read.events.length) : blocks * 2));
+    return { events: read.events, caughtUp: to >= this.safeBlock, time: read.time };
   }
 
   private async checkLastHash(): Promise<void> {
@@ -206,18 +270,34 @@ export class ChainFollower {
     throw new ReorgDetectedError(this.config.id, this.last.number, fork);
   }
 
-  private async read(from: number, to: number): Promise<ChainEvent[] | null> {
-    const factoryLogs = await this.logs.read(from, to, { address: [...this.factories.keys()], topics0: FACTORY_TOPICS });
+  private async read(from: number, to: number): Promise<{ events: ChainEvent[]; time: number } | null> {
+    // One query for the factories and every pool known so far; the pools a factory creates in this
+    // range get a second query of their own (from their creation on), so nothing of theirs is missed.
+    const factories = [...this.factories.keys()];
+    const known = [...this.pools.keys()];
+    const everything = [...factories, ...known];
+    const first = (
+      await this.logs.read(from, to, {
+        address: everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
+        topics0: known.length === 0 ? FACTORY_TOPICS : [...FACTORY_TOPICS, ...POOL_TOPICS],
+      })
+    ).filter((l) => {
+      const a = l.address.toLowerCase();
+      return this.factories.has(a) ? FACTORY_TOPICS.includes(l.topics[0]!) : this.pools.has(a);
+    });
+    const factoryLogs = first.filter((l) => this.factories.has(l.address.toLowerCase()));
     const created = await this.discoverPools(factoryLogs);
-    const addresses = [...this.pools.keys()];
-    const poolLogs =
-      addresses.length === 0
-        ? []
-        : (await this.logs.read(from, to, { address: addresses.length <= MAX_FILTER_ADDRESSES ? addresses : null, topics0: POOL_TOPICS })).filter((l) =>
-            this.pools.has(l.address.toLowerCase()),
-          );
-    const all = [...factoryLogs, ...poolLogs].filter((l) => !l.removed);
-    all.sort((a, b) => hexNumber(a.blockNumber) - hexNumber(b.blockNumber) || hexNumber(a.logIndex) - hexNumber(b.logIndex));
+    let all = first;
+    if (created.size > 0) {
+      const fresh = [...created.keys()];
+      const since = Math.min(...factoryLogs.map((l) => hexNumber(l.blockNumber)));
+      const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: POOL_TOPICS })).filter((l) =>
+        created.has(l.address.toLowerCase()),
+      );
+      // Each list is in chain order as the node returns it: merge them.
+      all = mergeByPosition(first, more);
+    }
+    all = all.filter((l) => !l.removed);
 
     const wanted = new Set<number>(all.map((l) => hexNumber(l.blockNumber)));
     wanted.add(to);
@@ -246,8 +326,7 @@ export class ChainFollower {
     for (const [n, h] of headers) this.remember(n, h.hash);
     const last = headers.get(to)!;
     this.last = { number: to, hash: last.hash };
-    if (!this.caughtUp) this.time = Math.max(this.time, hexNumber(last.timestamp));
-    return out;
+    return { events: out, time: hexNumber(last.timestamp) };
   }
 
   private remember(number: number, hash: string): void {

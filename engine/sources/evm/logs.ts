@@ -1,7 +1,8 @@
 /**
  * `eth_getLogs` over a block range with an adaptive range size: a range the node refuses as too large
  * (or that times out) is split in halves, recursively; the size that worked is kept for the next
- * ranges and regrown by doubling after successes, up to the configured batch size.
+ * ranges and regrown by doubling after successes, up to the configured batch size. Several ranges
+ * are fetched at once; the logs come back in chain order.
  */
 import type { RpcLog } from './abi.js';
 import { RangeTooLargeError, RpcError, type RpcClient } from './rpc.js';
@@ -26,8 +27,10 @@ export interface LogReader {
 export const MAX_FILTER_ADDRESSES = 1_000;
 
 const hex = (n: number) => `0x${n.toString(16)}`;
+/** eth_getLogs requests in flight per read. */
+export const DEFAULT_CONCURRENCY = 4;
 
-export function createLogReader(rpc: RpcClient, maxRangeBlocks: number): LogReader {
+export function createLogReader(rpc: RpcClient, maxRangeBlocks: number, concurrency = DEFAULT_CONCURRENCY): LogReader {
   let range = maxRangeBlocks;
   let splits = 0;
   let successes = 0;
@@ -63,14 +66,22 @@ export function createLogReader(rpc: RpcClient, maxRangeBlocks: number): LogRead
       return splits;
     },
     async read(from, to, filter) {
-      const out: RpcLog[] = [];
-      if (filter.address && filter.address.length === 0) return out;
-      for (let start = from; start <= to; ) {
-        const end = Math.min(to, start + range - 1);
-        await fetchRange(start, end, filter, out);
-        start = end + 1;
-      }
-      return out;
+      if (filter.address && filter.address.length === 0) return [];
+      // Up to `concurrency` ranges in flight; their logs are joined in range order.
+      const parts: RpcLog[][] = [];
+      let start = from;
+      const worker = async (): Promise<void> => {
+        while (start <= to) {
+          const s = start;
+          const end = Math.min(to, s + range - 1);
+          start = end + 1;
+          const part: RpcLog[] = [];
+          parts.push(part);
+          await fetchRange(s, end, filter, part);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+      return parts.flat();
     },
   };
 }
