@@ -56,7 +56,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
     dataDir: config.dataDir,
     shards: config.shards,
     capacity: engineCapacity(config),
-    source: (store) => (config.source === 'evm' ? createEvmSource({ chains: config.chains, store, now, log }) : openSimulator(store, config.simulator, now())),
+    source: (store) => (config.source === 'evm' ? createEvmSource({ chains: config.chains, store, now, log, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) }) : openSimulator(store, config.simulator, now())),
     now,
     log,
   });

@@ -458,6 +458,22 @@ describe('restart mid-backfill', () => {
   });
 });
 
+describe('backfill progress', () => {
+  it('plain lines in logs, a bar redrawn in place on a terminal, both with blocks/s, events/s and ETA', async () => {
+    const lines: string[] = [];
+    await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ stepBlocks: 2 }))], now: () => NOW, log: (l) => lines.push(l), progressIntervalMs: 1 }));
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) expect(l, l).toMatch(/^anvil: backfill at block \d+ of \d+, \d+ blocks\/s, \d+ events\/s, \d+ pools, ETA (\d+ s|unknown)/);
+    expect(lines[lines.length - 1]).toContain(' 0 s');
+    const writes: string[] = [];
+    const tty = { write: (chunk: string) => writes.push(chunk) } as unknown as NodeJS.WriteStream;
+    await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ stepBlocks: 2 }))], now: () => NOW, progressBar: tty, progressIntervalMs: 1 }));
+    expect(writes.length).toBeGreaterThan(0);
+    for (const w of writes) expect(w).toMatch(/^\ranvil \[[#.]{20}\] \d+% \d+ blocks\/s \d+ events\/s ETA/);
+    expect(writes[writes.length - 1]).toMatch(/\[#{20}\] 100% .*\n$/);
+  });
+});
+
 describe('reorganisations', () => {
   it('a block already read that the node replaces stops the source, naming the last canonical block', async () => {
     let clock = NOW;

@@ -19,6 +19,8 @@ export interface EvmSourceOptions {
   readonly log?: (line: string) => void;
   /** Milliseconds between backfill progress lines (0 = none). */
   readonly progressIntervalMs?: number;
+  /** A terminal to draw a progress bar on (redrawn in place) instead of printing progress lines. */
+  readonly progressBar?: NodeJS.WriteStream;
 }
 
 export interface EvmSource extends Source {
@@ -27,6 +29,7 @@ export interface EvmSource extends Source {
 }
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 5_000; // 5 s
+const BAR_REDRAW_MS = 200;
 
 /** Pools, tokens and the next block of a chain from what the store holds. */
 export function resumeFromStore(store: Store, chain: string): ChainResume | undefined {
@@ -58,8 +61,23 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
   let lastProgress = started;
   let allCaughtUp = false;
 
+  const bar = options.progressBar;
   const report = () => {
     const elapsed = (performance.now() - started) / 1000;
+    if (bar) {
+      const parts = followers.map((f, i) => {
+        const p = f.progress();
+        const total = Math.max(1, p.safeBlock + 1 - startBlocks[i]!);
+        const done = Math.min(total, p.nextBlock - startBlocks[i]!);
+        const width = 20;
+        const filled = Math.round((width * done) / total);
+        const bps = done / Math.max(elapsed, 1e-3);
+        const eta = bps > 0 ? Math.round((total - done) / bps) : NaN;
+        return `${p.chain} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor((100 * done) / total)}% ${Math.round(bps)} blocks/s ${Math.round(p.events / Math.max(elapsed, 1e-3))} events/s ETA ${Number.isFinite(eta) ? `${eta}s` : '?'}`;
+      });
+      bar.write(`\r${parts.join('  ')}\x1b[K${allCaughtUp ? '\n' : ''}`);
+      return;
+    }
     for (const [i, f] of followers.entries()) {
       const p = f.progress();
       const done = p.nextBlock - startBlocks[i]!;
@@ -88,7 +106,7 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
     },
     async advance(_until: number): Promise<ChainEventBatch[]> {
       const batches = await Promise.all(followers.map((f) => f.step()));
-      if (progressMs > 0 && !allCaughtUp && performance.now() - lastProgress >= progressMs) {
+      if (progressMs > 0 && !allCaughtUp && performance.now() - lastProgress >= (bar ? BAR_REDRAW_MS : progressMs)) {
         lastProgress = performance.now();
         report();
       }

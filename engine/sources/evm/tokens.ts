@@ -2,13 +2,14 @@
  * ERC-20 metadata by `eth_call`: `name`, `symbol`, `decimals`, `totalSupply`, each read on its own so
  * that one missing or reverting function does not lose the others. `bytes32` names and symbols are
  * decoded as text. Fallbacks: symbol → first bytes of the address, name → symbol, decimals → 18
- * (the ERC-20 convention), total supply → 0.
+ * (the ERC-20 convention; also for answers above 77), total supply → 0.
  */
 import { TokenRole, type TokenInfo } from '../../events/model.js';
 import { decodeStringOrBytes32, SELECTORS, word } from './abi.js';
 import { RpcError, type RpcClient } from './rpc.js';
 
 export const DEFAULT_DECIMALS = 18;
+const MAX_DECIMALS = 77n;
 
 export interface TokenMetadata {
   readonly name: string;
@@ -39,7 +40,8 @@ export async function readTokenMetadata(rpc: RpcClient, address: string, block: 
   let dec = DEFAULT_DECIMALS;
   if (decimals && decimals.length >= 66) {
     const d = word(decimals, 0);
-    if (d <= 255n) dec = Number(d);
+    // Amounts are scaled by 10^decimals up to 10^77 (the largest uint256 has 78 digits); beyond that the answer is nonsense.
+    if (d <= MAX_DECIMALS) dec = Number(d);
   }
   return {
     name: (name && decodeStringOrBytes32(name)) || sym,
