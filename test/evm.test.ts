@@ -402,6 +402,37 @@ describe('RPC faults', () => {
       proxy.close();
     }
   }, 30_000);
+  it('a node that stays down does not stop the source: it is reported, and ingestion resumes by itself when the node returns', async () => {
+    const direct = await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig())], now: () => NOW, progressIntervalMs: 0 }));
+    let up = false;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (!up) return void res.writeHead(502).end('bad gateway');
+        void fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) }).then(async (r) => {
+          res.writeHead(r.status, { 'content-type': 'application/json' });
+          res.end(await r.text());
+        });
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const lines: string[] = [];
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const s = createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ rpcUrls: [url], maxRetries: 1 }))], now: () => NOW, log: (l) => lines.push(l), progressIntervalMs: 0 });
+      expect(await s.advance(NOW)).toEqual([]);
+      expect(s.progress()[0]!.nodeDownSince).not.toBeNull();
+      expect(s.progress()[0]!.rpcLastError).toContain('HTTP 502');
+      expect(lines.some((l) => /^anvil: node unreachable since .*HTTP 502.*; retrying$/.test(l))).toBe(true);
+      up = true;
+      expect(plain(await drain(s))).toEqual(plain(direct));
+      expect(s.progress()[0]!.nodeDownSince).toBeNull();
+      expect(lines.some((l) => /^anvil: node reachable again after \d+ s; ingestion resumes$/.test(l))).toBe(true);
+    } finally {
+      proxy.close();
+    }
+  });
 });
 
 describe('restart mid-backfill', () => {

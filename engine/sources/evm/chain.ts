@@ -212,8 +212,9 @@ export class ChainFollower {
     }
     let result: StepResult;
     if (this.prefetched) {
-      result = await this.prefetched;
+      const prefetched = this.prefetched;
       this.prefetched = null;
+      result = await prefetched;
     } else {
       const wall = this.now();
       if (this.caughtUp && (wall - this.lastHeadPoll) * 1000 < this.config.pollIntervalMs) {
@@ -343,7 +344,7 @@ export class ChainFollower {
       const chunk = numbers.slice(i, i + HEADER_BATCH);
       const got = await this.rpc.batch<BlockHeader | null>(chunk.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));
       got.forEach((h, k) => {
-        if (!h) throw new RpcError(`${this.config.id}: block ${chunk[k]} not found at the node`, 0, false);
+        if (!h) throw new RpcError(`${this.config.id}: block ${chunk[k]} not found at the node`, 0, true);
         out.set(chunk[k]!, h);
       });
     }

@@ -10,6 +10,7 @@ import { metaKeys, type Checkpoint, type Store } from '../../store/store.js';
 import type { Source } from '../source.js';
 import { ChainFollower, networkInfo, type ChainProgress, type ChainResume, type KnownPool } from './chain.js';
 import type { EvmChainConfig } from './config.js';
+import { RpcError } from './rpc.js';
 
 export interface EvmSourceOptions {
   readonly chains: readonly EvmChainConfig[];
@@ -25,11 +26,14 @@ export interface EvmSourceOptions {
 
 export interface EvmSource extends Source {
   readonly followers: readonly ChainFollower[];
-  progress(): ChainProgress[];
+  /** Per chain: position, rates and RPC health (`nodeDownSince`: Unix ms, null while the node answers). */
+  progress(): (ChainProgress & { readonly nodeDownSince: number | null })[];
 }
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 5_000; // 5 s
 const BAR_REDRAW_MS = 200;
+/** Pause before asking an unreachable node again (after the client's own retries). */
+const DOWN_RETRY_MS = 1_000;
 
 /** Pools, tokens and the next block of a chain from what the store holds. */
 export function resumeFromStore(store: Store, chain: string): ChainResume | undefined {
@@ -60,6 +64,8 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
   const startBlocks = followers.map((f) => f.progress().nextBlock);
   let lastProgress = started;
   let allCaughtUp = false;
+  /** Per chain: Unix ms since when its node is unreachable, null while it answers. */
+  const down: (number | null)[] = followers.map(() => null);
 
   const bar = options.progressBar;
   const report = () => {
@@ -95,7 +101,7 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
     name: 'evm',
     networks,
     followers,
-    progress: () => followers.map((f) => f.progress()),
+    progress: () => followers.map((f, i) => ({ ...f.progress(), nodeDownSince: down[i] ?? null })),
     pricingAnchors(chain) {
       const c = options.chains.find((x) => x.id === chain);
       if (!c) throw new Error(`unknown network ${chain}`);
@@ -105,7 +111,24 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
       return followers.length === 0 ? now() : Math.min(...followers.map((f) => f.time));
     },
     async advance(_until: number): Promise<ChainEventBatch[]> {
-      const batches = await Promise.all(followers.map((f) => f.step()));
+      const batches = await Promise.all(
+        followers.map(async (f, i) => {
+          try {
+            const b = await f.step();
+            if (down[i] !== null) log(`${f.config.id}: node reachable again after ${Math.round((Date.now() - down[i]!) / 1000)} s; ingestion resumes`);
+            down[i] = null;
+            return b;
+          } catch (err) {
+            // A node that stays unreachable after the client's retries does not stop the service: the
+            // chain waits (reported in progress()) and resumes where it stopped when the node returns.
+            if (!(err instanceof RpcError) || !err.retryable) throw err;
+            if (down[i] === null) down[i] = Date.now();
+            log(`${f.config.id}: node unreachable since ${new Date(down[i]!).toISOString()} (${err.message}); retrying`);
+            await new Promise((r) => setTimeout(r, DOWN_RETRY_MS));
+            return null;
+          }
+        }),
+      );
       if (progressMs > 0 && !allCaughtUp && performance.now() - lastProgress >= (bar ? BAR_REDRAW_MS : progressMs)) {
         lastProgress = performance.now();
         report();
