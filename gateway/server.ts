@@ -277,7 +277,15 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     a.plan = caller.plan;
     // The free host answers from its URL cache first (api.md rule 8): a paid key sent there may get
     // cached free-tier data. Keyless and keyed callers have separate entries (plan caps differ).
-    const cacheKey = served === 'freeRest' && f.path !== '/' && f.path !== '/usage' ? `${caller.plan === 'keyless' ? 'k' : 'f'}|${f.path}?${f.query}` : null;
+    // Keyless entries are keyed by the path (and query) alone, keyed ones behind "f|" (paths start with "/").
+    const cacheKey =
+      served === 'freeRest' && f.path !== '/' && f.path !== '/usage'
+        ? caller.plan === 'keyless'
+          ? f.query === ''
+            ? f.path
+            : `${f.path}?${f.query}`
+          : `f|${f.path}?${f.query}`
+        : null;
     if (cacheKey !== null) {
       const hit = freeHostCache.get(cacheKey, 0);
       if (hit !== undefined) {

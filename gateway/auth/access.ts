@@ -26,8 +26,23 @@ export const EDGE_PAGE = Buffer.from(
   'utf8',
 );
 
+/** Keyless callers by address, reused while their plans are the same (a caller is read-only). */
+const keylessByIp = new Map<string, Caller>();
+let keylessPlans: Readonly<Record<PlanName, PlanLimits>> | null = null;
+const KEYLESS_CALLERS_MAX = 65_536;
+
 export function keylessCaller(plans: Readonly<Record<PlanName, PlanLimits>>, ip: string): Caller {
-  return { key: `ip:${ip}`, plan: 'keyless', limits: plans.keyless, anchor: 0, extraCredits: 0, account: undefined };
+  if (keylessPlans !== plans) {
+    keylessByIp.clear();
+    keylessPlans = plans;
+  }
+  let c = keylessByIp.get(ip);
+  if (c === undefined) {
+    if (keylessByIp.size >= KEYLESS_CALLERS_MAX) keylessByIp.clear();
+    c = { key: `ip:${ip}`, plan: 'keyless', limits: plans.keyless, anchor: 0, extraCredits: 0, account: undefined };
+    keylessByIp.set(ip, c);
+  }
+  return c;
 }
 
 /**
