@@ -26,7 +26,7 @@ function nextDeadline(deadline: number): number {
  * Runs copy(views, i, out) until one run fell between two reads of seqs[i] that saw the same even
  * version; returns that version, or -1 when none did within READ_TIMEOUT_MS.
  */
-function readStable<O>(seqs: Int32Array, views: EngineViews, i: number, out: O, copy: (v: EngineViews, i: number, out: O) => void): number {
+export function readStable<O>(seqs: Int32Array, views: EngineViews, i: number, out: O, copy: (v: EngineViews, i: number, out: O) => void): number {
   let deadline = 0;
   for (let attempt = 0; ; attempt++) {
     if ((attempt & CLOCK_CHECK_MASK) === CLOCK_CHECK_MASK && (deadline = nextDeadline(deadline)) < 0) return -1;

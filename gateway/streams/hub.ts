@@ -14,7 +14,8 @@
  */
 import type { FeedSwap } from '../../engine/feed/swaps.js';
 import { TOKEN_SECOND_SLOTS } from '../../engine/state/layout.js';
-import { createTokenPriceState, readTokenPrice } from '../../engine/state/read.js';
+import { createTokenPriceState, readStable, readTokenPrice } from '../../engine/state/read.js';
+import type { EngineViews } from '../../engine/state/views.js';
 import type { GatewayContext } from '../context.js';
 import { StreamClient, type ClientHost, type ClientOptions, type ClientSubscription } from './client.js';
 import {
@@ -42,8 +43,6 @@ const LINGER_SWEEP_MS = 1_000;
 const PING_SWEEP_MS = 200;
 /** A 1 s candle is sealed once a later one opened, or this long after its second ended. */
 export const CANDLE_SEAL_DELAY_S = 2;
-/** Tries at a consistent copy before a read is left to the next tick (a writer holds a lock ~1 µs). */
-const SPIN_LIMIT = 100_000;
 
 /** Subscription key: kind * 2^32 + asset id. */
 const KIND: Readonly<Record<StreamMethod, number>> = { token_price: 1, pool_reserves: 2, token_reserves: 3, pool: 4, token: 5, ohlcv: 6 };
@@ -138,6 +137,46 @@ function join(w: Watch, sub: ClientSubscription): void {
   w.lingerUntil = -1;
 }
 
+
+/** A pool's reserves as the stream payloads need them. */
+interface PoolReserves {
+  readonly raw: Uint32Array;
+  block: number;
+  time: number;
+  price0: number;
+  price1: number;
+}
+
+function copyPoolReserves(v: EngineViews, p: number, o: PoolReserves): void {
+  for (let k = 0; k < 8; k++) o.raw[k] = v.reserveRaw[p * 8 + k]!;
+  o.block = v.reserveBlock[p]!;
+  o.time = v.reserveTime[p]!;
+  o.price0 = v.priceUsd0[p]!;
+  o.price1 = v.priceUsd1[p]!;
+}
+
+/** The k-th 1 s candle of a token, into c; kept is false once the ring has moved past it (or it is not open yet). */
+interface CandleRead {
+  k: number;
+  kept: boolean;
+  c: SecondCandle;
+}
+
+function copySecondCandle(v: EngineViews, t: number, r: CandleRead): void {
+  const slot = t * TOKEN_SECOND_SLOTS + (r.k % TOKEN_SECOND_SLOTS);
+  const n = v.secOpened[t]!;
+  const c = r.c;
+  c.time = v.secTime[slot]!;
+  c.open = v.secOpen[slot]!;
+  c.high = v.secHigh[slot]!;
+  c.low = v.secLow[slot]!;
+  c.close = v.secClose[slot]!;
+  c.priceSum = v.secPriceSum[slot]!;
+  c.volumeUsd = v.secVolumeUsd[slot]!;
+  c.txns = v.secTxns[slot]!;
+  r.kept = r.k < n && n - r.k <= TOKEN_SECOND_SLOTS;
+}
+
 export class StreamHub implements ClientHost {
   private readonly ctx: GatewayContext;
   private readonly nowMs: () => number;
@@ -157,7 +196,8 @@ export class StreamHub implements ClientHost {
   private readonly unsubscribeFeed: () => void;
   private lastPingSweep = 0;
   private readonly priceState = createTokenPriceState();
-  private readonly poolScratch = { raw: new Uint32Array(8), block: 0, time: 0, price0: 0, price1: 0 };
+  private readonly poolScratch: PoolReserves = { raw: new Uint32Array(8), block: 0, time: 0, price0: 0, price1: 0 };
+  private readonly candleRead: CandleRead = { k: 0, kept: false, c: { time: 0, open: 0, high: 0, low: 0, close: 0, priceSum: 0, volumeUsd: 0, txns: 0 } };
   private readonly candle: SecondCandle = { time: 0, open: 0, high: 0, low: 0, close: 0, priceSum: 0, volumeUsd: 0, txns: 0 };
   private closed = false;
 
@@ -398,18 +438,7 @@ export class StreamHub implements ClientHost {
    */
   private readPoolReserves(p: number): number {
     const v = this.ctx.views;
-    const o = this.poolScratch;
-    for (let attempt = 0; attempt < SPIN_LIMIT; attempt++) {
-      const s = Atomics.load(v.poolSeq, p);
-      if ((s & 1) !== 0) continue;
-      for (let k = 0; k < 8; k++) o.raw[k] = v.reserveRaw[p * 8 + k]!;
-      o.block = v.reserveBlock[p]!;
-      o.time = v.reserveTime[p]!;
-      o.price0 = v.priceUsd0[p]!;
-      o.price1 = v.priceUsd1[p]!;
-      if (Atomics.load(v.poolSeq, p) === s) return s;
-    }
-    return -1;
+    return readStable(v.poolSeq, v, p, this.poolScratch, copyPoolReserves);
   }
 
   /** One pass: what changed for the subscribed assets, then the writes and the pings due. */
@@ -573,22 +602,10 @@ export class StreamHub implements ClientHost {
   /** Copies token t's k-th 1 s candle consistently; false when the slot no longer holds it. */
   private readCandle(t: number, k: number, out: SecondCandle): boolean {
     const v = this.ctx.views;
-    const slot = t * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS);
-    for (let attempt = 0; attempt < SPIN_LIMIT; attempt++) {
-      const s = Atomics.load(v.tokenSeq, t);
-      if ((s & 1) !== 0) continue;
-      const n = v.secOpened[t]!;
-      out.time = v.secTime[slot]!;
-      out.open = v.secOpen[slot]!;
-      out.high = v.secHigh[slot]!;
-      out.low = v.secLow[slot]!;
-      out.close = v.secClose[slot]!;
-      out.priceSum = v.secPriceSum[slot]!;
-      out.volumeUsd = v.secVolumeUsd[slot]!;
-      out.txns = v.secTxns[slot]!;
-      if (Atomics.load(v.tokenSeq, t) === s) return k < n && n - k <= TOKEN_SECOND_SLOTS;
-    }
-    return false;
+    const r = this.candleRead;
+    r.k = k;
+    r.c = out;
+    return readStable(v.tokenSeq, v, t, r, copySecondCandle) >= 0 && r.kept;
   }
 
   private onSwaps(swaps: readonly FeedSwap[]): void {
