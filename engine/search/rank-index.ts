@@ -476,7 +476,8 @@ export class PoolRankIndex {
     for (let k = 0; k < ff.length; k++) {
       const g = ff[k]!;
       if (g === q.figure) continue;
-      const n = countRange(this.freeze(g), true, { value: q.hi[k]!, id: -1 }, q.lo[k]!);
+      // An estimate: the last ranking of g will do, without folding in changes made since.
+      const n = countRange(this.latest[g] ?? this.freeze(g), true, { value: q.hi[k]!, id: -1 }, q.lo[k]!);
       share *= n / total;
       if (n < bestCount) {
         bestCount = n;

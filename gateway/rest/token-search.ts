@@ -20,7 +20,6 @@ import type { TokenRecord } from '../../engine/store/store.js';
 import type { GatewayContext } from '../context.js';
 import { num, str, timeOrNull } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
-import { networkOrNotFound } from './resolve.js';
 import { RangeFilters, cursorOf, cursorSearch, envelopeEnd, timeBound, type CursorSearch } from './search.js';
 import { SEARCH_LIMIT_MAX } from './schemas.js';
 import { TOKEN_ORDER_BY, globalTokenSearchQuery, tokenSearchQuery, type TokenSearchQuery } from './schemas-search.js';
