@@ -40,7 +40,8 @@ import { createStats } from './rest/stats.js';
 import { createTokenDetails } from './rest/tokens.js';
 import { segment } from './http/path.js';
 import { createAgentHost, type AgentHost } from './agent/host.js';
-import { createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
+import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
+import { startStreamThreads, type StreamThreads } from './streams/threads.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -64,6 +65,11 @@ export interface AccessOptions {
   showcase?: readonly string[];
   /** Stream tick and ping timing (tests). */
   streamHub?: StreamHostOptions['hub'];
+  /**
+   * uWS threads serving the stream hosts, sharing their ports (SO_REUSEPORT) and the counters;
+   * 0 = on the calling thread, with the REST hosts. Default 0.
+   */
+  streamThreads?: number;
   /** Public names of the free REST host. */
   freeRestHosts?: readonly string[];
   /** Subjects whose counters are held in memory at once. */
@@ -83,8 +89,10 @@ export interface Gateway {
   readonly port: number;
   /** Port of every host role opened. */
   readonly ports: Readonly<Partial<Record<ListenerRole, number>>>;
-  /** The stream hosts' hub and counters, when a stream host is open. */
+  /** The stream hosts' hub and counters, when a stream host is open on the calling thread. */
   readonly streams: StreamHost | null;
+  /** The stream threads, when the stream hosts run on their own threads (`streamThreads` > 0). */
+  readonly streamThreads: StreamThreads | null;
   /** Writes the usage counters to the store now (they are also written every second and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;
@@ -237,9 +245,11 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const roleByName = new Map<string, RestRole>();
   for (const [role, list] of Object.entries(names) as [RestRole, readonly string[]][]) for (const n of list) roleByName.set(hostPart(n), role);
   const hostUrl = (role: RestRole): string => names[role]?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`;
-  const streamHost: StreamHost | null =
+  const streamThreadCount = access?.streamThreads ?? 0;
+  if (!Number.isInteger(streamThreadCount) || streamThreadCount < 0) throw new TypeError('options.access.streamThreads must be a non-negative integer');
+  const streamOptions: StreamHostOptions | null =
     (access?.freeStream !== undefined || access?.paidStream !== undefined) && keys !== null && meter !== null
-      ? createStreamHost({
+      ? {
           ctx,
           keys,
           meter,
@@ -247,8 +257,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           ...(access.showcase !== undefined ? { showcase: access.showcase } : {}),
           ...(access.streamHub !== undefined ? { hub: access.streamHub } : {}),
           hostUrl: (role: StreamRole) => access[role]?.hosts?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`,
-        })
+        }
       : null;
+  const streamHost: StreamHost | null = streamOptions !== null && streamThreadCount === 0 ? createStreamHost(streamOptions) : null;
+  let streamThreads: StreamThreads | null = null;
 
   /** Fills `a`; returns a promise when the answer waits on the shard threads. */
   function answer(role: RestRole, f: RequestFacts, a: Answer): void | Promise<void> {
@@ -405,6 +417,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     if (closed) return;
     closed = true;
     streamHost?.close();
+    await streamThreads?.close();
     await agentHost?.close();
     for (const l of listening) {
       if (l.socket !== null) uWS.us_listen_socket_close(l.socket);
@@ -420,6 +433,21 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     if (access?.agent !== undefined) await open('agent', access.agent.port);
     if (streamHost !== null && access?.freeStream !== undefined) await open('freeStream', access.freeStream.port);
     if (streamHost !== null && access?.paidStream !== undefined) await open('paidStream', access.paidStream.port);
+    if (streamOptions !== null && streamThreadCount > 0) {
+      const wanted: Partial<Record<StreamRole, number>> = {};
+      if (access?.freeStream !== undefined) wanted.freeStream = access.freeStream.port;
+      if (access?.paidStream !== undefined) wanted.paidStream = access.paidStream.port;
+      const { hub } = streamOptions;
+      streamThreads = await startStreamThreads({
+        ctx,
+        admission: createStreamAdmission(streamOptions),
+        threads: streamThreadCount,
+        host: options.host,
+        ports: wanted,
+        ...(hub !== undefined ? { hub: { ...(hub.tickMs !== undefined ? { tickMs: hub.tickMs } : {}), ...(hub.pingIntervalMs !== undefined ? { pingIntervalMs: hub.pingIntervalMs } : {}) } } : {}),
+      });
+      Object.assign(ports, streamThreads.ports);
+    }
   } catch (err) {
     await close();
     throw err;
@@ -428,6 +456,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     port: ports.freeRest!,
     ports,
     streams: streamHost,
+    get streamThreads() {
+      return streamThreads;
+    },
     flushUsage: () => meter?.flush() ?? Promise.resolve(),
     close,
   };

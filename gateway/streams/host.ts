@@ -67,55 +67,62 @@ const PREVIEW_PRICES = new ApiError('preview_only', 'without an API key only the
   tier: 'keyless',
   links: {},
 });
-/** GET streams are answered or opened within their callback: the stream registers its own abort handler. */
-const NO_TARGET: { client: StreamClient | null } = { client: null };
+/** GET streams are answered or opened within their callback, or register their own abort handler. */
+export const NO_TARGET: AbortTarget = { client: null, aborted: false };
 const BODY_TOO_LARGE = new ApiError('invalid_parameter', `invalid body: larger than ${MAX_BODY_BYTES} bytes`, { param: 'body' });
 
-interface Facts {
+function errorText(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
+}
+
+/** A request that passed every check: who streams, what, and the concurrent-stream slot it holds. */
+export interface Admitted {
+  readonly caller: Caller;
+  readonly request: StreamRequest;
+  /** Slot of the caller's count in StreamSlots (given back once when the stream ends). */
+  readonly slot: number;
+}
+
+/** A refusal as it goes on the wire. */
+export interface Refusal {
+  readonly status: number;
+  readonly body: Uint8Array;
+  readonly plan: string;
+  readonly retryAfterSeconds: number;
+}
+
+/**
+ * Every check made before a stream opens, in the order of the file comment, on the gateway's main
+ * thread (the only writer of the meter's and the slots' bookkeeping): the stream threads ask it.
+ */
+export interface StreamAdmission {
+  readonly slots: StreamSlots;
+  /** Checks everything and takes a concurrent-stream count; throws the refusal (ApiError). `body`: a POST's body, null for GET. */
+  admit(role: StreamRole, endpoint: Endpoint, f: Facts, body: Buffer | null): Admitted;
+  /** The answer for an error thrown by admit (an unexpected one is logged and answers 500). */
+  refusal(err: unknown, plan: string, path: string): Refusal;
+  /** Charges up to n credits of a stream's caller for delivered events; returns how many were charged. */
+  spend(caller: Caller, n: number): number;
+  /** Credits the caller has left now. */
+  remaining(caller: Caller): number;
+  exhaustedMessage(caller: Caller): string;
+}
+
+export interface Facts {
   readonly query: string;
   readonly authorization: string;
   readonly lastEventId: string;
   readonly ip: string;
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-}
-
-export function createStreamHost(options: StreamHostOptions): StreamHost {
+export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, slots = new StreamSlots()): StreamAdmission {
   const { ctx, keys, meter, plans } = options;
-  const slots = new StreamSlots();
-  const hub = new StreamHub({
-    ctx,
-    ...options.hub,
-    billing: {
-      spend: (owner, n) => {
-        const caller = owner as Caller;
-        return caller.plan === 'enterprise' ? n : meter.spend(caller, n, ctx.now());
-      },
-      exhaustedMessage: (owner) => {
-        const u = meter.usage(owner as Caller, ctx.now());
-        return `credit allowance of ${u.limit} exhausted for this period; resets at ${rfc3339(u.resetsAt)}`;
-      },
-      released: (owner) => slots.release((owner as Caller).key),
-    },
-  });
   const showcase = options.showcase === undefined ? null : new Set(options.showcase.map((s) => s.replace(/:(0x[0-9a-fA-F]+)$/, (_, a: string) => `:${a.toLowerCase()}`)));
   const isShowcase = (token: number): boolean => {
     if (showcase === null) return ctx.views.tokenRole[token]! <= 2;
     const t = ctx.registry.tokens[token]!;
     return showcase.has(`${ctx.registry.networks[t.chain]!.id}:${t.address}`);
   };
-
-  function refuse(res: HttpResponse, err: unknown, plan: string, path: string): void {
-    if (err instanceof ApiError) {
-      const retry = err instanceof RateLimited ? err.retryAfterSeconds : err.code === 'rate_limited' ? STREAM_CAP_RETRY_AFTER_S : 0;
-      sendJson(res, err.status, err.body, plan, retry);
-      return;
-    }
-    console.error(`streams: internal error on ${path}: ${errorText(err)}`);
-    sendJson(res, INTERNAL_ERROR.status, INTERNAL_ERROR.body, plan);
-  }
 
   /**
    * One Caller object per subject while it is unchanged, shared by all the subject's streams (each
@@ -145,123 +152,180 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
     return caller;
   }
 
-  /** The checks that follow parsing, then the stream. Runs inside a uWS callback (corked). */
-  function start(res: HttpResponse, caller: Caller, request: StreamRequest, now: number, onAbortTarget: { client: StreamClient | null }): void {
+  /** The checks that follow parsing: the showcase, the per-minute limit and credits, the stream cap. */
+  function start(caller: Caller, request: StreamRequest, now: number): number {
     if (caller.plan === 'keyless') {
       for (const s of request.subscriptions) if (POOL_METHODS.has(s.method) || !isShowcase(s.asset)) throw PREVIEW_PRICES;
     }
     meter.admit(caller, caller.plan === 'enterprise' ? 0 : 1, now);
     const cap = caller.limits.concurrentStreams;
-    if (!slots.acquire(caller.key, cap)) {
+    const slot = slots.acquireSlot(caller.key, cap);
+    if (slot < 0) {
       throw new ApiError('rate_limited', `Concurrent stream limit reached: ${cap} streams are open for this ${caller.plan === 'keyless' ? 'address' : 'account'} (${caller.plan} plan)`, {
         retry_after: STREAM_CAP_RETRY_AFTER_S,
       });
     }
-    let client: StreamClient;
-    try {
-      client = hub.open(request.subscriptions, request.lastEventId, { res, post: request.post, limit: request.limit, plan: caller.plan, owner: caller }, onAbortTarget === NO_TARGET);
-    } catch (err) {
-      slots.release(caller.key);
-      throw err;
-    }
-    if (onAbortTarget !== NO_TARGET) onAbortTarget.client = client;
+    return slot;
   }
 
-  function facts(res: HttpResponse, req: HttpRequest): Facts {
-    const authorization = req.getHeader('authorization');
-    return {
-      query: req.getQuery() ?? '',
-      authorization,
-      lastEventId: req.getHeader('last-event-id'),
-      ip: authorization === '' ? Buffer.from(res.getRemoteAddressAsText()).toString('latin1') : '',
-    };
-  }
-
-  function getHandler(role: StreamRole, endpoint: Endpoint) {
-    return (res: HttpResponse, req: HttpRequest): void => {
-      let plan = 'keyless';
-      const path = `/sse/${endpoint}`;
-      try {
-        const f = facts(res, req);
-        const now = ctx.now();
-        const caller = admitCaller(role, endpoint, f, now);
-        plan = caller.plan;
-        start(res, caller, parseGet(ctx.registry, endpoint, f.query, f.lastEventId), now, NO_TARGET);
-      } catch (err) {
-        refuse(res, err, plan, path);
+  return {
+    slots,
+    admit(role, endpoint, f, body) {
+      const now = ctx.now();
+      const caller = admitCaller(role, endpoint, f, now);
+      const request =
+        body === null
+          ? parseGet(ctx.registry, endpoint, f.query, f.lastEventId)
+          : parsePost(ctx.registry, endpoint as 'prices' | 'reserves', f.query, body, f.lastEventId);
+      return { caller, request, slot: start(caller, request, now) };
+    },
+    refusal(err, plan, path) {
+      if (err instanceof ApiError) {
+        const retry = err instanceof RateLimited ? err.retryAfterSeconds : err.code === 'rate_limited' ? STREAM_CAP_RETRY_AFTER_S : 0;
+        return { status: err.status, body: err.body, plan, retryAfterSeconds: retry };
       }
-    };
-  }
+      console.error(`streams: internal error on ${path}: ${errorText(err)}`);
+      return { status: INTERNAL_ERROR.status, body: INTERNAL_ERROR.body, plan, retryAfterSeconds: 0 };
+    },
+    spend: (caller, n) => (caller.plan === 'enterprise' ? n : meter.spend(caller, n, ctx.now())),
+    remaining(caller) {
+      if (caller.plan === 'enterprise') return Number.MAX_SAFE_INTEGER;
+      const u = meter.usage(caller, ctx.now());
+      return Math.max(0, u.limit - u.used);
+    },
+    exhaustedMessage(caller) {
+      const u = meter.usage(caller, ctx.now());
+      return `credit allowance of ${u.limit} exhausted for this period; resets at ${rfc3339(u.resetsAt)}`;
+    },
+  };
+}
 
-  function postHandler(role: StreamRole, endpoint: 'prices' | 'reserves') {
-    return (res: HttpResponse, req: HttpRequest): void => {
-      const target: { client: StreamClient | null } = { client: null };
-      let aborted = false;
-      res.onAborted(() => {
-        aborted = true;
-        target.client?.gone();
-      });
-      const path = `/sse/${endpoint}`;
-      let f: Facts;
-      let caller: Caller;
-      try {
-        f = facts(res, req);
-        caller = admitCaller(role, endpoint, f, ctx.now());
-      } catch (err) {
-        refuse(res, err, 'keyless', path);
-        return;
-      }
-      const declared = Number(req.getHeader('content-length'));
-      if (declared > MAX_BODY_BYTES) {
-        refuse(res, BODY_TOO_LARGE, caller.plan, path);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let done = false;
-      res.onData((chunk, isLast) => {
-        if (done || aborted) return;
-        size += chunk.byteLength;
-        if (size > MAX_BODY_BYTES) {
-          done = true;
-          res.cork(() => refuse(res, BODY_TOO_LARGE, caller.plan, path));
-          return;
-        }
-        chunks.push(Buffer.from(chunk.slice(0)));
-        if (!isLast) return;
-        done = true;
-        res.cork(() => {
-          try {
-            const now = ctx.now();
-            start(res, caller, parsePost(ctx.registry, endpoint, f.query, Buffer.concat(chunks, size), f.lastEventId), now, target);
-          } catch (err) {
-            refuse(res, err, caller.plan, path);
-          }
-        });
-      });
-    };
-  }
+/** What a handler copies out of the request before it dies. */
+export function requestFacts(res: HttpResponse, req: HttpRequest): Facts {
+  const authorization = req.getHeader('authorization');
+  return {
+    query: req.getQuery() ?? '',
+    authorization,
+    lastEventId: req.getHeader('last-event-id'),
+    ip: authorization === '' ? Buffer.from(res.getRemoteAddressAsText()).toString('latin1') : '',
+  };
+}
 
+export function sendRefusal(res: HttpResponse, r: Refusal): void {
+  sendJson(res, r.status, r.body, r.plan, r.retryAfterSeconds);
+}
+
+export const ENDPOINTS: readonly Endpoint[] = ['prices', 'reserves', 'transactions', 'ohlcv'];
+
+/**
+ * The routes of a stream host on one uWS app. `open` gets the request (with the POST body read,
+ * at most MAX_BODY_BYTES) inside its uWS callback; it answers or opens the stream, now or later
+ * (a stream thread asks the main thread first): `aborted` tells it whether the client left since.
+ */
+export function registerStreamRoutes(
+  app: TemplatedApp,
+  open: (res: HttpResponse, endpoint: Endpoint, f: Facts, body: Buffer | null, abort: AbortTarget) => void,
+): void {
   const health = (res: HttpResponse): void => {
     sendJson(res, 200, HEALTH_BODY);
   };
   const notFound = (res: HttpResponse): void => {
     sendJson(res, NOT_FOUND.status, NOT_FOUND.body);
   };
+  app.get('/health', health);
+  for (const endpoint of ENDPOINTS) {
+    app.get(`/sse/${endpoint}`, (res, req) => {
+      let f: Facts;
+      try {
+        f = requestFacts(res, req);
+      } catch (err) {
+        console.error(`streams: request not read: ${errorText(err)}`);
+        sendJson(res, INTERNAL_ERROR.status, INTERNAL_ERROR.body);
+        return;
+      }
+      open(res, endpoint, f, null, NO_TARGET);
+    });
+  }
+  for (const endpoint of ['prices', 'reserves'] as const) {
+    app.post(`/sse/${endpoint}`, (res, req) => {
+      const target: AbortTarget = { client: null, aborted: false };
+      res.onAborted(() => {
+        target.aborted = true;
+        target.client?.gone();
+      });
+      const f = requestFacts(res, req);
+      const declared = Number(req.getHeader('content-length'));
+      if (declared > MAX_BODY_BYTES) {
+        sendJson(res, BODY_TOO_LARGE.status, BODY_TOO_LARGE.body);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let done = false;
+      res.onData((chunk, isLast) => {
+        if (done || target.aborted) return;
+        size += chunk.byteLength;
+        if (size > MAX_BODY_BYTES) {
+          done = true;
+          res.cork(() => sendJson(res, BODY_TOO_LARGE.status, BODY_TOO_LARGE.body));
+          return;
+        }
+        chunks.push(Buffer.from(chunk.slice(0)));
+        if (!isLast) return;
+        done = true;
+        res.cork(() => open(res, endpoint, f, Buffer.concat(chunks, size), target));
+      });
+    });
+  }
+  app.any('/*', notFound);
+}
+
+/** Where a response's abort handler finds the stream opened on it (POST: registered before the body is read). */
+export interface AbortTarget {
+  client: StreamClient | null;
+  aborted: boolean;
+}
+
+/** The stream host with its hub on the calling thread (one uWS thread). */
+export function createStreamHost(options: StreamHostOptions): StreamHost {
+  const admission = createStreamAdmission(options);
+  const slots = admission.slots;
+  const hub = new StreamHub({
+    ctx: options.ctx,
+    ...options.hub,
+    billing: {
+      spend: (owner, n) => admission.spend(owner as Caller, n),
+      exhaustedMessage: (owner) => admission.exhaustedMessage(owner as Caller),
+      released: (owner) => slots.release((owner as Caller).key),
+    },
+  });
+
+  function opener(role: StreamRole) {
+    return (res: HttpResponse, endpoint: Endpoint, f: Facts, body: Buffer | null, target: AbortTarget): void => {
+      if (target.aborted) return;
+      let plan = 'keyless';
+      const path = `/sse/${endpoint}`;
+      try {
+        const a = admission.admit(role, endpoint, f, body);
+        plan = a.caller.plan;
+        let client: StreamClient;
+        try {
+          client = hub.open(a.request.subscriptions, a.request.lastEventId, { res, post: a.request.post, limit: a.request.limit, plan, owner: a.caller }, target === NO_TARGET);
+        } catch (err) {
+          slots.release(a.caller.key);
+          throw err;
+        }
+        if (target !== NO_TARGET) target.client = client;
+      } catch (err) {
+        sendRefusal(res, admission.refusal(err, plan, path));
+      }
+    };
+  }
 
   return {
     hub,
     slots,
-    register(app, role) {
-      app.get('/health', health);
-      app.get('/sse/prices', getHandler(role, 'prices'));
-      app.get('/sse/reserves', getHandler(role, 'reserves'));
-      app.get('/sse/transactions', getHandler(role, 'transactions'));
-      app.get('/sse/ohlcv', getHandler(role, 'ohlcv'));
-      app.post('/sse/prices', postHandler(role, 'prices'));
-      app.post('/sse/reserves', postHandler(role, 'reserves'));
-      app.any('/*', notFound);
-    },
+    register: (app, role) => registerStreamRoutes(app, opener(role)),
     close: () => hub.close(),
   };
 }

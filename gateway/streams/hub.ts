@@ -16,7 +16,8 @@ import type { FeedSwap } from '../../engine/feed/swaps.js';
 import { TOKEN_SECOND_SLOTS } from '../../engine/state/layout.js';
 import { createTokenPriceState, readStable, readTokenPrice } from '../../engine/state/read.js';
 import type { EngineViews } from '../../engine/state/views.js';
-import type { GatewayContext } from '../context.js';
+import type { SwapFeed } from '../../engine/feed/swaps.js';
+import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
 import { StreamClient, type ClientHost, type ClientOptions, type ClientSubscription } from './client.js';
 import {
   exactPrice,
@@ -30,7 +31,7 @@ import {
   u128BigInt,
   type SecondCandle,
 } from './render.js';
-import { REPLAY_WINDOW_MS, ReplayRing, type RenderedEvent } from './replay.js';
+import { REPLAY_WINDOW_MS, ReplayRing, type EventIds, type RenderedEvent } from './replay.js';
 import type { StreamMethod, Subscription } from './request.js';
 
 export const TICK_MS = 20;
@@ -101,8 +102,36 @@ export interface StreamBilling {
 
 const UNMETERED: StreamBilling = { spend: (_, n) => n, exhaustedMessage: () => 'credits exhausted', released: () => undefined };
 
+/** The registry's side tables a hub renders from (the engine's Registry, or a stream thread's copy of what it needs). */
+export interface StreamRegistry {
+  readonly networks: readonly { readonly id: string }[];
+  readonly pools: readonly PoolRecord[];
+  readonly tokens: readonly TokenRecord[];
+  /** Pools of each token, by id, in creation order. */
+  readonly tokenPools: readonly (readonly number[])[];
+}
+
+/** What a hub reads: the engine's shared views, the side tables, the clock and the swap feed. */
+export interface StreamContext {
+  readonly views: EngineViews;
+  readonly registry: StreamRegistry;
+  /** Unix seconds. */
+  now(): number;
+  readonly swaps?: SwapFeed;
+}
+
 export interface HubOptions {
-  readonly ctx: GatewayContext;
+  readonly ctx: StreamContext;
+  /** Event ids (shared by the stream threads of a gateway, so an id means one event whichever thread a client reconnects to). */
+  readonly ids?: EventIds;
+  /** Called with +1 / -1 as this hub starts and stops watching a pool's or token's swaps. */
+  readonly swapWatches?: (delta: number) => void;
+  /**
+   * One of several stream threads: every swap fed enters the replay window (a stream resumed here
+   * may have been opened on another thread), and a price, reserve or candle stream resumed here
+   * for an asset this hub was not watching is warned that what it missed is not held here.
+   */
+  readonly sharedReplay?: boolean;
   readonly billing?: StreamBilling;
   readonly tickMs?: number;
   readonly pingIntervalMs?: number;
@@ -178,11 +207,13 @@ function copySecondCandle(v: EngineViews, t: number, r: CandleRead): void {
 }
 
 export class StreamHub implements ClientHost {
-  private readonly ctx: GatewayContext;
+  private readonly ctx: StreamContext;
   private readonly nowMs: () => number;
   readonly pingIntervalMs: number;
   private readonly billing: StreamBilling;
-  readonly replay = new ReplayRing();
+  readonly replay: ReplayRing;
+  private readonly swapWatches: (delta: number) => void;
+  private readonly sharedReplay: boolean;
   private readonly clients = new Set<StreamClient>();
   private dirty = new Set<StreamClient>();
   private readonly prices = new Map<number, PriceWatch>();
@@ -206,19 +237,23 @@ export class StreamHub implements ClientHost {
     this.nowMs = options.nowMs ?? (() => options.ctx.now() * 1000);
     this.pingIntervalMs = options.pingIntervalMs ?? PING_INTERVAL_MS;
     this.billing = options.billing ?? UNMETERED;
+    this.replay = new ReplayRing(options.ids);
+    this.swapWatches = options.swapWatches ?? (() => undefined);
+    this.sharedReplay = options.sharedReplay ?? false;
     this.timer = setInterval(() => this.tick(), options.tickMs ?? TICK_MS);
     this.timer.unref();
     this.unsubscribeFeed = options.ctx.swaps?.subscribe((swaps) => this.onSwaps(swaps)) ?? (() => undefined);
   }
 
   /** Opens a stream for `subscriptions` on a response, inside its uWS request callback. */
-  open(subscriptions: readonly Subscription[], lastEventId: number | null, options: OpenOptions, watchAbort: boolean): StreamClient {
+  open(subscriptions: readonly Pick<Subscription, 'method' | 'asset' | 'requestId'>[], lastEventId: number | null, options: OpenOptions, watchAbort: boolean): StreamClient {
     const nowMs = this.nowMs();
     const client = new StreamClient(this, { res: options.res, post: options.post, limit: options.limit, plan: options.plan, owner: options.owner, nowMs });
     this.clients.add(client);
     client.open(watchAbort, nowMs);
+    const unheld = lastEventId !== null && this.sharedReplay && subscriptions.some((s) => !this.watching(s.method, s.asset));
     for (const s of subscriptions) this.watch(client.subscribe(s.method, s.requestId, keyOf(s.method, s.asset)), s);
-    if (lastEventId !== null) this.resume(client, lastEventId, nowMs);
+    if (lastEventId !== null) this.resume(client, lastEventId, nowMs, unheld);
     return client;
   }
 
@@ -287,11 +322,17 @@ export class StreamHub implements ClientHost {
     this.closed = true;
     clearInterval(this.timer);
     this.unsubscribeFeed();
+    const v = this.ctx.views;
+    for (const id of this.poolSwaps.keys()) Atomics.sub(v.watchPool, id, 1);
+    for (const id of this.tokenSwaps.keys()) Atomics.sub(v.watchToken, id, 1);
+    this.swapWatches(-(this.poolSwaps.size + this.tokenSwaps.size));
+    this.poolSwaps.clear();
+    this.tokenSwaps.clear();
   }
 
   // ---- the index ----
 
-  private watch(sub: ClientSubscription, s: Subscription): void {
+  private watch(sub: ClientSubscription, s: Pick<Subscription, 'method' | 'asset'>): void {
     const v = this.ctx.views;
     switch (s.method) {
       case 'token_price': {
@@ -317,12 +358,10 @@ export class StreamHub implements ClientHost {
         return;
       }
       case 'pool':
-        join(this.swapWatch(this.poolSwaps, s.asset), sub);
-        Atomics.store(v.watchPool, s.asset, 1);
+        join(this.swapWatch(this.poolSwaps, v.watchPool, s.asset), sub);
         return;
       case 'token':
-        join(this.swapWatch(this.tokenSwaps, s.asset), sub);
-        Atomics.store(v.watchToken, s.asset, 1);
+        join(this.swapWatch(this.tokenSwaps, v.watchToken, s.asset), sub);
         return;
       case 'ohlcv': {
         let w = this.candles.get(s.asset);
@@ -339,9 +378,17 @@ export class StreamHub implements ClientHost {
     }
   }
 
-  private swapWatch(map: Map<number, Watch>, id: number): Watch {
+  /**
+   * The watch of a pool's or token's swaps. The watch byte the shard writer reads counts the hubs
+   * (stream threads) watching: each adds 1 when its watch begins and takes it back when it ends.
+   */
+  private swapWatch(map: Map<number, Watch>, flags: Uint8Array, id: number): Watch {
     let w = map.get(id);
-    if (w === undefined) map.set(id, (w = { subs: new Set(), lingerUntil: -1 }));
+    if (w === undefined) {
+      map.set(id, (w = { subs: new Set(), lingerUntil: -1 }));
+      Atomics.add(flags, id, 1);
+      this.swapWatches(1);
+    }
     return w;
   }
 
@@ -390,12 +437,14 @@ export class StreamHub implements ClientHost {
     for (const [id, w] of this.poolSwaps) {
       if (!expired(w)) continue;
       this.poolSwaps.delete(id);
-      Atomics.store(v.watchPool, id, 0);
+      Atomics.sub(v.watchPool, id, 1);
+      this.swapWatches(-1);
     }
     for (const [id, w] of this.tokenSwaps) {
       if (!expired(w)) continue;
       this.tokenSwaps.delete(id);
-      Atomics.store(v.watchToken, id, 0);
+      Atomics.sub(v.watchToken, id, 1);
+      this.swapWatches(-1);
     }
     for (const [id, w] of this.tokenReserves) {
       if (!expired(w)) continue;
@@ -411,7 +460,23 @@ export class StreamHub implements ClientHost {
     for (const [id, w] of this.pools) if (w.refs === 0 && expired(w)) this.pools.delete(id);
   }
 
-  private resume(client: StreamClient, lastEventId: number, nowMs: number): void {
+  /** Whether events of this subscription are being rendered here (swaps: always, with a shared replay). */
+  private watching(method: StreamMethod, asset: number): boolean {
+    switch (method) {
+      case 'token_price':
+        return this.prices.has(asset);
+      case 'pool_reserves':
+        return this.pools.has(asset);
+      case 'token_reserves':
+        return this.tokenReserves.has(asset);
+      case 'ohlcv':
+        return this.candles.has(asset);
+      default:
+        return true;
+    }
+  }
+
+  private resume(client: StreamClient, lastEventId: number, nowMs: number, unheld = false): void {
     const byKey = new Map<number, ClientSubscription[]>();
     for (const s of client.subscriptions) {
       const list = byKey.get(s.key);
@@ -419,7 +484,7 @@ export class StreamHub implements ClientHost {
       else list.push(s);
     }
     const { events, complete } = this.replay.since(lastEventId, new Set(byKey.keys()));
-    if (!complete) client.warn(`events after id ${lastEventId} are partly outside the replay window; the stream resumes with what is held`, nowMs);
+    if (!complete || unheld) client.warn(`events after id ${lastEventId} are partly outside the replay window; the stream resumes with what is held`, nowMs);
     for (const e of events) {
       for (const k of e.keys) {
         const subs = byKey.get(k);
@@ -608,19 +673,25 @@ export class StreamHub implements ClientHost {
     return readStable(v.tokenSeq, v, t, r, copySecondCandle) >= 0 && r.kept;
   }
 
-  private onSwaps(swaps: readonly FeedSwap[]): void {
+  /**
+   * Swaps of watched pools and tokens, as the shards applied them. `firstId`: the id of the first
+   * (the others follow), when the ids were given out for every stream thread at once; else the
+   * hub numbers them.
+   */
+  onSwaps(swaps: readonly FeedSwap[], firstId = -1): void {
     if (this.closed) return;
     const v = this.ctx.views;
     const nowMs = this.nowMs();
-    for (const s of swaps) {
+    for (let i = 0; i < swaps.length; i++) {
+      const s = swaps[i]!;
       const bySwap = this.poolSwaps.get(s.pool)?.subs;
       const t0 = v.poolToken0[s.pool]!;
       const t1 = v.poolToken1[s.pool]!;
       const by0 = this.tokenSwaps.get(t0)?.subs;
       const by1 = this.tokenSwaps.get(t1)?.subs;
-      if (bySwap === undefined && by0 === undefined && by1 === undefined) continue;
+      if (bySwap === undefined && by0 === undefined && by1 === undefined && !this.sharedReplay) continue;
       const data = swapPayload(this.ctx.registry, s);
-      const e = this.replay.add([keyOf('pool', s.pool), keyOf('token', t0), keyOf('token', t1)], data, null, -1, nowMs);
+      const e = this.replay.add([keyOf('pool', s.pool), keyOf('token', t0), keyOf('token', t1)], data, null, -1, nowMs, firstId < 0 ? -1 : firstId + i);
       if (bySwap !== undefined) for (const sub of bySwap) sub.client.push(sub, e);
       if (by0 !== undefined) for (const sub of by0) sub.client.push(sub, e);
       if (by1 !== undefined) for (const sub of by1) sub.client.push(sub, e);

@@ -9,9 +9,9 @@
  * of the raw integers with the token's decimals applied.
  */
 import { Decimal } from 'decimal.js';
-import type { Registry } from '../../engine/ingest/registry.js';
 import type { FeedSwap } from '../../engine/feed/swaps.js';
 import type { EngineViews } from '../../engine/state/views.js';
+import type { StreamRegistry } from './hub.js';
 import { integerJson, num, str } from '../http/json.js';
 import { rfc3339 } from '../http/time.js';
 
@@ -137,7 +137,7 @@ export function tokenReservesPayload(chain: string, pool: string, block: number,
  * pool / token swap data. Amounts are the trader's view: negative when tokens left the trader's
  * wallet (went into the pool), positive when they came in; the feed holds the pool's view.
  */
-export function swapPayload(registry: Registry, s: FeedSwap): string {
+export function swapPayload(registry: StreamRegistry, s: FeedSwap): string {
   const pool = registry.pools[s.pool]!;
   const t0 = registry.tokens[pool.token0]!;
   const t1 = registry.tokens[pool.token1]!;

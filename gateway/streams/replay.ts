@@ -5,11 +5,15 @@
  *
  * Event ids are one sequence for the whole process, starting at the wall clock in microseconds, so
  * ids keep growing across restarts and an id from before a restart is recognised as out of reach.
+ * The stream threads of one gateway draw them from one shared counter (sharedEventIds), and a swap
+ * gets its id once for all of them, so a swap stream resumed on another thread finds its place.
  */
 
 export const REPLAY_WINDOW_MS = 60_000; // 1 min
 export const REPLAY_MAX_EVENTS = 200_000;
 export const REPLAY_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
+/** Events before the searched position also looked at (ids that arrived out of order). */
+const REORDER_SLACK = 256;
 
 /** A rendered event: which subscription keys it belongs to, its payload (and the GET form of a price). */
 export interface RenderedEvent {
@@ -31,28 +35,69 @@ export interface RenderedEvent {
 
 const EMPTY = Buffer.alloc(0);
 
+/** Where event ids come from. */
+export interface EventIds {
+  /** Id of the first event of this process. */
+  readonly first: number;
+  /** Takes n consecutive ids; returns the first. */
+  take(n: number): number;
+  /** The id the next take will return. */
+  peek(): number;
+}
+
+export function localEventIds(first = Date.now() * 1000): EventIds {
+  let next = first;
+  return {
+    first,
+    take(n) {
+      const id = next;
+      next += n;
+      return id;
+    },
+    peek: () => next,
+  };
+}
+
+/**
+ * Ids from a counter in shared memory (BigInt64Array word 0 = next id, word 1 = first id), usable
+ * from any thread: pass `buffer` of a counter made elsewhere, or none to make one.
+ */
+export function sharedEventIds(buffer?: SharedArrayBuffer): EventIds & { readonly buffer: SharedArrayBuffer } {
+  const sab = buffer ?? new SharedArrayBuffer(16);
+  const words = new BigInt64Array(sab);
+  if (buffer === undefined) {
+    const first = BigInt(Date.now() * 1000);
+    Atomics.store(words, 0, first);
+    Atomics.store(words, 1, first);
+  }
+  return {
+    buffer: sab,
+    first: Number(Atomics.load(words, 1)),
+    take: (n) => Number(Atomics.add(words, 0, BigInt(n))),
+    peek: () => Number(Atomics.load(words, 0)),
+  };
+}
+
 export class ReplayRing {
   private readonly events: (RenderedEvent | undefined)[] = [];
   private head = 0;
   private bytes = 0;
-  private nextId: number;
-  /** Id of the first event of this process. */
-  private readonly firstId: number;
+  private readonly ids: EventIds;
   /** Highest id dropped from the ring (0 = none yet). */
   private droppedThrough = 0;
 
-  constructor(firstId = Date.now() * 1000) {
-    this.nextId = firstId;
-    this.firstId = firstId;
+  constructor(ids: EventIds | number = localEventIds()) {
+    this.ids = typeof ids === 'number' ? localEventIds(ids) : ids;
   }
 
   /** The id the next event will get. */
   get next(): number {
-    return this.nextId;
+    return this.ids.peek();
   }
 
-  add(keys: readonly number[], data: string, alt: string | null, pool: number, atMs: number): RenderedEvent {
-    const e: RenderedEvent = { id: this.nextId++, keys, data, alt, pool, atMs, frameMethod: '', frameAlt: false, frameRequestId: -1, frame: EMPTY };
+  /** `id`: the event's id when it was given out already (-1: the next one). */
+  add(keys: readonly number[], data: string, alt: string | null, pool: number, atMs: number, id = -1): RenderedEvent {
+    const e: RenderedEvent = { id: id >= 0 ? id : this.ids.take(1), keys, data, alt, pool, atMs, frameMethod: '', frameAlt: false, frameRequestId: -1, frame: EMPTY };
     this.events.push(e);
     this.bytes += data.length + (alt?.length ?? 0);
     this.trim(atMs);
@@ -66,7 +111,7 @@ export class ReplayRing {
     ) {
       const e = this.events[this.head]!;
       this.bytes -= e.data.length + (e.alt?.length ?? 0);
-      this.droppedThrough = e.id;
+      if (e.id > this.droppedThrough) this.droppedThrough = e.id;
       this.events[this.head++] = undefined;
     }
     if (this.head > 4096 && this.head * 2 > this.events.length) {
@@ -81,8 +126,9 @@ export class ReplayRing {
    */
   since(lastId: number, keys: ReadonlySet<number>): { events: RenderedEvent[]; complete: boolean } {
     const out: RenderedEvent[] = [];
-    const complete = lastId >= this.droppedThrough && lastId < this.nextId && lastId >= this.firstId - 1;
-    // Binary search for the first event after lastId.
+    const complete = lastId >= this.droppedThrough && lastId < this.ids.peek() && lastId >= this.ids.first - 1;
+    // Binary search for the first event after lastId. Ids given out for several threads at once (swaps)
+    // may reach a ring a little after later ones: the search steps back over such neighbours.
     let lo = this.head;
     let hi = this.events.length;
     while (lo < hi) {
@@ -90,8 +136,10 @@ export class ReplayRing {
       if (this.events[mid]!.id <= lastId) lo = mid + 1;
       else hi = mid;
     }
+    for (let back = 0; back < REORDER_SLACK && lo > this.head; back++) lo--;
     for (let i = lo; i < this.events.length; i++) {
       const e = this.events[i]!;
+      if (e.id <= lastId) continue;
       for (const k of e.keys) {
         if (keys.has(k)) {
           out.push(e);

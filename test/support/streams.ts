@@ -69,7 +69,8 @@ export interface StreamFixture {
 
 let txCounter = 0;
 
-export async function startStreamFixture(plans: Record<PlanName, PlanLimits>, options: { showcase?: readonly string[] } = {}): Promise<StreamFixture> {
+/** `streamThreads`: serve the stream hosts from that many uWS threads sharing their ports (0: the calling thread). */
+export async function startStreamFixture(plans: Record<PlanName, PlanLimits>, options: { showcase?: readonly string[]; streamThreads?: number } = {}): Promise<StreamFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'streams-test-'));
   const store = openStore(dir);
   const views = EngineViews.create({ pools: 64, tokens: 64, chains: 4 });
@@ -85,11 +86,20 @@ export async function startStreamFixture(plans: Record<PlanName, PlanLimits>, op
 
   const keys = openKeyStore(store);
   const made = new Map<KeyedPlan, string>();
-  const context: GatewayContext = { views, registry: ingest.registry, store, ranker: shards, now: () => fx.now, swaps: shards.swapFeed };
+  // The gateway reads the clock while it starts (stream threads copy it), before fx exists.
+  let started = false;
+  const context: GatewayContext = { views, registry: ingest.registry, store, ranker: shards, now: () => (started ? fx.now : START), swaps: shards.swapFeed };
   const gateway = await startGateway(context, {
     host: '127.0.0.1',
     port: 0,
-    access: { plans, paidRest: { port: 0 }, freeStream: { port: 0 }, paidStream: { port: 0 }, ...(options.showcase ? { showcase: options.showcase } : {}) },
+    access: {
+      plans,
+      paidRest: { port: 0 },
+      freeStream: { port: 0 },
+      paidStream: { port: 0 },
+      ...(options.showcase ? { showcase: options.showcase } : {}),
+      ...(options.streamThreads !== undefined ? { streamThreads: options.streamThreads } : {}),
+    },
   });
   const fx: StreamFixture = {
     store,
@@ -145,6 +155,7 @@ export async function startStreamFixture(plans: Record<PlanName, PlanLimits>, op
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  started = true;
   return fx;
 }
 

@@ -1,0 +1,361 @@
+/**
+ * The stream hosts on several uWS threads sharing each stream port (thread.ts is one thread's side):
+ * this main-thread side answers their admission questions (StreamAdmission: the meter, the keys and
+ * the slots' bookkeeping live here), charges the credits they report, forwards the change feed's
+ * swaps to the threads that watch any, sends them the registry records they need, and keeps their
+ * clock in step with the gateway's.
+ */
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { FeedSwap } from '../../engine/feed/swaps.js';
+import type { EngineBuffers } from '../../engine/state/views.js';
+import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
+import type { Caller } from '../auth/access.js';
+import type { GatewayContext } from '../context.js';
+import type { Facts, StreamAdmission, StreamRole } from './host.js';
+import type { HubStats } from './hub.js';
+import { sharedEventIds } from './replay.js';
+import { POOL_METHODS, type Endpoint, type StreamMethod } from './request.js';
+
+export interface ThreadRecords {
+  readonly pools: readonly PoolRecord[];
+  readonly tokens: readonly TokenRecord[];
+}
+
+export interface StreamThreadData {
+  readonly index: number;
+  readonly host: string;
+  /** Port of each stream host role served. */
+  readonly ports: Readonly<Partial<Record<StreamRole, number>>>;
+  readonly buffers: EngineBuffers;
+  /** StreamSlots' counts. */
+  readonly slots: SharedArrayBuffer;
+  /** sharedEventIds' counter. */
+  readonly ids: SharedArrayBuffer;
+  /** Float64 [0]: the gateway clock minus the wall clock, seconds. */
+  readonly clock: SharedArrayBuffer;
+  /** Int32 per thread: swap watches its hub holds (the feed goes out while any thread holds one). */
+  readonly swapWatches: SharedArrayBuffer;
+  /** Network ids by chain index. */
+  readonly networks: readonly string[];
+  readonly hub: { readonly tickMs?: number; readonly pingIntervalMs?: number };
+}
+
+export type ToThread =
+  | {
+      readonly t: 'admitted';
+      readonly id: number;
+      readonly ok: true;
+      readonly slot: number;
+      readonly subscriptions: readonly (readonly [StreamMethod, number, number])[];
+      readonly post: boolean;
+      readonly limit: number | null;
+      readonly lastEventId: number | null;
+      /** `remaining`: credits left, null when unmetered. */
+      readonly owner: { readonly key: string; readonly plan: string; readonly remaining: number | null; readonly message: string };
+      readonly records: ThreadRecords;
+    }
+  | { readonly t: 'admitted'; readonly id: number; readonly ok: false; readonly status: number; readonly body: Uint8Array; readonly plan: string; readonly retryAfterSeconds: number }
+  | { readonly t: 'swaps'; readonly swaps: readonly FeedSwap[]; readonly firstId: number; readonly records?: ThreadRecords }
+  | { readonly t: 'records'; readonly records: ThreadRecords }
+  /** Per caller: [key, credits left, credits of the report answered, exhausted message or ''] */
+  | { readonly t: 'budget'; readonly items: readonly (readonly [string, number, number, string])[] }
+  | { readonly t: 'stats'; readonly id: number; readonly percentiles: readonly number[]; readonly reset: boolean }
+  | { readonly t: 'close' };
+
+export type FromThread =
+  | { readonly t: 'listening' }
+  | { readonly t: 'failed'; readonly message: string }
+  | { readonly t: 'admit'; readonly id: number; readonly role: StreamRole; readonly endpoint: Endpoint; readonly facts: Facts; readonly body: Uint8Array | null }
+  | { readonly t: 'spent'; readonly items: readonly (readonly [string, number])[] }
+  | { readonly t: 'stats'; readonly id: number; readonly stats: HubStats; readonly writeDelay: number[] }
+  | { readonly t: 'closed'; readonly items: readonly (readonly [string, number])[] };
+
+export interface StreamThreadsOptions {
+  readonly ctx: GatewayContext;
+  readonly admission: StreamAdmission;
+  /** Threads (at least 1). */
+  readonly threads: number;
+  readonly host: string;
+  /** Port per stream role; 0 = a free one (the same for every thread). */
+  readonly ports: Readonly<Partial<Record<StreamRole, number>>>;
+  readonly hub?: { readonly tickMs?: number; readonly pingIntervalMs?: number };
+}
+
+export interface ThreadStats {
+  readonly perThread: readonly HubStats[];
+  readonly streams: number;
+  /** Percentiles of how long events waited in the hubs before their write (the largest over the threads), ms. */
+  readonly writeDelay: readonly number[];
+}
+
+export interface StreamThreads {
+  readonly ports: Readonly<Partial<Record<StreamRole, number>>>;
+  readonly threads: number;
+  stats(percentiles?: readonly number[], reset?: boolean): Promise<ThreadStats>;
+  /** Ends every stream (with an `error` event) and stops the threads. */
+  close(): Promise<void>;
+}
+
+/** The gateway clock is copied to the threads this often. */
+const CLOCK_MS = 5;
+/** New pools of the tokens a thread streams token reserves or swaps of are sent this often. */
+const RECORDS_MS = 250;
+/** Callers whose streams all ended are forgotten after this long (a late credit report still finds them). */
+const CALLER_LINGER_MS = 60_000;
+
+/** The compiled thread entry (vitest runs the sources; the threads run the build). */
+function threadEntry(): URL {
+  const here = fileURLToPath(import.meta.url);
+  return here.endsWith('.ts') ? new URL('../../dist/gateway/streams/thread.js', import.meta.url) : new URL('./thread.js', import.meta.url);
+}
+
+function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, host, () => {
+      const a = s.address();
+      s.close(() => (typeof a === 'object' && a !== null ? resolve(a.port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+interface Thread {
+  readonly worker: Worker;
+  readonly index: number;
+  readonly sentPools: Set<number>;
+  readonly sentTokens: Set<number>;
+  /** Tokens whose pools the thread needs as they appear (token reserves, token swaps): pools sent so far. */
+  readonly poolsOf: Map<number, number>;
+  exited: Promise<void>;
+}
+
+export async function startStreamThreads(o: StreamThreadsOptions): Promise<StreamThreads> {
+  if (!Number.isInteger(o.threads) || o.threads < 1) throw new TypeError('options.threads must be a positive integer');
+  const { ctx, admission } = o;
+  const reg = ctx.registry;
+  const ports: Partial<Record<StreamRole, number>> = {};
+  for (const [role, at] of Object.entries(o.ports) as [StreamRole, number][]) ports[role] = at === 0 ? await freePort(o.host) : at;
+  const ids = sharedEventIds();
+  const clock = new SharedArrayBuffer(8);
+  const offset = new Float64Array(clock);
+  const syncClock = (): void => {
+    offset[0] = ctx.now() - Date.now() / 1000;
+  };
+  syncClock();
+  const clockTimer = setInterval(syncClock, CLOCK_MS);
+  clockTimer.unref();
+  const swapWatches = new SharedArrayBuffer(4 * o.threads);
+  const watching = new Int32Array(swapWatches);
+  /** Callers with streams on the threads, for the credit reports. */
+  const callers = new Map<string, { caller: Caller; seenMs: number }>();
+  const entry = threadEntry();
+
+  function records(t: Thread, pools: Iterable<number>, tokens: Iterable<number>): ThreadRecords {
+    const outPools: PoolRecord[] = [];
+    const outTokens: TokenRecord[] = [];
+    const token = (id: number): void => {
+      if (t.sentTokens.has(id)) return;
+      const r = reg.tokens[id];
+      if (r === undefined) return;
+      t.sentTokens.add(id);
+      outTokens.push(r);
+    };
+    for (const id of tokens) token(id);
+    for (const id of pools) {
+      if (t.sentPools.has(id)) continue;
+      const r = reg.pools[id];
+      if (r === undefined) continue;
+      t.sentPools.add(id);
+      token(r.token0);
+      token(r.token1);
+      outPools.push(r);
+    }
+    return { pools: outPools, tokens: outTokens };
+  }
+
+  function admit(t: Thread, m: Extract<FromThread, { t: 'admit' }>): void {
+    let plan = 'keyless';
+    try {
+      const body = m.body === null ? null : Buffer.from(m.body.buffer, m.body.byteOffset, m.body.byteLength);
+      const a = admission.admit(m.role, m.endpoint, m.facts, body);
+      const caller = a.caller;
+      plan = caller.plan;
+      callers.set(caller.key, { caller, seenMs: performance.now() });
+      const pools: number[] = [];
+      const tokens: number[] = [];
+      for (const s of a.request.subscriptions) {
+        if (POOL_METHODS.has(s.method)) pools.push(s.asset);
+        else {
+          tokens.push(s.asset);
+          if (s.method === 'token_reserves' || s.method === 'token') {
+            const list = reg.tokenPools[s.asset] ?? [];
+            pools.push(...list);
+            t.poolsOf.set(s.asset, list.length);
+          }
+        }
+      }
+      const metered = caller.plan !== 'enterprise';
+      const remaining = metered ? admission.remaining(caller) : null;
+      t.worker.postMessage({
+        t: 'admitted',
+        id: m.id,
+        ok: true,
+        slot: a.slot,
+        subscriptions: a.request.subscriptions.map((s) => [s.method, s.asset, s.requestId] as const),
+        post: a.request.post,
+        limit: a.request.limit,
+        lastEventId: a.request.lastEventId,
+        owner: { key: caller.key, plan: caller.plan, remaining, message: metered ? admission.exhaustedMessage(caller) : '' },
+        records: records(t, pools, tokens),
+      } satisfies ToThread);
+    } catch (err) {
+      const r = admission.refusal(err, plan, `/sse/${m.endpoint}`);
+      t.worker.postMessage({ t: 'admitted', id: m.id, ok: false, status: r.status, body: r.body, plan: r.plan, retryAfterSeconds: r.retryAfterSeconds } satisfies ToThread);
+    }
+  }
+
+  function charge(items: readonly (readonly [string, number])[]): (readonly [string, number, number, string])[] {
+    const out: (readonly [string, number, number, string])[] = [];
+    for (const [key, n] of items) {
+      const known = callers.get(key);
+      if (known === undefined) continue;
+      known.seenMs = performance.now();
+      const charged = admission.spend(known.caller, n);
+      const remaining = admission.remaining(known.caller);
+      out.push([key, remaining, n, remaining <= 0 || charged < n ? admission.exhaustedMessage(known.caller) : '']);
+    }
+    return out;
+  }
+
+  const statsWaiting = new Map<number, { left: number; got: { stats: HubStats; writeDelay: number[] }[]; done: (s: ThreadStats) => void }>();
+  let nextStats = 1;
+
+  function spawn(index: number): Promise<Thread> {
+    const data: StreamThreadData = {
+      index,
+      host: o.host,
+      ports,
+      buffers: ctx.views.buffers,
+      slots: admission.slots.buffer,
+      ids: ids.buffer,
+      clock,
+      swapWatches,
+      networks: reg.networks.map((n) => n.id),
+      hub: o.hub ?? {},
+    };
+    const worker = new Worker(entry, { workerData: data });
+    const t: Thread = { worker, index, sentPools: new Set(), sentTokens: new Set(), poolsOf: new Map(), exited: Promise.resolve() };
+    t.exited = new Promise((r) => worker.once('exit', () => r()));
+    return new Promise((resolve, reject) => {
+      worker.on('error', (err) => {
+        console.error(`streams: thread ${index} failed: ${err.stack ?? err.message}`);
+        reject(err);
+      });
+      worker.on('message', (m: FromThread) => {
+        try {
+          switch (m.t) {
+            case 'listening':
+              resolve(t);
+              return;
+            case 'failed':
+              reject(new Error(m.message));
+              return;
+            case 'admit':
+              admit(t, m);
+              return;
+            case 'spent':
+              worker.postMessage({ t: 'budget', items: charge(m.items) } satisfies ToThread);
+              return;
+            case 'closed':
+              charge(m.items);
+              return;
+            case 'stats': {
+              const w = statsWaiting.get(m.id);
+              if (w === undefined) return;
+              w.got.push({ stats: m.stats, writeDelay: m.writeDelay });
+              if (--w.left > 0) return;
+              statsWaiting.delete(m.id);
+              w.done({
+                perThread: w.got.map((g) => g.stats),
+                streams: w.got.reduce((n, g) => n + g.stats.streams, 0),
+                writeDelay: w.got[0]!.writeDelay.map((_, k) => Math.max(...w.got.map((g) => g.writeDelay[k] ?? 0))),
+              });
+            }
+          }
+        } catch (err) {
+          console.error(`streams: message from thread ${index}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        }
+      });
+    });
+  }
+
+  const threads: Thread[] = [];
+  try {
+    for (let i = 0; i < o.threads; i++) threads.push(await spawn(i));
+  } catch (err) {
+    await Promise.all(threads.map((t) => stop(t)));
+    clearInterval(clockTimer);
+    throw err;
+  }
+
+  // The feed's swaps, ids given once for every thread, to every thread while any watches swaps (each
+  // keeps them in its replay window: a swap stream may resume on another thread than it ran on).
+  const unsubscribe =
+    ctx.swaps?.subscribe((swaps) => {
+      let any = false;
+      for (const t of threads) if (Atomics.load(watching, t.index) > 0) any = true;
+      if (!any) return;
+      const firstId = ids.take(swaps.length);
+      for (const t of threads) {
+        const unknown = swaps.some((s) => !t.sentPools.has(s.pool));
+        t.worker.postMessage({ t: 'swaps', swaps, firstId, ...(unknown ? { records: records(t, swaps.map((s) => s.pool), []) } : {}) } satisfies ToThread);
+      }
+    }) ?? (() => undefined);
+
+  const housekeeping = setInterval(() => {
+    for (const t of threads) {
+      const pools: number[] = [];
+      for (const [token, sent] of t.poolsOf) {
+        const list = reg.tokenPools[token] ?? [];
+        if (list.length === sent) continue;
+        for (let k = sent; k < list.length; k++) pools.push(list[k]!);
+        t.poolsOf.set(token, list.length);
+      }
+      if (pools.length > 0) t.worker.postMessage({ t: 'records', records: records(t, pools, []) } satisfies ToThread);
+    }
+    admission.slots.sweep();
+    const old = performance.now() - CALLER_LINGER_MS;
+    for (const [key, c] of callers) if (c.seenMs < old && admission.slots.open(key) === 0) callers.delete(key);
+  }, RECORDS_MS);
+  housekeeping.unref();
+
+  function stop(t: Thread): Promise<void> {
+    t.worker.postMessage({ t: 'close' } satisfies ToThread);
+    return t.exited;
+  }
+
+  let closing: Promise<void> | null = null;
+  return {
+    ports,
+    threads: o.threads,
+    stats(percentiles = [0.5, 0.99], reset = false) {
+      return new Promise((done) => {
+        const id = nextStats++;
+        statsWaiting.set(id, { left: threads.length, got: [], done });
+        for (const t of threads) t.worker.postMessage({ t: 'stats', id, percentiles, reset } satisfies ToThread);
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        unsubscribe();
+        clearInterval(housekeeping);
+        await Promise.all(threads.map((t) => stop(t)));
+        clearInterval(clockTimer);
+      })();
+      return closing;
+    },
+  };
+}
