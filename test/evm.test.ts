@@ -506,11 +506,12 @@ describe('backfill progress', () => {
 });
 
 describe('reorganisations', () => {
-  it('a block already read that the node replaces stops the source, naming the last canonical block', async () => {
+  it('a block already read that the node replaces: the next step begins with a reorg to the last canonical block, then the canonical blocks', async () => {
     let clock = NOW;
     const s = createEvmSource({ chains: [EvmChainSchema.parse(chainConfig())], now: () => clock, progressIntervalMs: 0 });
     await drain(s);
     const canonical = Number(await node.rpc<string>('eth_blockNumber'));
+    const canonicalHash = (await node.pub.getBlock({ blockNumber: BigInt(canonical) })).hash;
     const snapshot = await node.rpc<string>('evm_snapshot');
     await at(T0 + 20 * MINUTE);
     await send(node, tok.usdc, ERC20(), 'transfer', [wethUsdc, 1n]);
@@ -525,13 +526,39 @@ describe('reorganisations', () => {
     await send(node, tok.usdc, ERC20(), 'transfer', [wethUsdc, 2n]);
     await at(T0 + 21 * MINUTE + 1);
     await send(node, wethUsdc, V2_PAIR.abi, 'sync');
+    const [r0, r1] = await read<[bigint, bigint, number]>(node, wethUsdc, V2_PAIR.abi, 'getReserves');
+    const syncBlock = await node.pub.getBlock({ blockNumber: BigInt(canonical + 2) });
+    clock += 1;
+    const after = await s.advance(clock);
+    expect(plain(after[0]!.events)).toEqual(
+      plain([
+        { kind: 'reorg', toBlock: canonical, toHash: canonicalHash },
+        { kind: 'block', number: canonical + 2, hash: syncBlock.hash, parentHash: syncBlock.parentHash, timestamp: T0 + 21 * MINUTE + 1 },
+        { kind: 'sync', key: { blockNumber: canonical + 2, txIndex: 0, logIndex: 0 }, timestamp: T0 + 21 * MINUTE + 1, pool: wethUsdc.toLowerCase(), reserve0: r0, reserve1: r1 },
+      ]),
+    );
+    expect(s.progress()[0]).toMatchObject({ reorgs: 1, lastReorgBlock: canonical });
+    await node.rpc('evm_revert', [snapshot]);
+  });
+
+  it('a fork older than every block hash kept stops the follower with ReorgDetectedError', async () => {
+    const snapshot = await node.rpc<string>('evm_snapshot');
+    const start = Number(await node.rpc<string>('eth_blockNumber')) + 1;
+    await at(T0 + 30 * MINUTE);
+    await send(node, wethUsdc, V2_PAIR.abi, 'sync');
+    let clock = NOW + 10;
+    const s = createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ startBlock: start }))], now: () => clock, progressIntervalMs: 0 });
+    await drain(s);
+    await node.rpc('evm_revert', [snapshot]);
+    await at(T0 + 31 * MINUTE);
+    await send(node, wethUsdc, V2_PAIR.abi, 'sync');
     clock += 1;
     const err = await s.advance(clock).then(
       () => null,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(ReorgDetectedError);
-    expect((err as ReorgDetectedError).changedBlock).toBe(canonical + 2);
-    expect((err as ReorgDetectedError).forkBlock).toBe(canonical);
+    expect((err as ReorgDetectedError).changedBlock).toBe(start);
+    await node.rpc('evm_revert', [snapshot]);
   });
 });

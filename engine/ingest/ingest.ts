@@ -2,12 +2,14 @@
  * Ingest: normalise, dedupe, persist, dispatch. Events at or before a chain's checkpoint are
  * dropped, so feeding the same events twice changes nothing. A batch is acknowledged once it and
  * the checkpoint it advances are committed to LMDB; only then is it handed to the chain's shard.
+ * A `reorg` event rolls the chain back first (rollback.ts), then the events after it are taken.
  */
 import { encodeBatch, batchRoot, type IdResolver } from '../events/codec.js';
 import { compareKeys, type ChainEvent, type ChainEventBatch, type NetworkInfo } from '../events/model.js';
 import { metaKeys, type Checkpoint, type PoolRecord, type Store, type TokenRecord } from '../store/store.js';
 import type { EngineViews } from '../state/views.js';
 import { Registry } from './registry.js';
+import { rollbackChain, type RollbackResult } from './rollback.js';
 
 /** A batch acknowledged by the log, for the shard that owns its chain. */
 export interface CommittedBatch {
@@ -17,9 +19,18 @@ export interface CommittedBatch {
   readonly bytes: Uint8Array;
 }
 
+export interface ApplyOptions {
+  /** false: rebuild the views only (a rollback), writing nothing to the store and feeding no stream. */
+  readonly persist?: boolean;
+}
+
 /** Applies committed batches, in order per chain, on the shards that own their chains. */
 export interface ShardDispatcher {
-  apply(batches: readonly CommittedBatch[]): Promise<unknown>;
+  apply(batches: readonly CommittedBatch[], options?: ApplyOptions): Promise<unknown>;
+  /** Writes what the shards still hold for the store (pending candles, transactions); resolves once on disk. */
+  flush?(): Promise<unknown>;
+  /** Zeroes the dynamic view state of these pools and tokens of `chain` (a rollback replays its log next). */
+  reset?(chain: number, pools: readonly number[], tokens: readonly number[]): Promise<unknown>;
 }
 
 export interface IngestResult {
@@ -36,6 +47,8 @@ export interface IngestResult {
 export const MAX_EVENTS_PER_BATCH = 4096;
 
 const START: Checkpoint = { block: -1, tx: -1, log: -1, blockEvent: -1, time: 0 };
+/** Hashes of a chain's newest blocks persisted with its checkpoint: where a follower resumes its reorg checks. */
+export const RECENT_BLOCKS_KEPT = 128;
 
 export class Ingest {
   readonly registry: Registry;
@@ -46,8 +59,15 @@ export class Ingest {
   private logHead = 0;
   /** Settles once the previous ingest call's batches were handed to the dispatcher. */
   private dispatchTail: Promise<unknown> = Promise.resolve();
+  /** Settles once every batch handed over so far was applied (or failed). */
+  private appliedTail: Promise<unknown> = Promise.resolve();
+  /** Per chain id: [number, hash] of the newest blocks ingested, oldest first. */
+  private readonly recent = new Map<string, [number, string][]>();
   droppedDuplicates = 0;
   droppedUnknownPool = 0;
+  /** Rollbacks done since start, and the last one's figures. */
+  rollbacks = 0;
+  lastRollback: RollbackResult | null = null;
 
   constructor(store: Store, views: EngineViews, dispatcher: ShardDispatcher, registry?: Registry) {
     this.store = store;
@@ -63,6 +83,40 @@ export class Ingest {
 
   checkpoint(chain: string): Checkpoint {
     return this.checkpoints.get(chain) ?? (this.store.meta.get(metaKeys.checkpoint(chain)) as Checkpoint | undefined) ?? START;
+  }
+
+  /** [number, hash] of the chain's newest blocks ingested, oldest first (at most RECENT_BLOCKS_KEPT). */
+  recentBlocks(chain: string): [number, string][] {
+    let r = this.recent.get(chain);
+    if (r === undefined) {
+      r = ((this.store.meta.get(metaKeys.recentBlocks(chain)) as [number, string][] | undefined) ?? []).slice();
+      this.recent.set(chain, r);
+    }
+    return r;
+  }
+
+  /** Sets the chain's position after a rollback (rollback.ts, with the store already rewritten). */
+  resetChain(chain: string, ck: Checkpoint, recent: [number, string][]): void {
+    this.checkpoints.set(chain, ck);
+    this.recent.set(chain, recent);
+  }
+
+  /** Resolves once every batch ingested so far is durable and applied by its shard. */
+  async settled(): Promise<void> {
+    await this.dispatchTail;
+    await this.appliedTail;
+  }
+
+  get dispatch(): ShardDispatcher {
+    return this.dispatcher;
+  }
+
+  get logStore(): Store {
+    return this.store;
+  }
+
+  get sharedViews(): EngineViews {
+    return this.views;
   }
 
   /** Registers the source's networks and DEXes (persisted at once). */
@@ -81,10 +135,44 @@ export class Ingest {
    * their commits may, which keeps the source busy while the disk syncs.
    */
   async ingest(batches: readonly ChainEventBatch[]): Promise<IngestResult> {
+    let reorgs = false;
+    for (const b of batches) for (const e of b.events) if (e.kind === 'reorg') reorgs = true;
+    if (!reorgs) return this.take(batches);
+    // Events before a reorg are taken (and settled), the chain is rolled back, then the rest is taken.
+    const results: IngestResult[] = [];
+    let pending: ChainEventBatch[] = [];
+    for (const b of batches) {
+      let run: ChainEvent[] = [];
+      for (const e of b.events) {
+        if (e.kind !== 'reorg') {
+          run.push(e);
+          continue;
+        }
+        if (run.length > 0) pending.push({ chain: b.chain, events: run });
+        run = [];
+        if (pending.length > 0) results.push(await this.take(pending));
+        pending = [];
+        this.lastRollback = await rollbackChain(this, b.chain, e.toBlock);
+        this.rollbacks++;
+      }
+      if (run.length > 0) pending.push({ chain: b.chain, events: run });
+    }
+    if (pending.length > 0) results.push(await this.take(pending));
+    return {
+      accepted: results.reduce((a, r) => a + r.accepted, 0),
+      dropped: results.reduce((a, r) => a + r.dropped, 0),
+      batches: results.reduce((a, r) => a + r.batches, 0),
+      committed: Promise.all(results.map((r) => r.committed)).then(() => undefined),
+      applied: Promise.all(results.map((r) => r.applied)).then(() => undefined),
+    };
+  }
+
+  private async take(batches: readonly ChainEventBatch[]): Promise<IngestResult> {
     const committed: CommittedBatch[] = [];
     const newPools: PoolRecord[] = [];
     const newTokens: TokenRecord[] = [];
     const checkpoints: [string, Checkpoint][] = [];
+    const recentWrites: [string, [number, string][]][] = [];
     let accepted = 0;
     let dropped = 0;
     for (const batch of batches) {
@@ -93,6 +181,7 @@ export class Ingest {
       const chain = net.index;
       let ck = this.checkpoint(batch.chain);
       const kept: ChainEvent[] = [];
+      let recent: [number, string][] | null = null;
       for (const e of batch.events) {
         if (e.kind === 'block') {
           if (e.number <= ck.blockEvent) {
@@ -102,12 +191,11 @@ export class Ingest {
           }
           ck = { ...ck, blockEvent: e.number, time: Math.max(ck.time, e.timestamp) };
           kept.push(e);
+          if (e.hash !== '') (recent ??= this.recentBlocks(batch.chain)).push([e.number, e.hash]);
           continue;
         }
-        if (e.kind === 'reorg') {
-          kept.push(e);
-          continue;
-        }
+        // Reorgs are split off by ingest() before events get here.
+        if (e.kind === 'reorg') continue;
         const pos = { blockNumber: ck.block, txIndex: ck.tx, logIndex: ck.log };
         if (compareKeys(e.key, pos) <= 0) {
           dropped++;
@@ -143,6 +231,10 @@ export class Ingest {
       }
       this.checkpoints.set(batch.chain, ck);
       checkpoints.push([batch.chain, ck]);
+      if (recent !== null) {
+        if (recent.length > RECENT_BLOCKS_KEPT) recent.splice(0, recent.length - RECENT_BLOCKS_KEPT);
+        recentWrites.push([batch.chain, recent.slice()]);
+      }
     }
     if (committed.length === 0) return { accepted, dropped, batches: 0, committed: Promise.resolve(), applied: Promise.resolve() };
 
@@ -153,6 +245,7 @@ export class Ingest {
         for (const p of newPools) this.store.pools.put(p.id, p);
         for (const c of committed) this.store.log.put(c.seq, c.bytes);
         for (const [chain, ck] of checkpoints) this.store.meta.put(metaKeys.checkpoint(chain), ck);
+        for (const [chain, r] of recentWrites) this.store.meta.put(metaKeys.recentBlocks(chain), r);
         this.store.meta.put(metaKeys.logHead, head);
       })
       .then(() => {
@@ -163,6 +256,7 @@ export class Ingest {
     const handedOver = Promise.all([this.dispatchTail, durable]).then(() => ({ done: this.dispatcher.apply(committed) }));
     this.dispatchTail = handedOver.catch(() => undefined);
     const applied = handedOver.then((h) => h.done).then(() => undefined);
+    this.appliedTail = Promise.all([this.appliedTail, applied]).catch(() => undefined);
     return { accepted, dropped, batches: committed.length, committed: durable, applied };
   }
 

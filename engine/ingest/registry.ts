@@ -194,6 +194,42 @@ export class Registry {
     return { pool, tokens };
   }
 
+  /**
+   * Takes pools and tokens out of every lookup after a rollback orphaned their creation. Their
+   * records stay at their ids (readers holding an id still find a record; poolExists says it is
+   * gone) and their ids are not handed out again by this process.
+   */
+  removePools(chain: number, pools: readonly number[], tokens: readonly number[]): void {
+    if (pools.length === 0 && tokens.length === 0) return;
+    const v = this.views;
+    const gone = new Set(pools);
+    const net = this.networks[chain]!;
+    for (const p of pools) {
+      const rec = this.pools[p];
+      if (!rec) continue;
+      v.poolExists[p] = 0;
+      this.poolIndex[chain]?.delete(rec.address);
+      this.poolCount--;
+    }
+    const kept = net.poolIds.filter((p) => !gone.has(p));
+    net.poolIds.length = 0;
+    net.poolIds.push(...kept);
+    for (const p of pools) {
+      const rec = this.pools[p];
+      if (!rec) continue;
+      for (const t of [rec.token0, rec.token1]) {
+        const list = this.tokenPools[t];
+        if (list) this.tokenPools[t] = list.filter((x) => !gone.has(x));
+      }
+    }
+    for (const t of tokens) {
+      const rec = this.tokens[t];
+      if (!rec) continue;
+      this.tokenIndex[chain]?.delete(rec.address);
+      this.tokenCount--;
+    }
+  }
+
   private addNetwork(rec: NetworkRecord): NetworkEntry {
     const entry: NetworkEntry = { ...rec, dexes: [], poolIds: [] };
     this.networks[rec.index] = entry;

@@ -1,10 +1,11 @@
-import type { CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
+import type { ApplyOptions, CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
 import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
 import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-index.js';
 import type { PoolRanker } from '../search/ranker.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
+import { resetState } from './reset.js';
 import { sweepChains } from './sweep.js';
 import { SwapFeed } from '../feed/swaps.js';
 
@@ -38,21 +39,32 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     return Promise.resolve(this.index.query(q));
   }
 
-  apply(batches: readonly CommittedBatch[]): Promise<ApplyStats> {
+  apply(batches: readonly CommittedBatch[], options?: ApplyOptions): Promise<ApplyStats> {
     const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
+    const persist = options?.persist !== false;
     this.index.beginTask();
     for (const { seq, bytes } of batches) {
-      this.lastSeq = seq;
-      this.sink?.beginBatch(seq);
-      const stats = this.writer.applyBatch(bytes);
-      this.sink?.commit(0, seq);
+      if (persist) {
+        this.lastSeq = seq;
+        this.sink?.beginBatch(seq);
+      }
+      const stats = this.writer.applyBatch(bytes, persist);
+      if (persist) this.sink?.commit(0, seq);
       total.events += stats.events;
       total.swaps += stats.swaps;
       total.skipped += stats.skipped;
     }
     const feed = this.writer.takeFeed();
-    if (feed !== null) this.swapFeed.publish(feed);
+    if (feed !== null && persist) this.swapFeed.publish(feed);
     return Promise.resolve(total);
+  }
+
+  /** Zeroes pools and tokens of a chain being rolled back. */
+  reset(_chain: number, pools: readonly number[], tokens: readonly number[]): Promise<void> {
+    this.index.beginTask();
+    resetState(this.views, pools, tokens);
+    for (const p of pools) this.index.markDirty(p);
+    return Promise.resolve();
   }
 
   sweep(chainCount: number): number {

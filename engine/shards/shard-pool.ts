@@ -5,7 +5,7 @@
  * shard's tasks are chained: a task is submitted once the one before it has settled.
  */
 import { Piscina } from 'piscina';
-import type { CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
+import type { ApplyOptions, CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
 import type { EngineBuffers } from '../state/views.js';
 import type { RankQuery, RankResult } from '../search/rank-index.js';
 import type { PoolRanker } from '../search/ranker.js';
@@ -66,14 +66,14 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
    * One task per shard carrying all of that shard's batches, in order. Each `bytes` must own its
    * whole buffer: it moves to the shard thread rather than being copied.
    */
-  async apply(batches: readonly CommittedBatch[]): Promise<ApplyStats> {
+  async apply(batches: readonly CommittedBatch[], options?: ApplyOptions): Promise<ApplyStats> {
     const perShard = this.pools.map(() => [] as CommittedBatch[]);
     for (const b of batches) perShard[this.shardOf(b.chain)]!.push(b);
     const now = this.now();
     const results = await Promise.all(
       perShard.map((items, shard) => {
         if (items.length === 0) return null;
-        const task: ApplyTask = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now, live: this.live };
+        const task: ApplyTask = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now, live: this.live, ...(options?.persist === false ? { persist: false } : {}) };
         return this.run<ApplyStats>(shard, task, 'apply', items.map((b) => b.bytes.buffer as ArrayBuffer)).then((r) => {
           if (r.feed !== undefined) this.swapFeed.publish(r.feed);
           return r;
@@ -102,6 +102,11 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   async sweep(chainCount: number): Promise<number> {
     const counts = await Promise.all(this.pools.map((_, s) => this.run<number>(s, { chains: this.chainsOf(s, chainCount), now: this.now() }, 'sweep')));
     return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /** Zeroes the given pools and tokens on the shard owning `chain`, after the tasks before it. */
+  async reset(chain: number, pools: readonly number[], tokens: readonly number[]): Promise<void> {
+    await this.run(this.shardOf(chain), { pools, tokens }, 'reset');
   }
 
   async flush(): Promise<void> {

@@ -9,6 +9,7 @@ import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-i
 import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { pruneTransactions } from './prune.js';
+import { resetState } from './reset.js';
 import { sweepChains } from './sweep.js';
 
 export interface ShardWorkerData {
@@ -27,6 +28,8 @@ export interface ApplyTask {
   readonly now: number;
   /** Live (caught up): candles leaving the rings are written at once rather than gathered. */
   readonly live: boolean;
+  /** false: a rollback's rebuild; views only, nothing stored or fed to streams. */
+  readonly persist?: boolean;
 }
 
 const TX_RETENTION_SECONDS = 7 * 86_400; // 7 days
@@ -52,7 +55,7 @@ export function apply(task: ApplyTask): ApplyStats {
   let persisted = 0;
   for (const { seq, bytes } of task.items) {
     // Batches at or below the stored watermark were persisted before a restart: rebuild state only.
-    const persist = sink !== null && seq > storedThrough;
+    const persist = sink !== null && seq > storedThrough && task.persist !== false;
     if (persist) sink.beginBatch(seq);
     const stats = writer.applyBatch(bytes, persist);
     if (persist) persisted = seq;
@@ -66,8 +69,15 @@ export function apply(task: ApplyTask): ApplyStats {
     lastPersisted = persisted;
   }
   const feed = writer.takeFeed();
-  if (feed !== null) total.feed = feed;
+  if (feed !== null && task.persist !== false) total.feed = feed;
   return total;
+}
+
+/** Zeroes pools and tokens of a chain being rolled back (its log is applied again next). */
+export function reset(task: { readonly pools: readonly number[]; readonly tokens: readonly number[] }): void {
+  index.beginTask();
+  resetState(views, task.pools, task.tokens);
+  for (const p of task.pools) index.markDirty(p);
 }
 
 let lastPruneMs = 0;

@@ -76,6 +76,13 @@ export class EngineViews {
   readonly counts: Int32Array;
   /** Per chain index: the chain's "now" in Unix seconds (latest block time, or wall time when live). */
   readonly chainClock: Float64Array;
+  /**
+   * Per chain index: rollbacks after reorganisations (writer: ingest). Invariant: chainReorgBlock[c] is
+   * written, and the rolled-back state is visible in every view, before Atomics.add bumps chainReorgs[c];
+   * a reader that sees the counter change reads the block rolled back to after it.
+   */
+  readonly chainReorgs: Int32Array;
+  readonly chainReorgBlock: Float64Array;
 
   // ---- static pool columns (writer: ingest, once per pool) ----
   /** 1 once id p is a registered pool (ids come in per-chain blocks, with gaps). */
@@ -169,6 +176,8 @@ export class EngineViews {
 
     this.counts = src.col('counts', Int32Array, 8);
     this.chainClock = f64('chainClock', capacity.chains);
+    this.chainReorgs = src.col('chainReorgs', Int32Array, capacity.chains);
+    this.chainReorgBlock = f64('chainReorgBlock', capacity.chains);
 
     this.poolExists = src.col('poolExists', Uint8Array, P);
     this.poolChain = src.col('poolChain', Uint16Array, P);

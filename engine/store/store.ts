@@ -2,7 +2,7 @@
  * The durable store: one LMDB environment, values packed with msgpackr (lmdb's default encoding).
  *
  *  log       batch sequence -> FlatBuffers EventBatch bytes; the source of truth the views are rebuilt from
- *  meta      string -> value: per-chain checkpoints, the log head, genesis time, shard watermarks
+ *  meta      string -> value: per-chain checkpoints and recent block hashes, the log head, genesis time, shard watermarks
  *  networks  chain index -> network record;  dexes  [chain index, dex id] -> DEX record
  *  pools     pool id -> pool record;  tokens  token id -> token record
  *  candles   [pool id, interval index, chunk start] -> sealed candles that left their shared-memory ring (candles.ts)
@@ -124,5 +124,7 @@ export const metaKeys = {
   logHead: 'log.head',
   genesis: 'sim.genesis',
   checkpoint: (chain: string) => `checkpoint.${chain}`,
+  /** [number, hash][] of the chain's newest blocks ingested, oldest first (written with the checkpoint). */
+  recentBlocks: (chain: string) => `blocks.${chain}`,
   shardWatermark: (shard: number) => `shard.${shard}.watermark`,
 } as const;

@@ -4,11 +4,15 @@
  * timestamp. Only blocks at least `confirmations` deep are read. A step reads factory logs first,
  * then the logs of every pool known by then, so a pool created and traded in one step loses nothing.
  *
- * Reorgs: the hash of the last block read is checked again before each step; if it changed, the
- * blocks read since the fork are no longer canonical and the follower stops with a ReorgDetectedError
- * naming the last block whose hash still matches (rolling back ingested effects is the engine's part).
+ * Reorgs: the follower keeps the hashes of recent blocks it read (those that carried events and the
+ * last block of each step; on resume, those ingest persisted). Before each step the hash of the last
+ * block read is checked again; if it changed, the kept hashes are walked back to the newest block the
+ * node still has, the fork point, and the step begins with a `reorg` event to that block followed by
+ * the canonical blocks after it (pools created after the fork are forgotten and found again). Rolling
+ * back the ingested effects is ingest's part. A fork older than every hash kept stops the follower
+ * with a ReorgDetectedError.
  */
-import { PoolProtocol, type ChainEvent, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
+import { PoolProtocol, type ChainEvent, type Reorg, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
 import { hexNumber, signed, topicAddress, TOPICS, word, wordAddress, type RpcLog } from './abi.js';
 import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
 import { createLogReader, MAX_FILTER_ADDRESSES, type LogReader } from './logs.js';
@@ -25,8 +29,8 @@ export class ReorgDetectedError extends Error {
   readonly forkBlock: number;
   /** First block whose hash changed. */
   readonly changedBlock: number;
-  constructor(chain: string, changedBlock: number, forkBlock: number) {
-    super(`${chain}: block ${changedBlock} was replaced (reorganisation deeper than the configured confirmations); the chain is canonical up to block ${forkBlock}`);
+  constructor(chain: string, changedBlock: number, forkBlock: number, kept: number) {
+    super(`${chain}: block ${changedBlock} was replaced and none of the ${kept} recent block hashes kept is canonical any more; the reorganisation is deeper than can be rolled back`);
     this.changedBlock = changedBlock;
     this.forkBlock = forkBlock;
   }
@@ -35,6 +39,8 @@ export class ReorgDetectedError extends Error {
 export interface KnownPool {
   readonly address: string;
   readonly protocol: PoolProtocol;
+  /** Block of the pool's creation event (forgotten when a reorganisation orphans it). */
+  readonly createdBlock?: number;
 }
 
 export interface ChainResume {
@@ -42,6 +48,8 @@ export interface ChainResume {
   readonly nextBlock: number;
   readonly pools: readonly KnownPool[];
   readonly tokens: readonly TokenInfo[];
+  /** Hashes of recent blocks already ingested, [number, hash], to check on the first step. */
+  readonly recentBlocks?: readonly (readonly [number, string])[];
 }
 
 export interface ChainProgress {
@@ -56,6 +64,11 @@ export interface ChainProgress {
   readonly rangeSplits: number;
   readonly rpcRetries: number;
   readonly rpcLastError: string;
+  /** Unix ms of the last request the node answered, 0 before the first. */
+  readonly rpcLastSuccessAt: number;
+  /** Reorganisations found (each emitted as a `reorg` event) and the block the last one rolled back to (-1: none). */
+  readonly reorgs: number;
+  readonly lastReorgBlock: number;
 }
 
 export interface ChainFollowerOptions {
@@ -82,8 +95,8 @@ interface StepResult {
   readonly time: number;
 }
 
-/** Block hashes kept to find the fork point of a reorganisation. */
-const RECENT_HASHES = 256;
+/** Block hashes kept to find the fork point of a reorganisation (well beyond any confirmation depth in use). */
+export const RECENT_HASHES = 256;
 /** Events a step aims for. */
 const STEP_EVENTS = 8_192;
 /** Headers asked for per JSON-RPC batch. */
@@ -148,6 +161,8 @@ export class ChainFollower {
   private readonly log: (line: string) => void;
   private readonly factories = new Map<string, EvmFactoryConfig>();
   private readonly pools = new Map<string, PoolProtocol>();
+  /** Creation block of each known pool (absent: created before anything a reorganisation can reach). */
+  private readonly poolBlocks = new Map<string, number>();
   private readonly tokens = new Map<string, TokenInfo>();
   private readonly recent = new Map<number, string>();
   /** Last block read and its hash: checked again before the next step. */
@@ -161,6 +176,8 @@ export class ChainFollower {
   private prefetched: Promise<StepResult> | null = null;
   private chainChecked = false;
   private events = 0;
+  private reorgs = 0;
+  private lastReorgBlock = -1;
   /** Pools' sqrtPriceX96 from `Initialize`, until their first swap (kept for pricing new pools). */
   readonly initialPrices = new Map<string, bigint>();
 
@@ -181,8 +198,16 @@ export class ChainFollower {
     for (const f of options.config.factories) this.factories.set(f.address.toLowerCase(), f);
     const firstBlock = Math.min(options.config.startBlock, ...options.config.factories.map((f) => f.startBlock ?? options.config.startBlock));
     this.nextBlock = Math.max(firstBlock, options.resume?.nextBlock ?? 0);
-    for (const p of options.resume?.pools ?? []) this.pools.set(p.address.toLowerCase(), p.protocol);
+    for (const p of options.resume?.pools ?? []) {
+      this.pools.set(p.address.toLowerCase(), p.protocol);
+      if (p.createdBlock !== undefined) this.poolBlocks.set(p.address.toLowerCase(), p.createdBlock);
+    }
     for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address.toLowerCase(), t);
+    // The newest block ingested before the restart is checked against the node on the first step.
+    const recent = [...(options.resume?.recentBlocks ?? [])].sort((a, b) => a[0] - b[0]);
+    for (const [n, h] of recent) this.remember(n, h);
+    const newest = recent[recent.length - 1];
+    if (newest) this.last = { number: newest[0], hash: newest[1] };
   }
 
   progress(): ChainProgress {
@@ -197,6 +222,9 @@ export class ChainFollower {
       rangeSplits: this.logs.splits,
       rpcRetries: this.rpc.stats.retries,
       rpcLastError: this.rpc.stats.lastError,
+      rpcLastSuccessAt: this.rpc.stats.lastSuccessAt,
+      reorgs: this.reorgs,
+      lastReorgBlock: this.lastReorgBlock,
     };
   }
 
@@ -240,13 +268,14 @@ export class ChainFollower {
     this.lastHeadPoll = this.now();
     const head = hexNumber(await this.rpc.request<string>('eth_blockNumber', []));
     this.safeBlock = head - this.config.confirmations;
-    await this.checkLastHash();
-    if (this.nextBlock > this.safeBlock) return { events: null, caughtUp: true, time: this.time };
+    const reorg = await this.checkLastHash();
+    if (this.nextBlock > this.safeBlock) return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
     const from = this.nextBlock;
     const to = Math.min(this.safeBlock, from + this.stepSize - 1);
     const read = await this.read(from, to);
     // The node changed its answer while the step was read: read it again next time.
-    if (read === null) return { events: null, caughtUp: false, time: this.time };
+    if (read === null) return { events: reorg ? [reorg] : null, caughtUp: false, time: this.time };
+    if (reorg) read.events.unshift(reorg);
     this.nextBlock = to + 1;
     // Steps sized for about STEP_EVENTS events: one commit amortised, and reading overlaps ingest.
     const blocks = to - from + 1;
@@ -254,10 +283,16 @@ export class ChainFollower {
     return { events: read.events, caughtUp: to >= this.safeBlock, time: read.time };
   }
 
-  private async checkLastHash(): Promise<void> {
-    if (!this.last) return;
+  /**
+   * Checks that the last block read is still canonical. When it is not, finds the fork point (the
+   * newest kept block whose hash the node still has), forgets everything read after it and returns
+   * the `reorg` event that tells ingest to roll back to it; the caller then reads on from the fork.
+   */
+  private async checkLastHash(): Promise<Reorg | null> {
+    if (!this.last) return null;
     const header = await this.rpc.request<BlockHeader | null>('eth_getBlockByNumber', [hex(this.last.number), false]);
-    if (header && header.hash === this.last.hash) return;
+    if (header && header.hash === this.last.hash) return null;
+    const changed = this.last.number;
     // Walk back over the hashes kept to the newest block that is still canonical.
     const numbers = [...this.recent.keys()].sort((a, b) => b - a);
     let fork = -1;
@@ -268,7 +303,21 @@ export class ChainFollower {
         break;
       }
     }
-    throw new ReorgDetectedError(this.config.id, this.last.number, fork);
+    if (fork < 0) throw new ReorgDetectedError(this.config.id, changed, fork, numbers.length);
+    const toHash = this.recent.get(fork)!;
+    for (const n of numbers) if (n > fork) this.recent.delete(n);
+    for (const [pool, block] of this.poolBlocks) {
+      if (block <= fork) continue;
+      this.poolBlocks.delete(pool);
+      this.pools.delete(pool);
+      this.initialPrices.delete(pool);
+    }
+    this.last = { number: fork, hash: toHash };
+    this.nextBlock = fork + 1;
+    this.reorgs++;
+    this.lastReorgBlock = fork;
+    this.log(`${this.config.id}: block ${changed} was replaced; rolling back to block ${fork} (${toHash}) and reading the canonical blocks after it`);
+    return { kind: 'reorg', toBlock: fork, toHash };
   }
 
   private async read(from: number, to: number): Promise<{ events: ChainEvent[]; time: number } | null> {
@@ -331,11 +380,10 @@ export class ChainFollower {
   }
 
   private remember(number: number, hash: string): void {
+    // Blocks are remembered in increasing order (a reorganisation first forgets those after the
+    // fork), so the map's first key is the oldest.
     this.recent.set(number, hash);
-    if (this.recent.size > RECENT_HASHES) {
-      const oldest = Math.min(...this.recent.keys());
-      this.recent.delete(oldest);
-    }
+    if (this.recent.size > RECENT_HASHES) this.recent.delete(this.recent.keys().next().value!);
   }
 
   private async headers(numbers: readonly number[]): Promise<Map<number, BlockHeader>> {
@@ -354,15 +402,15 @@ export class ChainFollower {
   /** Registers the pools created by these factory logs, reading their tokens' metadata; returns their creation data. */
   private async discoverPools(logs: readonly RpcLog[]): Promise<Map<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>> {
     const out = new Map<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>();
-    const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig }[] = [];
+    const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig; block: number }[] = [];
     for (const l of logs) {
       const factory = this.factories.get(l.address.toLowerCase());
       if (!factory || l.removed) continue;
       if (hexNumber(l.blockNumber) < (factory.startBlock ?? 0)) continue;
       if (factory.protocol === 'uniswap_v2' && l.topics[0] === TOPICS.pairCreated) {
-        found.push({ pool: wordAddress(l.data, 0), t0: topicAddress(l.topics[1]!), t1: topicAddress(l.topics[2]!), feePpm: factory.feePpm, factory });
+        found.push({ pool: wordAddress(l.data, 0), t0: topicAddress(l.topics[1]!), t1: topicAddress(l.topics[2]!), feePpm: factory.feePpm, factory, block: hexNumber(l.blockNumber) });
       } else if (factory.protocol === 'uniswap_v3' && l.topics[0] === TOPICS.poolCreated) {
-        found.push({ pool: wordAddress(l.data, 1), t0: topicAddress(l.topics[1]!), t1: topicAddress(l.topics[2]!), feePpm: Number(BigInt(l.topics[3]!)), factory });
+        found.push({ pool: wordAddress(l.data, 1), t0: topicAddress(l.topics[1]!), t1: topicAddress(l.topics[2]!), feePpm: Number(BigInt(l.topics[3]!)), factory, block: hexNumber(l.blockNumber) });
       }
     }
     const missing = [...new Set(found.flatMap((f) => [f.t0, f.t1]))].filter((t) => !this.tokens.has(t));
@@ -371,6 +419,7 @@ export class ChainFollower {
     for (const f of found) {
       out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory });
       this.pools.set(f.pool, f.factory.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct);
+      if (!this.poolBlocks.has(f.pool)) this.poolBlocks.set(f.pool, f.block);
     }
     return out;
   }

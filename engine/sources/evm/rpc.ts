@@ -41,6 +41,8 @@ export interface RpcStats {
   /** Unix ms of the last failed attempt, 0 if none. */
   lastFailureAt: number;
   lastError: string;
+  /** Unix ms of the last request answered (an answer with a JSON-RPC error counts: the node is up). */
+  lastSuccessAt: number;
 }
 
 export interface RpcClient {
@@ -75,7 +77,7 @@ export function createRpcClient(options: RpcOptions): RpcClient {
   const random = options.random ?? Math.random;
   const base = options.baseBackoffMs ?? DEFAULT_BASE_BACKOFF_MS;
   const cap = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
-  const stats: RpcStats = { requests: 0, retries: 0, failures: 0, lastFailureAt: 0, lastError: '' };
+  const stats: RpcStats = { requests: 0, retries: 0, failures: 0, lastFailureAt: 0, lastError: '', lastSuccessAt: 0 };
   let urlIndex = 0;
   let nextId = 1;
 
@@ -93,6 +95,7 @@ export function createRpcClient(options: RpcOptions): RpcClient {
     }
     try {
       const text = await res.text();
+      if (res.status < 500 && res.status !== 429) stats.lastSuccessAt = Date.now();
       if (res.status === 429 || res.status >= 500) throw new RpcError(`${label}: HTTP ${res.status}`, res.status, true);
       if (res.status === 413 && label === 'eth_getLogs') throw new RangeTooLargeError(`${label}: HTTP 413`, 413, false);
       try {

@@ -42,14 +42,16 @@ export function resumeFromStore(store: Store, chain: string): ChainResume | unde
   if (index < 0) return undefined;
   const ck = store.meta.get(metaKeys.checkpoint(chain)) as Checkpoint | undefined;
   const pools: KnownPool[] = [];
-  for (const { value } of store.pools.getRange()) if (value.chain === index) pools.push({ address: value.address, protocol: value.protocol as KnownPool['protocol'] });
+  for (const { value } of store.pools.getRange())
+    if (value.chain === index) pools.push({ address: value.address, protocol: value.protocol as KnownPool['protocol'], createdBlock: value.createdBlock });
   const tokens: TokenInfo[] = [];
   for (const { value } of store.tokens.getRange())
     if (value.chain === index)
       tokens.push({ address: value.address, name: value.name, symbol: value.symbol, decimals: value.decimals, totalSupply: BigInt(value.totalSupply), role: value.role as TokenInfo['role'] });
   // Every event of blocks up to the checkpoint's block is committed (a step is committed in one transaction).
   const nextBlock = ck ? Math.max(ck.block, ck.blockEvent) + 1 : 0;
-  return { nextBlock, pools, tokens };
+  const recentBlocks = (store.meta.get(metaKeys.recentBlocks(chain)) as [number, string][] | undefined) ?? [];
+  return { nextBlock, pools, tokens, recentBlocks };
 }
 
 export function createEvmSource(options: EvmSourceOptions): EvmSource {
