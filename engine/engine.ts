@@ -36,6 +36,13 @@ export interface EngineStatus {
   readonly replayedBatches: number;
 }
 
+export interface EngineHealth {
+  /** `degraded` while some chain's node is down. */
+  readonly status: 'ok' | 'degraded';
+  readonly phase: EngineStatus['phase'];
+  readonly chains: readonly object[];
+}
+
 export interface Engine {
   /** Rejects if the ingest loop fails (the service should exit). */
   readonly failed: Promise<never>;
@@ -45,6 +52,8 @@ export interface Engine {
   readonly ingest: Ingest;
   readonly shards: ShardPool;
   status(): EngineStatus;
+  /** What /health details: the engine's phase and, for sources that read a node, each chain's state. */
+  health(): EngineHealth;
   /** Resolves once the source has caught up with the wall clock. */
   readonly caughtUp: Promise<void>;
   stop(): Promise<void>;
@@ -95,6 +104,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const chainCount = () => ingest.registry.networks.length;
   let lastSweep = 0;
 
+  let rollbacksLogged = 0;
   const run = async () => {
     const inFlight: Promise<void>[] = [];
     let step = options.catchUpStepSeconds ?? DEFAULT_CATCH_UP_STEP_SECONDS;
@@ -110,6 +120,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       const batches = await source.advance(target);
       const result = await ingest.ingest(batches);
       eventsIngested += result.accepted;
+      if (ingest.rollbacks !== rollbacksLogged && ingest.lastRollback) {
+        rollbacksLogged = ingest.rollbacks;
+        const r = ingest.lastRollback;
+        log(
+          `${r.chain}: rolled back to block ${r.toBlock}: ${r.eventsOrphaned} orphaned events in ${r.batchesRewritten} log batches, ${r.poolsRemoved} pools and ${r.transactionsRemoved} stored transactions removed; ` +
+            `views rebuilt from ${r.eventsReplayed} events in ${r.batchesReplayed} batches; ${r.totalMs.toFixed(0)} ms (settle ${r.settleMs.toFixed(0)}, commit ${r.commitMs.toFixed(0)}, rebuild ${r.rebuildMs.toFixed(0)})`,
+        );
+      }
       // Steps sized for about STEP_EVENTS events: big enough to amortise a commit, small enough to stay responsive.
       if (!live && target > from) step = Math.min(MAX_STEP_SECONDS, Math.max(MIN_STEP_SECONDS, ((target - from) * STEP_EVENTS) / Math.max(1, result.accepted)));
       const clockTarget = target;
@@ -166,6 +184,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     caughtUp,
     failed,
     status: () => ({ phase, logHead: ingest.head, sourceTime: source.time, eventsIngested, replayedBatches }),
+    health() {
+      const chains = source.health?.() ?? [];
+      const down = chains.some((c) => (c as { state?: string }).state === 'node_down');
+      return { status: down ? 'degraded' : 'ok', phase, chains };
+    },
     async stop() {
       stopping = true;
       wake?.();

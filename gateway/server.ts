@@ -82,6 +82,8 @@ export interface GatewayOptions {
   port: number;
   /** Keys, plans, host roles and metering; without it every caller is keyless and unlimited. */
   access?: AccessOptions;
+  /** Detail of /health (engine phase, each chain's node state); `{"status":"ok"}` without it. */
+  health?: () => object;
 }
 
 export interface Gateway {
@@ -265,7 +267,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   /** Fills `a`; returns a promise when the answer waits on the shard threads. */
   function answer(role: RestRole, f: RequestFacts, a: Answer): void | Promise<void> {
     if (f.path === '/health') {
-      a.body = HEALTH_BODY;
+      a.body = options.health ? Buffer.from(JSON.stringify(options.health())) : HEALTH_BODY;
       return;
     }
     if (access === undefined || keys === null || meter === null) {

@@ -20,6 +20,8 @@ const USAGE = `usage: dexdata <command> [flags]
 commands:
   serve    run the service: simulator or chain ingest, engine shards and the HTTP gateway (default)
   keys     accounts and API keys: create, show, list, regenerate, revoke, credits (dexdata keys help)
+  status   a running service's health: engine phase and, per chain, node state, last error, blocks behind
+           (--host, --port of its REST host; exit code 1 while a node is down, 2 when the service does not answer)
   feedback feedback sent with the agent tool submitFeedback: list, count (dexdata feedback help)
   help     show this text
 
@@ -66,6 +68,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
     {
       host: config.gateway.host,
       port: ports.freeRest,
+      health: () => engine.health(),
       access: {
         plans: config.plans,
         freeRestHosts: config.listeners.freeRest.hosts,
@@ -96,6 +99,45 @@ async function serve(flags: Record<string, string>): Promise<void> {
   engine.failed.catch(() => void shutdown(1));
 }
 
+interface ChainHealthLine {
+  chain: string;
+  state: string;
+  node_down_since: string | null;
+  last_error: string | null;
+  last_success_at: string | null;
+  head_block: number | null;
+  next_block: number;
+  blocks_behind: number | null;
+  reorgs: number;
+  last_reorg_block: number | null;
+  rpc_retries: number;
+}
+
+/** `dexdata status`: prints the /health detail of a running service, one line per chain. */
+async function status(args: readonly string[]): Promise<number> {
+  const { values } = parseArgs({ args: [...args], options: { host: { type: 'string' }, port: { type: 'string' } }, strict: true });
+  const url = `http://${values.host ?? '127.0.0.1'}:${values.port ?? '8080'}/health`;
+  let body: { status?: string; phase?: string; chains?: ChainHealthLine[] };
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+    body = (await res.json()) as typeof body;
+  } catch (err) {
+    process.stderr.write(`no answer from ${url}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+  process.stdout.write(`service: ${body.status ?? 'unknown'}${body.phase ? `, engine ${body.phase}` : ''}\n`);
+  for (const c of body.chains ?? []) {
+    const parts = [`${c.chain}: ${c.state}`];
+    if (c.node_down_since) parts.push(`node down since ${c.node_down_since}`);
+    parts.push(`head ${c.head_block ?? 'unknown'}`, `next block ${c.next_block}`, `${c.blocks_behind ?? 'unknown'} blocks behind`);
+    parts.push(`last answer ${c.last_success_at ?? 'never'}`, `${c.rpc_retries} RPC retries`);
+    parts.push(`${c.reorgs} reorgs${c.last_reorg_block !== null ? ` (last back to block ${c.last_reorg_block})` : ''}`);
+    if (c.last_error) parts.push(`last error: ${c.last_error}`);
+    process.stdout.write(`${parts.join(', ')}\n`);
+  }
+  return body.status === 'ok' ? 0 : 1;
+}
+
 async function main(): Promise<void> {
   // `keys` and `feedback` take their own flags, so they are dispatched before the serve flags are parsed.
   if (process.argv[2] === 'keys') {
@@ -105,6 +147,10 @@ async function main(): Promise<void> {
       return;
     }
     process.exitCode = await keysCommand(rest);
+    return;
+  }
+  if (process.argv[2] === 'status') {
+    process.exitCode = await status(process.argv.slice(3));
     return;
   }
   if (process.argv[2] === 'feedback') {

@@ -18,5 +18,7 @@ export interface Source {
   advance(until: number): Promise<ChainEventBatch[]> | ChainEventBatch[];
   /** Time up to which events have been produced (Unix seconds). */
   readonly time: number;
+  /** Per chain ingest health (sources reading a remote node); shown by /health. */
+  health?(): readonly object[];
   close?(): Promise<void>;
 }

@@ -28,6 +28,25 @@ export interface EvmSource extends Source {
   readonly followers: readonly ChainFollower[];
   /** Per chain: position, rates and RPC health (`nodeDownSince`: Unix ms, null while the node answers). */
   progress(): (ChainProgress & { readonly nodeDownSince: number | null })[];
+  health(): SourceHealth[];
+}
+
+/** One chain's ingest health as /health and `dexdata status` show it. */
+export interface SourceHealth {
+  readonly chain: string;
+  /** `node_down`: the node has not answered through the client's retries; ingestion resumes when it does. */
+  readonly state: 'backfilling' | 'live' | 'node_down';
+  readonly node_down_since: string | null;
+  readonly last_error: string | null;
+  /** Last time (ISO 8601) the node answered a request. */
+  readonly last_success_at: string | null;
+  /** Head block seen at the last successful poll, and confirmed blocks not yet ingested. */
+  readonly head_block: number | null;
+  readonly next_block: number;
+  readonly blocks_behind: number | null;
+  readonly reorgs: number;
+  readonly last_reorg_block: number | null;
+  readonly rpc_retries: number;
 }
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 5_000; // 5 s
@@ -104,6 +123,25 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
     networks,
     followers,
     progress: () => followers.map((f, i) => ({ ...f.progress(), nodeDownSince: down[i] ?? null })),
+    health: () =>
+      followers.map((f, i): SourceHealth => {
+        const p = f.progress();
+        const iso = (ms: number) => new Date(ms).toISOString();
+        const known = p.safeBlock >= 0;
+        return {
+          chain: p.chain,
+          state: down[i] !== null ? 'node_down' : p.caughtUp ? 'live' : 'backfilling',
+          node_down_since: down[i] !== null ? iso(down[i]!) : null,
+          last_error: p.rpcLastError === '' ? null : p.rpcLastError,
+          last_success_at: p.rpcLastSuccessAt > 0 ? iso(p.rpcLastSuccessAt) : null,
+          head_block: known ? p.safeBlock + f.config.confirmations : null,
+          next_block: p.nextBlock,
+          blocks_behind: known ? Math.max(0, p.safeBlock + 1 - p.nextBlock) : null,
+          reorgs: p.reorgs,
+          last_reorg_block: p.lastReorgBlock >= 0 ? p.lastReorgBlock : null,
+          rpc_retries: p.rpcRetries,
+        };
+      }),
     pricingAnchors(chain) {
       const c = options.chains.find((x) => x.id === chain);
       if (!c) throw new Error(`unknown network ${chain}`);
