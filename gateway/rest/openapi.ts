@@ -8,6 +8,7 @@ import { ERROR_CODES } from '../errors.js';
 import { dexListQuery, globalPoolSearchQuery, multiPricesQuery, poolDetailsQuery, poolOhlcvQuery, poolSearchQuery } from './schemas.js';
 import { indicatorsQuery, poolTransactionsQuery, tokenOhlcvQuery } from './schemas-history.js';
 import { globalSearchQuery, globalTokenSearchQuery, tokenSearchQuery } from './schemas-search.js';
+import { eventPayloads, STREAM_OPERATIONS } from '../streams/schemas.js';
 
 interface Operation {
   readonly path: string;
@@ -122,6 +123,60 @@ const ERROR_BODY = {
   },
 };
 
+const STREAM_ERRORS: readonly ErrorCode[] = ['invalid_parameter', 'invalid_api_key', 'credits_exhausted', 'wrong_host', 'plan_required', 'preview_only', 'rate_limited'];
+
+/** The stream hosts: port 8082 for keyless callers and free keys, 8083 for paid keys (by default). */
+const STREAM_SERVERS = [
+  {
+    url: 'http://{host}:{port}',
+    description: 'A stream host: 8082 for keyless callers and free keys, 8083 for dev, pro and enterprise keys (defaults).',
+    variables: { host: { default: '127.0.0.1' }, port: { default: '8082', enum: ['8082', '8083'] } },
+  },
+];
+
+/**
+ * The SSE operations: each 200 answer is a `text/event-stream` whose frames are described one by
+ * one (event name, `id` and `request_id` lines on data events, the JSON `data` payload).
+ */
+function streamPaths(paths: Record<string, Record<string, unknown>>, schemas: Record<string, unknown>): void {
+  for (const [name, schema] of Object.entries(eventPayloads)) schemas[`StreamEvent_${name}`] = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' });
+  for (const op of STREAM_OPERATIONS) {
+    const frames = Object.entries(op.events).map(([event, payload]) => {
+      const data = event === 'ping' || event === 'warning' || event === 'error';
+      return {
+        type: 'object',
+        description: data ? `\`${event}\` (no id, no request_id)` : `data event \`${event}\``,
+        required: data ? ['event', 'data'] : ['id', 'event', 'request_id', 'data'],
+        properties: {
+          ...(data ? {} : { id: { type: 'string', description: 'Event id (for Last-Event-ID).' } }),
+          event: { const: event },
+          ...(data ? {} : { request_id: { type: 'string', description: "The subscription's request_id." } }),
+          data: { $ref: `#/components/schemas/StreamEvent_${payload}` },
+        },
+      };
+    });
+    const responses: Record<string, unknown> = {
+      '200': { description: `Server-sent events (${Object.keys(op.events).join(', ')}).`, content: { 'text/event-stream': { schema: { oneOf: frames } } } },
+    };
+    for (const code of STREAM_ERRORS) {
+      responses[String(ERROR_CODES[code].status)] ??= { description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    }
+    const operation: Record<string, unknown> = {
+      operationId: op.operationId,
+      summary: op.summary,
+      description: `Plans: ${op.plans}. Send the key as the whole Authorization header value.`,
+      parameters: [
+        ...queryParameters(op.query),
+        { name: 'Last-Event-ID', in: 'header', required: false, description: 'Resume after this event id.', schema: { type: 'string' } },
+      ],
+      responses,
+    };
+    if (op.body !== undefined) operation['requestBody'] = { required: true, content: { 'application/json': { schema: z.toJSONSchema(op.body, { io: 'input', unrepresentable: 'any' }) } } };
+    const item = (paths[op.path] ??= { servers: STREAM_SERVERS });
+    item[op.method] = operation;
+  }
+}
+
 export function openApiDocument(version: string): unknown {
   const paths: Record<string, unknown> = {};
   for (const r of ROUTES) {
@@ -138,10 +193,12 @@ export function openApiDocument(version: string): unknown {
     }
     paths[r.path] = { get: { operationId: r.operationId, summary: r.summary, parameters: [...pathParams, ...(r.query ? queryParameters(r.query) : [])], responses } };
   }
+  const schemas: Record<string, unknown> = { Error: ERROR_BODY };
+  streamPaths(paths as Record<string, Record<string, unknown>>, schemas);
   return {
     openapi: '3.1.0',
-    info: { title: 'dexdata', version, description: 'Read-only DEX market data: networks, DEXes, pools, tokens, prices and candles.' },
+    info: { title: 'dexdata', version, description: 'DEX market data: networks, DEXes, pools, tokens, prices and candles, and live streams (SSE) on the stream hosts.' },
     paths,
-    components: { schemas: { Error: ERROR_BODY } },
+    components: { schemas },
   };
 }
