@@ -113,6 +113,11 @@ const StreamsConfig = z
      * wrapped native token and the stablecoins of every network.
      */
     showcase: z.array(z.string().regex(/^[a-z0-9_-]+:\S+$/, 'must be <network>:<token address>')).optional(),
+    /**
+     * uWS threads serving the stream hosts, sharing their ports and counters; 0 = on the main thread
+     * with the REST hosts. Absent: what the cores leave (defaultStreamThreads).
+     */
+    threads: z.number().int().min(0).max(64).optional(),
   })
   .strict();
 
@@ -160,6 +165,7 @@ const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; 
   { flag: 'agent-port', env: 'DEXDATA_AGENT_PORT', path: ['listeners', 'agent', 'port'], type: 'number' },
   { flag: 'stream-port', env: 'DEXDATA_STREAM_PORT', path: ['listeners', 'freeStream', 'port'], type: 'number' },
   { flag: 'paid-stream-port', env: 'DEXDATA_PAID_STREAM_PORT', path: ['listeners', 'paidStream', 'port'], type: 'number' },
+  { flag: 'stream-threads', env: 'DEXDATA_STREAM_THREADS', path: ['streams', 'threads'], type: 'number' },
   { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number' },
   { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number' },
   { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number' },
@@ -222,6 +228,14 @@ export function engineCapacity(config: Config): { pools: number; tokens: number;
   const pools = config.capacity.pools ?? Math.max(65_536, Math.ceil(config.simulator.pools * 1.25) + growth);
   const tokens = config.capacity.tokens ?? pools;
   return { pools, tokens, chains: config.capacity.chains };
+}
+
+/**
+ * Stream threads when the configuration names none: the cores left once the main thread and the
+ * shard threads have one each (none on 2 cores: the streams then share the main thread), at most 8.
+ */
+export function defaultStreamThreads(cores: number, shards: number): number {
+  return Math.max(0, Math.min(8, cores - 1 - shards));
 }
 
 /** Port of each host role: the configured one, else gateway.port plus the role's offset (0 = any free port). */

@@ -6,8 +6,9 @@
  *   dexdata feedback list   feedback sent through the agent protocol (scripts/feedback.ts)
  *   dexdata help
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { CONFIG_FLAGS, ConfigError, engineCapacity, listenerPorts, loadConfig } from '../engine/config.js';
+import { CONFIG_FLAGS, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
@@ -34,6 +35,8 @@ flags (each also as an environment variable DEXDATA_<NAME>, over the config file
   --agent-port N           agent host port: /api subset and MCP (default port + 4)
   --stream-port N          free stream host port: SSE for keyless callers and free keys (default port + 2)
   --paid-stream-port N     paid stream host port: SSE for dev, pro and enterprise keys (default port + 3)
+  --stream-threads N       uWS threads serving the stream ports, sharing ports and counters (0 = main thread;
+                           default: cores - 1 - shards, at least 0, at most 8)
   --shards N               engine shard threads (default 2)
   --source NAME            simulator (default) or evm: the EVM chains of the config file's "chains" (see README)
   --seed N                 simulator seed (default 42)
@@ -77,13 +80,17 @@ async function serve(flags: Record<string, string>): Promise<void> {
         freeStream: { port: ports.freeStream, hosts: config.listeners.freeStream.hosts },
         paidStream: { port: ports.paidStream, hosts: config.listeners.paidStream.hosts },
         ...(config.streams.showcase !== undefined ? { showcase: config.streams.showcase } : {}),
+        streamThreads: config.streams.threads ?? defaultStreamThreads(availableParallelism(), config.shards),
       },
     },
   );
   log(`REST listening on http://${config.gateway.host}:${gateway.port}`);
   log(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
   log(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
-  log(`streams listening on http://${config.gateway.host}:${gateway.ports.freeStream} (free) and http://${config.gateway.host}:${gateway.ports.paidStream} (paid)`);
+  const streamThreads = gateway.streamThreads?.threads ?? 0;
+  log(
+    `streams listening on http://${config.gateway.host}:${gateway.ports.freeStream} (free) and http://${config.gateway.host}:${gateway.ports.paidStream} (paid), ${streamThreads === 0 ? 'on the main thread' : `${streamThreads} stream thread${streamThreads > 1 ? 's' : ''}`}`,
+  );
 
   let stopping = false;
   const shutdown = async (code: number) => {
