@@ -3,15 +3,19 @@
  * contract that swaps many times per transaction), read (1) as raw `eth_getLogs` pages alone, the
  * ceiling, and (2) by the whole pipeline: the EVM source, ingest with LMDB commits and two shard
  * threads (the engine as `dexdata serve --source evm` runs it). Prints events/s of both and the ratio.
+ * Then (3) the cost of a reorganisation on that chain: the newest blocks are replaced (evm_snapshot /
+ * evm_revert) under the live engine and the rollback's phases are printed.
  *
  *   npm run build && node dist/bench/evm-backfill.js [--swaps N] [--batch-blocks N]
  *
- * Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
+ * A section of `npm run bench` (bench/run.ts). Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { RollbackResult } from '../engine/ingest/rollback.js';
 import { startEngine } from '../engine/engine.js';
 import { TOPICS } from '../engine/sources/evm/abi.js';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
@@ -20,18 +24,36 @@ import { createRpcClient } from '../engine/sources/evm/rpc.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { deploy, deployV2Market, fixtures, mineAt, send, startAnvil } from '../test/support/evm.js';
 
-const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' } } });
-const SWAPS = Number(values.swaps ?? 20_000);
-const PER_TX = Number(values['per-tx'] ?? 200);
-const BATCH_BLOCKS = Number(values['batch-blocks'] ?? 10);
+export interface EvmBackfillOptions {
+  readonly swaps?: number;
+  readonly perTx?: number;
+  readonly batchBlocks?: number;
+  readonly print?: (line: string) => void;
+}
+
+export interface EvmBackfillResult {
+  readonly swaps: number;
+  readonly logs: number;
+  /** Raw eth_getLogs logs/s, one page in flight and four. */
+  readonly rawOne: number;
+  readonly rawFour: number;
+  readonly events: number;
+  readonly seconds: number;
+  readonly eventsPerSecond: number;
+  /** Pipeline rate over the raw ceilings (0..1). */
+  readonly ratioOne: number;
+  readonly ratioFour: number;
+  readonly rollback: RollbackResult | null;
+}
+
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 
-function print(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-async function main(): Promise<void> {
+export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promise<EvmBackfillResult> {
+  const SWAPS = options.swaps ?? 20_000;
+  const PER_TX = options.perTx ?? 200;
+  const BATCH_BLOCKS = options.batchBlocks ?? 10;
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = Math.floor(Date.now() / 1000);
   const t0 = now - 86_400;
   const node = await startAnvil({ timestamp: t0, gasLimit: 100_000_000 });
@@ -64,6 +86,7 @@ async function main(): Promise<void> {
     // time, and four in flight as the source reads them.
     const rpc = createRpcClient({ urls: [node.url], timeoutMs: 60_000, maxRetries: 0 });
     const rawRates: number[] = [];
+    let rawLogs = 0;
     let started = 0;
     for (const concurrency of [1, 4]) {
       const reader = createLogReader(rpc, BATCH_BLOCKS, concurrency);
@@ -71,6 +94,7 @@ async function main(): Promise<void> {
       const logs = await reader.read(market.factoryBlock, head, { address: [pair], topics0: [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn] });
       const rawSeconds = (performance.now() - started) / 1000;
       rawRates.push(logs.length / rawSeconds);
+      rawLogs = logs.length;
       print(`raw eth_getLogs, ${concurrency} in flight: ${logs.length} logs in ${rawSeconds.toFixed(2)} s = ${Math.round(logs.length / rawSeconds)} logs/s (pages of ${BATCH_BLOCKS} blocks)`);
     }
 
@@ -114,10 +138,32 @@ async function main(): Promise<void> {
       const seconds = (performance.now() - started) / 1000;
       print(`engine start (store, shard threads): ${((opened - started) / 1000).toFixed(2)} s; backfill after it: ${((performance.now() - opened) / 1000).toFixed(2)} s, of which waiting for the source ${(sourceMs / 1000).toFixed(2)} s`);
       const events = engine.status().eventsIngested;
-      await engine.stop();
       const rate = events / seconds;
       print(`pipeline backfill: ${events} events (block, pool, sync, swap, mint) in ${seconds.toFixed(2)} s = ${Math.round(rate)} events/s`);
       print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawRates[0]!).toFixed(0)} % of one page at a time, ${((100 * rate) / rawRates[1]!).toFixed(0)} % of four in flight (target at least 50 %)`);
+
+      // (3) A reorganisation of the newest blocks under the live engine: 200 swaps ingested, then
+      // replaced by 100 others; the engine rolls the chain back and rebuilds its views from the log.
+      const fork = Number(await node.rpc<string>('eth_blockNumber'));
+      const snapshot = await node.rpc<string>('evm_snapshot');
+      const ingested = engine.status().eventsIngested;
+      await mineAt(node, (t += 12));
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 200n, in0, in1], 16_000_000n);
+      const deadline = Date.now() + 60_000;
+      while (engine.status().eventsIngested < ingested + 400 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await node.rpc('evm_revert', [snapshot]);
+      await mineAt(node, (t += 13));
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 100n, in0, in1], 16_000_000n);
+      while (engine.ingest.rollbacks === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const rb = engine.ingest.lastRollback;
+      await engine.stop();
+      if (rb === null || rb.toBlock !== fork) throw new Error(`no rollback to block ${fork} within 60 s (${JSON.stringify(rb)})`);
+      print(
+        `rollback of ${rb.eventsOrphaned} orphaned events on a chain of ${rb.eventsReplayed} events (${rb.batchesReplayed} log batches): ${rb.totalMs.toFixed(0)} ms = ` +
+          `settle ${rb.settleMs.toFixed(0)} ms + one LMDB transaction ${rb.commitMs.toFixed(0)} ms + views rebuilt from the log ${rb.rebuildMs.toFixed(0)} ms ` +
+          `(${Math.round(rb.eventsReplayed / Math.max(rb.rebuildMs / 1000, 1e-6))} events/s)`,
+      );
+      return { swaps: SWAPS, logs: rawLogs, rawOne: rawRates[0]!, rawFour: rawRates[1]!, events, seconds, eventsPerSecond: rate, ratioOne: rate / rawRates[0]!, ratioFour: rate / rawRates[1]!, rollback: rb };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -126,7 +172,14 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' } } });
+  benchEvmBackfill({
+    ...(values.swaps !== undefined ? { swaps: Number(values.swaps) } : {}),
+    ...(values['per-tx'] !== undefined ? { perTx: Number(values['per-tx']) } : {}),
+    ...(values['batch-blocks'] !== undefined ? { batchBlocks: Number(values['batch-blocks']) } : {}),
+  }).catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}

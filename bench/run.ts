@@ -7,7 +7,9 @@
  *     server on core 0 and load generator on core 1, measured back to back;
  *  4. pool search with two filters and an ordering over 1,000,000 pools (bench/search.ts);
  *  5. SSE streams: concurrent streams one process holds, memory per stream, events/s delivered to
- *     10,000 streams and creation-to-client latency (bench/streams.ts).
+ *     10,000 streams and creation-to-client latency (bench/streams.ts);
+ *  6. EVM backfill from a local anvil node holding 20,000 Uniswap v2 swaps, as a ratio to the raw
+ *     eth_getLogs ceiling measured beside it, and the cost of a reorganisation's rollback (bench/evm-backfill.ts).
  *
  * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load.
  */
@@ -20,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchStreams } from './streams.js';
+import { benchEvmBackfill } from './evm-backfill.js';
 import { hasTaskset, hasWrk, runLoad, runWrk, type LoadOptions, type LoadResult } from './load.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
@@ -208,10 +211,14 @@ async function main(): Promise<void> {
     print('| stream figure | value |');
     print('|---|---|');
     const streams = await benchStreams({ quick, pinning, serverCore: SERVER_CORE, loadCore: LOAD_CORE, print });
+    // 6. EVM backfill against its raw eth_getLogs ceiling, and a rollback on that chain.
+    print('');
+    print('EVM backfill from a local anvil node:');
+    const evm = await benchEvmBackfill({ swaps: 20_000, print });
     mkdirSync(OUT_DIR, { recursive: true });
     writeFileSync(
       join(OUT_DIR, 'results.json'),
-      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, restart, search, streams }, null, 2),
+      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, restart, search, streams, evm }, null, 2),
     );
   } finally {
     for (const child of [service, again]) {
