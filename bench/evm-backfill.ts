@@ -6,7 +6,7 @@
  * Then (3) the cost of a reorganisation on that chain: the newest blocks are replaced (evm_snapshot /
  * evm_revert) under the live engine and the rollback's phases are printed.
  *
- *   npm run build && node dist/bench/evm-backfill.js [--swaps N] [--batch-blocks N]
+ *   npm run build && node dist/bench/evm-backfill.js [--swaps N] [--batch-blocks N] [--runs N]
  *
  * A section of `npm run bench` (bench/run.ts). Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
  */
@@ -28,6 +28,8 @@ export interface EvmBackfillOptions {
   readonly swaps?: number;
   readonly perTx?: number;
   readonly batchBlocks?: number;
+  /** Interleaved runs of the ceiling and the pipeline; medians are compared. */
+  readonly runs?: number;
   readonly print?: (line: string) => void;
 }
 
@@ -38,7 +40,7 @@ export interface EvmBackfillResult {
   readonly rawOne: number;
   readonly rawFour: number;
   readonly events: number;
-  readonly seconds: number;
+  /** Medians of the runs. */
   readonly eventsPerSecond: number;
   /** Pipeline rate over the raw ceilings (0..1). */
   readonly ratioOne: number;
@@ -53,6 +55,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
   const SWAPS = options.swaps ?? 20_000;
   const PER_TX = options.perTx ?? 200;
   const BATCH_BLOCKS = options.batchBlocks ?? 10;
+  const RUNS = options.runs ?? 3;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = Math.floor(Date.now() / 1000);
   const t0 = now - 86_400;
@@ -83,89 +86,108 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
     print(`anvil: ${SWAPS} swaps in ${head - market.factoryBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
 
     // (1) Ceiling: the same eth_getLogs pages, fetched and JSON-parsed, nothing else; one page at a
-    // time, and four in flight as the source reads them.
+    // time, and four in flight as the source reads them. (2) The pipeline: source, ingest (LMDB),
+    // two shard threads, from the start block to the head, timed from the source's first read to
+    // caught up (the engine's start, store and threads, is printed apart). Each is run RUNS times,
+    // interleaved, and the medians are compared: on a shared machine single runs vary by 2x.
     const rpc = createRpcClient({ urls: [node.url], timeoutMs: 60_000, maxRetries: 0 });
-    const rawRates: number[] = [];
+    const filter = { address: [pair], topics0: [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn] };
+    const chain = EvmChainSchema.parse({
+      id: 'devnet',
+      displayName: 'Devnet',
+      chainId: node.chainId,
+      rpcUrls: [node.url],
+      startBlock: market.factoryBlock,
+      confirmations: 0,
+      logBatchBlocks: BATCH_BLOCKS,
+      stablecoins: [market.tokens.usdc],
+      wrappedNative: market.tokens.weth,
+      factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory }],
+    });
+    const raw: [number[], number[]] = [[], []];
+    const pipeline: number[] = [];
     let rawLogs = 0;
-    let started = 0;
-    for (const concurrency of [1, 4]) {
-      const reader = createLogReader(rpc, BATCH_BLOCKS, concurrency);
-      started = performance.now();
-      const logs = await reader.read(market.factoryBlock, head, { address: [pair], topics0: [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn] });
-      const rawSeconds = (performance.now() - started) / 1000;
-      rawRates.push(logs.length / rawSeconds);
-      rawLogs = logs.length;
-      print(`raw eth_getLogs, ${concurrency} in flight: ${logs.length} logs in ${rawSeconds.toFixed(2)} s = ${Math.round(logs.length / rawSeconds)} logs/s (pages of ${BATCH_BLOCKS} blocks)`);
-    }
-
-    // (2) The pipeline: source, ingest (LMDB), two shard threads, from the start block to the head.
-    const dir = mkdtempSync(join(tmpdir(), 'evm-bench-'));
+    let events = 0;
+    const dirs: string[] = [];
+    let engine: Awaited<ReturnType<typeof startEngine>> | null = null;
+    const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     try {
-      const chain = EvmChainSchema.parse({
-        id: 'devnet',
-        displayName: 'Devnet',
-        chainId: node.chainId,
-        rpcUrls: [node.url],
-        startBlock: market.factoryBlock,
-        confirmations: 0,
-        logBatchBlocks: BATCH_BLOCKS,
-        stablecoins: [market.tokens.usdc],
-        wrappedNative: market.tokens.weth,
-        factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory }],
-      });
-      let sourceMs = 0;
-      started = performance.now();
-      const engine = await startEngine({
-        dataDir: dir,
-        shards: 2,
-        capacity: { pools: 65_536, tokens: 65_536, chains: 8 },
-        source: (store) => {
-          const src = createEvmSource({ chains: [chain], store, progressIntervalMs: 0 });
-          const advance = src.advance.bind(src);
-          src.advance = async (until) => {
-            const t = performance.now();
-            try {
-              return await advance(until);
-            } finally {
-              sourceMs += performance.now() - t;
-            }
-          };
-          return src;
-        },
-      });
-      const opened = performance.now();
-      await engine.caughtUp;
-      const seconds = (performance.now() - started) / 1000;
-      print(`engine start (store, shard threads): ${((opened - started) / 1000).toFixed(2)} s; backfill after it: ${((performance.now() - opened) / 1000).toFixed(2)} s, of which waiting for the source ${(sourceMs / 1000).toFixed(2)} s`);
-      const events = engine.status().eventsIngested;
-      const rate = events / seconds;
-      print(`pipeline backfill: ${events} events (block, pool, sync, swap, mint) in ${seconds.toFixed(2)} s = ${Math.round(rate)} events/s`);
-      print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawRates[0]!).toFixed(0)} % of one page at a time, ${((100 * rate) / rawRates[1]!).toFixed(0)} % of four in flight (target at least 50 %)`);
+      for (let run = 0; run < RUNS; run++) {
+        for (const [k, concurrency] of [1, 4].entries()) {
+          const reader = createLogReader(rpc, BATCH_BLOCKS, concurrency);
+          const started = performance.now();
+          const logs = await reader.read(market.factoryBlock, head, filter);
+          raw[k]!.push(logs.length / ((performance.now() - started) / 1000));
+          rawLogs = logs.length;
+        }
+        await engine?.stop();
+        const dir = mkdtempSync(join(tmpdir(), 'evm-bench-'));
+        dirs.push(dir);
+        let sourceMs = 0;
+        let firstRead = 0;
+        const begun = performance.now();
+        engine = await startEngine({
+          dataDir: dir,
+          shards: 2,
+          capacity: { pools: 65_536, tokens: 65_536, chains: 8 },
+          source: (store) => {
+            const src = createEvmSource({ chains: [chain], store, progressIntervalMs: 0 });
+            const advance = src.advance.bind(src);
+            src.advance = async (until) => {
+              const t = performance.now();
+              if (firstRead === 0) firstRead = t;
+              try {
+                return await advance(until);
+              } finally {
+                sourceMs += performance.now() - t;
+              }
+            };
+            return src;
+          },
+        });
+        await engine.caughtUp;
+        const seconds = (performance.now() - firstRead) / 1000;
+        events = engine.status().eventsIngested;
+        pipeline.push(events / seconds);
+        print(
+          `run ${run + 1}: raw ${Math.round(raw[0]![run]!)} logs/s one page at a time, ${Math.round(raw[1]![run]!)} four in flight; pipeline ${events} events in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} events/s ` +
+            `(engine start before it ${((firstRead - begun) / 1000).toFixed(2)} s; waiting for the source ${(sourceMs / 1000).toFixed(2)} s)`,
+        );
+      }
+      const rawOne = median(raw[0]!);
+      const rawFour = median(raw[1]!);
+      const rate = median(pipeline);
+      print(`raw eth_getLogs (${rawLogs} logs, pages of ${BATCH_BLOCKS} blocks), median of ${RUNS}: ${Math.round(rawOne)} logs/s one page at a time, ${Math.round(rawFour)} logs/s four in flight`);
+      print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: block, pool, sync, swap, mint)`);
+      print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawOne).toFixed(0)} % of one page at a time, ${((100 * rate) / rawFour).toFixed(0)} % of four in flight (target at least 50 %)`);
 
       // (3) A reorganisation of the newest blocks under the live engine: 200 swaps ingested, then
       // replaced by 100 others; the engine rolls the chain back and rebuilds its views from the log.
+      const live = engine!;
       const fork = Number(await node.rpc<string>('eth_blockNumber'));
       const snapshot = await node.rpc<string>('evm_snapshot');
-      const ingested = engine.status().eventsIngested;
+      const ingested = live.status().eventsIngested;
       await mineAt(node, (t += 12));
       await send(node, churn, f.V2Churn.abi, 'churn', [pair, 200n, in0, in1], 16_000_000n);
       const deadline = Date.now() + 60_000;
-      while (engine.status().eventsIngested < ingested + 400 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (live.status().eventsIngested < ingested + 400 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await node.rpc('evm_revert', [snapshot]);
       await mineAt(node, (t += 13));
       await send(node, churn, f.V2Churn.abi, 'churn', [pair, 100n, in0, in1], 16_000_000n);
-      while (engine.ingest.rollbacks === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      const rb = engine.ingest.lastRollback;
-      await engine.stop();
+      while (live.ingest.rollbacks === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const rb = live.ingest.lastRollback;
+      await live.stop();
+      engine = null;
       if (rb === null || rb.toBlock !== fork) throw new Error(`no rollback to block ${fork} within 60 s (${JSON.stringify(rb)})`);
       print(
         `rollback of ${rb.eventsOrphaned} orphaned events on a chain of ${rb.eventsReplayed} events (${rb.batchesReplayed} log batches): ${rb.totalMs.toFixed(0)} ms = ` +
           `settle ${rb.settleMs.toFixed(0)} ms + one LMDB transaction ${rb.commitMs.toFixed(0)} ms + views rebuilt from the log ${rb.rebuildMs.toFixed(0)} ms ` +
           `(${Math.round(rb.eventsReplayed / Math.max(rb.rebuildMs / 1000, 1e-6))} events/s)`,
       );
-      return { swaps: SWAPS, logs: rawLogs, rawOne: rawRates[0]!, rawFour: rawRates[1]!, events, seconds, eventsPerSecond: rate, ratioOne: rate / rawRates[0]!, ratioFour: rate / rawRates[1]!, rollback: rb };
+      return { swaps: SWAPS, logs: rawLogs, rawOne, rawFour, events, eventsPerSecond: rate, ratioOne: rate / rawOne, ratioFour: rate / rawFour, rollback: rb };
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await engine?.stop();
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     }
   } finally {
     await node.stop();
@@ -173,11 +195,12 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' } } });
+  const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' } } });
   benchEvmBackfill({
     ...(values.swaps !== undefined ? { swaps: Number(values.swaps) } : {}),
     ...(values['per-tx'] !== undefined ? { perTx: Number(values['per-tx']) } : {}),
     ...(values['batch-blocks'] !== undefined ? { batchBlocks: Number(values['batch-blocks']) } : {}),
+    ...(values.runs !== undefined ? { runs: Number(values.runs) } : {}),
   }).catch((err: unknown) => {
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);

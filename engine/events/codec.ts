@@ -81,9 +81,10 @@ function tokenInfo(b: flatbuffers.Builder, id: number, t: TokenInfo): flatbuffer
 function encodeBody(b: flatbuffers.Builder, e: ChainEvent, ids: IdResolver): [EventBody, flatbuffers.Offset] {
   switch (e.kind) {
     case 'swap': {
-      const txHash = b.createString(e.txHash);
-      const sender = b.createString(e.sender);
-      const recipient = b.createString(e.recipient);
+      // Shared: a transaction's events repeat its hash, and routers repeat as sender and recipient.
+      const txHash = b.createSharedString(e.txHash);
+      const sender = b.createSharedString(e.sender);
+      const recipient = b.createSharedString(e.recipient);
       FbSwap.startSwap(b);
       FbSwap.addKey(b, key(b, e.key));
       FbSwap.addTimestamp(b, e.timestamp);
@@ -111,8 +112,8 @@ function encodeBody(b: flatbuffers.Builder, e: ChainEvent, ids: IdResolver): [Ev
     case 'mint':
     case 'burn': {
       const M = e.kind === 'mint' ? FbMint : FbBurn;
-      const owner = b.createString(e.owner);
-      const txHash = b.createString(e.txHash);
+      const owner = b.createSharedString(e.owner);
+      const txHash = b.createSharedString(e.txHash);
       // Mint and Burn share a field layout; the generated builders are interchangeable by slot.
       if (e.kind === 'mint') FbMint.startMint(b);
       else FbBurn.startBurn(b);

@@ -101,6 +101,8 @@ export const RECENT_HASHES = 256;
 const STEP_EVENTS = 8_192;
 /** Headers asked for per JSON-RPC batch. */
 const HEADER_BATCH = 100;
+/** Ranges up to this many blocks have every header read together with their logs. */
+const EARLY_HEADER_BLOCKS = 2 * HEADER_BATCH;
 const FACTORY_TOPICS: readonly string[] = [TOPICS.pairCreated, TOPICS.poolCreated];
 const POOL_TOPICS: readonly string[] = [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn, TOPICS.v3Swap, TOPICS.v3Mint, TOPICS.v3Burn, TOPICS.v3Initialize];
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -266,9 +268,9 @@ export class ChainFollower {
   /** Reads the blocks after the last ones read, up to the confirmed head and at most stepBlocks of them. */
   private async readNext(): Promise<StepResult> {
     this.lastHeadPoll = this.now();
-    const head = hexNumber(await this.rpc.request<string>('eth_blockNumber', []));
-    this.safeBlock = head - this.config.confirmations;
-    const reorg = await this.checkLastHash();
+    // The head and the last block's hash are asked for together (one round trip per step).
+    const [headHex, reorg] = await Promise.all([this.rpc.request<string>('eth_blockNumber', []), this.checkLastHash()]);
+    this.safeBlock = hexNumber(headHex) - this.config.confirmations;
     if (this.nextBlock > this.safeBlock) return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
     const from = this.nextBlock;
     const to = Math.min(this.safeBlock, from + this.stepSize - 1);
@@ -278,8 +280,11 @@ export class ChainFollower {
     if (reorg) read.events.unshift(reorg);
     this.nextBlock = to + 1;
     // Steps sized for about STEP_EVENTS events: one commit amortised, and reading overlaps ingest.
+    // A step at most doubles the one before: a sparse first range (deployments, a quiet start) must
+    // not turn the next step into the whole backfill, which would leave nothing to overlap.
     const blocks = to - from + 1;
-    this.stepSize = Math.max(1, Math.min(this.config.stepBlocks, read.events.length > 0 ? Math.round((blocks * STEP_EVENTS) / read.events.length) : blocks * 2));
+    const fit = read.events.length > 0 ? Math.round((blocks * STEP_EVENTS) / read.events.length) : blocks * 2;
+    this.stepSize = Math.max(1, Math.min(this.config.stepBlocks, blocks * 2, fit));
     return { events: read.events, caughtUp: to >= this.safeBlock, time: read.time };
   }
 
@@ -326,6 +331,10 @@ export class ChainFollower {
     const factories = [...this.factories.keys()];
     const known = [...this.pools.keys()];
     const everything = [...factories, ...known];
+    // A short range (dense blocks, or live following) has its headers read beside its logs, which
+    // saves a round trip per step; a long one only those of the blocks that carry logs, afterwards.
+    const early = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
+    early?.catch(() => {}); // awaited below
     const first = (
       await this.logs.read(from, to, {
         address: everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
@@ -349,31 +358,40 @@ export class ChainFollower {
     }
     all = all.filter((l) => !l.removed);
 
-    const wanted = new Set<number>(all.map((l) => hexNumber(l.blockNumber)));
-    wanted.add(to);
-    const headers = await this.headers([...wanted].sort((a, b) => a - b));
-    for (const l of all) {
-      const h = headers.get(hexNumber(l.blockNumber));
-      if (!h || h.hash !== l.blockHash) {
-        this.log(`${this.config.id}: logs of block ${hexNumber(l.blockNumber)} do not match its header; reading blocks ${from}..${to} again`);
+    const numbers = all.map((l) => hexNumber(l.blockNumber));
+    let headers: Map<number, BlockHeader>;
+    if (early) headers = await early;
+    else {
+      const wanted = new Set<number>(numbers);
+      wanted.add(to);
+      headers = await this.headers([...wanted].sort((a, b) => a - b));
+    }
+    for (let i = 0; i < all.length; i++) {
+      const h = headers.get(numbers[i]!);
+      if (!h || h.hash !== all[i]!.blockHash) {
+        this.log(`${this.config.id}: logs of block ${numbers[i]} do not match its header; reading blocks ${from}..${to} again`);
         return null;
       }
     }
 
     const out: ChainEvent[] = [];
     let block = -1;
-    for (const l of all) {
-      const number = hexNumber(l.blockNumber);
-      const header = headers.get(number)!;
-      const timestamp = hexNumber(header.timestamp);
+    let timestamp = 0;
+    for (let i = 0; i < all.length; i++) {
+      const number = numbers[i]!;
       if (number !== block) {
+        const header = headers.get(number)!;
         block = number;
+        timestamp = hexNumber(header.timestamp);
         out.push({ kind: 'block', number, hash: header.hash, parentHash: header.parentHash, timestamp });
       }
-      const ev = this.decode(l, timestamp, created);
+      const ev = this.decode(all[i]!, number, timestamp, created);
       if (ev) out.push(ev);
     }
-    for (const [n, h] of headers) this.remember(n, h.hash);
+    // Hashes kept: blocks with logs and the step's last block (the others of an early read are not needed).
+    for (const n of new Set(numbers)) this.remember(n, headers.get(n)!.hash);
+    if (!headers.has(to)) throw new RpcError(`${this.config.id}: block ${to} not found at the node`, 0, true);
+    this.remember(to, headers.get(to)!.hash);
     const last = headers.get(to)!;
     this.last = { number: to, hash: last.hash };
     return { events: out, time: hexNumber(last.timestamp) };
@@ -424,8 +442,8 @@ export class ChainFollower {
     return out;
   }
 
-  private decode(l: RpcLog, timestamp: number, created: ReadonlyMap<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>): ChainEvent | null {
-    const key = { blockNumber: hexNumber(l.blockNumber), txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) };
+  private decode(l: RpcLog, blockNumber: number, timestamp: number, created: ReadonlyMap<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>): ChainEvent | null {
+    const key = { blockNumber, txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) };
     const pool = l.address.toLowerCase();
     const txHash = l.transactionHash;
     const t = l.topics;

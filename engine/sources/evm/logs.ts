@@ -67,13 +67,15 @@ export function createLogReader(rpc: RpcClient, maxRangeBlocks: number, concurre
     },
     async read(from, to, filter) {
       if (filter.address && filter.address.length === 0) return [];
-      // Up to `concurrency` ranges in flight; their logs are joined in range order.
+      // Up to `concurrency` ranges in flight; their logs are joined in range order. A read shorter
+      // than `concurrency` ranges is cut in `concurrency` pieces, so a short step is read in parallel too.
       const parts: RpcLog[][] = [];
       let start = from;
+      const piece = Math.max(1, Math.ceil((to - from + 1) / Math.max(1, concurrency)));
       const worker = async (): Promise<void> => {
         while (start <= to) {
           const s = start;
-          const end = Math.min(to, s + range - 1);
+          const end = Math.min(to, s + Math.min(range, piece) - 1);
           start = end + 1;
           const part: RpcLog[] = [];
           parts.push(part);
