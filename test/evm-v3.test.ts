@@ -36,6 +36,8 @@ let weth: Address;
 let pool: Address;
 let caller: Address;
 let factory: Address;
+/** A pool initialised and funded, never traded. */
+let fresh: Address;
 
 function isqrt(n: bigint): bigint {
   if (n < 2n) return n;
@@ -94,6 +96,15 @@ beforeAll(async () => {
   await mineAt(node, T0 + 9 * 60);
   await send(node, caller, f.V3Caller.abi, 'burn', [pool, -887220, 887220, 1_000_000_000_000_000n]);
   await swap(false, E18 / 7n, T0 + 11 * 60 + 1);
+  // A second pool (0.05 %), initialised at 2,500 USDC per WETH and given a small position: no swap yet.
+  await mineAt(node, T0 + 12 * 60);
+  await send(node, factory, V3_FACTORY.abi, 'createPool', [usdc, weth, 500]);
+  fresh = await read<Address>(node, factory, V3_FACTORY.abi, 'getPool', [usdc, weth, 500]);
+  const [num2, den2] = usdcIs0 ? [E18, 2_500n * E6] : [2_500n * E6, E18];
+  await mineAt(node, T0 + 12 * 60 + 10);
+  await send(node, fresh, V3_POOL.abi, 'initialize', [isqrt((num2 * Q96 * Q96) / den2)]);
+  await mineAt(node, T0 + 12 * 60 + 20);
+  await send(node, caller, f.V3Caller.abi, 'mint', [fresh, -887270, 887270, 1_000_000_000n]);
 
   dir = mkdtempSync(join(tmpdir(), 'evm-v3-test-'));
   store = openStore(dir);
@@ -154,7 +165,27 @@ async function truth(): Promise<V3Truth> {
 
 const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
 
+const INITIALIZE = parseAbiItem('event Initialize(uint160 sqrtPriceX96, int24 tick)');
+
 describe('Uniswap v3 on anvil through the REST interface', () => {
+  it('Initialize sets a pool\'s price from sqrtPriceX96 before any swap', async () => {
+    expect(await node.pub.getLogs({ address: fresh, event: SWAP, fromBlock: 0n })).toHaveLength(0);
+    const [init] = await node.pub.getLogs({ address: fresh, event: INITIALIZE, fromBlock: 0n });
+    const sqrtPriceX96 = init!.args.sqrtPriceX96!;
+    const usdcIs0 = usdc.toLowerCase() < weth.toLowerCase();
+    const sqrt = Number(sqrtPriceX96) / 2 ** 96;
+    const ratio = sqrt * sqrt * 10 ** (usdcIs0 ? 6 - 18 : 18 - 6); // token0 in token1, decimals applied
+    const { status, body } = await get(`/networks/anvil/pools/${fresh}`);
+    expect(status).toBe(200);
+    expect(body.transactions).toBe(0);
+    close(body.last_price, ratio, 'last_price');
+    // USDC is 1 USD: WETH in USD is the pool's price of WETH in USDC, about 2,500.
+    const wethUsd = usdcIs0 ? 1 / ratio : ratio;
+    expect(Math.abs(wethUsd - 2_500)).toBeLessThan(1e-6);
+    const inv = await get(`/networks/anvil/pools/${fresh}?inversed=${usdcIs0}`);
+    close(inv.body.last_price_usd, wethUsd, 'WETH last_price_usd in the new pool');
+  });
+
   it('pool details: fee tier, tokens, price from the last sqrtPriceX96, reserves from the pool logs', async () => {
     const p = await truth();
     const { status, body } = await get(`/networks/anvil/pools/${pool}`);

@@ -107,6 +107,7 @@ function encodeBody(b: flatbuffers.Builder, e: ChainEvent, ids: IdResolver): [Ev
       FbSync.addPoolId(b, ids.poolId(e.pool));
       FbSync.addReserve0(b, u128(b, e.reserve0));
       FbSync.addReserve1(b, u128(b, e.reserve1));
+      if (e.sqrtPriceX96 !== undefined) FbSync.addSqrtPriceX96(b, u160(b, e.sqrtPriceX96));
       return [EventBody.Sync, FbSync.endSync(b)];
     }
     case 'mint':
@@ -251,6 +252,7 @@ export function decodeBatch(bytes: Uint8Array): { chain: string; events: Decoded
       }
       case EventBody.Sync: {
         const s = ev.body(new FbSync()) as FbSync;
+        const q = s.sqrtPriceX96();
         events.push({
           kind: 'sync',
           key: readKey(s.key()),
@@ -259,6 +261,7 @@ export function decodeBatch(bytes: Uint8Array): { chain: string; events: Decoded
           poolId: s.poolId(),
           reserve0: readU128(s.reserve0()!),
           reserve1: readU128(s.reserve1()!),
+          ...(q !== null ? { sqrtPriceX96: readU160(q) } : {}),
         });
         break;
       }

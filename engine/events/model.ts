@@ -100,7 +100,10 @@ export interface Burn extends LiquidityChange {
   readonly kind: 'burn';
 }
 
-/** Authoritative reserves after a change (Uniswap v2 `Sync`). */
+/**
+ * Authoritative reserves after a change (Uniswap v2 `Sync`), or, with `sqrtPriceX96`, a concentrated
+ * pool's `Initialize`: the price it starts at, before any swap (its reserves are then untouched).
+ */
 export interface Sync {
   readonly kind: 'sync';
   readonly key: EventKey;
@@ -108,6 +111,8 @@ export interface Sync {
   readonly pool: string;
   readonly reserve0: bigint;
   readonly reserve1: bigint;
+  /** Concentrated pools' `Initialize` only: the initial price, Q64.96. */
+  readonly sqrtPriceX96?: bigint;
 }
 
 /** A block seen by the source; emitted before the block's other events. */

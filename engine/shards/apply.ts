@@ -191,6 +191,10 @@ export class ShardWriter {
   private applySync(e: Sync): void {
     const v = this.v;
     const p = e.poolId();
+    if (v.poolProtocol[p] === 1 && e.sqrtPriceX96(this.u160) !== null) {
+      this.applyInitialPrice(p, e);
+      return;
+    }
     const k = e.key(this.key)!;
     Atomics.add(v.poolSeq, p, 1);
     this.beginReserveChange(p, k.blockNumber(), e.timestamp());
@@ -210,6 +214,21 @@ export class ShardWriter {
     this.normaliseReserves(p);
     v.lastEventTime[p] = e.timestamp();
     if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+    this.reprice(p, e.timestamp());
+    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    Atomics.add(v.poolSeq, p, 1);
+    this.index?.markDirty(p);
+  }
+
+  /** A concentrated pool's `Initialize`: the price it starts at, from sqrtPriceX96, before any swap. */
+  private applyInitialPrice(p: number, e: Sync): void {
+    const v = this.v;
+    const q = e.sqrtPriceX96(this.u160)!;
+    const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
+    if (!(sqrt > 0)) return;
+    Atomics.add(v.poolSeq, p, 1);
+    v.ratio[p] = (sqrt * sqrt * POW10[v.poolDecimals0[p]!]!) / POW10[v.poolDecimals1[p]!]!;
+    v.lastEventTime[p] = e.timestamp();
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);

@@ -180,8 +180,6 @@ export class ChainFollower {
   private events = 0;
   private reorgs = 0;
   private lastReorgBlock = -1;
-  /** Pools' sqrtPriceX96 from `Initialize`, until their first swap (kept for pricing new pools). */
-  readonly initialPrices = new Map<string, bigint>();
 
   constructor(options: ChainFollowerOptions) {
     this.config = options.config;
@@ -315,7 +313,6 @@ export class ChainFollower {
       if (block <= fork) continue;
       this.poolBlocks.delete(pool);
       this.pools.delete(pool);
-      this.initialPrices.delete(pool);
     }
     this.last = { number: fork, hash: toHash };
     this.nextBlock = fork + 1;
@@ -483,7 +480,6 @@ export class ChainFollower {
         return { kind: 'burn', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: topicAddress(t[1]!), txHash };
       case TOPICS.v3Swap: {
         if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
-        this.initialPrices.delete(pool);
         return {
           kind: 'swap',
           key,
@@ -530,9 +526,9 @@ export class ChainFollower {
           txHash,
         };
       case TOPICS.v3Initialize:
-        // The event model has no price-only event; the price is carried by the pool's swaps.
-        if (this.pools.get(pool) === PoolProtocol.Concentrated) this.initialPrices.set(pool, word(l.data, 0));
-        return null;
+        // The pool's starting price, before any swap; its reserves are those its positions paid in.
+        if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
+        return { kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96: word(l.data, 0) };
       default:
         return null;
     }

@@ -4,6 +4,7 @@ import * as flatbuffers from 'flatbuffers';
 
 import { EventKey } from '../../dex/events/event-key.js';
 import { U128 } from '../../dex/events/u128.js';
+import { U160 } from '../../dex/events/u160.js';
 
 
 export class Sync {
@@ -49,8 +50,16 @@ reserve1(obj?:U128):U128|null {
   return offset ? (obj || new U128()).__init(this.bb_pos + offset, this.bb!) : null;
 }
 
+/**
+ * Concentrated pools: the price their `Initialize` set (Q64.96), before any swap; absent otherwise.
+ */
+sqrtPriceX96(obj?:U160):U160|null {
+  const offset = this.bb!.__offset(this.bb_pos, 14);
+  return offset ? (obj || new U160()).__init(this.bb_pos + offset, this.bb!) : null;
+}
+
 static startSync(builder:flatbuffers.Builder) {
-  builder.startObject(5);
+  builder.startObject(6);
 }
 
 static addKey(builder:flatbuffers.Builder, keyOffset:flatbuffers.Offset) {
@@ -71,6 +80,10 @@ static addReserve0(builder:flatbuffers.Builder, reserve0Offset:flatbuffers.Offse
 
 static addReserve1(builder:flatbuffers.Builder, reserve1Offset:flatbuffers.Offset) {
   builder.addFieldStruct(4, reserve1Offset, 0);
+}
+
+static addSqrtPriceX96(builder:flatbuffers.Builder, sqrtPriceX96Offset:flatbuffers.Offset) {
+  builder.addFieldStruct(5, sqrtPriceX96Offset, 0);
 }
 
 static endSync(builder:flatbuffers.Builder):flatbuffers.Offset {
