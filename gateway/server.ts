@@ -14,7 +14,7 @@
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
-import { checkHost, EDGE_PAGE, resolveCaller, type Caller, type RestRole } from './auth/access.js';
+import { checkHost, EDGE_PAGE, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import type { GatewayContext } from './context.js';
@@ -108,6 +108,9 @@ const FREE_HOST_CACHE_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
 export const CACHE_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
 
 const HEALTH_BODY = Buffer.from('{"status":"ok"}');
+/** Request header names as bytes: uWS reads them without converting a string each time. */
+const AUTHORIZATION = Buffer.from('authorization');
+const HOST = Buffer.from('host');
 /** Batch prices cost one credit per listed token. */
 const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
 /** Version of the interface described at /openapi.json. */
@@ -198,7 +201,8 @@ interface RequestFacts {
   query: string;
   authorization: string;
   host: string;
-  ip: string;
+  /** Raw peer address (getRemoteAddress) of a keyless caller; null when a key is sent or nothing is metered. */
+  address: ArrayBuffer | null;
 }
 
 /** Host part of a configured public name: `https://pro.example.com/` -> `pro.example.com`. */
@@ -287,7 +291,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       a.contentType = 'text/html; charset=utf-8';
       return;
     }
-    const caller = resolveCaller(keys, access.plans, f.authorization, f.ip, f.path === '/', now);
+    const caller = f.address !== null ? keylessCallerAt(access.plans, f.address) : resolveCaller(keys, access.plans, f.authorization, '', f.path === '/', now);
     a.plan = caller.plan;
     // The free host answers from its URL cache first (api.md rule 8): a paid key sent there may get
     // cached free-tier data. Keyless and keyed callers have separate entries (plan caps differ).
@@ -371,14 +375,14 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       let path = '';
       try {
         path = req.getUrl();
-        const authorization = req.getHeader('authorization');
+        const authorization = req.getHeader(AUTHORIZATION);
         const f: RequestFacts = {
           path,
           query: req.getQuery() ?? '',
           authorization,
-          host: roleByName.size === 0 ? '' : req.getHeader('host'),
+          host: roleByName.size === 0 ? '' : req.getHeader(HOST),
           // Only keyless callers are counted by address.
-          ip: access === undefined || authorization !== '' ? '' : Buffer.from(res.getRemoteAddressAsText()).toString('latin1'),
+          address: access === undefined || authorization !== '' ? null : res.getRemoteAddress(),
         };
         const pending = answer(role, f, a);
         if (pending !== undefined) {

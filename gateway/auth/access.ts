@@ -28,21 +28,52 @@ export const EDGE_PAGE = Buffer.from(
 
 /** Keyless callers by address, reused while their plans are the same (a caller is read-only). */
 const keylessByIp = new Map<string, Caller>();
+/** The same callers by raw peer address: an IPv4 address as a number, an IPv6 one as 16 latin1 characters. */
+const keylessByRaw = new Map<number | string, Caller>();
 let keylessPlans: Readonly<Record<PlanName, PlanLimits>> | null = null;
 const KEYLESS_CALLERS_MAX = 65_536;
 
 export function keylessCaller(plans: Readonly<Record<PlanName, PlanLimits>>, ip: string): Caller {
-  if (keylessPlans !== plans) {
-    keylessByIp.clear();
-    keylessPlans = plans;
-  }
+  if (keylessPlans !== plans) forgetKeyless(plans);
   let c = keylessByIp.get(ip);
   if (c === undefined) {
-    if (keylessByIp.size >= KEYLESS_CALLERS_MAX) keylessByIp.clear();
+    if (keylessByIp.size >= KEYLESS_CALLERS_MAX) forgetKeyless(plans);
     c = { key: `ip:${ip}`, plan: 'keyless', limits: plans.keyless, anchor: 0, extraCredits: 0, account: undefined };
     keylessByIp.set(ip, c);
   }
   return c;
+}
+
+function forgetKeyless(plans: Readonly<Record<PlanName, PlanLimits>>): void {
+  keylessByIp.clear();
+  keylessByRaw.clear();
+  keylessPlans = plans;
+}
+
+/**
+ * The keyless caller at a peer address as uWS gives it raw (`getRemoteAddress`: 4 bytes for IPv4,
+ * 16 for IPv6): no text is made for an address seen before. Same caller as `keylessCaller` with
+ * the address's text form (`addressText`).
+ */
+export function keylessCallerAt(plans: Readonly<Record<PlanName, PlanLimits>>, raw: ArrayBuffer): Caller {
+  if (keylessPlans !== plans) forgetKeyless(plans);
+  const b = new Uint8Array(raw);
+  const id = b.length === 4 ? ((b[0]! << 24) | (b[1]! << 16) | (b[2]! << 8) | b[3]!) >>> 0 : String.fromCharCode.apply(null, b as unknown as number[]);
+  let c = keylessByRaw.get(id);
+  if (c === undefined) {
+    c = keylessCaller(plans, addressText(b));
+    keylessByRaw.set(id, c);
+  }
+  return c;
+}
+
+/** A raw peer address in the text form uWS's getRemoteAddressAsText gives: dotted IPv4, or eight groups of four hex digits. */
+export function addressText(b: Uint8Array): string {
+  if (b.length === 4) return `${b[0]}.${b[1]}.${b[2]}.${b[3]}`;
+  if (b.length !== 16) return '';
+  let text = '';
+  for (let i = 0; i < 16; i += 2) text += `${i === 0 ? '' : ':'}${b[i]!.toString(16).padStart(2, '0')}${b[i + 1]!.toString(16).padStart(2, '0')}`;
+  return text;
 }
 
 /**
