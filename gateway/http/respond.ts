@@ -45,7 +45,9 @@ export function sendJson(
   retryAfterSeconds = 0,
   contentType = 'application/json',
 ): void {
-  res.writeStatus(bytesOf(STATUS_LINES[status] ?? `${status} Error`)).writeHeader(CONTENT_TYPE, bytesOf(contentType)).writeHeader(X_API_PLAN, bytesOf(plan));
+  // uWS writes "200 OK" itself when no status was written.
+  if (status !== 200) res.writeStatus(bytesOf(STATUS_LINES[status] ?? `${status} Error`));
+  res.writeHeader(CONTENT_TYPE, bytesOf(contentType)).writeHeader(X_API_PLAN, bytesOf(plan));
   if (retryAfterSeconds > 0) res.writeHeader('Retry-After', `${retryAfterSeconds}`);
   res.end(body);
 }
