@@ -5,7 +5,7 @@
  * A `reorg` event rolls the chain back first (rollback.ts), then the events after it are taken.
  */
 import { encodeBatch, batchRoot, type IdResolver } from '../events/codec.js';
-import { compareKeys, type ChainEvent, type ChainEventBatch, type NetworkInfo } from '../events/model.js';
+import type { ChainEvent, ChainEventBatch, NetworkInfo } from '../events/model.js';
 import { metaKeys, type Checkpoint, type PoolRecord, type Store, type TokenRecord } from '../store/store.js';
 import type { EngineViews } from '../state/views.js';
 import { Registry } from './registry.js';
@@ -179,25 +179,32 @@ export class Ingest {
       const net = this.registry.networkOf(batch.chain);
       if (!net) throw new Error(`events for unregistered network ${batch.chain}`);
       const chain = net.index;
-      let ck = this.checkpoint(batch.chain);
+      // The checkpoint's fields as locals: no object per event (this loop runs for every event).
+      const ck0 = this.checkpoint(batch.chain);
+      let block = ck0.block;
+      let tx = ck0.tx;
+      let log = ck0.log;
+      let blockEvent = ck0.blockEvent;
+      let time = ck0.time;
       const kept: ChainEvent[] = [];
       let recent: [number, string][] | null = null;
       for (const e of batch.events) {
         if (e.kind === 'block') {
-          if (e.number <= ck.blockEvent) {
+          if (e.number <= blockEvent) {
             dropped++;
             this.droppedDuplicates++;
             continue;
           }
-          ck = { ...ck, blockEvent: e.number, time: Math.max(ck.time, e.timestamp) };
+          blockEvent = e.number;
+          if (e.timestamp > time) time = e.timestamp;
           kept.push(e);
           if (e.hash !== '') (recent ??= this.recentBlocks(batch.chain)).push([e.number, e.hash]);
           continue;
         }
         // Reorgs are split off by ingest() before events get here.
         if (e.kind === 'reorg') continue;
-        const pos = { blockNumber: ck.block, txIndex: ck.tx, logIndex: ck.log };
-        if (compareKeys(e.key, pos) <= 0) {
+        const k = e.key;
+        if ((k.blockNumber - block || k.txIndex - tx || k.logIndex - log) <= 0) {
           dropped++;
           this.droppedDuplicates++;
           continue;
@@ -216,9 +223,13 @@ export class Ingest {
           this.droppedUnknownPool++;
           continue;
         }
-        ck = { block: e.key.blockNumber, tx: e.key.txIndex, log: e.key.logIndex, blockEvent: ck.blockEvent, time: Math.max(ck.time, e.timestamp) };
+        block = k.blockNumber;
+        tx = k.txIndex;
+        log = k.logIndex;
+        if (e.timestamp > time) time = e.timestamp;
         kept.push(e);
       }
+      const ck: Checkpoint = { block, tx, log, blockEvent, time };
       if (kept.length === 0) continue;
       accepted += kept.length;
       const ids: IdResolver = {
