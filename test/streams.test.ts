@@ -557,15 +557,13 @@ describe('delivery', () => {
     // What the server still held for it ends with the error event and the end of the body.
     const errorFrame = 'event: error\ndata: {"message":"the stream was closed because the client did not read its events fast enough"}\n\n';
     slow.resume();
-    const text = await new Promise<string>((ok) => {
+    // ... and the server closes the connection itself once that is read (its FIN: 'end').
+    const text = await new Promise<string>((ok, fail) => {
       let all = '';
       slow.setEncoding('utf8');
-      slow.on('data', (c: string) => {
-        all += c;
-        if (all.endsWith(`${errorFrame}\r\n0\r\n\r\n`)) ok(all);
-      });
-      slow.on('close', () => ok(all));
-      if (slowClosed) ok(all);
+      slow.on('data', (c: string) => (all += c));
+      slow.on('end', () => ok(all));
+      setTimeout(() => fail(new Error(`the server did not close the slow reader's connection (closed: ${slowClosed}); it sent ${all.length} bytes`)), 5_000);
     });
     expect(text.endsWith(`${errorFrame}\r\n0\r\n\r\n`)).toBe(true);
     slow.destroy();

@@ -87,6 +87,8 @@ export interface ClientOptions {
   /** Who pays for the stream and holds its concurrency count (opaque to the stream). */
   readonly owner: unknown;
   readonly nowMs: number;
+  /** The request asked for `Connection: close` (host.ts Facts): uWS then closes after the response without being told. */
+  readonly connectionClose?: boolean;
 }
 
 export class StreamClient {
@@ -99,6 +101,7 @@ export class StreamClient {
   readonly owner: unknown;
   readonly plan: string;
   private readonly limit: number | null;
+  private readonly connectionClose: boolean;
   private readonly res: HttpResponse;
   private readonly host: ClientHost;
   private queue: (Waiting | null)[] = [];
@@ -115,6 +118,7 @@ export class StreamClient {
     this.res = options.res;
     this.post = options.post;
     this.limit = options.limit;
+    this.connectionClose = options.connectionClose ?? false;
     this.plan = options.plan;
     this.owner = options.owner;
     this.nextPingMs = options.nowMs + host.pingIntervalMs;
@@ -160,6 +164,9 @@ export class StreamClient {
     res.writeHeader('Cache-Control', 'no-cache, no-transform');
     res.writeHeader('X-Accel-Buffering', 'no');
     res.writeHeader('X-Api-Plan', this.plan);
+    // Every stream ends with its connection closed by the server (limit, error, shutdown): a client
+    // must not queue another request behind it.
+    res.writeHeader('Connection', 'close');
     // The reconnection delay a client starts its backoff from; also sends the headers now.
     if (!res.write('retry: 1000\n\n')) this.blocked(nowMs);
   }
@@ -339,11 +346,9 @@ export class StreamClient {
     if (this.ended) return;
     this.finish();
     if (this.aborted) return;
-    // Ends the response (the last chunk of the body): the client sees the stream end. Not end(text,
-    // true): once a body has begun, uWS 20.30 writes its Connection: close header into the body.
-    this.res.cork(() => {
-      this.res.end(text);
-    });
+    const res = this.res;
+    if (this.connectionClose) res.cork(() => res.end(text));
+    else res.cork(() => endAndClose(res, text));
   }
 
   /** Drops the connection of a reader that stopped reading. */
@@ -430,6 +435,40 @@ function corkedWrite(res: HttpResponse, text: string): boolean {
     writeText = '';
   }
   return writeOk;
+}
+
+/** `Connection: close\r\n`, as uWS writes it: 19 bytes. */
+const CLOSE_LINE_BYTES = 19;
+/** writeHeader(key, value) writes `${key}: ${value}\r\n`: this pair makes the chunk size line `\r\n13;e=": "\r\n`. */
+const CLOSE_CHUNK_KEY = `\r\n${CLOSE_LINE_BYTES.toString(16)};e="`;
+const CLOSE_CHUNK_VALUE = '"';
+
+/**
+ * Ends a stream's response with the chunked body's terminator and has uWS close the connection once
+ * everything written has left (the stream announced `Connection: close` in its headers).
+ *
+ * uWS 20.30 closes a connection after a response only when the request asked for it or the
+ * response is ended with end(body, true), and end(body, true) first writes its `Connection: close`
+ * header line raw, wherever the body stands: in a chunked body it lands between two chunks and
+ * breaks the framing (and close() after end() is refused, while close() alone cuts the body
+ * short). So that line is made part of the body: a chunk header declaring its 19 bytes is written
+ * before it, through writeHeader (which also writes raw bytes; the ": " it puts between key and
+ * value sits in a quoted chunk extension), and the chunk before it is a lone ":", so an SSE reader
+ * sees the comment line `:Connection: close`, which it ignores. On the wire:
+ *
+ *   \r\n1\r\n:  \r\n13;e=": "\r\n  Connection: close\r\n  \r\n<size>\r\n<text>  \r\n0\r\n\r\n
+ *
+ * uWS then shuts the socket down as soon as its buffer is empty (at once, or when a slow reader
+ * drained it). test/streams-close.test.ts reads these bytes from a raw socket.
+ *
+ * When the request itself said `Connection: close`, uWS writes no header line and closes anyway:
+ * the stream ends with a plain end(text) (StreamClient.endWith). An HTTP/1.0 request (which uWS
+ * also answers with a chunked body it cannot read) is not told apart.
+ */
+function endAndClose(res: HttpResponse, text: string): void {
+  res.write(':');
+  res.writeHeader(CLOSE_CHUNK_KEY, CLOSE_CHUNK_VALUE);
+  res.end(text, true);
 }
 
 export function errorFrame(message: string): string {

@@ -113,6 +113,8 @@ export interface Facts {
   readonly authorization: string;
   readonly lastEventId: string;
   readonly ip: string;
+  /** The request asked for `Connection: close` (as uWS reads it: a 5-letter value), so uWS closes the connection after the response by itself. */
+  readonly connectionClose: boolean;
 }
 
 export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, slots = new StreamSlots()): StreamAdmission {
@@ -208,6 +210,7 @@ export function requestFacts(res: HttpResponse, req: HttpRequest): Facts {
     authorization,
     lastEventId: req.getHeader('last-event-id'),
     ip: authorization === '' ? Buffer.from(res.getRemoteAddressAsText()).toString('latin1') : '',
+    connectionClose: req.getHeader('connection').length === 5,
   };
 }
 
@@ -310,7 +313,7 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
         plan = a.caller.plan;
         let client: StreamClient;
         try {
-          client = hub.open(a.request.subscriptions, a.request.lastEventId, { res, post: a.request.post, limit: a.request.limit, plan, owner: a.caller }, target === NO_TARGET);
+          client = hub.open(a.request.subscriptions, a.request.lastEventId, { res, post: a.request.post, limit: a.request.limit, plan, owner: a.caller, connectionClose: f.connectionClose }, target === NO_TARGET);
         } catch (err) {
           slots.release(a.caller.key);
           throw err;

@@ -248,7 +248,15 @@ export class StreamHub implements ClientHost {
   /** Opens a stream for `subscriptions` on a response, inside its uWS request callback. */
   open(subscriptions: readonly Pick<Subscription, 'method' | 'asset' | 'requestId'>[], lastEventId: number | null, options: OpenOptions, watchAbort: boolean): StreamClient {
     const nowMs = this.nowMs();
-    const client = new StreamClient(this, { res: options.res, post: options.post, limit: options.limit, plan: options.plan, owner: options.owner, nowMs });
+    const client = new StreamClient(this, {
+      res: options.res,
+      post: options.post,
+      limit: options.limit,
+      plan: options.plan,
+      owner: options.owner,
+      nowMs,
+      ...(options.connectionClose === true ? { connectionClose: true } : {}),
+    });
     this.clients.add(client);
     client.open(watchAbort, nowMs);
     const unheld = lastEventId !== null && this.sharedReplay && subscriptions.some((s) => !this.watching(s.method, s.asset));

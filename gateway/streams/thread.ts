@@ -134,6 +134,7 @@ const report = setInterval(() => {
 interface Asking {
   readonly res: HttpResponse;
   readonly target: AbortTarget;
+  readonly connectionClose: boolean;
 }
 const asking = new Map<number, Asking>();
 let nextAsk = 1;
@@ -151,7 +152,7 @@ function opener(role: StreamRole) {
       t = own;
     }
     const id = nextAsk++;
-    asking.set(id, { res, target: t });
+    asking.set(id, { res, target: t, connectionClose: f.connectionClose });
     post({ t: 'admit', id, role, endpoint, facts: f, body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
   };
 }
@@ -181,7 +182,7 @@ function admitted(m: Extract<ToThread, { t: 'admitted' }>): void {
   const subs = m.subscriptions.map(([method, asset, requestId]) => ({ method, asset, requestId }));
   a.res.cork(() => {
     try {
-      a.target.client = hub.open(subs, m.lastEventId, { res: a.res, post: m.post, limit: m.limit, plan: owner.plan, owner }, false);
+      a.target.client = hub.open(subs, m.lastEventId, { res: a.res, post: m.post, limit: m.limit, plan: owner.plan, owner, connectionClose: a.connectionClose }, false);
     } catch (err) {
       console.error(`streams: stream not opened: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
       owner.streams--;
