@@ -4,6 +4,7 @@
  * buys of its token 1); price changes are those of the pool the token's USD price is routed through.
  * The 1m window is the current one-minute candle at the chain's clock.
  */
+import { PriceTexts } from '../../engine/state/exact-price.js';
 import { Win } from '../../engine/state/layout.js';
 import { createPoolState, createRingCandles, createTokenPriceState, readPool, readRing, readTokenPrice } from '../../engine/state/read.js';
 import type { GatewayContext } from '../context.js';
@@ -32,6 +33,7 @@ export function createTokenDetails(ctx: GatewayContext): (network: string, addre
   const pool = createPoolState();
   const ring = createRingCandles();
   const price = createTokenPriceState();
+  const texts = new PriceTexts(ctx.views);
   const sums: Sums[] = SUMMARY_WINDOWS.map(() => ({ volumeUsd: 0, buyUsd: 0, txns: 0, buys: 0 }));
   const changes = new Float64Array(SUMMARY_WINDOWS.length);
 
@@ -89,6 +91,8 @@ export function createTokenDetails(ctx: GatewayContext): (network: string, addre
       }
     }
     const usd = price.priceUsd;
+    // The price shown: the same digits as the price streams (engine/state/exact-price.ts), as a JSON number.
+    const shown = usd > 0 ? texts.text(token.id) : '0';
     const fdv = (usd * Number(BigInt(token.totalSupply))) / 10 ** token.decimals;
     let windows = '';
     SUMMARY_WINDOWS.forEach(([name], i) => {
@@ -102,8 +106,8 @@ export function createTokenDetails(ctx: GatewayContext): (network: string, addre
       `{"id":${str(token.address)},"name":${str(token.name)},"symbol":${str(token.symbol)},"chain":${str(net.id)}` +
       `,"decimals":${token.decimals},"total_supply":${integerJson(token.totalSupply)},"description":"","website":"","explorer":"","telegram":"","twitter":""` +
       `,"has_image":false,"added_at":${timeOrNull(token.addedAt)},"last_updated":${timeOrNull(price.priceTime || token.addedAt)}` +
-      `,"fdv":${num(fdv)},"price_usd":${num(usd)}` +
-      `,"summary":{"price_usd":${num(usd)},"fdv":${num(fdv)},"liquidity_usd":${num(liquidityUsd)},"pools":${poolIds.length}${windows}}}`;
+      `,"fdv":${num(fdv)},"price_usd":${shown}` +
+      `,"summary":{"price_usd":${shown},"fdv":${num(fdv)},"liquidity_usd":${num(liquidityUsd)},"pools":${poolIds.length}${windows}}}`;
     return Buffer.from(body, 'utf8');
   };
 }

@@ -1,85 +1,22 @@
 /**
  * Payloads of the stream events, rendered once per asset event and shared by every subscriber.
  *
- * Prices are decimal strings: a token priced through a constant-product pool gets the exact ratio
- * of that pool's raw reserves (decimals applied) times its counterpart's price, itself exact down a
- * chain of such pools to the reference stablecoin (1 USD by definition); a concentrated-liquidity
- * pool on the way contributes its price to 15 significant digits. The result is cut to
- * PRICE_DIGITS significant digits, in plain notation. Reserves and deltas are exact decimal strings
- * of the raw integers with the token's decimals applied.
+ * Prices are decimal strings by the rule of engine/state/exact-price.ts (the one REST shows too).
+ * Reserves and deltas are exact decimal strings of the raw integers with the token's decimals applied.
  */
 import { Decimal } from 'decimal.js';
 import type { FeedSwap } from '../../engine/feed/swaps.js';
-import type { EngineViews } from '../../engine/state/views.js';
+export { exactPrice, priceText, u128BigInt } from '../../engine/state/exact-price.js';
 import type { StreamRegistry } from './hub.js';
 import { integerJson, num, str } from '../http/json.js';
 import { rfc3339 } from '../http/time.js';
 
-/** Significant digits of a streamed price. */
-export const PRICE_DIGITS = 18;
-/** Hops followed from a token to the reference stablecoin before the engine's float price is used. */
-const MAX_ROUTE_HOPS = 4;
-
 const Exact = Decimal.clone({ precision: 60, toExpNeg: -100, toExpPos: 100 });
 const POW10: readonly Decimal[] = Array.from({ length: 78 }, (_, i) => new Exact(10).pow(i));
-const ONE = new Exact(1);
-const W32 = 4_294_967_296n;
-
-/** Raw u128 in words[at..at+3] as a bigint. */
-export function u128BigInt(words: Uint32Array, at: number): bigint {
-  return ((BigInt(words[at + 3]!) * W32 + BigInt(words[at + 2]!)) * W32 + BigInt(words[at + 1]!)) * W32 + BigInt(words[at]!);
-}
 
 /** A raw integer with `decimals` applied, exact, plain notation. */
 export function scaled(raw: bigint, decimals: number): string {
   return new Exact(raw.toString()).div(POW10[decimals]!).toFixed();
-}
-
-const rawScratch = new Uint32Array(8);
-
-/** Copies pool p's raw reserves consistently (seqlock); false when the writer kept it busy. */
-function readRaw(v: EngineViews, p: number, out: Uint32Array): boolean {
-  for (let attempt = 0; attempt < 10_000; attempt++) {
-    const s = Atomics.load(v.poolSeq, p);
-    if ((s & 1) !== 0) continue;
-    for (let k = 0; k < 8; k++) out[k] = v.reserveRaw[p * 8 + k]!;
-    if (Atomics.load(v.poolSeq, p) === s) return true;
-  }
-  return false;
-}
-
-function floatDecimal(x: number): Decimal {
-  return new Exact(x.toPrecision(15));
-}
-
-/** USD price of token t as an exact decimal where the route allows (see the file comment). */
-export function exactPrice(v: EngineViews, t: number, hops = 0): Decimal {
-  if (v.tokenRole[t] === 0) return ONE;
-  const fallback = floatDecimal(v.tokenPriceUsd[t]!);
-  const route = v.tokenRoutePool[t]! - 1;
-  if (route < 0 || hops >= MAX_ROUTE_HOPS) return fallback;
-  const tokenIs0 = v.poolToken0[route] === t;
-  const other = tokenIs0 ? v.poolToken1[route]! : v.poolToken0[route]!;
-  const otherPrice = exactPrice(v, other, hops + 1);
-  if (v.poolProtocol[route] !== 0) {
-    const ratio = v.ratio[route]!; // token 0 in token 1
-    if (!(ratio > 0)) return fallback;
-    const r = floatDecimal(ratio);
-    return tokenIs0 ? r.mul(otherPrice) : otherPrice.div(r);
-  }
-  if (!readRaw(v, route, rawScratch)) return fallback;
-  const r0 = u128BigInt(rawScratch, 0);
-  const r1 = u128BigInt(rawScratch, 4);
-  if (r0 === 0n || r1 === 0n) return fallback;
-  const d0 = v.poolDecimals0[route]!;
-  const d1 = v.poolDecimals1[route]!;
-  // price(token) = (other reserve / 10^d_other) / (token reserve / 10^d_token) * price(other)
-  const [mine, theirs, dMine, dTheirs] = tokenIs0 ? [r0, r1, d0, d1] : [r1, r0, d1, d0];
-  return new Exact(theirs.toString()).mul(POW10[dMine]!).div(new Exact(mine.toString()).mul(POW10[dTheirs]!)).mul(otherPrice);
-}
-
-export function priceText(d: Decimal): string {
-  return d.toSignificantDigits(PRICE_DIGITS).toFixed();
 }
 
 /** token_price data, POST form (Unix seconds and `token_price`) and GET form (ISO 8601). */
