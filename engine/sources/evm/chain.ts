@@ -360,6 +360,7 @@ export class ChainFollower {
     if (early) headers = await early;
     else {
       const wanted = new Set<number>(numbers);
+      wanted.add(from);
       wanted.add(to);
       headers = await this.headers([...wanted].sort((a, b) => a - b));
     }
@@ -367,6 +368,21 @@ export class ChainFollower {
       const h = headers.get(numbers[i]!);
       if (!h || h.hash !== all[i]!.blockHash) {
         this.log(`${this.config.id}: logs of block ${numbers[i]} do not match its header; reading blocks ${from}..${to} again`);
+        return null;
+      }
+    }
+    // The blocks read must extend the last one read, and each other (where consecutive headers are
+    // known): a reorganisation between two steps' reads would otherwise mix two forks undetected.
+    // On a mismatch the range is read again, after the next step's hash check has found the fork.
+    if (this.last !== null && this.last.number === from - 1 && headers.get(from)!.parentHash !== this.last.hash) {
+      this.log(`${this.config.id}: block ${from} does not extend block ${from - 1} as read; checking for a reorganisation`);
+      return null;
+    }
+    for (let n = from + 1; n <= to; n++) {
+      const h = headers.get(n);
+      const parent = headers.get(n - 1);
+      if (h && parent && h.parentHash !== parent.hash) {
+        this.log(`${this.config.id}: block ${n} does not extend block ${n - 1} as read; reading blocks ${from}..${to} again`);
         return null;
       }
     }
