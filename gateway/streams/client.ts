@@ -55,7 +55,8 @@ export interface ClientSubscription {
 interface Waiting {
   /** The SSE frame, encoded once and shared by every stream it goes to. */
   readonly frame: Buffer;
-  readonly sub: ClientSubscription;
+  /** null: a notice (a warning), written in order with the data events but free and not counted by limit. */
+  readonly sub: ClientSubscription | null;
   readonly pool: number;
   /** When the hub rendered the event (ms, hub clock). */
   readonly atMs: number;
@@ -247,7 +248,7 @@ export class StreamClient {
     }
     for (let k = 0; k < queue.length; k++) {
       const w = queue[k];
-      if (w === null || w === undefined) continue;
+      if (w === null || w === undefined || w.sub === null) continue;
       if (w.sub.waitingByPool !== null) w.sub.waitingByPool.set(w.pool, k);
       else if (w.sub.latestWins) w.sub.waiting = k;
     }
@@ -268,34 +269,48 @@ export class StreamClient {
       if (nowMs - this.blockedSinceMs > STALL_TIMEOUT_MS) this.dropStalled();
       return;
     }
-    let allowed = this.live;
     const limit = this.limit;
-    if (limit !== null) allowed = Math.min(allowed, limit - this.delivered);
-    // What goes out now: up to `allowed` events and about MAX_CHUNK_BYTES.
+    const allowed = limit === null ? Infinity : limit - this.delivered;
+    // What goes out now: up to `allowed` data events (and the notices among them), about MAX_CHUNK_BYTES.
     const q = this.queue;
     let bytes = 0;
     let end = 0;
     let n = 0;
-    for (; end < q.length && n < allowed && bytes < MAX_CHUNK_BYTES; end++) {
+    let items = 0;
+    for (; end < q.length && bytes < MAX_CHUNK_BYTES; end++) {
       const w = q[end];
       if (w === null || w === undefined) continue;
+      if (w.sub !== null) {
+        if (n >= allowed) break;
+        n++;
+      }
       bytes += w.frame.length;
-      n++;
+      items++;
     }
     const charged = n === 0 ? 0 : this.host.spend(this, n);
-    if (charged > 0) {
+    if (items > 0) {
       let first = 0;
       while (q[first] === null) first++;
       this.host.wrote(nowMs - q[first]!.atMs);
     }
     const exhausted = charged < n;
-    this.live -= n;
+    // Only the events paid for go out (all of them unless the allowance ran out), with the notices before them.
+    let writeEnd = end;
+    if (exhausted) {
+      let paid = 0;
+      for (writeEnd = 0; writeEnd < end; writeEnd++) {
+        const w = q[writeEnd];
+        if (w === null || w === undefined || w.sub === null) continue;
+        if (paid === charged) break;
+        paid++;
+      }
+    }
+    this.live -= items;
     this.queuedBytes -= bytes;
     this.delivered += charged;
     const finished = exhausted || (limit !== null && this.delivered >= limit);
-    // Only the events paid for go out (all of them unless the allowance ran out), each frame
-    // written as it is (shared by every stream it goes to), all in one cork: one send.
-    const ok = corkedFrames(this.res, q, end, charged);
+    // Each frame written as it is (shared by every stream it goes to), all in one cork: one send.
+    const ok = corkedFrames(this.res, q, writeEnd);
     if (end >= q.length) {
       q.length = 0;
       for (const sub of this.subscriptions) {
@@ -326,10 +341,23 @@ export class StreamClient {
     this.write(`event: ping\ndata: {"time":${Math.floor(unixSeconds)}}\n\n`, nowMs);
   }
 
-  /** A non-fatal notice. */
+  /**
+   * A `warning` queued in order with the data events waiting (those before it go out before it,
+   * those pushed later after it): free, not counted by limit.
+   */
+  warnInOrder(message: string, nowMs: number): void {
+    if (this.ended) return;
+    const frame = Buffer.from(warningFrame(message), 'utf8');
+    this.queue.push({ frame, sub: null, pool: -1, atMs: nowMs });
+    this.live++;
+    this.queuedBytes += frame.length;
+    this.host.wake(this);
+  }
+
+  /** A non-fatal notice, written at once (before any data event waiting). */
   warn(message: string, nowMs: number): void {
     if (this.ended) return;
-    this.write(`event: warning\ndata: ${JSON.stringify({ message })}\n\n`, nowMs);
+    this.write(warningFrame(message), nowMs);
   }
 
   /** Ends the stream with an `error` event. */
@@ -372,7 +400,6 @@ export class StreamClient {
 let framesRes: HttpResponse | null = null;
 let framesQueue: readonly (Waiting | null)[] = [];
 let framesEnd = 0;
-let framesCount = 0;
 let framesOk = true;
 /** Where a stream's waiting frames are gathered for its write (uWS copies what it keeps, so it is reused). */
 const scratch = Buffer.allocUnsafe(2 * MAX_CHUNK_BYTES + 64 * 1024);
@@ -382,7 +409,7 @@ function doFrames(): void {
   let bytes = 0;
   let single: Buffer | null = null;
   let fits = true;
-  for (let k = 0, taken = 0; k < framesEnd && taken < framesCount; k++) {
+  for (let k = 0, taken = 0; k < framesEnd; k++) {
     const w = framesQueue[k];
     if (w === null || w === undefined) continue;
     const f = w.frame;
@@ -399,13 +426,14 @@ function doFrames(): void {
   framesList.length = 0;
 }
 
-/** Writes the first `count` frames of queue[0..end) in one cork; false on backpressure. */
-function corkedFrames(res: HttpResponse, queue: readonly (Waiting | null)[], end: number, count: number): boolean {
-  if (count === 0) return true;
+/** Writes the frames of queue[0..end) in one cork; false on backpressure. */
+function corkedFrames(res: HttpResponse, queue: readonly (Waiting | null)[], end: number): boolean {
+  let any = false;
+  for (let k = 0; k < end && !any; k++) any = queue[k] !== null && queue[k] !== undefined;
+  if (!any) return true;
   framesRes = res;
   framesQueue = queue;
   framesEnd = end;
-  framesCount = count;
   framesOk = true;
   try {
     res.cork(doFrames);
@@ -469,6 +497,10 @@ function endAndClose(res: HttpResponse, text: string): void {
   res.write(':');
   res.writeHeader(CLOSE_CHUNK_KEY, CLOSE_CHUNK_VALUE);
   res.end(text, true);
+}
+
+export function warningFrame(message: string): string {
+  return `event: warning\ndata: ${JSON.stringify({ message })}\n\n`;
 }
 
 export function errorFrame(message: string): string {

@@ -11,6 +11,16 @@
  *
  * Each tick then writes every stream that has events waiting, one chunk per stream, and sends the
  * pings that are due. Every rendered event also enters the replay window (replay.ts).
+ *
+ * Reorganisations: the engine rolls a chain back by zeroing its pools and tokens and applying the
+ * chain's trimmed log again, then bumps the chain's reorg counter (EngineViews.chainReorgs). While it
+ * rebuilds, a watched asset of the chain is seen going back in time (an older price time, block or
+ * fewer 1 s candles): from then on nothing of that chain is streamed (the states on the way are
+ * history, not news) until the counter moves. Then every stream subscribed to an asset of the chain
+ * gets a `warning` naming the block rolled back to, queued after what was waiting for it, followed by
+ * the corrected values: each price and reserve state of the chain sent again even when equal to what
+ * was streamed, 1 s candles from the first one not streamed yet in the rebuilt ring (so candles
+ * already streamed are not sent again as new), and swaps as the new blocks bring them.
  */
 import type { FeedSwap } from '../../engine/feed/swaps.js';
 import { TOKEN_SECOND_SLOTS } from '../../engine/state/layout.js';
@@ -19,11 +29,10 @@ import type { EngineViews } from '../../engine/state/views.js';
 import type { SwapFeed } from '../../engine/feed/swaps.js';
 import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
 import { StreamClient, type ClientHost, type ClientOptions, type ClientSubscription } from './client.js';
+import { PriceTexts } from '../../engine/state/exact-price.js';
 import {
-  exactPrice,
   ohlcvPayload,
   poolReservesPayload,
-  priceText,
   reserveSide,
   swapPayload,
   tokenPricePayloads,
@@ -44,6 +53,29 @@ const LINGER_SWEEP_MS = 1_000;
 const PING_SWEEP_MS = 200;
 /** A 1 s candle is sealed once a later one opened, or this long after its second ended. */
 export const CANDLE_SEAL_DELAY_S = 2;
+/**
+ * A chain seen going back in time is held at most this long waiting for its reorg counter to move
+ * (a rollback rebuilds the chain's views from its log, seconds for a large one); past it, streaming
+ * resumes (so a stray regression can never silence a chain for good).
+ */
+export const REORG_HOLD_MAX_MS = 120_000; // 2 min
+
+/** The warning a stream of an asset of `chain` gets after a reorganisation rolled it back to `block`. */
+export function reorgMessage(chain: string, block: number): string {
+  return (
+    `chain reorganisation on ${chain}: the chain was rolled back to block ${block} and the blocks after it were replaced; ` +
+    `prices, reserves, swaps and candles streamed from blocks after ${block} are void, the events that follow carry the corrected values`
+  );
+}
+
+/** A reorganisation seen by a hub, kept for the replay window: a stream resumed from before it is warned too. */
+interface ReorgMark {
+  /** Events with this id or later were rendered after it. */
+  readonly id: number;
+  readonly chain: number;
+  readonly message: string;
+  readonly atMs: number;
+}
 
 /** Subscription key: kind * 2^32 + asset id. */
 const KIND: Readonly<Record<StreamMethod, number>> = { token_price: 1, pool_reserves: 2, token_reserves: 3, pool: 4, token: 5, ohlcv: 6 };
@@ -82,14 +114,18 @@ interface PoolWatch extends Watch {
 
 interface TokenReservesWatch extends Watch {
   readonly token: number;
-  /** How many of the token's pools (registry.tokenPools order) are watched. */
+  /** How many entries of the token's pool list (registry.tokenPools order) were looked at. */
   pools: number;
+  /** The pools watched for it (their PoolWatch counts it in refs). */
+  readonly covered: number[];
 }
 
 interface CandleWatch extends Watch {
   readonly token: number;
   /** Index of the next candle to stream (secOpened numbering). */
   next: number;
+  /** Start (Unix s) of the last candle streamed, -1 before the first. */
+  lastTime: number;
 }
 
 /** Charges and releases for the streams' owners (host.ts: the meter and the concurrent-stream counts). */
@@ -227,13 +263,21 @@ export class StreamHub implements ClientHost {
   private readonly unsubscribeFeed: () => void;
   private lastPingSweep = 0;
   private readonly priceState = createTokenPriceState();
+  private readonly priceTexts: PriceTexts;
   private readonly poolScratch: PoolReserves = { raw: new Uint32Array(8), block: 0, time: 0, price0: 0, price1: 0 };
   private readonly candleRead: CandleRead = { k: 0, kept: false, c: { time: 0, open: 0, high: 0, low: 0, close: 0, priceSum: 0, volumeUsd: 0, txns: 0 } };
   private readonly candle: SecondCandle = { time: 0, open: 0, high: 0, low: 0, close: 0, priceSum: 0, volumeUsd: 0, txns: 0 };
   private closed = false;
+  /** Per chain: the reorg counter as last handled. */
+  private readonly reorgsSeen: Int32Array;
+  /** Chains being rebuilt after a rollback (seen going back in time): since when (ms). */
+  private readonly held = new Map<number, number>();
+  private readonly reorgMarks: ReorgMark[] = [];
 
   constructor(options: HubOptions) {
     this.ctx = options.ctx;
+    this.priceTexts = new PriceTexts(options.ctx.views);
+    this.reorgsSeen = Int32Array.from(options.ctx.views.chainReorgs, (_, c) => Atomics.load(options.ctx.views.chainReorgs, c));
     this.nowMs = options.nowMs ?? (() => options.ctx.now() * 1000);
     this.pingIntervalMs = options.pingIntervalMs ?? PING_INTERVAL_MS;
     this.billing = options.billing ?? UNMETERED;
@@ -358,7 +402,7 @@ export class StreamHub implements ClientHost {
       case 'token_reserves': {
         let w = this.tokenReserves.get(s.asset);
         if (w === undefined) {
-          w = { token: s.asset, subs: new Set(), lingerUntil: -1, pools: 0 };
+          w = { token: s.asset, subs: new Set(), lingerUntil: -1, pools: 0, covered: [] };
           this.tokenReserves.set(s.asset, w);
           this.coverPools(w);
         }
@@ -378,7 +422,7 @@ export class StreamHub implements ClientHost {
           const n = v.secOpened[s.asset]!;
           const last = s.asset * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
           const openNow = n > 0 && v.secTime[last]! + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
-          w = { token: s.asset, subs: new Set(), lingerUntil: -1, next: openNow ? n - 1 : n };
+          w = { token: s.asset, subs: new Set(), lingerUntil: -1, next: openNow ? n - 1 : n, lastTime: -1 };
           this.candles.set(s.asset, w);
         }
         join(w, sub);
@@ -413,7 +457,23 @@ export class StreamHub implements ClientHost {
   /** Watches the token's pools not yet watched (new pools appear over time). */
   private coverPools(w: TokenReservesWatch): void {
     const list = this.ctx.registry.tokenPools[w.token] ?? [];
-    for (; w.pools < list.length; w.pools++) this.poolWatch(list[w.pools]!).refs++;
+    for (; w.pools < list.length; w.pools++) {
+      const p = list[w.pools]!;
+      this.poolWatch(p).refs++;
+      w.covered.push(p);
+    }
+  }
+
+  /** The watch no longer counts for the pools it covered (a pool watch left with nothing lingers no more). */
+  private uncoverPools(w: TokenReservesWatch, nowMs: number): void {
+    for (const p of w.covered) {
+      const pw = this.pools.get(p);
+      if (pw === undefined) continue;
+      pw.refs--;
+      if (pw.refs === 0 && pw.subs.size === 0 && pw.lingerUntil < 0) pw.lingerUntil = nowMs;
+    }
+    w.covered.length = 0;
+    w.pools = 0;
   }
 
   /** A stream ended: its subscriptions leave their watches, which linger for the replay window once empty. */
@@ -457,13 +517,7 @@ export class StreamHub implements ClientHost {
     for (const [id, w] of this.tokenReserves) {
       if (!expired(w)) continue;
       this.tokenReserves.delete(id);
-      const list = this.ctx.registry.tokenPools[id] ?? [];
-      for (let i = 0; i < w.pools; i++) {
-        const pw = this.pools.get(list[i]!);
-        if (pw === undefined) continue;
-        pw.refs--;
-        if (pw.refs === 0 && pw.subs.size === 0 && pw.lingerUntil < 0) pw.lingerUntil = nowMs;
-      }
+      this.uncoverPools(w, nowMs);
     }
     for (const [id, w] of this.pools) if (w.refs === 0 && expired(w)) this.pools.delete(id);
   }
@@ -493,13 +547,114 @@ export class StreamHub implements ClientHost {
     }
     const { events, complete } = this.replay.since(lastEventId, new Set(byKey.keys()));
     if (!complete || unheld) client.warn(`events after id ${lastEventId} are partly outside the replay window; the stream resumes with what is held`, nowMs);
+    // Reorganisations of a subscribed chain since lastEventId: their warning in place among the missed events.
+    const chains = new Set(client.subscriptions.map((sub) => this.chainOf(sub.method, sub.key % 4_294_967_296)));
+    const marks = this.reorgMarks.filter((m) => m.id > lastEventId && chains.has(m.chain));
+    let mark = 0;
     for (const e of events) {
+      for (; mark < marks.length && marks[mark]!.id <= e.id; mark++) client.warnInOrder(marks[mark]!.message, nowMs);
       for (const k of e.keys) {
         const subs = byKey.get(k);
         if (subs === undefined) continue;
         for (const s of subs) client.push(s, e, true);
       }
       fannedOut(e);
+    }
+    for (; mark < marks.length; mark++) client.warnInOrder(marks[mark]!.message, nowMs);
+  }
+
+  /** Chain index of a subscription's asset. */
+  private chainOf(method: StreamMethod, asset: number): number {
+    const v = this.ctx.views;
+    return method === 'pool_reserves' || method === 'pool' ? v.poolChain[asset]! : v.tokenChain[asset]!;
+  }
+
+  // ---- reorganisations ----
+
+  /** Chain c was seen going back in time: a rollback is rebuilding it. */
+  private hold(c: number, nowMs: number): void {
+    if (!this.held.has(c)) this.held.set(c, nowMs);
+  }
+
+  private isHeld(c: number, nowMs: number): boolean {
+    if (this.held.size === 0) return false;
+    const since = this.held.get(c);
+    if (since === undefined) return false;
+    if (nowMs - since <= REORG_HOLD_MAX_MS) return true;
+    console.warn(`streams: chain ${this.ctx.registry.networks[c]?.id ?? c} went back in time without a reorganisation being reported; streaming resumes`);
+    this.held.delete(c);
+    return false;
+  }
+
+  /** Handles the chains whose reorg counter moved since the last look. */
+  private checkReorgs(nowMs: number, now: number): void {
+    const v = this.ctx.views;
+    for (let c = 0; c < this.reorgsSeen.length; c++) {
+      const r = Atomics.load(v.chainReorgs, c);
+      if (r === this.reorgsSeen[c]) continue;
+      this.reorgsSeen[c] = r;
+      this.onReorg(c, v.chainReorgBlock[c]!, nowMs, now);
+    }
+    while (this.reorgMarks.length > 0 && nowMs - this.reorgMarks[0]!.atMs > REPLAY_WINDOW_MS) this.reorgMarks.shift();
+  }
+
+  /** Chain c was rolled back to `block` and its views rebuilt: warn its streams, then send the corrected values. */
+  private onReorg(c: number, block: number, nowMs: number, now: number): void {
+    this.held.delete(c);
+    const v = this.ctx.views;
+    const message = reorgMessage(this.ctx.registry.networks[c]?.id ?? String(c), block);
+    this.reorgMarks.push({ id: this.replay.nextId(), chain: c, message, atMs: nowMs });
+    const warned = new Set<StreamClient>();
+    const warn = (w: Watch): void => {
+      for (const sub of w.subs) {
+        if (warned.has(sub.client)) continue;
+        warned.add(sub.client);
+        sub.client.warnInOrder(message, nowMs);
+      }
+    };
+    for (const w of this.prices.values()) if (v.tokenChain[w.token] === c) warn(w);
+    for (const w of this.pools.values()) if (v.poolChain[w.pool] === c) warn(w);
+    for (const w of this.tokenReserves.values()) if (v.tokenChain[w.token] === c) warn(w);
+    for (const w of this.candles.values()) if (v.tokenChain[w.token] === c) warn(w);
+    for (const [id, w] of this.poolSwaps) if (v.poolChain[id] === c) warn(w);
+    for (const [id, w] of this.tokenSwaps) if (v.tokenChain[id] === c) warn(w);
+
+    // Prices: the current one, even if equal to one streamed before.
+    const st = this.priceState;
+    for (const w of this.prices.values()) {
+      if (v.tokenChain[w.token] !== c || !readTokenPrice(v, w.token, st)) continue;
+      w.seq = st.seq;
+      w.price = st.priceUsd;
+      w.time = st.priceTime;
+      if (st.priceUsd > 0) this.emitPrice(w, nowMs, now);
+    }
+    // Token reserves: the token's pools as they are now (pools of orphaned blocks are gone).
+    for (const w of this.tokenReserves.values()) {
+      if (v.tokenChain[w.token] !== c) continue;
+      this.uncoverPools(w, nowMs);
+      this.coverPools(w);
+    }
+    // Reserves: every pool of the chain still there, as it is now.
+    for (const w of this.pools.values()) {
+      if (v.poolChain[w.pool] !== c || v.poolExists[w.pool] === 0) continue;
+      const seq = this.readPoolReserves(w.pool);
+      if (seq < 0) {
+        w.seq = -1; // read again next tick (as a change)
+        continue;
+      }
+      w.seq = seq;
+      this.emitPool(w, nowMs, now);
+    }
+    // Candles: from the first one of the rebuilt ring not streamed yet.
+    for (const w of this.candles.values()) {
+      if (v.tokenChain[w.token] !== c) continue;
+      const n = v.secOpened[w.token]!;
+      let k = Math.max(0, n - (TOKEN_SECOND_SLOTS - 1));
+      for (; k < n; k++) {
+        if (!this.readCandle(w.token, k, this.candle)) continue;
+        if (this.candle.time > w.lastTime) break;
+      }
+      w.next = k;
     }
   }
 
@@ -520,6 +675,7 @@ export class StreamHub implements ClientHost {
     try {
       const nowMs = this.nowMs();
       const now = this.ctx.now();
+      this.checkReorgs(nowMs, now);
       if (this.prices.size > 0) this.tickPrices(nowMs, now);
       if (this.tokenReserves.size > 0) for (const w of this.tokenReserves.values()) this.coverPools(w);
       if (this.pools.size > 0) this.tickPools(nowMs, now);
@@ -589,61 +745,86 @@ export class StreamHub implements ClientHost {
     for (const w of this.prices.values()) {
       const s = Atomics.load(v.tokenSeq, w.token);
       if (s === w.seq || (s & 1) !== 0) continue;
+      const c = v.tokenChain[w.token]!;
+      if (this.isHeld(c, nowMs)) continue;
       if (!readTokenPrice(v, w.token, st)) continue;
+      if (st.priceTime < w.time || (!(st.priceUsd > 0) && w.price > 0)) {
+        this.hold(c, nowMs);
+        continue;
+      }
       w.seq = st.seq;
       if (st.priceUsd === w.price && st.priceTime === w.time) continue;
       w.price = st.priceUsd;
       w.time = st.priceTime;
       if (!(st.priceUsd > 0)) continue;
-      const token = reg.tokens[w.token]!;
-      const p = tokenPricePayloads(token.address, reg.networks[token.chain]!.id, priceText(exactPrice(v, w.token)), now, st.priceTime);
-      const e = this.replay.add([keyOf('token_price', w.token)], p.post, p.get, -1, nowMs);
-      for (const sub of w.subs) sub.client.push(sub, e);
-      fannedOut(e);
+      this.emitPrice(w, nowMs, now);
     }
+  }
+
+  /** Renders watch w's token price as it stands (w.time: its time) and hands it to the subscribers. */
+  private emitPrice(w: PriceWatch, nowMs: number, now: number): void {
+    const reg = this.ctx.registry;
+    const token = reg.tokens[w.token]!;
+    const p = tokenPricePayloads(token.address, reg.networks[token.chain]!.id, this.priceTexts.text(w.token), now, w.time);
+    const e = this.replay.add([keyOf('token_price', w.token)], p.post, p.get, -1, nowMs);
+    for (const sub of w.subs) sub.client.push(sub, e);
+    fannedOut(e);
   }
 
   private tickPools(nowMs: number, now: number): void {
     const v = this.ctx.views;
-    const reg = this.ctx.registry;
     const o = this.poolScratch;
     for (const w of this.pools.values()) {
       const s = Atomics.load(v.poolSeq, w.pool);
       if (s === w.seq || (s & 1) !== 0) continue;
-      w.seq = this.readPoolReserves(w.pool);
-      if (w.seq < 0) continue;
+      const c = v.poolChain[w.pool]!;
+      if (this.isHeld(c, nowMs)) continue;
+      const seq = this.readPoolReserves(w.pool);
+      if (seq < 0) continue;
+      if (o.block < w.block) {
+        this.hold(c, nowMs);
+        continue;
+      }
+      w.seq = seq;
       let same = true;
       for (let k = 0; k < 8; k++) if (o.raw[k] !== w.raw[k]) same = false;
       if (same) continue;
-      const pool = reg.pools[w.pool]!;
-      const t0 = reg.tokens[pool.token0]!;
-      const t1 = reg.tokens[pool.token1]!;
-      const chain = reg.networks[pool.chain]!.id;
-      const side0 = reserveSide(t0.address, u128BigInt(o.raw, 0), u128BigInt(w.raw, 0), t0.decimals, o.price0);
-      const side1 = reserveSide(t1.address, u128BigInt(o.raw, 4), u128BigInt(w.raw, 4), t1.decimals, o.price1);
-      if (o.block !== w.block) {
-        w.prevBlock = w.block;
-        w.block = o.block;
-      }
-      w.raw.set(o.raw);
-      if (w.subs.size > 0 || nowMs < w.lingerUntil) {
-        const data = poolReservesPayload(chain, pool.address, o.block, w.prevBlock, [side0, side1], now, o.time);
-        const e = this.replay.add([keyOf('pool_reserves', w.pool)], data, null, -1, nowMs);
-        for (const sub of w.subs) sub.client.push(sub, e);
+      this.emitPool(w, nowMs, now);
+    }
+  }
+
+  /** Streams pool w's reserves as read into poolScratch (deltas against what was streamed before), to its own and its tokens' subscribers. */
+  private emitPool(w: PoolWatch, nowMs: number, now: number): void {
+    const reg = this.ctx.registry;
+    const o = this.poolScratch;
+    const pool = reg.pools[w.pool]!;
+    const t0 = reg.tokens[pool.token0]!;
+    const t1 = reg.tokens[pool.token1]!;
+    const chain = reg.networks[pool.chain]!.id;
+    const side0 = reserveSide(t0.address, u128BigInt(o.raw, 0), u128BigInt(w.raw, 0), t0.decimals, o.price0);
+    const side1 = reserveSide(t1.address, u128BigInt(o.raw, 4), u128BigInt(w.raw, 4), t1.decimals, o.price1);
+    if (o.block !== w.block) {
+      w.prevBlock = w.block;
+      w.block = o.block;
+    }
+    w.raw.set(o.raw);
+    if (w.subs.size > 0 || nowMs < w.lingerUntil) {
+      const data = poolReservesPayload(chain, pool.address, o.block, w.prevBlock, [side0, side1], now, o.time);
+      const e = this.replay.add([keyOf('pool_reserves', w.pool)], data, null, -1, nowMs);
+      for (const sub of w.subs) sub.client.push(sub, e);
+      fannedOut(e);
+    }
+    if (w.refs > 0) {
+      for (const [tk, side] of [
+        [pool.token0, side0],
+        [pool.token1, side1],
+      ] as const) {
+        const tw = this.tokenReserves.get(tk);
+        if (tw === undefined) continue;
+        const data = tokenReservesPayload(chain, pool.address, o.block, side, now, o.time);
+        const e = this.replay.add([keyOf('token_reserves', tk)], data, null, w.pool, nowMs);
+        for (const sub of tw.subs) sub.client.push(sub, e);
         fannedOut(e);
-      }
-      if (w.refs > 0) {
-        for (const [tk, side] of [
-          [pool.token0, side0],
-          [pool.token1, side1],
-        ] as const) {
-          const tw = this.tokenReserves.get(tk);
-          if (tw === undefined) continue;
-          const data = tokenReservesPayload(chain, pool.address, o.block, side, now, o.time);
-          const e = this.replay.add([keyOf('token_reserves', tk)], data, null, w.pool, nowMs);
-          for (const sub of tw.subs) sub.client.push(sub, e);
-          fannedOut(e);
-        }
       }
     }
   }
@@ -654,6 +835,13 @@ export class StreamHub implements ClientHost {
     const c = this.candle;
     for (const w of this.candles.values()) {
       const t = w.token;
+      if (v.secOpened[t]! === w.next && w.next > 0) continue;
+      const ch = v.tokenChain[t]!;
+      if (this.isHeld(ch, nowMs)) continue;
+      if (v.secOpened[t]! < w.next) {
+        this.hold(ch, nowMs);
+        continue;
+      }
       for (;;) {
         const n = v.secOpened[t]!;
         if (w.next >= n) break;
@@ -663,6 +851,7 @@ export class StreamHub implements ClientHost {
         const sealed = w.next < v.secOpened[t]! - 1 || now >= c.time + 1 + CANDLE_SEAL_DELAY_S;
         if (!sealed) break;
         w.next++;
+        w.lastTime = c.time;
         const token = reg.tokens[t]!;
         const data = ohlcvPayload(reg.networks[token.chain]!.id, token.address, c);
         const e = this.replay.add([keyOf('ohlcv', t)], data, null, -1, nowMs);

@@ -6,7 +6,7 @@
  */
 import { Decimal } from 'decimal.js';
 import type { FeedSwap } from '../../engine/feed/swaps.js';
-export { exactPrice, priceText, u128BigInt } from '../../engine/state/exact-price.js';
+export { u128BigInt } from '../../engine/state/exact-price.js';
 import type { StreamRegistry } from './hub.js';
 import { integerJson, num, str } from '../http/json.js';
 import { rfc3339 } from '../http/time.js';
