@@ -288,6 +288,7 @@ describe('reorganisations on anvil', () => {
       await follow(s);
       expect((await s.get(`/networks/anvil/pools/${pairB}`)).status).toBe(200);
       expect((await s.get(`/networks/anvil/tokens/${tok.mkr}`)).status).toBe(200);
+      expect(JSON.stringify((await s.get('/search?query=MKR')).body)).toContain(tok.mkr.toLowerCase());
       await expectCanonical(s);
       expect(s.views.chainReorgs[0]).toBe(0);
 
@@ -305,6 +306,13 @@ describe('reorganisations on anvil', () => {
       expect(s.source.progress()[0]).toMatchObject({ reorgs: 1, lastReorgBlock: fork });
       expect((await s.get(`/networks/anvil/pools/${pairB}`)).status).toBe(404);
       expect((await s.get(`/networks/anvil/tokens/${tok.mkr}`)).status).toBe(404);
+      const tokens = await s.get('/networks/anvil/tokens/search?limit=10');
+      expect(tokens.status).toBe(200);
+      expect(JSON.stringify(tokens.body)).not.toContain(tok.mkr.toLowerCase());
+      expect(JSON.stringify(tokens.body)).toContain(tok.weth.toLowerCase());
+      const found = await s.get('/search?query=MKR');
+      expect(found.status).toBe(200);
+      expect(JSON.stringify(found.body)).not.toContain(tok.mkr.toLowerCase());
       const search = await s.get('/networks/anvil/pools/search?limit=10');
       expect(JSON.stringify(search.body)).not.toContain(pairB!.toLowerCase().slice(2));
       expect((await s.get('/stats')).body).toMatchObject({ pools: 1, tokens: 2 });

@@ -195,9 +195,10 @@ export class Registry {
   }
 
   /**
-   * Takes pools and tokens out of every lookup after a rollback orphaned their creation. Their
-   * records stay at their ids (readers holding an id still find a record; poolExists says it is
-   * gone) and their ids are not handed out again by this process.
+   * Takes pools and tokens out of every lookup after a rollback orphaned their creation. Pool
+   * records stay at their ids (readers holding a pool id still find a record; poolExists says it is
+   * gone); token records go (searches walk the token table). Ids are not handed out again by this
+   * process.
    */
   removePools(chain: number, pools: readonly number[], tokens: readonly number[]): void {
     if (pools.length === 0 && tokens.length === 0) return;
@@ -226,6 +227,7 @@ export class Registry {
       const rec = this.tokens[t];
       if (!rec) continue;
       this.tokenIndex[chain]?.delete(rec.address);
+      delete this.tokens[t];
       this.tokenCount--;
     }
   }
