@@ -111,8 +111,9 @@ async function main(): Promise<void> {
   const pools = quick ? 2000 : 20_000;
   const backfillDays = quick ? 3 : 30;
   const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-bench-'));
-  // Plans with room for a load test: metering still runs on every request, it just never refuses.
-  const roomy = { requestsPerMinute: 1_000_000, credits: 2_000_000_000 };
+  // Plans with room for a load test: metering still runs on every request, it just never refuses
+  // (a read load passes a million requests in well under a minute).
+  const roomy = { requestsPerMinute: 1_000_000_000, credits: 2_000_000_000 };
   const configFile = join(dataDir, 'bench-config.json');
   writeFileSync(configFile, JSON.stringify({ plans: { keyless: roomy, free: roomy, pro: roomy } }));
   const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'pro', '--label', 'bench', '--data-dir', dataDir, '--config', configFile], { encoding: 'utf8' });

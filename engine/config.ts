@@ -56,6 +56,8 @@ export interface PlanLimits {
 
 /** Allowances are counted in 32-bit slots (gateway/metering): at most 2^31 - 1 credits per window. */
 const MAX_CREDITS = 2 ** 31 - 1;
+/** Per-minute counts share those slots; a gateway answers well under this many requests a minute. */
+const MAX_REQUESTS_PER_MINUTE = 1_000_000_000;
 
 export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
   keyless: { requestsPerMinute: 15, credits: 10_000, concurrentStreams: 10, windowKind: 'rolling', ohlcvFinestInterval: '1h', ohlcvHistoryDays: 1 },
@@ -70,7 +72,7 @@ export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
 function planSchema(d: PlanLimits) {
   return z
     .object({
-      requestsPerMinute: z.number().int().min(1).max(1_000_000).default(d.requestsPerMinute),
+      requestsPerMinute: z.number().int().min(1).max(MAX_REQUESTS_PER_MINUTE).default(d.requestsPerMinute),
       credits: z.number().int().min(0).max(MAX_CREDITS).default(d.credits),
       concurrentStreams: z.number().int().min(0).max(1_000_000).default(d.concurrentStreams),
       windowKind: z.enum(['rolling', 'billing']).default(d.windowKind),
