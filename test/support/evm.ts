@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import solc from 'solc';
 import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import { foundry } from 'viem/chains';
@@ -25,35 +24,47 @@ export interface Anvil {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 function anvilBinary(): string {
   const pkg = `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
   return require.resolve(`${pkg}/bin/anvil`);
 }
 
-/** Starts anvil on 127.0.0.1 with instant mining; `timestamp` sets the genesis time (Unix s). */
+/**
+ * Starts anvil on 127.0.0.1 with instant mining; `timestamp` sets the genesis time (Unix s). anvil
+ * binds a port of the kernel's choosing (`--port 0`) and prints it: no other test's node can take
+ * it between a probe and the bind.
+ */
 export async function startAnvil(options: { timestamp?: number; chainId?: number; gasLimit?: number } = {}): Promise<Anvil> {
-  const port = await freePort();
   const chainId = options.chainId ?? 31_337;
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--silent'];
+  const args = ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId)];
   if (options.timestamp !== undefined) args.push('--timestamp', String(options.timestamp));
   if (options.gasLimit !== undefined) args.push('--gas-limit', String(options.gasLimit));
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // The banner ends with the address bound; what anvil prints afterwards (one line per call) is dropped.
   let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  let collecting = true;
+  let bound: (port: number) => void;
+  const listening = new Promise<number>((resolve) => (bound = resolve));
+  const onData = (b: Buffer) => {
+    if (!collecting) return;
+    out += b.toString();
+    const m = /Listening on 127\.0\.0\.1:(\d+)/.exec(out);
+    if (m) {
+      collecting = false;
+      bound(Number(m[1]));
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await Promise.race([
+    listening,
+    exited.then(() => {
+      throw new Error(`anvil exited before listening: ${out}`);
+    }),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`anvil did not print its address within 10 s: ${out}`)), 10_000).unref()),
+  ]);
+  const url = `http://127.0.0.1:${port}`;
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
     const body = (await res.json()) as { result?: T; error?: { message: string } };
