@@ -14,7 +14,8 @@
  * main thread (server pinned to one core, load generator to the other), then on N stream threads
  * sharing the port (server and two load generators free on both cores).
  *
- * `node dist/bench/streams.js [--quick] [--layouts 0,2] [--rates 50,100]` runs it alone; bench/run.ts runs it as section 5.
+ * `node dist/bench/streams.js [--quick] [--layouts 0,2] [--rates 50,100] [--block-ms 100]` runs it alone (`--block-ms`:
+ * swaps arrive in blocks that often instead of each in its own block); bench/run.ts runs it as section 5.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -98,10 +99,13 @@ async function server(streamThreads: number): Promise<void> {
     for (const sw of swaps) feedLatencies.push((at - parseInt(sw.txHash.slice(2), 16)) / 1000);
   });
 
-  /** `rate` swaps per second for `seconds` (one every 1/rate s), each in its own block, each hash its creation time. */
-  async function trade(rate: number, seconds: number): Promise<number> {
-    const perTick = 1;
-    const stepMs = 1000 / rate;
+  /**
+   * `rate` swaps per second for `seconds`, each hash its creation time: a block every `blockMs`
+   * carrying the swaps of that interval (0: each swap in its own block, one every 1/rate s).
+   */
+  async function trade(rate: number, seconds: number, blockMs: number): Promise<number> {
+    const perTick = blockMs > 0 ? Math.max(1, Math.round((rate * blockMs) / 1000)) : 1;
+    const stepMs = (1000 * perTick) / rate;
     const end = performance.now() + seconds * 1000;
     let n = 0;
     let next = performance.now();
@@ -109,10 +113,10 @@ async function server(streamThreads: number): Promise<void> {
     while (performance.now() < end) {
       const events: ChainEvent[] = [];
       time = Math.max(time, Math.floor(Date.now() / 1000));
+      block++;
       for (let i = 0; i < perTick; i++) {
-        block++;
         const price = 2000n + BigInt(n % 7);
-        const key = (logIndex: number) => ({ blockNumber: block, txIndex: 0, logIndex });
+        const key = (logIndex: number) => ({ blockNumber: block, txIndex: i, logIndex });
         events.push(
           { kind: 'sync', key: key(0), timestamp: time, pool: POOL, reserve0: 1000n * E18, reserve1: price * 1000n * E6 },
           {
@@ -143,7 +147,7 @@ async function server(streamThreads: number): Promise<void> {
     return n;
   }
 
-  process.on('message', (m: { cmd: string; rate?: number; seconds?: number }) => {
+  process.on('message', (m: { cmd: string; rate?: number; seconds?: number; blockMs?: number }) => {
     void (async () => {
       if (m.cmd === 'mem') {
         (globalThis as { gc?: () => void }).gc?.();
@@ -156,7 +160,7 @@ async function server(streamThreads: number): Promise<void> {
         await hubDelay([], true);
         const cpu0 = process.cpuUsage();
         const wall0 = performance.now();
-        const swaps = await trade(m.rate!, m.seconds!);
+        const swaps = await trade(m.rate!, m.seconds!, m.blockMs ?? 0);
         const cpu = process.cpuUsage(cpu0);
         const busy = (cpu.user + cpu.system) / 1000 / (performance.now() - wall0);
         feedLatencies.sort((a, b) => a - b);
@@ -317,6 +321,8 @@ export interface StreamBenchOptions {
   readonly layouts?: readonly number[];
   /** Swap rates tried per layout. */
   readonly rates?: readonly number[];
+  /** Block interval of the created swaps (ms; 0: each swap its own block). */
+  readonly blockMs?: number;
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -368,7 +374,7 @@ async function delivery(o: StreamBenchOptions, layout: Layout, streams: number, 
     for (const swapsPerSecond of rates) {
       await Promise.all(loaders.map((l) => ask(l, { cmd: 'start' })));
       const t0 = performance.now();
-      const traded = await ask<{ swaps: number; streams: number; feedP50: number; feedP99: number; busy: number; hubDelay: number[] }>(srv, { cmd: 'trade', rate: swapsPerSecond, seconds });
+      const traded = await ask<{ swaps: number; streams: number; feedP50: number; feedP99: number; busy: number; hubDelay: number[] }>(srv, { cmd: 'trade', rate: swapsPerSecond, seconds, blockMs: o.blockMs ?? 0 });
       await new Promise((r) => setTimeout(r, 300));
       const stops = await Promise.all(loaders.map((l) => ask<LoadStop>(l, { cmd: 'stop' })));
       const elapsed = (performance.now() - t0) / 1000;
@@ -475,7 +481,7 @@ export async function benchStreams(o: StreamBenchOptions): Promise<StreamBenchRe
 const isMain = process.argv[1] === SELF;
 if (isMain) {
   const { values, positionals } = parseArgs({
-    options: { role: { type: 'string' }, quick: { type: 'boolean' }, threads: { type: 'string' }, layouts: { type: 'string' }, rates: { type: 'string' } },
+    options: { role: { type: 'string' }, quick: { type: 'boolean' }, threads: { type: 'string' }, layouts: { type: 'string' }, rates: { type: 'string' }, 'block-ms': { type: 'string' } },
     allowPositionals: true,
   });
   const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map(Number));
@@ -487,7 +493,8 @@ if (isMain) {
     print('|---|---|');
     const layouts = list(values.layouts);
     const rates = list(values.rates);
-    await benchStreams({ quick: values.quick === true, pinning: true, serverCore: 0, loadCore: 1, print, ...(layouts ? { layouts } : {}), ...(rates ? { rates } : {}) });
+    const blockMs = values['block-ms'] === undefined ? undefined : Number(values['block-ms']);
+    await benchStreams({ quick: values.quick === true, pinning: true, serverCore: 0, loadCore: 1, print, ...(layouts ? { layouts } : {}), ...(rates ? { rates } : {}), ...(blockMs !== undefined ? { blockMs } : {}) });
   };
   run().catch((err: unknown) => {
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
