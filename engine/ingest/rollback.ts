@@ -141,6 +141,7 @@ export async function rollbackChain(ingest: Ingest, chainId: string, toBlock: nu
   const rewrites = affected.map(({ seq, kept }) => ({ seq, bytes: kept.length > 0 ? encodeBatch(chainId, kept, resolverFor(kept)) : null }));
 
   let transactionsRemoved = 0;
+  // Keys are listed before they are removed: nothing is deleted under an open cursor.
   await store.root.transaction(() => {
     for (const { seq, bytes } of rewrites) {
       if (bytes === null) store.log.remove(seq);
@@ -150,8 +151,8 @@ export async function rollbackChain(ingest: Ingest, chainId: string, toBlock: nu
     store.meta.put(metaKeys.recentBlocks(chainId), recent);
     for (const p of removedPools) {
       store.pools.remove(p);
-      for (const k of store.candles.getKeys({ start: [p], end: [p + 1] })) store.candles.remove(k);
-      for (const k of store.txs.getKeys({ start: [p], end: [p + 1] })) {
+      for (const k of [...store.candles.getKeys({ start: [p], end: [p + 1] })]) store.candles.remove(k);
+      for (const k of [...store.txs.getKeys({ start: [p], end: [p + 1] })]) {
         store.txs.remove(k);
         transactionsRemoved++;
       }
@@ -159,14 +160,14 @@ export async function rollbackChain(ingest: Ingest, chainId: string, toBlock: nu
     for (const t of removedTokens) store.tokens.remove(t);
     for (const p of touched) {
       if (removedPools.has(p)) continue;
-      for (const k of store.txs.getKeys({ start: [p, toBlock + 1], end: [p + 1] })) {
+      for (const k of [...store.txs.getKeys({ start: [p, toBlock + 1], end: [p + 1] })]) {
         store.txs.remove(k);
         transactionsRemoved++;
       }
       if (!Number.isFinite(firstTime)) continue;
       for (let iv = 0; iv < INTERVALS.length; iv++) {
         const cutoff = firstTime - (firstTime % INTERVAL_SECONDS[iv]!);
-        for (const { key, value } of store.candles.getRange({ start: [p, iv, chunkStart(iv, cutoff)], end: [p, iv + 1] })) {
+        for (const { key, value } of [...store.candles.getRange({ start: [p, iv, chunkStart(iv, cutoff)], end: [p, iv + 1] })]) {
           let keep = 0;
           while (keep < value.length && value[keep]! < cutoff) keep += CANDLE_FIELDS;
           if (keep === value.length) continue;
