@@ -27,6 +27,8 @@ let dir = '';
 let service: RunningService | null = null;
 let key = '';
 let paid = '';
+let configFile = '';
+let dataDir = '';
 
 /** A TCP relay to the node on a fixed port; `down()` closes the port and every connection through it. */
 function relay(target: number) {
@@ -110,6 +112,7 @@ beforeAll(async () => {
   await r.up();
   dir = mkdtempSync(join(tmpdir(), 'evm-health-'));
   const config = join(dir, 'config.json');
+  configFile = config;
   writeFileSync(
     config,
     JSON.stringify({
@@ -133,6 +136,7 @@ beforeAll(async () => {
     }),
   );
   const data = join(dir, 'data');
+  dataDir = data;
   key = /key: (api_\S+)/.exec(execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'pro', '--data-dir', data], { encoding: 'utf8' }))![1]!;
   service = await startService(['--config', config, '--source', 'evm', '--data-dir', data]);
   await service.waitFor(/caught up/, 30_000);
@@ -202,5 +206,26 @@ describe('node health', () => {
     expect(h.chains[0]).toMatchObject({ reorgs: 1, last_reorg_block: fork, state: 'live' });
     expect(service!.output()).toMatch(new RegExp(`devnet: block \\d+ was replaced; rolling back to block ${fork}`));
     expect(service!.output()).toMatch(/devnet: rolled back to block \d+/);
+  }, 60_000);
+
+  it('killed (-9) as it starts a rollback, the restarted service serves the canonical chain', async () => {
+    const snapshot = await node.rpc<string>('evm_snapshot');
+    const t = Math.floor(Date.now() / 1000) + 10;
+    await market.swap(pair, market.tokens.usdc!, 7_000n * E6, t);
+    const orphaned = await onChain();
+    await waitUntil('orphaned block served', served, (v) => JSON.stringify(v) === JSON.stringify(orphaned));
+    const before = (service!.output().match(/was replaced; rolling back/g) ?? []).length;
+
+    await node.rpc('evm_revert', [snapshot]);
+    await market.swap(pair, market.tokens.weth!, E18 / 3n, t + 3);
+    const want = await onChain();
+    // The follower announces the rollback just before ingest starts it: kill the process there.
+    await waitUntil('rollback announced', async () => (service!.output().match(/was replaced; rolling back/g) ?? []).length, (n) => n > before, 20_000);
+    await service!.kill9();
+    service = await startService(['--config', configFile, '--source', 'evm', '--data-dir', dataDir]);
+    await service.waitFor(/caught up/, 30_000);
+    paid = `http://127.0.0.1:${/:(\d+)$/.exec(await service.waitFor(/paid REST listening on http:\/\/[\d.]+:(\d+)/))![1]}`;
+    const got = await waitUntil('canonical chain served after the restart', served, (v) => JSON.stringify(v) === JSON.stringify(want));
+    expect(got).toEqual(want);
   }, 60_000);
 });
