@@ -19,7 +19,7 @@ import { createEvmSource } from '../engine/sources/evm/source.js';
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
-import { deploy, fixtures, read, send, startAnvil, V2_FACTORY, V2_PAIR, type Anvil } from './support/evm.js';
+import { deploy, fixtures, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type V2Trades } from './support/evm.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -29,39 +29,16 @@ const NOW = Math.floor(Date.now() / 1000);
 const T0 = Math.floor(NOW / 3600) * 3600 - 3 * 3600;
 
 let node: Anvil;
+let trades: V2Trades;
 let dir = '';
 let config: EvmChainConfig;
 const tok: Record<'usdc' | 'weth' | 'mkr', Address> = { usdc: '0x', weth: '0x', mkr: '0x' };
 let factory: Address;
 let pairA: Address;
 let pairB: Address | null = null;
-const ERC20 = () => fixtures().TestToken.abi;
 
 const at = (t: number) => node.rpc('evm_setNextBlockTimestamp', [t]);
 const head = async () => Number(await node.rpc<string>('eth_blockNumber'));
-
-async function transfer(token: Address, to: Address, amount: bigint, t: number): Promise<void> {
-  await at(t);
-  await send(node, token, ERC20(), 'transfer', [to, amount]);
-}
-
-async function addLiquidity(pair: Address, a: Address, amountA: bigint, b: Address, amountB: bigint, t: number): Promise<void> {
-  await transfer(a, pair, amountA, t);
-  await transfer(b, pair, amountB, t + 1);
-  await at(t + 2);
-  await send(node, pair, V2_PAIR.abi, 'mint', [node.account]);
-}
-
-async function swap(pair: Address, tokenIn: Address, amountIn: bigint, t: number): Promise<void> {
-  const [r0, r1] = await read<[bigint, bigint, number]>(node, pair, V2_PAIR.abi, 'getReserves');
-  const token0 = await read<Address>(node, pair, V2_PAIR.abi, 'token0');
-  const zeroIn = token0.toLowerCase() === tokenIn.toLowerCase();
-  const [rin, rout] = zeroIn ? [r0, r1] : [r1, r0];
-  const out = (amountIn * 997n * rout) / (rin * 1000n + amountIn * 997n);
-  await transfer(tokenIn, pair, amountIn, t);
-  await at(t + 1);
-  await send(node, pair, V2_PAIR.abi, 'swap', [zeroIn ? 0n : out, zeroIn ? out : 0n, node.account, '0x']);
-}
 
 /** One running engine on a store: ingest with in-thread shards and a REST gateway. */
 interface Service {
@@ -230,6 +207,7 @@ const PATHS = () => [
 
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 31_339 });
+  trades = v2Trades(node);
   const f = fixtures();
   await at(T0 + 10);
   tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 9n * E6]);
@@ -243,9 +221,9 @@ beforeAll(async () => {
   await at(T0 + 20);
   await send(node, factory, V2_FACTORY.abi, 'createPair', [tok.weth, tok.usdc]);
   pairA = await read<Address>(node, factory, V2_FACTORY.abi, 'getPair', [tok.weth, tok.usdc]);
-  await addLiquidity(pairA, tok.weth, 100n * E18, tok.usdc, 300_000n * E6, T0 + 30);
+  await trades.addLiquidity(pairA, tok.weth, 100n * E18, tok.usdc, 300_000n * E6, T0 + 30);
   // Ten minutes of trading before anything is replaced: the 1 min ring (8 candles) spills into the store.
-  for (let m = 3; m <= 12; m++) await swap(pairA, m % 2 === 0 ? tok.weth : tok.usdc, m % 2 === 0 ? E18 / BigInt(m) : 1_000n * E6 * BigInt(m), T0 + m * MIN + 5);
+  for (let m = 3; m <= 12; m++) await trades.swap(pairA, m % 2 === 0 ? tok.weth : tok.usdc, m % 2 === 0 ? E18 / BigInt(m) : 1_000n * E6 * BigInt(m), T0 + m * MIN + 5);
   config = EvmChainSchema.parse({
     id: 'anvil',
     displayName: 'Anvil',
@@ -282,9 +260,9 @@ describe('reorganisations on anvil', () => {
       await at(T0 + 20 * MIN);
       await send(node, factory, V2_FACTORY.abi, 'createPair', [tok.mkr, tok.weth]);
       pairB = await read<Address>(node, factory, V2_FACTORY.abi, 'getPair', [tok.mkr, tok.weth]);
-      await addLiquidity(pairB, tok.mkr, 1_000n * E18, tok.weth, 50n * E18, T0 + 20 * MIN + 10);
-      await swap(pairB, tok.mkr, 20n * E18, T0 + 20 * MIN + 30);
-      for (let m = 21; m <= 33; m++) await swap(pairA, tok.usdc, 7_000n * E6, T0 + m * MIN + 1);
+      await trades.addLiquidity(pairB, tok.mkr, 1_000n * E18, tok.weth, 50n * E18, T0 + 20 * MIN + 10);
+      await trades.swap(pairB, tok.mkr, 20n * E18, T0 + 20 * MIN + 30);
+      for (let m = 21; m <= 33; m++) await trades.swap(pairA, tok.usdc, 7_000n * E6, T0 + m * MIN + 1);
       await follow(s);
       expect((await s.get(`/networks/anvil/pools/${pairB}`)).status).toBe(200);
       expect((await s.get(`/networks/anvil/tokens/${tok.mkr}`)).status).toBe(200);
@@ -294,9 +272,9 @@ describe('reorganisations on anvil', () => {
 
       // The node replaces them: other trades, other times, no MKR pool.
       await node.rpc('evm_revert', [snapshot]);
-      await swap(pairA, tok.weth, 3n * E18, T0 + 21 * MIN + 40);
-      await swap(pairA, tok.weth, E18 / 7n, T0 + 22 * MIN + 5);
-      await swap(pairA, tok.usdc, 2_500n * E6, T0 + 24 * MIN + 50);
+      await trades.swap(pairA, tok.weth, 3n * E18, T0 + 21 * MIN + 40);
+      await trades.swap(pairA, tok.weth, E18 / 7n, T0 + 22 * MIN + 5);
+      await trades.swap(pairA, tok.usdc, 2_500n * E6, T0 + 24 * MIN + 50);
       await follow(s);
 
       expect(s.ingest.rollbacks).toBe(1);
@@ -328,7 +306,7 @@ describe('reorganisations on anvil', () => {
       const s = await open();
       try {
         const snap = await node.rpc<string>('evm_snapshot');
-        for (let m = 26; m <= 38; m++) await swap(pairA, m % 3 === 0 ? tok.weth : tok.usdc, m % 3 === 0 ? E18 / 2n : 4_000n * E6, T0 + m * MIN + 2);
+        for (let m = 26; m <= 38; m++) await trades.swap(pairA, m % 3 === 0 ? tok.weth : tok.usdc, m % 3 === 0 ? E18 / 2n : 4_000n * E6, T0 + m * MIN + 2);
         await follow(s);
         await expectCanonical(s);
         return snap;
@@ -342,8 +320,8 @@ describe('reorganisations on anvil', () => {
     })();
     // Canonical: one trade in an orphaned minute, then eleven minutes later on, which move the 1 min
     // ring past every orphaned minute (a stored orphaned candle would show between them).
-    await swap(pairA, tok.weth, E18, T0 + 27 * MIN + 30);
-    for (let m = 40; m <= 50; m++) await swap(pairA, m % 2 === 0 ? tok.usdc : tok.weth, m % 2 === 0 ? 3_000n * E6 : E18 / 3n, T0 + m * MIN + 3);
+    await trades.swap(pairA, tok.weth, E18, T0 + 27 * MIN + 30);
+    for (let m = 40; m <= 50; m++) await trades.swap(pairA, m % 2 === 0 ? tok.usdc : tok.weth, m % 2 === 0 ? 3_000n * E6 : E18 / 3n, T0 + m * MIN + 3);
 
     const s2 = await open();
     const answers = new Map<string, unknown>();

@@ -21,13 +21,14 @@ import { createEvmSource, type EvmSource } from '../engine/sources/evm/source.js
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
-import { deploy, fixtures, read, send, startAnvil, V2_FACTORY, V2_PAIR, type Anvil } from './support/evm.js';
+import { deploy, fixtures, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type V2Trades } from './support/evm.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 const MINUTE = 60;
 
 let node: Anvil;
+let trades: V2Trades;
 let dir = '';
 let store: Store;
 let gateway: Gateway;
@@ -49,38 +50,6 @@ const ERC20 = () => fixtures().TestToken.abi;
 /** Mines the next transaction at Unix time t. */
 async function at(t: number): Promise<void> {
   await node.rpc('evm_setNextBlockTimestamp', [t]);
-}
-
-async function transfer(token: Address, to: Address, amount: bigint, t: number): Promise<void> {
-  await at(t);
-  await send(node, token, ERC20(), 'transfer', [to, amount]);
-}
-
-async function addLiquidity(pair: Address, a: Address, amountA: bigint, b: Address, amountB: bigint, t: number): Promise<void> {
-  await transfer(a, pair, amountA, t);
-  await transfer(b, pair, amountB, t + 1);
-  await at(t + 2);
-  await send(node, pair, V2_PAIR.abi, 'mint', [node.account]);
-}
-
-/** Sells `amountIn` of token `tokenIn` into a pair, taking the constant-product output with the 0.3 % fee. */
-async function swap(pair: Address, tokenIn: Address, amountIn: bigint, t: number): Promise<void> {
-  const [r0, r1] = await read<[bigint, bigint, number]>(node, pair, V2_PAIR.abi, 'getReserves');
-  const token0 = await read<Address>(node, pair, V2_PAIR.abi, 'token0');
-  const zeroIn = token0.toLowerCase() === tokenIn.toLowerCase();
-  const [rin, rout] = zeroIn ? [r0, r1] : [r1, r0];
-  const out = (amountIn * 997n * rout) / (rin * 1000n + amountIn * 997n);
-  await transfer(tokenIn, pair, amountIn, t);
-  await at(t + 1);
-  await send(node, pair, V2_PAIR.abi, 'swap', [zeroIn ? 0n : out, zeroIn ? out : 0n, node.account, '0x']);
-}
-
-async function removeLiquidity(pair: Address, share: bigint, t: number): Promise<void> {
-  const lp = await read<bigint>(node, pair, V2_PAIR.abi, 'balanceOf', [node.account]);
-  await at(t);
-  await send(node, pair, V2_PAIR.abi, 'transfer', [pair, (lp * share) / 100n]);
-  await at(t + 1);
-  await send(node, pair, V2_PAIR.abi, 'burn', [node.account]);
 }
 
 function chainConfig(over: Partial<EvmChainConfigInput> = {}): EvmChainConfigInput {
@@ -107,6 +76,7 @@ async function get(path: string): Promise<{ status: number; body: any }> {
 
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0 });
+  trades = v2Trades(node);
   const f = fixtures();
   let t = T0 + 10;
   const tick = () => (t += 3);
@@ -131,19 +101,19 @@ beforeAll(async () => {
   mkrWeth = await create(tok.mkr, tok.weth);
   bareUsdc = await create(tok.bare, tok.usdc);
 
-  await addLiquidity(wethUsdc, tok.weth, 100n * E18, tok.usdc, 300_000n * E6, T0 + 120);
-  await addLiquidity(mkrWeth, tok.mkr, 1_000n * E18, tok.weth, 50n * E18, T0 + 130);
-  await addLiquidity(bareUsdc, tok.bare, 10_000n * E18, tok.usdc, 5_000n * E6, T0 + 140);
+  await trades.addLiquidity(wethUsdc, tok.weth, 100n * E18, tok.usdc, 300_000n * E6, T0 + 120);
+  await trades.addLiquidity(mkrWeth, tok.mkr, 1_000n * E18, tok.weth, 50n * E18, T0 + 130);
+  await trades.addLiquidity(bareUsdc, tok.bare, 10_000n * E18, tok.usdc, 5_000n * E6, T0 + 140);
   // Trades in several minutes, both directions.
-  await swap(wethUsdc, tok.weth, 2n * E18, T0 + 5 * MINUTE + 1);
-  await swap(wethUsdc, tok.usdc, 9_000n * E6, T0 + 5 * MINUTE + 30);
-  await swap(mkrWeth, tok.mkr, 20n * E18, T0 + 6 * MINUTE + 5);
-  await swap(wethUsdc, tok.usdc, 1_234_567_891n, T0 + 7 * MINUTE + 10);
-  await swap(mkrWeth, tok.weth, 1n * E18, T0 + 8 * MINUTE + 20);
-  await swap(wethUsdc, tok.weth, E18 / 3n, T0 + 9 * MINUTE + 40);
-  await swap(bareUsdc, tok.usdc, 100n * E6, T0 + 10 * MINUTE);
-  await removeLiquidity(wethUsdc, 40n, T0 + 12 * MINUTE);
-  await swap(wethUsdc, tok.weth, E18, T0 + 14 * MINUTE + 2);
+  await trades.swap(wethUsdc, tok.weth, 2n * E18, T0 + 5 * MINUTE + 1);
+  await trades.swap(wethUsdc, tok.usdc, 9_000n * E6, T0 + 5 * MINUTE + 30);
+  await trades.swap(mkrWeth, tok.mkr, 20n * E18, T0 + 6 * MINUTE + 5);
+  await trades.swap(wethUsdc, tok.usdc, 1_234_567_891n, T0 + 7 * MINUTE + 10);
+  await trades.swap(mkrWeth, tok.weth, 1n * E18, T0 + 8 * MINUTE + 20);
+  await trades.swap(wethUsdc, tok.weth, E18 / 3n, T0 + 9 * MINUTE + 40);
+  await trades.swap(bareUsdc, tok.usdc, 100n * E6, T0 + 10 * MINUTE);
+  await trades.removeLiquidity(wethUsdc, 40n, T0 + 12 * MINUTE);
+  await trades.swap(wethUsdc, tok.weth, E18, T0 + 14 * MINUTE + 2);
 
   dir = mkdtempSync(join(tmpdir(), 'evm-test-'));
   store = openStore(dir);

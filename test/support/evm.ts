@@ -197,12 +197,11 @@ export async function mineAt(node: Anvil, t: number): Promise<void> {
   await node.rpc('evm_setNextBlockTimestamp', [t]);
 }
 
-/** A Uniswap v2 market on the node: tokens, a factory and pairs, driven through the pair contracts (no router). */
-export interface V2Market {
-  readonly factory: Address;
-  readonly factoryBlock: number;
-  readonly tokens: Record<string, Address>;
-  createPair(a: Address, b: Address, t: number): Promise<Address>;
+/** Uniswap v2 pairs driven through the pair contracts themselves (no router), each step in a block at a set time. */
+export interface V2Trades {
+  /** An ERC-20 transfer in block t. */
+  transfer(token: Address, to: Address, amount: bigint, t: number): Promise<void>;
+  /** Both amounts sent to the pair, then mint; uses blocks t to t+2. */
   addLiquidity(pair: Address, a: Address, amountA: bigint, b: Address, amountB: bigint, t: number): Promise<void>;
   /** Sells `amountIn` of `tokenIn`, taking the constant-product output less the 0.3 % fee; uses blocks t and t+1. */
   swap(pair: Address, tokenIn: Address, amountIn: bigint, t: number): Promise<void>;
@@ -210,9 +209,50 @@ export interface V2Market {
   removeLiquidity(pair: Address, percent: bigint, t: number): Promise<void>;
 }
 
+export function v2Trades(node: Anvil): V2Trades {
+  const erc20 = fixtures().TestToken.abi;
+  const transfer = async (token: Address, to: Address, amount: bigint, t: number) => {
+    await mineAt(node, t);
+    await send(node, token, erc20, 'transfer', [to, amount]);
+  };
+  return {
+    transfer,
+    async addLiquidity(pair, a, amountA, b, amountB, t) {
+      await transfer(a, pair, amountA, t);
+      await transfer(b, pair, amountB, t + 1);
+      await mineAt(node, t + 2);
+      await send(node, pair, V2_PAIR.abi, 'mint', [node.account]);
+    },
+    async swap(pair, tokenIn, amountIn, t) {
+      const [r0, r1] = await read<[bigint, bigint, number]>(node, pair, V2_PAIR.abi, 'getReserves');
+      const token0 = await read<Address>(node, pair, V2_PAIR.abi, 'token0');
+      const zeroIn = token0.toLowerCase() === tokenIn.toLowerCase();
+      const [rin, rout] = zeroIn ? [r0, r1] : [r1, r0];
+      const amountOut = (amountIn * 997n * rout) / (rin * 1000n + amountIn * 997n);
+      await transfer(tokenIn, pair, amountIn, t);
+      await mineAt(node, t + 1);
+      await send(node, pair, V2_PAIR.abi, 'swap', [zeroIn ? 0n : amountOut, zeroIn ? amountOut : 0n, node.account, '0x']);
+    },
+    async removeLiquidity(pair, percent, t) {
+      const lp = await read<bigint>(node, pair, V2_PAIR.abi, 'balanceOf', [node.account]);
+      await mineAt(node, t);
+      await send(node, pair, V2_PAIR.abi, 'transfer', [pair, (lp * percent) / 100n]);
+      await mineAt(node, t + 1);
+      await send(node, pair, V2_PAIR.abi, 'burn', [node.account]);
+    },
+  };
+}
+
+/** A Uniswap v2 market on the node: tokens, a factory and pairs, traded with V2Trades. */
+export interface V2Market extends V2Trades {
+  readonly factory: Address;
+  readonly factoryBlock: number;
+  readonly tokens: Record<string, Address>;
+  createPair(a: Address, b: Address, t: number): Promise<Address>;
+}
+
 export async function deployV2Market(node: Anvil, t: number, tokens: Record<string, { name: string; symbol: string; decimals: number; supply: bigint }>): Promise<V2Market> {
   const f = fixtures();
-  const erc20 = f.TestToken.abi;
   const out: Record<string, Address> = {};
   for (const [key, spec] of Object.entries(tokens)) {
     await mineAt(node, t++);
@@ -221,10 +261,6 @@ export async function deployV2Market(node: Anvil, t: number, tokens: Record<stri
   await mineAt(node, t++);
   const factory = await deploy(node, V2_FACTORY, [node.account]);
   const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
-  const transfer = async (token: Address, to: Address, amount: bigint, at: number) => {
-    await mineAt(node, at);
-    await send(node, token, erc20, 'transfer', [to, amount]);
-  };
   return {
     factory,
     factoryBlock,
@@ -234,28 +270,6 @@ export async function deployV2Market(node: Anvil, t: number, tokens: Record<stri
       await send(node, factory, V2_FACTORY.abi, 'createPair', [a, b]);
       return read<Address>(node, factory, V2_FACTORY.abi, 'getPair', [a, b]);
     },
-    async addLiquidity(pair, a, amountA, b, amountB, at) {
-      await transfer(a, pair, amountA, at);
-      await transfer(b, pair, amountB, at + 1);
-      await mineAt(node, at + 2);
-      await send(node, pair, V2_PAIR.abi, 'mint', [node.account]);
-    },
-    async swap(pair, tokenIn, amountIn, at) {
-      const [r0, r1] = await read<[bigint, bigint, number]>(node, pair, V2_PAIR.abi, 'getReserves');
-      const token0 = await read<Address>(node, pair, V2_PAIR.abi, 'token0');
-      const zeroIn = token0.toLowerCase() === tokenIn.toLowerCase();
-      const [rin, rout] = zeroIn ? [r0, r1] : [r1, r0];
-      const amountOut = (amountIn * 997n * rout) / (rin * 1000n + amountIn * 997n);
-      await transfer(tokenIn, pair, amountIn, at);
-      await mineAt(node, at + 1);
-      await send(node, pair, V2_PAIR.abi, 'swap', [zeroIn ? 0n : amountOut, zeroIn ? amountOut : 0n, node.account, '0x']);
-    },
-    async removeLiquidity(pair, percent, at) {
-      const lp = await read<bigint>(node, pair, V2_PAIR.abi, 'balanceOf', [node.account]);
-      await mineAt(node, at);
-      await send(node, pair, V2_PAIR.abi, 'transfer', [pair, (lp * percent) / 100n]);
-      await mineAt(node, at + 1);
-      await send(node, pair, V2_PAIR.abi, 'burn', [node.account]);
-    },
+    ...v2Trades(node),
   };
 }
