@@ -10,7 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatUnits, parseAbiItem, stringToHex, type Address, type Hex } from 'viem';
+import { formatUnits, stringToHex, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ingest } from '../engine/ingest/ingest.js';
 import { LocalShards } from '../engine/shards/local.js';
@@ -19,7 +19,7 @@ import { createEvmSource } from '../engine/sources/evm/source.js';
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
-import { deploy, fixtures, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type V2Trades } from './support/evm.js';
+import { deploy, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type PairTx, type V2Trades } from './support/evm.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -93,45 +93,12 @@ async function follow(s: Service): Promise<void> {
   s.shards.sweep(1);
 }
 
-const SWAP = parseAbiItem('event Swap(address indexed sender, uint amount0In, uint amount1In, uint amount0Out, uint amount1Out, address indexed to)');
-const SYNC = parseAbiItem('event Sync(uint112 reserve0, uint112 reserve1)');
-const MINT = parseAbiItem('event Mint(address indexed sender, uint amount0, uint amount1)');
-const BURN = parseAbiItem('event Burn(address indexed sender, uint amount0, uint amount1, address indexed to)');
-
-interface Tx {
-  id: string;
-  hash: Hex;
-  type: 'swap' | 'add' | 'remove';
-  block: number;
-  time: number;
-  amount0: bigint;
-  amount1: bigint;
-  r0: bigint;
-  r1: bigint;
-}
 
 /** The WETH/USDC pair as the canonical chain has it: reserves, and every log with the reserves after it. */
-async function truthA(): Promise<{ usdcIs0: boolean; reserve0: bigint; reserve1: bigint; txs: Tx[] }> {
+async function truthA(): Promise<{ usdcIs0: boolean; reserve0: bigint; reserve1: bigint; txs: PairTx[] }> {
   const token0 = await read<Address>(node, pairA, V2_PAIR.abi, 'token0');
   const [reserve0, reserve1] = await read<[bigint, bigint, number]>(node, pairA, V2_PAIR.abi, 'getReserves');
-  const logs = await node.pub.getLogs({ address: pairA, events: [SWAP, SYNC, MINT, BURN], fromBlock: 0n });
-  const times = new Map<bigint, number>();
-  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
-  const txs: Tx[] = [];
-  let r0 = 0n;
-  let r1 = 0n;
-  for (const l of logs) {
-    const a = l.args as Record<string, bigint>;
-    if (l.eventName === 'Sync') {
-      r0 = a.reserve0!;
-      r1 = a.reserve1!;
-      continue;
-    }
-    const base = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash, block: Number(l.blockNumber), time: times.get(l.blockNumber)!, r0, r1 };
-    if (l.eventName === 'Swap') txs.push({ ...base, type: 'swap', amount0: a.amount0In! - a.amount0Out!, amount1: a.amount1In! - a.amount1Out! });
-    else if (l.eventName === 'Mint') txs.push({ ...base, type: 'add', amount0: a.amount0!, amount1: a.amount1! });
-    else txs.push({ ...base, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1! });
-  }
+  const txs = await pairHistory(node, pairA);
   return { usdcIs0: token0.toLowerCase() === tok.usdc.toLowerCase(), reserve0, reserve1, txs };
 }
 
@@ -144,7 +111,7 @@ async function expectCanonical(s: Service): Promise<void> {
   const p = await truthA();
   const wethUsd = (r0: bigint, r1: bigint) => num(p.usdcIs0 ? r0 : r1, 6) / num(p.usdcIs0 ? r1 : r0, 18);
   const swaps = p.txs.filter((x) => x.type === 'swap');
-  const usdcLeg = (x: Tx) => Math.abs(num(p.usdcIs0 ? x.amount0 : x.amount1, 6));
+  const usdcLeg = (x: PairTx) => Math.abs(num(p.usdcIs0 ? x.amount0 : x.amount1, 6));
 
   // Pool details: reserves, price, swap count and the 24 h volume (every swap is within 24 h).
   const d = await s.get(`/networks/anvil/pools/${pairA}`);

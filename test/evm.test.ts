@@ -21,7 +21,7 @@ import { createEvmSource, type EvmSource } from '../engine/sources/evm/source.js
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
-import { deploy, fixtures, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type V2Trades } from './support/evm.js';
+import { deploy, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type PairTx, type V2Trades } from './support/evm.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -164,13 +164,9 @@ interface PairTruth {
   reserve1: bigint;
   createdBlock: number;
   /** Swaps, mints and burns in chain order with the reserves after them (from the Sync of the same transaction). */
-  txs: { id: string; hash: Hex; type: 'swap' | 'add' | 'remove'; block: number; time: number; amount0: bigint; amount1: bigint; r0: bigint; r1: bigint }[];
+  txs: PairTx[];
 }
 
-const SWAP = parseAbiItem('event Swap(address indexed sender, uint amount0In, uint amount1In, uint amount0Out, uint amount1Out, address indexed to)');
-const SYNC = parseAbiItem('event Sync(uint112 reserve0, uint112 reserve1)');
-const MINT = parseAbiItem('event Mint(address indexed sender, uint amount0, uint amount1)');
-const BURN = parseAbiItem('event Burn(address indexed sender, uint amount0, uint amount1, address indexed to)');
 const PAIR_CREATED = parseAbiItem('event PairCreated(address indexed token0, address indexed token1, address pair, uint index)');
 
 async function truth(pair: Address): Promise<PairTruth> {
@@ -179,24 +175,7 @@ async function truth(pair: Address): Promise<PairTruth> {
   const dec = async (t: Address) => (t.toLowerCase() === tok.bare.toLowerCase() ? 18 : Number(await read<number>(node, t, ERC20(), 'decimals')));
   const [reserve0, reserve1] = await read<[bigint, bigint, number]>(node, pair, V2_PAIR.abi, 'getReserves');
   const created = (await node.pub.getLogs({ address: factory, event: PAIR_CREATED, fromBlock: 0n })).find((l) => l.args.pair!.toLowerCase() === pair.toLowerCase())!;
-  const logs = await node.pub.getLogs({ address: pair, events: [SWAP, SYNC, MINT, BURN], fromBlock: 0n });
-  const times = new Map<bigint, number>();
-  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
-  const txs: PairTruth['txs'] = [];
-  let r0 = 0n;
-  let r1 = 0n;
-  for (const l of logs) {
-    const a = l.args as Record<string, bigint>;
-    if (l.eventName === 'Sync') {
-      r0 = a.reserve0!;
-      r1 = a.reserve1!;
-      continue;
-    }
-    const base = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash, block: Number(l.blockNumber), time: times.get(l.blockNumber)!, r0, r1 };
-    if (l.eventName === 'Swap') txs.push({ ...base, type: 'swap', amount0: a.amount0In! - a.amount0Out!, amount1: a.amount1In! - a.amount1Out! });
-    else if (l.eventName === 'Mint') txs.push({ ...base, type: 'add', amount0: a.amount0!, amount1: a.amount1! });
-    else txs.push({ ...base, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1! });
-  }
+  const txs = await pairHistory(node, pair);
   return { token0, token1, dec0: await dec(token0), dec1: await dec(token1), reserve0, reserve1, createdBlock: Number(created.blockNumber), txs };
 }
 
@@ -523,7 +502,7 @@ describe('reorganisations', () => {
     await at(T0 + 31 * MINUTE);
     await send(node, wethUsdc, V2_PAIR.abi, 'sync');
     clock += 1;
-    const err = await s.advance(clock).then(
+    const err = await Promise.resolve(s.advance(clock)).then(
       () => null,
       (e: unknown) => e,
     );

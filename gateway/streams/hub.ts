@@ -740,7 +740,6 @@ export class StreamHub implements ClientHost {
 
   private tickPrices(nowMs: number, now: number): void {
     const v = this.ctx.views;
-    const reg = this.ctx.registry;
     const st = this.priceState;
     for (const w of this.prices.values()) {
       const s = Atomics.load(v.tokenSeq, w.token);

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import solc from 'solc';
-import { createPublicClient, createWalletClient, http, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
+import { createPublicClient, createWalletClient, http, parseAbiItem, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import { foundry } from 'viem/chains';
 
 const require = createRequire(import.meta.url);
@@ -272,4 +272,46 @@ export async function deployV2Market(node: Anvil, t: number, tokens: Record<stri
     },
     ...v2Trades(node),
   };
+}
+
+const V2_SWAP = parseAbiItem('event Swap(address indexed sender, uint amount0In, uint amount1In, uint amount0Out, uint amount1Out, address indexed to)');
+const V2_SYNC = parseAbiItem('event Sync(uint112 reserve0, uint112 reserve1)');
+const V2_MINT = parseAbiItem('event Mint(address indexed sender, uint amount0, uint amount1)');
+const V2_BURN = parseAbiItem('event Burn(address indexed sender, uint amount0, uint amount1, address indexed to)');
+
+/** A swap, mint or burn of a v2 pair as its logs tell it, with the reserves after it (the Sync of the same transaction). */
+export interface PairTx {
+  id: string;
+  hash: Hex;
+  type: 'swap' | 'add' | 'remove';
+  block: number;
+  time: number;
+  /** Signed, the pool's view: in > 0, out < 0. */
+  amount0: bigint;
+  amount1: bigint;
+  r0: bigint;
+  r1: bigint;
+}
+
+/** Every swap, mint and burn of a v2 pair on the node's canonical chain, read from its logs in chain order. */
+export async function pairHistory(node: Anvil, pair: Address): Promise<PairTx[]> {
+  const logs = await node.pub.getLogs({ address: pair, events: [V2_SWAP, V2_SYNC, V2_MINT, V2_BURN], fromBlock: 0n });
+  const times = new Map<bigint, number>();
+  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
+  const txs: PairTx[] = [];
+  let r0 = 0n;
+  let r1 = 0n;
+  for (const l of logs) {
+    const a = l.args as Record<string, bigint>;
+    if (l.eventName === 'Sync') {
+      r0 = a.reserve0!;
+      r1 = a.reserve1!;
+      continue;
+    }
+    const base = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash, block: Number(l.blockNumber), time: times.get(l.blockNumber)!, r0, r1 };
+    if (l.eventName === 'Swap') txs.push({ ...base, type: 'swap', amount0: a.amount0In! - a.amount0Out!, amount1: a.amount1In! - a.amount1Out! });
+    else if (l.eventName === 'Mint') txs.push({ ...base, type: 'add', amount0: a.amount0!, amount1: a.amount1! });
+    else txs.push({ ...base, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1! });
+  }
+  return txs;
 }
