@@ -251,8 +251,12 @@ async function main(): Promise<void> {
       load,
       waitForLine,
       print,
+      waitQuiet: async (pid) => {
+        const q = await waitQuiet(pid, 0.05, 5, quick ? 30 : 300);
+        return `after ${q.seconds.toFixed(0)} s, its CPU meanwhile ${q.shares.map((x) => `${Math.round(x * 100)}`).join(', ')} % of a core`;
+      },
     });
-    print(`(${fmt(search.pools)} pools)`);
+    print(`(${fmt(search.pools)} pools; the loads start once the service idles: ${search.quiet})`);
     // 5. Streams (their own server and load generator, pinned like the rest).
     print('');
     print('SSE streams:');

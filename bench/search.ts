@@ -21,6 +21,8 @@ export interface SearchBenchOptions {
   readonly load: (o: LoadOptions) => Promise<LoadResult>;
   readonly waitForLine: (child: ReturnType<typeof spawn>, pattern: RegExp, timeoutMs: number) => Promise<RegExpMatchArray>;
   readonly print: (line: string) => void;
+  /** Resolves once the process idles; says how long that took (the store's commits after the start settle first). */
+  readonly waitQuiet?: (pid: number) => Promise<string>;
 }
 
 export interface SearchBenchResult {
@@ -30,6 +32,8 @@ export interface SearchBenchResult {
   readonly allCores: LoadResult;
   /** Service confined to one core, load generator on another. */
   readonly oneCore: LoadResult;
+  /** How long the service took to idle after its start, before the loads. */
+  readonly quiet: string;
 }
 
 export async function benchSearch(o: SearchBenchOptions): Promise<SearchBenchResult> {
@@ -54,6 +58,7 @@ export async function benchSearch(o: SearchBenchOptions): Promise<SearchBenchRes
       if (r.status !== 200) throw new Error(`${p} answered ${r.status}: ${await r.text()}`);
       await r.arrayBuffer();
     }
+    const quiet = (await o.waitQuiet?.(service.pid!)) ?? '';
     const run = () => o.load({ url: `${base}/`, paths, seconds: o.seconds, connections: o.connections, core: o.pinning ? o.loadCore : null, headers });
     const allCores = await run();
     if (o.pinning) execFileSync('taskset', ['-a', '-cp', String(o.serverCore), String(service.pid)], { stdio: 'ignore' });
@@ -63,7 +68,7 @@ export async function benchSearch(o: SearchBenchOptions): Promise<SearchBenchRes
         `| ${name} | ${Math.round(r.requestsPerSecond).toLocaleString('en-US')} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} |${r.errors + r.non2xx > 0 ? ` ${r.errors} socket errors, ${r.non2xx} non-2xx |` : ''}`,
       );
     }
-    return { pools: stats.pools, paths: paths.length, allCores, oneCore };
+    return { pools: stats.pools, paths: paths.length, allCores, oneCore, quiet };
   } finally {
     service.kill('SIGTERM');
     await new Promise((r) => service.once('exit', r));
