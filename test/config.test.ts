@@ -1,8 +1,18 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, engineCapacity, loadConfig } from '../engine/config.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dexdata-config-'));
+  dirs.push(dir);
+  return dir;
+}
 
 describe('configuration', () => {
   it('has working defaults: simulator with 20,000 pools over 30 days on 127.0.0.1:8080', () => {
@@ -16,7 +26,7 @@ describe('configuration', () => {
   });
 
   it('takes the file, then environment variables, then flags, each over the one before', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dexdata-config-'));
+    const dir = tempDir();
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ dataDir: '/from/file', gateway: { port: 7000 }, simulator: { seed: 1 } }));
     const c = loadConfig({ config: file, seed: '3' }, { DEXDATA_PORT: '7100', DEXDATA_SEED: '2' });
@@ -26,7 +36,7 @@ describe('configuration', () => {
   });
 
   it('lists every problem at once, naming where each came from', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dexdata-config-'));
+    const dir = tempDir();
     const file = join(dir, 'config.json');
     writeFileSync(file, JSON.stringify({ shards: 0, gateway: { port: 70_000 }, unknownKey: true }));
     let error: unknown;
