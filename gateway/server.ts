@@ -354,8 +354,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       a.body = err.body;
       if (err instanceof RateLimited) a.retryAfterSeconds = err.retryAfterSeconds;
     } else {
-      // The path only: query strings and headers may carry credentials.
-      console.error(`gateway: internal error on ${path}: ${errorText(err)}`);
+      // The path only: query strings and headers may carry credentials. After close, a search cut
+      // short by the shard threads stopping is the shutdown's doing, not an error to report.
+      if (!closed) console.error(`gateway: internal error on ${path}: ${errorText(err)}`);
       a.status = INTERNAL_ERROR.status;
       a.body = INTERNAL_ERROR.body;
     }
