@@ -112,6 +112,12 @@ async function waitQuiet(pid: number, idleShare: number, windowSeconds: number, 
   return { seconds: (performance.now() - started) / 1000, shares };
 }
 
+/** Waits for the process to idle (< 5 % of a core over 5 s) and says how long that took. */
+async function settle(pid: number, maxSeconds: number): Promise<string> {
+  const q = await waitQuiet(pid, 0.05, 5, maxSeconds);
+  return `after ${q.seconds.toFixed(0)} s, its CPU meanwhile ${q.shares.map((x) => `${Math.round(x * 100)}`).join(', ')} % of a core`;
+}
+
 function directoryBytes(dir: string): number {
   return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split(/\s/)[0]);
 }
@@ -183,8 +189,8 @@ async function main(): Promise<void> {
     const restarted = again;
     // Reads measure the gateway: they start once the store's commits after the restart have settled
     // (the wait and the service's CPU meanwhile are printed; see "LMDB after a start" in bench/RESULTS.md).
-    const quiet = await waitQuiet(restarted.pid!, 0.05, 5, quick ? 30 : 300);
-    print(`reads start once the restarted service idles (< 5 % of a core over 5 s): after ${quiet.seconds.toFixed(0)} s, its CPU meanwhile ${quiet.shares.map((x) => `${Math.round(x * 100)}`).join(', ')} % of a core`);
+    const quiet = await settle(restarted.pid!, quick ? 30 : 300);
+    print(`reads start once the restarted service idles (< 5 % of a core over 5 s): ${quiet}`);
 
     const top = (await (await fetch(`${base}/networks/ethereum/pools/search?limit=1`)).json()) as { results: { id: string }[] };
     const pool = top.results[0]!.id;
@@ -251,10 +257,7 @@ async function main(): Promise<void> {
       load,
       waitForLine,
       print,
-      waitQuiet: async (pid) => {
-        const q = await waitQuiet(pid, 0.05, 5, quick ? 30 : 300);
-        return `after ${q.seconds.toFixed(0)} s, its CPU meanwhile ${q.shares.map((x) => `${Math.round(x * 100)}`).join(', ')} % of a core`;
-      },
+      waitQuiet: (pid) => settle(pid, quick ? 30 : 300),
     });
     print(`(${fmt(search.pools)} pools; the loads start once the service idles: ${search.quiet})`);
     // 5. Streams (their own server and load generator, pinned like the rest).

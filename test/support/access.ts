@@ -6,13 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_PLANS, type PlanLimits, type PlanName } from '../../engine/config.js';
-import type { ChainEvent, NetworkInfo, TokenInfo } from '../../engine/events/model.js';
+import type { ChainEvent } from '../../engine/events/model.js';
 import { Ingest } from '../../engine/ingest/ingest.js';
 import { LocalShards } from '../../engine/shards/local.js';
 import { EngineViews } from '../../engine/state/views.js';
 import { openStore, type Store } from '../../engine/store/store.js';
 import { openKeyStore, type KeyStore } from '../../gateway/auth/key-store.js';
 import { startGateway, type Gateway, type GatewayContext } from '../../gateway/server.js';
+import { E18, E6, NETWORKS, USDC, WETH } from './market.js';
 
 export const DAY = 86_400;
 /** 2023-12-25T12:00:30Z: half a minute into a minute, so per-minute windows are easy to reason about. */
@@ -21,20 +22,8 @@ export const HISTORY_DAYS = 40;
 export const TRADE_EVERY_S = 6 * 3600; // 6 h
 export const FIRST_TRADE = NOW - HISTORY_DAYS * DAY;
 
-const E18 = 10n ** 18n;
-const E6 = 10n ** 6n;
-const USDC: TokenInfo = { address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', name: 'USD Coin', symbol: 'USDC', decimals: 6, totalSupply: 10n ** 15n, role: 0 };
-const WETH: TokenInfo = { address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, totalSupply: 10n ** 24n, role: 2 };
 export const TOKENS = [USDC.address, WETH.address];
 export const POOL = '0xB4e16d0168e52d35CaCD2c6185b44281Ec28C9Dc';
-const NETWORKS: NetworkInfo[] = [
-  {
-    id: 'ethereum',
-    displayName: 'Ethereum',
-    blockTimeSeconds: 12,
-    dexes: [{ id: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', poolProtocol: 0, factory: '0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f' }],
-  },
-];
 
 /** Every trade time fed, oldest first. */
 export const TRADE_TIMES: number[] = [];

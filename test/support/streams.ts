@@ -8,21 +8,20 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PlanLimits, PlanName } from '../../engine/config.js';
-import type { ChainEvent, NetworkInfo, TokenInfo } from '../../engine/events/model.js';
+import type { ChainEvent, TokenInfo } from '../../engine/events/model.js';
 import { Ingest } from '../../engine/ingest/ingest.js';
 import { LocalShards } from '../../engine/shards/local.js';
 import { EngineViews } from '../../engine/state/views.js';
 import { openStore, type Store } from '../../engine/store/store.js';
 import { openKeyStore, type KeyStore, type KeyedPlan } from '../../gateway/auth/key-store.js';
 import { startGateway, type Gateway, type GatewayContext } from '../../gateway/server.js';
+import { E18, E6, NETWORKS, USDC, WETH } from './market.js';
+
+export { E18, E6, USDC, WETH } from './market.js';
 
 /** 2026-03-02T10:00:00Z */
 export const START = 1_772_445_600;
-export const E18 = 10n ** 18n;
-export const E6 = 10n ** 6n;
 
-export const USDC: TokenInfo = { address: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48', name: 'USD Coin', symbol: 'USDC', decimals: 6, totalSupply: 10n ** 15n, role: 0 };
-export const WETH: TokenInfo = { address: '0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2', name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, totalSupply: 10n ** 24n, role: 2 };
 /** Not a showcase token (role other). */
 export const PEPE: TokenInfo = { address: '0x6982508145454Ce325dDbE47a25d4ec3d2311933', name: 'Pepe', symbol: 'PEPE', decimals: 18, totalSupply: 10n ** 30n, role: 3 };
 /** WETH/USDC */
@@ -30,14 +29,6 @@ export const POOL_A = '0xB4e16d0168e52d35CaCD2c6185b44281Ec28C9Dc';
 /** PEPE/WETH */
 export const POOL_P = '0xA43fe16908251ee70EF74718545e4FE6C5cCEc9f';
 
-const NETWORKS: NetworkInfo[] = [
-  {
-    id: 'ethereum',
-    displayName: 'Ethereum',
-    blockTimeSeconds: 12,
-    dexes: [{ id: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', poolProtocol: 0, factory: '0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f' }],
-  },
-];
 
 /** One swap fed to the engine: a Sync to the reserves after it, then the Swap (pool's view amounts). */
 export interface Trade {
