@@ -14,6 +14,7 @@
  * subscriptions and the caller's concurrent-stream count).
  */
 import type { HttpResponse } from 'uWebSockets.js';
+import { SLOW_READER_MESSAGE, type Channel, type ChannelReader } from './channel.js';
 import type { RenderedEvent } from './replay.js';
 import type { StreamMethod } from './request.js';
 
@@ -92,7 +93,7 @@ export interface ClientOptions {
   readonly connectionClose?: boolean;
 }
 
-export class StreamClient {
+export class StreamClient implements ChannelReader {
   readonly post: boolean;
   /** Made at the first subscription as a one-element array (an empty array that grows reserves room for 17). */
   subscriptions: ClientSubscription[] = NO_SUBSCRIPTIONS;
@@ -105,6 +106,13 @@ export class StreamClient {
   private readonly connectionClose: boolean;
   private readonly res: HttpResponse;
   private readonly host: ClientHost;
+  /**
+   * A stream whose one subscription is a swap or candle one reads its events from the channel it
+   * shares with the other streams of that asset and request_id, from `cursor` on; its own queue then
+   * holds only what must go out before them (replayed events, warnings).
+   */
+  private channel: Channel<StreamClient> | null = null;
+  cursor = 0;
   private queue: (Waiting | null)[] = [];
   private live = 0;
   private queuedBytes = 0;
@@ -135,7 +143,38 @@ export class StreamClient {
 
   /** Events waiting and their bytes (for tests and the bench). */
   get backlog(): { events: number; bytes: number } {
-    return { events: this.live, bytes: this.queuedBytes };
+    const ch = this.channel;
+    if (ch === null) return { events: this.live, bytes: this.queuedBytes };
+    return { events: this.live + ch.end - this.cursor, bytes: this.queuedBytes + ch.bytes(this.cursor, ch.end) };
+  }
+
+  /** Reads the events of `channel` appended from now on (the hub's part: see Channel). */
+  attach(channel: Channel<StreamClient>): void {
+    this.channel = channel;
+    channel.join(this);
+  }
+
+  /** Events of the channel not written yet. */
+  private get unread(): boolean {
+    return this.channel !== null && this.cursor < this.channel.end;
+  }
+
+  /**
+   * Moves the channel's unread events into the stream's own queue, so what is queued next goes out
+   * after them.
+   */
+  private takeUnread(): void {
+    const ch = this.channel!;
+    const end = ch.end;
+    if (this.cursor === end) return;
+    const sub = this.subscriptions[0]!;
+    for (let at = this.cursor; at < end; at++) {
+      const frame = ch.frame(at);
+      this.queue.push({ frame, sub, pool: -1, atMs: ch.atMsOf(at) });
+      this.live++;
+      this.queuedBytes += frame.length;
+    }
+    ch.advance(this, end);
   }
 
   subscribe(method: StreamMethod, requestId: number, key: number): ClientSubscription {
@@ -182,7 +221,7 @@ export class StreamClient {
     this.watchingWritable = true;
     this.res.onWritable(() => {
       this.blockedSinceMs = -1;
-      if (this.live > 0) this.host.wake(this);
+      if (this.live > 0 || this.unread) this.host.wake(this);
       return true;
     });
   }
@@ -196,6 +235,7 @@ export class StreamClient {
   /** Queues event `e` for `sub` (`replay`: an event missed before a reconnect, kept whatever follows). */
   push(sub: ClientSubscription, e: RenderedEvent, replay = false): void {
     if (this.ended) return;
+    if (this.channel !== null) this.takeUnread();
     const pool = e.pool;
     const alt = !this.post && e.alt !== null;
     if (e.frameMethod !== sub.method || e.frameAlt !== alt || e.frameRequestId !== sub.requestId) {
@@ -227,7 +267,7 @@ export class StreamClient {
     if (sub.latestWins) sub.waiting = at;
     else if (sub.waitingByPool !== null) sub.waitingByPool.set(pool, at);
     else if (this.queuedBytes > MAX_QUEUED_BYTES) {
-      this.fail('the stream was closed because the client did not read its events fast enough');
+      this.fail(SLOW_READER_MESSAGE);
       return;
     }
     this.host.wake(this);
@@ -264,9 +304,13 @@ export class StreamClient {
 
   /** Writes what waits, as one chunk, if the socket is not blocked. */
   flush(nowMs: number): void {
-    if (this.ended || this.live === 0) return;
+    if (this.ended || (this.live === 0 && !this.unread)) return;
     if (this.blockedSinceMs >= 0) {
       if (nowMs - this.blockedSinceMs > STALL_TIMEOUT_MS) this.dropStalled();
+      return;
+    }
+    if (this.live === 0) {
+      this.flushChannel(nowMs);
       return;
     }
     const limit = this.limit;
@@ -327,7 +371,33 @@ export class StreamClient {
       return;
     }
     if (!ok) this.blocked(nowMs);
-    else if (this.live > 0) this.host.wake(this);
+    else if (this.live > 0 || this.unread) this.host.wake(this);
+  }
+
+  /** Writes the channel's unread events (those paid for, up to `limit` and about MAX_CHUNK_BYTES) as one chunk. */
+  private flushChannel(nowMs: number): void {
+    const ch = this.channel!;
+    const from = this.cursor;
+    const limit = this.limit;
+    let to = ch.fitting(from, limit === null ? ch.end : Math.min(ch.end, from + (limit - this.delivered)), MAX_CHUNK_BYTES);
+    const n = to - from;
+    const charged = this.host.spend(this, n);
+    this.host.wrote(nowMs - ch.atMsOf(from));
+    const exhausted = charged < n;
+    if (exhausted) to = from + charged;
+    this.delivered += charged;
+    const ok = to === from || corkedWrite(this.res, ch.chunk(from, to));
+    ch.advance(this, to);
+    if (exhausted) {
+      this.endWith(errorFrame(this.host.exhaustedMessage(this)));
+      return;
+    }
+    if (limit !== null && this.delivered >= limit) {
+      this.endWith('');
+      return;
+    }
+    if (!ok) this.blocked(nowMs);
+    else if (this.cursor < ch.end) this.host.wake(this);
   }
 
   /** A keep-alive: not a data event (no id, no request_id, no credit, not counted by limit). */
@@ -347,6 +417,7 @@ export class StreamClient {
    */
   warnInOrder(message: string, nowMs: number): void {
     if (this.ended) return;
+    if (this.channel !== null) this.takeUnread();
     const frame = Buffer.from(warningFrame(message), 'utf8');
     this.queue.push({ frame, sub: null, pool: -1, atMs: nowMs });
     this.live++;
@@ -445,14 +516,14 @@ function corkedFrames(res: HttpResponse, queue: readonly (Waiting | null)[], end
 }
 
 let writeRes: HttpResponse | null = null;
-let writeText = '';
+let writeText: string | Buffer = '';
 let writeOk = true;
 function doWrite(): void {
   writeOk = writeRes!.write(writeText);
 }
 
 /** res.write inside res.cork; false when uWS could not hand everything to the kernel (backpressure). */
-function corkedWrite(res: HttpResponse, text: string): boolean {
+function corkedWrite(res: HttpResponse, text: string | Buffer): boolean {
   writeRes = res;
   writeText = text;
   writeOk = true;

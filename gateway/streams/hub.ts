@@ -28,7 +28,8 @@ import { createTokenPriceState, readStable, readTokenPrice } from '../../engine/
 import type { EngineViews } from '../../engine/state/views.js';
 import type { SwapFeed } from '../../engine/feed/swaps.js';
 import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
-import { StreamClient, type ClientHost, type ClientOptions, type ClientSubscription } from './client.js';
+import { Channel } from './channel.js';
+import { MAX_QUEUED_BYTES, StreamClient, type ClientHost, type ClientOptions, type ClientSubscription } from './client.js';
 import { PriceTexts } from '../../engine/state/exact-price.js';
 import {
   ohlcvPayload,
@@ -88,7 +89,10 @@ export function keyOf(method: StreamMethod, asset: number): number {
  * subscriber left (`lingerUntil`), so a client that reconnects within it finds what it missed.
  */
 interface Watch {
+  /** Subscriptions queued event by event. */
   readonly subs: Set<ClientSubscription>;
+  /** Swaps and candles: the streams that share the events through a channel, by request_id (null for other kinds). */
+  readonly channels: Map<number, Channel<StreamClient>> | null;
   /** While subs is empty: until when (ms) the watch is kept; -1 while it has subscribers. */
   lingerUntil: number;
 }
@@ -202,6 +206,16 @@ function join(w: Watch, sub: ClientSubscription): void {
   w.lingerUntil = -1;
 }
 
+function hasReaders(w: Watch): boolean {
+  return w.subs.size > 0 || (w.channels !== null && w.channels.size > 0);
+}
+
+/** Hands event e to every stream of watch w. */
+function deliver(w: Watch, e: RenderedEvent): void {
+  for (const sub of w.subs) sub.client.push(sub, e);
+  if (w.channels !== null) for (const ch of w.channels.values()) ch.append(e);
+}
+
 
 /** A pool's reserves as the stream payloads need them. */
 interface PoolReserves {
@@ -251,7 +265,11 @@ export class StreamHub implements ClientHost {
   private readonly swapWatches: (delta: number) => void;
   private readonly sharedReplay: boolean;
   private readonly clients = new Set<StreamClient>();
-  private dirty = new Set<StreamClient>();
+  private readonly dirty = new Set<StreamClient>();
+  private readonly dirtyChannels = new Set<Channel<StreamClient>>();
+  private readonly channelWake = (ch: Channel<StreamClient>): void => {
+    if (!this.closed) this.dirtyChannels.add(ch);
+  };
   private readonly prices = new Map<number, PriceWatch>();
   private readonly pools = new Map<number, PoolWatch>();
   private readonly tokenReserves = new Map<number, TokenReservesWatch>();
@@ -304,7 +322,9 @@ export class StreamHub implements ClientHost {
     this.clients.add(client);
     client.open(watchAbort, nowMs);
     const unheld = lastEventId !== null && this.sharedReplay && subscriptions.some((s) => !this.watching(s.method, s.asset));
-    for (const s of subscriptions) this.watch(client.subscribe(s.method, s.requestId, keyOf(s.method, s.asset)), s);
+    // A stream of one swap or candle subscription shares its events with the others through a channel.
+    const shared = subscriptions.length === 1;
+    for (const s of subscriptions) this.watch(client.subscribe(s.method, s.requestId, keyOf(s.method, s.asset)), s, shared);
     if (lastEventId !== null) this.resume(client, lastEventId, nowMs, unheld);
     return client;
   }
@@ -384,13 +404,13 @@ export class StreamHub implements ClientHost {
 
   // ---- the index ----
 
-  private watch(sub: ClientSubscription, s: Pick<Subscription, 'method' | 'asset'>): void {
+  private watch(sub: ClientSubscription, s: Pick<Subscription, 'method' | 'asset'>, shared: boolean): void {
     const v = this.ctx.views;
     switch (s.method) {
       case 'token_price': {
         let w = this.prices.get(s.asset);
         if (w === undefined) {
-          w = { token: s.asset, subs: new Set(), lingerUntil: -1, seq: Atomics.load(v.tokenSeq, s.asset), price: v.tokenPriceUsd[s.asset]!, time: v.tokenPriceTime[s.asset]! };
+          w = { token: s.asset, subs: new Set(), channels: null, lingerUntil: -1, seq: Atomics.load(v.tokenSeq, s.asset), price: v.tokenPriceUsd[s.asset]!, time: v.tokenPriceTime[s.asset]! };
           this.prices.set(s.asset, w);
         }
         join(w, sub);
@@ -402,7 +422,7 @@ export class StreamHub implements ClientHost {
       case 'token_reserves': {
         let w = this.tokenReserves.get(s.asset);
         if (w === undefined) {
-          w = { token: s.asset, subs: new Set(), lingerUntil: -1, pools: 0, covered: [] };
+          w = { token: s.asset, subs: new Set(), channels: null, lingerUntil: -1, pools: 0, covered: [] };
           this.tokenReserves.set(s.asset, w);
           this.coverPools(w);
         }
@@ -410,10 +430,10 @@ export class StreamHub implements ClientHost {
         return;
       }
       case 'pool':
-        join(this.swapWatch(this.poolSwaps, v.watchPool, s.asset), sub);
+        this.joinShared(this.swapWatch(this.poolSwaps, v.watchPool, s.asset), sub, shared);
         return;
       case 'token':
-        join(this.swapWatch(this.tokenSwaps, v.watchToken, s.asset), sub);
+        this.joinShared(this.swapWatch(this.tokenSwaps, v.watchToken, s.asset), sub, shared);
         return;
       case 'ohlcv': {
         let w = this.candles.get(s.asset);
@@ -422,12 +442,27 @@ export class StreamHub implements ClientHost {
           const n = v.secOpened[s.asset]!;
           const last = s.asset * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
           const openNow = n > 0 && v.secTime[last]! + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
-          w = { token: s.asset, subs: new Set(), lingerUntil: -1, next: openNow ? n - 1 : n, lastTime: -1 };
+          w = { token: s.asset, subs: new Set(), channels: new Map(), lingerUntil: -1, next: openNow ? n - 1 : n, lastTime: -1 };
           this.candles.set(s.asset, w);
         }
-        join(w, sub);
+        this.joinShared(w, sub, shared);
       }
     }
+  }
+
+  /** Joins sub to watch w: through the channel of its request_id when its stream has no other subscription. */
+  private joinShared(w: Watch, sub: ClientSubscription, shared: boolean): void {
+    if (!shared) {
+      join(w, sub);
+      return;
+    }
+    w.lingerUntil = -1;
+    let ch = w.channels!.get(sub.requestId);
+    if (ch === undefined) {
+      ch = new Channel<StreamClient>(sub.method, sub.requestId, MAX_QUEUED_BYTES, this.channelWake);
+      w.channels!.set(sub.requestId, ch);
+    }
+    sub.client.attach(ch);
   }
 
   /**
@@ -437,7 +472,7 @@ export class StreamHub implements ClientHost {
   private swapWatch(map: Map<number, Watch>, flags: Uint8Array, id: number): Watch {
     let w = map.get(id);
     if (w === undefined) {
-      map.set(id, (w = { subs: new Set(), lingerUntil: -1 }));
+      map.set(id, (w = { subs: new Set(), channels: new Map(), lingerUntil: -1 }));
       Atomics.add(flags, id, 1);
       this.swapWatches(1);
     }
@@ -448,7 +483,7 @@ export class StreamHub implements ClientHost {
     let w = this.pools.get(p);
     if (w === undefined) {
       const seq = this.readPoolReserves(p);
-      w = { pool: p, subs: new Set(), lingerUntil: -1, refs: 0, seq, raw: Uint32Array.from(this.poolScratch.raw), block: this.poolScratch.block, prevBlock: 0 };
+      w = { pool: p, subs: new Set(), channels: null, lingerUntil: -1, refs: 0, seq, raw: Uint32Array.from(this.poolScratch.raw), block: this.poolScratch.block, prevBlock: 0 };
       this.pools.set(p, w);
     }
     return w;
@@ -470,7 +505,7 @@ export class StreamHub implements ClientHost {
       const pw = this.pools.get(p);
       if (pw === undefined) continue;
       pw.refs--;
-      if (pw.refs === 0 && pw.subs.size === 0 && pw.lingerUntil < 0) pw.lingerUntil = nowMs;
+      if (pw.refs === 0 && !hasReaders(pw) && pw.lingerUntil < 0) pw.lingerUntil = nowMs;
     }
     w.covered.length = 0;
     w.pools = 0;
@@ -492,14 +527,22 @@ export class StreamHub implements ClientHost {
         ohlcv: this.candles,
       }[sub.method];
       const w = map.get(id);
-      if (w !== undefined && w.subs.delete(sub) && w.subs.size === 0) w.lingerUntil = until;
+      if (w === undefined) continue;
+      let left = w.subs.delete(sub);
+      const ch = w.channels?.get(sub.requestId);
+      if (ch !== undefined && ch.readers.has(client)) {
+        ch.leave(client);
+        if (ch.readers.size === 0) w.channels!.delete(sub.requestId);
+        left = true;
+      }
+      if (left && !hasReaders(w)) w.lingerUntil = until;
     }
   }
 
   /** Drops the watches whose linger time is over (and with them the shard's watch flags). */
   private sweepLingering(nowMs: number): void {
     const v = this.ctx.views;
-    const expired = (w: Watch) => w.subs.size === 0 && w.lingerUntil >= 0 && nowMs >= w.lingerUntil;
+    const expired = (w: Watch) => !hasReaders(w) && w.lingerUntil >= 0 && nowMs >= w.lingerUntil;
     for (const [id, w] of this.prices) if (expired(w)) this.prices.delete(id);
     for (const [id, w] of this.candles) if (expired(w)) this.candles.delete(id);
     for (const [id, w] of this.poolSwaps) {
@@ -605,12 +648,14 @@ export class StreamHub implements ClientHost {
     const message = reorgMessage(this.ctx.registry.networks[c]?.id ?? String(c), block);
     this.reorgMarks.push({ id: this.replay.nextId(), chain: c, message, atMs: nowMs });
     const warned = new Set<StreamClient>();
+    const warnClient = (client: StreamClient): void => {
+      if (warned.has(client)) return;
+      warned.add(client);
+      client.warnInOrder(message, nowMs);
+    };
     const warn = (w: Watch): void => {
-      for (const sub of w.subs) {
-        if (warned.has(sub.client)) continue;
-        warned.add(sub.client);
-        sub.client.warnInOrder(message, nowMs);
-      }
+      for (const sub of w.subs) warnClient(sub.client);
+      if (w.channels !== null) for (const ch of w.channels.values()) for (const client of ch.readers) warnClient(client);
     };
     for (const w of this.prices.values()) if (v.tokenChain[w.token] === c) warn(w);
     for (const w of this.pools.values()) if (v.poolChain[w.pool] === c) warn(w);
@@ -702,13 +747,15 @@ export class StreamHub implements ClientHost {
    * more of them (a write costs a system call, more than the events in it).
    */
   flush(): void {
-    if (this.flushing || this.dirty.size === 0) return;
+    if (this.flushing || (this.dirty.size === 0 && this.dirtyChannels.size === 0)) return;
     this.flushing = true;
     this.flushSlice();
   }
 
   private flushing = false;
-  private batch: Iterator<StreamClient> | null = null;
+  /** The streams of the pass being written (those woken, and the readers of the channels appended to), from passAt on. */
+  private readonly pass: StreamClient[] = [];
+  private passAt = 0;
 
   private readonly flushSlice = (): void => {
     if (this.closed) {
@@ -717,25 +764,28 @@ export class StreamHub implements ClientHost {
     }
     try {
       const nowMs = this.nowMs();
+      const pass = this.pass;
       for (let budget = WRITES_PER_SLICE; budget > 0; budget--) {
-        if (this.batch === null) {
-          if (this.dirty.size === 0) break;
-          this.batch = this.dirty.values();
-          this.dirty = new Set();
+        if (this.passAt === pass.length) {
+          pass.length = 0;
+          this.passAt = 0;
+          for (const c of this.dirty) pass.push(c);
+          this.dirty.clear();
+          for (const ch of this.dirtyChannels) for (const c of ch.readers) pass.push(c);
+          this.dirtyChannels.clear();
+          if (pass.length === 0) break;
         }
-        const next = this.batch.next();
-        if (next.done === true) {
-          this.batch = null;
-          budget++;
-          continue;
-        }
-        next.value.flush(nowMs);
+        pass[this.passAt++]!.flush(nowMs);
       }
     } catch (err) {
       console.error(`streams: flush failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     }
-    if (this.batch !== null || this.dirty.size > 0) setImmediate(this.flushSlice);
-    else this.flushing = false;
+    if (this.passAt < this.pass.length || this.dirty.size > 0 || this.dirtyChannels.size > 0) setImmediate(this.flushSlice);
+    else {
+      this.pass.length = 0;
+      this.passAt = 0;
+      this.flushing = false;
+    }
   };
 
   private tickPrices(nowMs: number, now: number): void {
@@ -854,7 +904,7 @@ export class StreamHub implements ClientHost {
         const token = reg.tokens[t]!;
         const data = ohlcvPayload(reg.networks[token.chain]!.id, token.address, c);
         const e = this.replay.add([keyOf('ohlcv', t)], data, null, -1, nowMs);
-        for (const sub of w.subs) sub.client.push(sub, e);
+        deliver(w, e);
         fannedOut(e);
       }
     }
@@ -880,17 +930,17 @@ export class StreamHub implements ClientHost {
     const nowMs = this.nowMs();
     for (let i = 0; i < swaps.length; i++) {
       const s = swaps[i]!;
-      const bySwap = this.poolSwaps.get(s.pool)?.subs;
+      const bySwap = this.poolSwaps.get(s.pool);
       const t0 = v.poolToken0[s.pool]!;
       const t1 = v.poolToken1[s.pool]!;
-      const by0 = this.tokenSwaps.get(t0)?.subs;
-      const by1 = this.tokenSwaps.get(t1)?.subs;
+      const by0 = this.tokenSwaps.get(t0);
+      const by1 = this.tokenSwaps.get(t1);
       if (bySwap === undefined && by0 === undefined && by1 === undefined && !this.sharedReplay) continue;
       const data = swapPayload(this.ctx.registry, s);
       const e = this.replay.add([keyOf('pool', s.pool), keyOf('token', t0), keyOf('token', t1)], data, null, -1, nowMs, firstId < 0 ? -1 : firstId + i);
-      if (bySwap !== undefined) for (const sub of bySwap) sub.client.push(sub, e);
-      if (by0 !== undefined) for (const sub of by0) sub.client.push(sub, e);
-      if (by1 !== undefined) for (const sub of by1) sub.client.push(sub, e);
+      if (bySwap !== undefined) deliver(bySwap, e);
+      if (by0 !== undefined) deliver(by0, e);
+      if (by1 !== undefined) deliver(by1, e);
       fannedOut(e);
     }
   }

@@ -1,0 +1,193 @@
+/**
+ * A channel: the events shared by every stream that writes the same frames, one asset's swaps or 1 s
+ * candles under one request_id (such a stream has that one subscription, so it needs nothing else).
+ * An event is appended once, whatever the number of streams, and each stream keeps a cursor into the
+ * log: queueing costs nothing per stream, and streams at the same cursor write the same bytes, joined
+ * once (`chunk`) for all of them.
+ *
+ * Log invariant: entries [base + head, end) are held, every cursor lies in [base + head, end], and
+ * base + head is the lowest cursor (`atHead` streams stand there); `bytesBefore[i]` is the total
+ * size of the entries before entry i since the channel began. A stream whose unread bytes pass
+ * MAX_QUEUED_BYTES is ended (it cannot keep up), so a channel holds at most that much.
+ */
+import type { RenderedEvent } from './replay.js';
+
+/** What the channel needs of its streams (StreamClient). */
+export interface ChannelReader {
+  /** Position of the next entry this stream writes. */
+  cursor: number;
+  /** Ends the stream with an `error` event (it leaves the channel). */
+  fail(message: string): void;
+}
+
+/** Called when an event is appended: the channel's streams have something to write. */
+export type ChannelWake<R extends ChannelReader> = (channel: Channel<R>) => void;
+
+const EMPTY = Buffer.alloc(0);
+
+export const SLOW_READER_MESSAGE = 'the stream was closed because the client did not read its events fast enough';
+
+export class Channel<R extends ChannelReader = ChannelReader> {
+  readonly readers = new Set<R>();
+  /** The event name and request_id of its frames. */
+  readonly eventName: string;
+  readonly requestId: number;
+  private readonly maxBytes: number;
+  private readonly wake: ChannelWake<R>;
+  private frames: Buffer[] = [];
+  private atMs: number[] = [];
+  private bytesBefore: number[] = [];
+  /** Absolute position of frames[0]. */
+  private base = 0;
+  /** Index of the oldest entry held. */
+  private head = 0;
+  private totalBytes = 0;
+  private atHead = 0;
+  /** The last chunk joined, for the next stream at the same cursor. */
+  private chunkFrom = -1;
+  private chunkTo = -1;
+  private chunkBytes: Buffer = EMPTY;
+
+  constructor(eventName: string, requestId: number, maxBytes: number, wake: ChannelWake<R>) {
+    this.eventName = eventName;
+    this.requestId = requestId;
+    this.maxBytes = maxBytes;
+    this.wake = wake;
+  }
+
+  /** Position after the newest entry. */
+  get end(): number {
+    return this.base + this.frames.length;
+  }
+
+  /** Entries held (those some stream has not written yet). */
+  get held(): number {
+    return this.frames.length - this.head;
+  }
+
+  /** Bytes of entries [from, to). */
+  bytes(from: number, to: number): number {
+    return this.offset(to) - this.offset(from);
+  }
+
+  /** When entry `at` was rendered (ms, hub clock). */
+  atMsOf(at: number): number {
+    return this.atMs[at - this.base]!;
+  }
+
+  /** The SSE frame of entry `at`. */
+  frame(at: number): Buffer {
+    return this.frames[at - this.base]!;
+  }
+
+  /** The last position p in (from, to] with entries [from, p) within `maxBytes` (at least one entry). */
+  fitting(from: number, to: number, maxBytes: number): number {
+    const limit = this.offset(from) + maxBytes;
+    if (this.offset(to) <= limit) return to;
+    let lo = from + 1;
+    let hi = to;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.offset(mid) <= limit) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Entries [from, to) as one buffer; the same bytes for every stream at the same cursor. */
+  chunk(from: number, to: number): Buffer {
+    if (to - from === 1) return this.frame(from);
+    if (from === this.chunkFrom && to === this.chunkTo) return this.chunkBytes;
+    const out = Buffer.allocUnsafe(this.bytes(from, to));
+    let at = 0;
+    for (let k = from - this.base; k < to - this.base; k++) at += this.frames[k]!.copy(out, at);
+    this.chunkFrom = from;
+    this.chunkTo = to;
+    this.chunkBytes = out;
+    return out;
+  }
+
+  /** Stream r reads from the next entry appended on. */
+  join(r: R): void {
+    r.cursor = this.end;
+    this.readers.add(r);
+    if (r.cursor === this.base + this.head) this.atHead++;
+  }
+
+  leave(r: R): void {
+    if (!this.readers.delete(r)) return;
+    if (r.cursor === this.base + this.head && --this.atHead === 0) this.rescan();
+  }
+
+  /** Stream r wrote the entries up to `to`. */
+  advance(r: R, to: number): void {
+    const from = r.cursor;
+    r.cursor = to;
+    if (to !== from && from === this.base + this.head && --this.atHead === 0) this.rescan();
+  }
+
+  /** Appends event e (its frame made here, or taken from e when the last stream to frame it made the same one). */
+  append(e: RenderedEvent): void {
+    if (e.frameMethod !== this.eventName || e.frameAlt || e.frameRequestId !== this.requestId) {
+      e.frame = Buffer.from(`id: ${e.id}\nevent: ${this.eventName}\nrequest_id: ${this.requestId}\ndata: ${e.data}\n\n`, 'utf8');
+      e.frameMethod = this.eventName;
+      e.frameAlt = false;
+      e.frameRequestId = this.requestId;
+    }
+    this.bytesBefore.push(this.totalBytes);
+    this.frames.push(e.frame);
+    this.atMs.push(e.atMs);
+    this.totalBytes += e.frame.length;
+    if (this.totalBytes - this.offset(this.base + this.head) > this.maxBytes) this.endSlowReaders();
+    this.wake(this);
+  }
+
+  /** Total size of the entries before position `at`. */
+  private offset(at: number): number {
+    const k = at - this.base;
+    return k < this.frames.length ? this.bytesBefore[k]! : this.totalBytes;
+  }
+
+  /** Ends the streams more than maxBytes behind (rescan() follows as they leave). */
+  private endSlowReaders(): void {
+    const slow: R[] = [];
+    for (const r of this.readers) if (this.totalBytes - this.offset(r.cursor) > this.maxBytes) slow.push(r);
+    for (const r of slow) r.fail(SLOW_READER_MESSAGE);
+  }
+
+  /** Finds the lowest cursor and drops the entries before it. */
+  private rescan(): void {
+    let low = this.end;
+    let n = 0;
+    for (const r of this.readers) {
+      if (r.cursor < low) {
+        low = r.cursor;
+        n = 1;
+      } else if (r.cursor === low) n++;
+    }
+    this.atHead = n;
+    const head = low - this.base;
+    for (let k = this.head; k < head; k++) this.frames[k] = EMPTY;
+    this.head = head;
+    if (head === this.frames.length) {
+      // Everything was read: start over with empty arrays (positions go on).
+      this.base = low;
+      this.head = 0;
+      this.frames = [];
+      this.atMs = [];
+      this.bytesBefore = [];
+    } else if (this.head > 1024 && this.head * 2 > this.frames.length) {
+      this.frames.splice(0, this.head);
+      this.atMs.splice(0, this.head);
+      this.bytesBefore.splice(0, this.head);
+      this.base = low;
+      this.head = 0;
+    }
+    if (this.chunkFrom < low) {
+      this.chunkFrom = -1;
+      this.chunkTo = -1;
+      this.chunkBytes = EMPTY;
+    }
+  }
+}
+
