@@ -23,7 +23,7 @@ import {
 import { SwapFlags } from './fb/dex/events/swap-flags.js';
 import type { ChainEvent, EventKey, PoolProtocol, TokenInfo, TokenRole } from './model.js';
 
-const MASK32 = 0xffff_ffffn;
+const MAX_U64 = (1n << 64n) - 1n;
 const MAX_U128 = (1n << 128n) - 1n;
 const MAX_U160 = (1n << 160n) - 1n;
 
@@ -37,21 +37,35 @@ export interface IdResolver {
   tokenId(address: string): number;
 }
 
+// Scratch for splitting a bigint into u32 words without BigInt arithmetic: a BigUint64Array store
+// keeps the value's low 64 bits, read back as two little-endian u32 words. Words [0..1] hold bits
+// 0..63, [2..3] bits 64..127, [4..5] bits 128..191; only encode below uses it, synchronously.
+const scratch64 = new BigUint64Array(3);
+const scratch32 = new Uint32Array(scratch64.buffer);
+
+/** Splits x (0 <= x < 2^192) into scratch32[0..5]. */
+function split(x: bigint): void {
+  scratch64[0] = x;
+  if (x > MAX_U64) {
+    const high = x >> 64n;
+    scratch64[1] = high;
+    scratch64[2] = high > MAX_U64 ? high >> 64n : 0n;
+  } else {
+    scratch64[1] = 0n;
+    scratch64[2] = 0n;
+  }
+}
+
 function u128(b: flatbuffers.Builder, x: bigint): flatbuffers.Offset {
   if (x < 0n || x > MAX_U128) throw new EventRangeError(`value ${x} does not fit 128 bits`);
-  return FbU128.createU128(b, Number(x & MASK32), Number((x >> 32n) & MASK32), Number((x >> 64n) & MASK32), Number(x >> 96n));
+  split(x);
+  return FbU128.createU128(b, scratch32[0]!, scratch32[1]!, scratch32[2]!, scratch32[3]!);
 }
 
 function u160(b: flatbuffers.Builder, x: bigint): flatbuffers.Offset {
   if (x < 0n || x > MAX_U160) throw new EventRangeError(`value ${x} does not fit 160 bits`);
-  return FbU160.createU160(
-    b,
-    Number(x & MASK32),
-    Number((x >> 32n) & MASK32),
-    Number((x >> 64n) & MASK32),
-    Number((x >> 96n) & MASK32),
-    Number(x >> 128n),
-  );
+  split(x);
+  return FbU160.createU160(b, scratch32[0]!, scratch32[1]!, scratch32[2]!, scratch32[3]!, scratch32[4]!);
 }
 
 function key(b: flatbuffers.Builder, k: EventKey): flatbuffers.Offset {
