@@ -87,6 +87,21 @@ interface BlockHeader {
   readonly timestamp: string;
 }
 
+/** A pool created by a factory log of the step being read. */
+interface CreatedPool {
+  readonly token0: TokenInfo;
+  readonly token1: TokenInfo;
+  readonly feePpm: number;
+  readonly factory: EvmFactoryConfig;
+}
+
+/** The requests of one step's range, in flight. */
+interface StepFetch {
+  readonly logs: Promise<RpcLog[]>;
+  /** Every header of the range, for short ranges; null: those needed are asked for after the logs. */
+  readonly headers: Promise<Map<number, BlockHeader>> | null;
+}
+
 interface StepResult {
   readonly events: ChainEvent[] | null;
   /** The step reached the confirmed head. */
@@ -105,6 +120,7 @@ const HEADER_BATCH = 100;
 const EARLY_HEADER_BLOCKS = 2 * HEADER_BATCH;
 const FACTORY_TOPICS: readonly string[] = [TOPICS.pairCreated, TOPICS.poolCreated];
 const POOL_TOPICS: readonly string[] = [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn, TOPICS.v3Swap, TOPICS.v3Mint, TOPICS.v3Burn, TOPICS.v3Initialize];
+const FACTORY_AND_POOL_TOPICS: readonly string[] = [...FACTORY_TOPICS, ...POOL_TOPICS];
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** Position of a log in its chain: block number times 2^20 plus log index (exact below 2^53). */
@@ -133,6 +149,15 @@ function mergeByPosition(a: readonly RpcLog[], b: readonly RpcLog[]): RpcLog[] {
   while (i < a.length) out.push(a[i++]!);
   while (j < b.length) out.push(b[j++]!);
   return out;
+}
+
+/** Block number of the first log whose block hash is not its header's, -1 when all match. */
+function firstMismatch(logs: readonly RpcLog[], numbers: readonly number[], headers: ReadonlyMap<number, BlockHeader>): number {
+  for (let i = 0; i < logs.length; i++) {
+    const h = headers.get(numbers[i]!);
+    if (!h || h.hash !== logs[i]!.blockHash) return numbers[i]!;
+  }
+  return -1;
 }
 
 export function networkInfo(config: EvmChainConfig): NetworkInfo {
@@ -177,6 +202,11 @@ export class ChainFollower {
   /** The step after the last one delivered, being read while the caller ingests. */
   private prefetched: Promise<StepResult> | null = null;
   private chainChecked = false;
+  /** Memos of lower() and topicAddress(): the last raw string seen and its result. */
+  private lastAddress = '';
+  private lastLower = '';
+  private lastTopic = '';
+  private lastTopicAddress = '';
   private events = 0;
   private reorgs = 0;
   private lastReorgBlock = -1;
@@ -266,13 +296,19 @@ export class ChainFollower {
   /** Reads the blocks after the last ones read, up to the confirmed head and at most stepBlocks of them. */
   private async readNext(): Promise<StepResult> {
     this.lastHeadPoll = this.now();
-    // The head and the last block's hash are asked for together (one round trip per step).
+    // While backfilling (the head seen last is a whole step ahead) the step's logs are asked for
+    // together with the head and the last block's hash, not one round trip after them; they are
+    // dropped when the hash check finds a reorganisation or the head moved back.
+    const ahead = this.nextBlock + this.stepSize - 1;
+    const early = this.safeBlock >= ahead ? this.fetch(this.nextBlock, ahead) : null;
+    early?.logs.catch(() => {}); // awaited below, or dropped
+    early?.headers?.catch(() => {});
     const [headHex, reorg] = await Promise.all([this.rpc.request<string>('eth_blockNumber', []), this.checkLastHash()]);
     this.safeBlock = hexNumber(headHex) - this.config.confirmations;
     if (this.nextBlock > this.safeBlock) return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
     const from = this.nextBlock;
     const to = Math.min(this.safeBlock, from + this.stepSize - 1);
-    const read = await this.read(from, to);
+    const read = await this.read(from, to, early !== null && reorg === null && to === ahead ? early : this.fetch(from, to));
     // The node changed its answer while the step was read: read it again next time.
     if (read === null) return { events: reorg ? [reorg] : null, caughtUp: false, time: this.time };
     if (reorg) read.events.unshift(reorg);
@@ -322,54 +358,53 @@ export class ChainFollower {
     return { kind: 'reorg', toBlock: fork, toHash };
   }
 
-  private async read(from: number, to: number): Promise<{ events: ChainEvent[]; time: number } | null> {
-    // One query for the factories and every pool known so far; the pools a factory creates in this
-    // range get a second query of their own (from their creation on), so nothing of theirs is missed.
+  /**
+   * Asks for the logs of blocks [from, to]: one query for the factories and every pool known so far.
+   * A short range (dense blocks, or live following) has its headers asked for beside its logs,
+   * which saves a round trip per step; a long one gets only those of the blocks that carry logs, later.
+   */
+  private fetch(from: number, to: number): StepFetch {
     const factories = [...this.factories.keys()];
     const known = [...this.pools.keys()];
     const everything = [...factories, ...known];
-    // A short range (dense blocks, or live following) has its headers read beside its logs, which
-    // saves a round trip per step; a long one only those of the blocks that carry logs, afterwards.
-    const early = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
-    early?.catch(() => {}); // awaited below
-    const first = (
-      await this.logs.read(from, to, {
-        address: everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
-        topics0: known.length === 0 ? FACTORY_TOPICS : [...FACTORY_TOPICS, ...POOL_TOPICS],
-      })
-    ).filter((l) => {
-      const a = l.address.toLowerCase();
-      return this.factories.has(a) ? FACTORY_TOPICS.includes(l.topics[0]!) : this.pools.has(a);
+    const headers = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
+    const logs = this.logs.read(from, to, {
+      address: everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
+      topics0: known.length === 0 ? FACTORY_TOPICS : FACTORY_AND_POOL_TOPICS,
     });
-    const factoryLogs = first.filter((l) => this.factories.has(l.address.toLowerCase()));
+    return { logs, headers };
+  }
+
+  private async read(from: number, to: number, requests: StepFetch): Promise<{ events: ChainEvent[]; time: number } | null> {
+    const factoryLogs: RpcLog[] = [];
+    let all = this.keep(await requests.logs, factoryLogs);
+    // The pools a factory creates in this range get a second query of their own (from their
+    // creation on), so nothing of theirs is missed.
     const created = await this.discoverPools(factoryLogs);
-    let all = first;
     if (created.size > 0) {
       const fresh = [...created.keys()];
       const since = Math.min(...factoryLogs.map((l) => hexNumber(l.blockNumber)));
-      const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: POOL_TOPICS })).filter((l) =>
-        created.has(l.address.toLowerCase()),
+      const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: POOL_TOPICS })).filter(
+        (l) => !l.removed && created.has(this.lower(l.address)),
       );
       // Each list is in chain order as the node returns it: merge them.
-      all = mergeByPosition(first, more);
+      all = mergeByPosition(all, more);
     }
-    all = all.filter((l) => !l.removed);
 
-    const numbers = all.map((l) => hexNumber(l.blockNumber));
+    const numbers = new Array<number>(all.length);
+    for (let i = 0; i < all.length; i++) numbers[i] = hexNumber(all[i]!.blockNumber);
     let headers: Map<number, BlockHeader>;
-    if (early) headers = await early;
+    if (requests.headers) headers = await requests.headers;
     else {
       const wanted = new Set<number>(numbers);
       wanted.add(from);
       wanted.add(to);
       headers = await this.headers([...wanted].sort((a, b) => a - b));
     }
-    for (let i = 0; i < all.length; i++) {
-      const h = headers.get(numbers[i]!);
-      if (!h || h.hash !== all[i]!.blockHash) {
-        this.log(`${this.config.id}: logs of block ${numbers[i]} do not match its header; reading blocks ${from}..${to} again`);
-        return null;
-      }
+    const mismatch = firstMismatch(all, numbers, headers);
+    if (mismatch >= 0) {
+      this.log(`${this.config.id}: logs of block ${mismatch} do not match its header; reading blocks ${from}..${to} again`);
+      return null;
     }
     // The blocks read must extend the last one read, and each other (where consecutive headers are
     // known): a reorganisation between two steps' reads would otherwise mix two forks undetected.
@@ -387,6 +422,36 @@ export class ChainFollower {
       }
     }
 
+    const last = headers.get(to);
+    if (!last) throw new RpcError(`${this.config.id}: block ${to} not found at the node`, 0, true);
+    const out = this.decodeAll(all, numbers, headers, created);
+    // Hashes kept: blocks with logs (remembered by decodeAll) and the step's last block.
+    this.remember(to, last.hash);
+    this.last = { number: to, hash: last.hash };
+    return { events: out, time: hexNumber(last.timestamp) };
+  }
+
+  /**
+   * The logs worth decoding, in their order: those of known pools, and pool creations by the
+   * factories (also collected into `factoryLogs`); removed logs are dropped.
+   */
+  private keep(logs: readonly RpcLog[], factoryLogs: RpcLog[]): RpcLog[] {
+    const out: RpcLog[] = [];
+    for (let i = 0; i < logs.length; i++) {
+      const l = logs[i]!;
+      if (l.removed) continue;
+      const a = this.lower(l.address);
+      if (this.factories.has(a)) {
+        if (!FACTORY_TOPICS.includes(l.topics[0]!)) continue;
+        out.push(l);
+        factoryLogs.push(l);
+      } else if (this.pools.has(a)) out.push(l);
+    }
+    return out;
+  }
+
+  /** The step's events: a `block` before the first log of each block, then the block's decoded logs. */
+  private decodeAll(all: readonly RpcLog[], numbers: readonly number[], headers: ReadonlyMap<number, BlockHeader>, created: ReadonlyMap<string, CreatedPool>): ChainEvent[] {
     const out: ChainEvent[] = [];
     let block = -1;
     let timestamp = 0;
@@ -397,17 +462,30 @@ export class ChainFollower {
         block = number;
         timestamp = hexNumber(header.timestamp);
         out.push({ kind: 'block', number, hash: header.hash, parentHash: header.parentHash, timestamp });
+        this.remember(number, header.hash);
       }
       const ev = this.decode(all[i]!, number, timestamp, created);
       if (ev) out.push(ev);
     }
-    // Hashes kept: blocks with logs and the step's last block (the others of an early read are not needed).
-    for (const n of new Set(numbers)) this.remember(n, headers.get(n)!.hash);
-    if (!headers.has(to)) throw new RpcError(`${this.config.id}: block ${to} not found at the node`, 0, true);
-    this.remember(to, headers.get(to)!.hash);
-    const last = headers.get(to)!;
-    this.last = { number: to, hash: last.hash };
-    return { events: out, time: hexNumber(last.timestamp) };
+    return out;
+  }
+
+  /** An address in lowercase; the last one asked for is kept (a pool's logs come in runs). */
+  private lower(address: string): string {
+    if (address !== this.lastAddress) {
+      this.lastAddress = address;
+      this.lastLower = address.toLowerCase();
+    }
+    return this.lastLower;
+  }
+
+  /** topicAddress of a topic; the last one asked for is kept (routers repeat as sender and recipient). */
+  private topicAddress(topic: string): string {
+    if (topic !== this.lastTopic) {
+      this.lastTopic = topic;
+      this.lastTopicAddress = topicAddress(topic);
+    }
+    return this.lastTopicAddress;
   }
 
   private remember(number: number, hash: string): void {
@@ -431,8 +509,8 @@ export class ChainFollower {
   }
 
   /** Registers the pools created by these factory logs, reading their tokens' metadata; returns their creation data. */
-  private async discoverPools(logs: readonly RpcLog[]): Promise<Map<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>> {
-    const out = new Map<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>();
+  private async discoverPools(logs: readonly RpcLog[]): Promise<Map<string, CreatedPool>> {
+    const out = new Map<string, CreatedPool>();
     const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig; block: number }[] = [];
     for (const l of logs) {
       const factory = this.factories.get(l.address.toLowerCase());
@@ -455,9 +533,9 @@ export class ChainFollower {
     return out;
   }
 
-  private decode(l: RpcLog, blockNumber: number, timestamp: number, created: ReadonlyMap<string, { token0: TokenInfo; token1: TokenInfo; feePpm: number; factory: EvmFactoryConfig }>): ChainEvent | null {
+  private decode(l: RpcLog, blockNumber: number, timestamp: number, created: ReadonlyMap<string, CreatedPool>): ChainEvent | null {
     const key = { blockNumber, txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) };
-    const pool = l.address.toLowerCase();
+    const pool = this.lower(l.address);
     const txHash = l.transactionHash;
     const t = l.topics;
     switch (t[0]) {
@@ -483,17 +561,17 @@ export class ChainFollower {
         if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
         const amount0 = word(l.data, 0) - word(l.data, 2);
         const amount1 = word(l.data, 1) - word(l.data, 3);
-        return { kind: 'swap', key, timestamp, pool, amount0, amount1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash, sender: topicAddress(t[1]!), recipient: topicAddress(t[2]!) };
+        return { kind: 'swap', key, timestamp, pool, amount0, amount1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash, sender: this.topicAddress(t[1]!), recipient: this.topicAddress(t[2]!) };
       }
       case TOPICS.v2Sync:
         if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
         return { kind: 'sync', key, timestamp, pool, reserve0: word(l.data, 0), reserve1: word(l.data, 1) };
       case TOPICS.v2Mint:
         if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
-        return { kind: 'mint', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: topicAddress(t[1]!), txHash };
+        return { kind: 'mint', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: this.topicAddress(t[1]!), txHash };
       case TOPICS.v2Burn:
         if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
-        return { kind: 'burn', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: topicAddress(t[1]!), txHash };
+        return { kind: 'burn', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: this.topicAddress(t[1]!), txHash };
       case TOPICS.v3Swap: {
         if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
         return {
@@ -507,8 +585,8 @@ export class ChainFollower {
           liquidity: word(l.data, 3),
           tick: Number(signed(word(l.data, 4))),
           txHash,
-          sender: topicAddress(t[1]!),
-          recipient: topicAddress(t[2]!),
+          sender: this.topicAddress(t[1]!),
+          recipient: this.topicAddress(t[2]!),
         };
       }
       case TOPICS.v3Mint:
@@ -523,7 +601,7 @@ export class ChainFollower {
           liquidity: word(l.data, 1),
           tickLower: Number(signed(BigInt(t[2]!))),
           tickUpper: Number(signed(BigInt(t[3]!))),
-          owner: topicAddress(t[1]!),
+          owner: this.topicAddress(t[1]!),
           txHash,
         };
       case TOPICS.v3Burn:
@@ -538,7 +616,7 @@ export class ChainFollower {
           liquidity: word(l.data, 0),
           tickLower: Number(signed(BigInt(t[2]!))),
           tickUpper: Number(signed(BigInt(t[3]!))),
-          owner: topicAddress(t[1]!),
+          owner: this.topicAddress(t[1]!),
           txHash,
         };
       case TOPICS.v3Initialize:
