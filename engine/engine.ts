@@ -165,6 +165,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await Promise.all(inFlight);
   };
 
+  // The shard threads are up before the source's first read (replay above waits for them only when
+  // the log holds batches): a fresh start would otherwise load them while the backfill runs.
+  await shards.flush();
   const running = run();
   const failed = running.then(
     () => new Promise<never>(() => {}),
