@@ -6,9 +6,10 @@
  * Three processes: this one directs; a server (gateway with its stream hosts over an in-process
  * engine: ingest, shard writer on the same thread, LMDB log) pinned to one core; a load generator
  * pinned to the other, holding raw sockets, counting events as bytes arrive and timing a sample of
- * them. The server creates swaps at a set rate (each carries its creation time, in microseconds,
- * as its transaction hash), so latency covers ingest, the shard writer, the change feed, the hub's
- * batching tick and the socket.
+ * them (bench/sse-load.c, compiled with the machine's C compiler; the Node reader below when there
+ * is none). The server creates swaps at a set rate (each carries its creation time on the system's
+ * monotonic clock, in microseconds, as its transaction hash), so latency covers ingest, the shard
+ * writer, the change feed, the hub's batching tick and the socket.
  *
  * Delivery is measured for each stream-thread layout side by side: the streams on the gateway's
  * main thread (server pinned to one core, load generator to the other), then on N stream threads
@@ -17,11 +18,13 @@
  * `node dist/bench/streams.js [--quick] [--layouts 0,2] [--rates 50,100] [--block-ms 100]` runs it alone (`--block-ms`:
  * swaps arrive in blocks that often instead of each in its own block); bench/run.ts runs it as section 5.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -42,9 +45,9 @@ const STREAM_PATH = `/sse/transactions?method=token&chain=ethereum&address=${WET
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 
-/** Wall clock in microseconds, comparable across processes of one machine. */
+/** The system's monotonic clock in microseconds (CLOCK_MONOTONIC: one clock for every process of the machine, as sse-load.c reads it). */
 function nowMicros(): number {
-  return Math.round((performance.timeOrigin + performance.now()) * 1000);
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 // ---------------------------------------------------------------- server
@@ -278,7 +281,54 @@ function child(args: string[], cores: string | null, nodeFlags: string[] = []): 
   return spawn(cmd, all, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
-function ask<T>(c: ChildProcess, message?: object, timeoutMs = 600_000): Promise<T> {
+/** A bench child the director talks to: a Node child over IPC, or the native load generator over lines. */
+interface Peer {
+  send(message: { readonly cmd: string; readonly [k: string]: unknown }): unknown;
+  once(event: 'message', listener: (m: unknown) => void): unknown;
+  once(event: 'exit', listener: (code: number | null) => void): unknown;
+  off(event: 'exit', listener: (code: number | null) => void): unknown;
+  readonly exitCode: number | null;
+}
+
+/** bench/sse-load.c, spoken to over its stdin and stdout (one JSON answer per line). */
+class NativeLoader extends EventEmitter implements Peer {
+  private readonly proc: ChildProcess;
+  constructor(proc: ChildProcess) {
+    super();
+    this.proc = proc;
+    createInterface({ input: proc.stdout! }).on('line', (line) => this.emit('message', JSON.parse(line) as unknown));
+    proc.on('exit', (code) => this.emit('exit', code));
+  }
+  send(message: { cmd: string }): void {
+    this.proc.stdin!.write(`${message.cmd}\n`);
+  }
+  get exitCode(): number | null {
+    return this.proc.exitCode;
+  }
+}
+
+let nativeLoader: string | null | undefined;
+/** Compiles bench/sse-load.c once (null when no C compiler is found: the Node load generator is used). */
+function nativeLoaderPath(print: (line: string) => void): string | null {
+  if (nativeLoader !== undefined) return nativeLoader;
+  const source = join(dirname(SELF), '../../bench/sse-load.c');
+  const out = join(mkdtempSync(join(tmpdir(), 'dexdata-sse-load-')), 'sse-load');
+  const cc = spawnSync(process.env['CC'] ?? 'cc', ['-O2', '-o', out, source], { encoding: 'utf8' });
+  nativeLoader = cc.status === 0 ? out : null;
+  if (nativeLoader === null) print(`(no C compiler for bench/sse-load.c: ${(cc.error?.message ?? cc.stderr).trim()}; the Node load generator reads the streams)`);
+  return nativeLoader;
+}
+
+/** A load generator holding `connections` streams, timing the swaps of the first `timed`. */
+function loader(port: number, key: string, connections: number, timed: number, cores: string | null, print: (line: string) => void): Peer {
+  const native = nativeLoaderPath(print);
+  if (native === null) return child(['--role', 'load', String(port), key, String(connections), String(timed)], cores);
+  const args = [String(port), key, String(connections), String(timed), STREAM_PATH];
+  const [cmd, all] = cores === null ? [native, args] : ['taskset', ['-c', cores, native, ...args]];
+  return new NativeLoader(spawn(cmd, all, { stdio: ['pipe', 'pipe', 'inherit'] }));
+}
+
+function ask<T>(c: Peer, message?: { readonly cmd: string; readonly [k: string]: unknown }, timeoutMs = 600_000): Promise<T> {
   return new Promise((resolve, reject) => {
     const exited = (code: number | null) => {
       clearTimeout(timer);
@@ -377,11 +427,11 @@ interface LoadStop {
 async function delivery(o: StreamBenchOptions, layout: Layout, streams: number, rates: readonly number[], seconds: number): Promise<DeliveryRow | null> {
   const srv = child(['--role', 'server', '--threads', String(layout.threads)], layout.serverCores, ['--expose-gc']);
   const { port, key } = await ask<{ port: number; key: string }>(srv);
-  const loaders: ChildProcess[] = [];
+  const loaders: Peer[] = [];
   try {
     const per = Math.ceil(streams / layout.loaders);
     for (let i = 0; i < layout.loaders; i++) {
-      const l = child(['--role', 'load', String(port), key, String(Math.min(per, streams - i * per)), String(Math.ceil(200 / layout.loaders))], layout.loadCores);
+      const l = loader(port, key, Math.min(per, streams - i * per), Math.ceil(200 / layout.loaders), layout.loadCores, o.print);
       loaders.push(l);
       await ask(l);
     }
@@ -406,7 +456,7 @@ async function delivery(o: StreamBenchOptions, layout: Layout, streams: number, 
         dropped: streams - traded.streams,
       };
       o.print(
-        `| ${layout.label}: ${fmt(streams)} streams, ${fmt(traded.swaps / seconds)} swaps/s created | ${fmt(row.eventsPerSecond)} events/s delivered, latency p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms (${fmt(row.samples)} samples; creation to change feed p50 ${traded.feedP50.toFixed(1)} ms, p99 ${traded.feedP99.toFixed(1)} ms, then in the hub until written p50 ${traded.hubDelay[0]} ms, p99 ${traded.hubDelay[1]} ms; server ${(traded.busy * 100).toFixed(0)} % of a core; load generators' event-loop delay p99 ${stops.map((r) => r.loopP99.toFixed(0)).join(', ')} ms), ${row.dropped} streams dropped |`,
+        `| ${layout.label}: ${fmt(streams)} streams, ${fmt(traded.swaps / seconds)} swaps/s created | ${fmt(row.eventsPerSecond)} events/s delivered, latency p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms (${fmt(row.samples)} samples; creation to change feed p50 ${traded.feedP50.toFixed(1)} ms, p99 ${traded.feedP99.toFixed(1)} ms, then in the hub until written p50 ${traded.hubDelay[0]} ms, p99 ${traded.hubDelay[1]} ms; server ${(traded.busy * 100).toFixed(0)} % of a core; load generators' loop lag p99 ${stops.map((r) => r.loopP99.toFixed(0)).join(', ')} ms), ${row.dropped} streams dropped |`,
       );
       if (row.dropped > 0) break;
       // The figure kept: the highest rate delivered with p99 under 100 ms (else the fastest one).
@@ -438,7 +488,7 @@ export async function benchStreams(o: StreamBenchOptions): Promise<StreamBenchRe
   try {
     // 1. Holding streams: memory per stream.
     const base = await ask<{ rss: number; heapUsed: number }>(srv, { cmd: 'mem' });
-    const holder = child(['--role', 'load', String(port), key, String(maxStreams), '0'], loadCore);
+    const holder = loader(port, key, maxStreams, 0, loadCore, o.print);
     const opened = await ask<{ open: number }>(holder);
     held = await ask<{ rss: number; heapUsed: number; streams: number }>(srv, { cmd: 'mem' });
     holder.send({ cmd: 'exit' });
@@ -450,14 +500,14 @@ export async function benchStreams(o: StreamBenchOptions): Promise<StreamBenchRe
     await new Promise((r) => setTimeout(r, 1000));
 
     // 2. Latency where the load generator keeps up: 1,000 streams at 100 swaps/s.
-    const light = child(['--role', 'load', String(port), key, '1000', '200'], loadCore);
+    const light = loader(port, key, 1000, 200, loadCore, o.print);
     await ask(light);
     await ask(light, { cmd: 'start' });
     const lightTraded = await ask<{ swaps: number; feedP50: number; feedP99: number; busy: number }>(srv, { cmd: 'trade', rate: 100, seconds });
     await new Promise((r) => setTimeout(r, 300));
     lr = await ask<{ events: number; samples: number; p50: number; p99: number; loopP99: number }>(light, { cmd: 'stop' });
     o.print(
-      `| 1,000 streams, ${fmt(lightTraded.swaps / seconds)} swaps/s created | ${fmt(lr.events / (seconds + 0.3))} events/s delivered, latency p50 ${lr.p50.toFixed(1)} ms, p99 ${lr.p99.toFixed(1)} ms (${fmt(lr.samples)} samples; server core ${(lightTraded.busy * 100).toFixed(0)} % busy; load generator's event-loop delay p99 ${lr.loopP99.toFixed(0)} ms) |`,
+      `| 1,000 streams, ${fmt(lightTraded.swaps / seconds)} swaps/s created | ${fmt(lr.events / (seconds + 0.3))} events/s delivered, latency p50 ${lr.p50.toFixed(1)} ms, p99 ${lr.p99.toFixed(1)} ms (${fmt(lr.samples)} samples; server core ${(lightTraded.busy * 100).toFixed(0)} % busy; load generator's loop lag p99 ${lr.loopP99.toFixed(0)} ms) |`,
     );
     light.send({ cmd: 'exit' });
     await new Promise((r) => light.once('exit', r));
