@@ -9,7 +9,7 @@
  *  4. pool search with two filters and an ordering over 1,000,000 pools (bench/search.ts);
  *  5. SSE streams: concurrent streams one process holds, memory per stream, events/s delivered to
  *     10,000 streams and creation-to-client latency (bench/streams.ts);
- *  6. EVM backfill from a local anvil node holding 20,000 Uniswap v2 swaps, as a ratio to the raw
+ *  6. EVM backfill from a local anvil node holding 200,000 Uniswap v2 swaps, as a ratio to the raw
  *     eth_getLogs ceiling measured beside it, and the cost of a reorganisation's rollback (bench/evm-backfill.ts).
  *
  * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load.
@@ -269,7 +269,7 @@ async function main(): Promise<void> {
     // 6. EVM backfill against its raw eth_getLogs ceiling, and a rollback on that chain.
     print('');
     print('EVM backfill from a local anvil node:');
-    const evm = await benchEvmBackfill({ swaps: 20_000, print });
+    const evm = await benchEvmBackfill({ swaps: quick ? 20_000 : 200_000, print });
     mkdirSync(OUT_DIR, { recursive: true });
     writeFileSync(
       join(OUT_DIR, 'results.json'),
