@@ -14,12 +14,12 @@ import { formatUnits, stringToHex, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ingest } from '../engine/ingest/ingest.js';
 import { LocalShards } from '../engine/shards/local.js';
-import { EvmChainSchema, type EvmChainConfig } from '../engine/sources/evm/config.js';
+import type { EvmChainConfig } from '../engine/sources/evm/config.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
-import { deploy, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type PairTx, type V2Trades } from './support/evm.js';
+import { anvilV2Chain, deploy, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type PairTx, type V2Trades } from './support/evm.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -191,21 +191,7 @@ beforeAll(async () => {
   await trades.addLiquidity(pairA, tok.weth, 100n * E18, tok.usdc, 300_000n * E6, T0 + 30);
   // Ten minutes of trading before anything is replaced: the 1 min ring (8 candles) spills into the store.
   for (let m = 3; m <= 12; m++) await trades.swap(pairA, m % 2 === 0 ? tok.weth : tok.usdc, m % 2 === 0 ? E18 / BigInt(m) : 1_000n * E6 * BigInt(m), T0 + m * MIN + 5);
-  config = EvmChainSchema.parse({
-    id: 'anvil',
-    displayName: 'Anvil',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
-    blockTimeSeconds: 1,
-    startBlock: factoryBlock,
-    confirmations: 0,
-    logBatchBlocks: 16,
-    stepBlocks: 40,
-    stablecoins: [tok.usdc],
-    wrappedNative: tok.weth,
-    factories: [{ dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: factory }],
-    pollIntervalMs: 10,
-  });
+  config = anvilV2Chain(node, { factory, factoryBlock, usdc: tok.usdc, weth: tok.weth });
   dir = mkdtempSync(join(tmpdir(), 'evm-reorg-'));
 }, 60_000);
 

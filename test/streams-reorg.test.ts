@@ -16,14 +16,14 @@ import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ingest } from '../engine/ingest/ingest.js';
 import { LocalShards } from '../engine/shards/local.js';
-import { EvmChainSchema, type EvmChainConfig } from '../engine/sources/evm/config.js';
+import type { EvmChainConfig } from '../engine/sources/evm/config.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { EngineViews } from '../engine/state/views.js';
 import { openStore } from '../engine/store/store.js';
 import { openKeyStore } from '../gateway/auth/key-store.js';
 import { startGateway } from '../gateway/server.js';
 import { plansWith } from './support/access.js';
-import { deployV2Market, mineAt, read, startAnvil, V2_PAIR, type Anvil, type V2Market } from './support/evm.js';
+import { anvilV2Chain, deployV2Market, mineAt, read, startAnvil, V2_PAIR, type Anvil, type V2Market } from './support/evm.js';
 import { openRaw, type Frame, type RawStream } from './support/streams.js';
 
 const E18 = 10n ** 18n;
@@ -56,21 +56,7 @@ beforeAll(async () => {
   pair = await market.createPair(weth, usdc, T0 + 20);
   await market.addLiquidity(pair, weth, 100n * E18, usdc, 300_000n * E6, T0 + 30);
   await market.swap(pair, usdc, 1_234n * E6, T0 + 40);
-  config = EvmChainSchema.parse({
-    id: 'anvil',
-    displayName: 'Anvil',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
-    blockTimeSeconds: 1,
-    startBlock: market.factoryBlock,
-    confirmations: 0,
-    logBatchBlocks: 16,
-    stepBlocks: 40,
-    stablecoins: [usdc],
-    wrappedNative: weth,
-    factories: [{ dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: market.factory }],
-    pollIntervalMs: 10,
-  });
+  config = anvilV2Chain(node, { factory: market.factory, factoryBlock: market.factoryBlock, usdc, weth });
 }, 60_000);
 
 afterAll(async () => {

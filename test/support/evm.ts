@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import solc from 'solc';
 import { createPublicClient, createWalletClient, http, parseAbiItem, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import { foundry } from 'viem/chains';
+import { EvmChainSchema, type EvmChainConfig } from '../../engine/sources/evm/config.js';
 
 const require = createRequire(import.meta.url);
 
@@ -314,4 +315,26 @@ export async function pairHistory(node: Anvil, pair: Address): Promise<PairTx[]>
     else txs.push({ ...base, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1! });
   }
   return txs;
+}
+
+/**
+ * A chain config following one Uniswap v2 factory on a local anvil, as the reorganisation tests do:
+ * no confirmations, small log ranges and steps, the head polled every 10 ms.
+ */
+export function anvilV2Chain(node: Anvil, v2: { factory: Address; factoryBlock: number; usdc: Address; weth: Address }): EvmChainConfig {
+  return EvmChainSchema.parse({
+    id: 'anvil',
+    displayName: 'Anvil',
+    chainId: node.chainId,
+    rpcUrls: [node.url],
+    blockTimeSeconds: 1,
+    startBlock: v2.factoryBlock,
+    confirmations: 0,
+    logBatchBlocks: 16,
+    stepBlocks: 40,
+    stablecoins: [v2.usdc],
+    wrappedNative: v2.weth,
+    factories: [{ dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: v2.factory }],
+    pollIntervalMs: 10,
+  });
 }
