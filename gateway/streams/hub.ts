@@ -8,6 +8,9 @@
  *  - Swaps: the shard threads copy out the swaps of pools and tokens whose watch flag the hub set
  *    (EngineViews.watchPool / watchToken, one byte each, 1 while subscribed), and the hub renders
  *    each once when the apply task settles.
+ *  - A swap or 1 s candle stream (one subscription) reads from the channel of its asset and
+ *    request_id (channel.ts): an event is appended there once for all of them. Other streams get
+ *    each event in their own queue (a price or reserve stream keeps only the latest waiting).
  *
  * Each tick then writes every stream that has events waiting, one chunk per stream, and sends the
  * pings that are due. Every rendered event also enters the replay window (replay.ts).
