@@ -312,7 +312,9 @@ let nativeLoader: string | null | undefined;
 function nativeLoaderPath(print: (line: string) => void): string | null {
   if (nativeLoader !== undefined) return nativeLoader;
   const source = join(dirname(SELF), '../../bench/sse-load.c');
-  const out = join(mkdtempSync(join(tmpdir(), 'dexdata-sse-load-')), 'sse-load');
+  const dir = mkdtempSync(join(tmpdir(), 'dexdata-sse-load-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const out = join(dir, 'sse-load');
   const cc = spawnSync(process.env['CC'] ?? 'cc', ['-O2', '-o', out, source], { encoding: 'utf8' });
   nativeLoader = cc.status === 0 ? out : null;
   if (nativeLoader === null) print(`(no C compiler for bench/sse-load.c: ${(cc.error?.message ?? cc.stderr).trim()}; the Node load generator reads the streams)`);
