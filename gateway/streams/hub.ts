@@ -649,7 +649,7 @@ export class StreamHub implements ClientHost {
     this.held.delete(c);
     const v = this.ctx.views;
     const message = reorgMessage(this.ctx.registry.networks[c]?.id ?? String(c), block);
-    this.reorgMarks.push({ id: this.replay.nextId(), chain: c, message, atMs: nowMs });
+    this.reorgMarks.push({ id: this.replay.next, chain: c, message, atMs: nowMs });
     const warned = new Set<StreamClient>();
     const warnClient = (client: StreamClient): void => {
       if (warned.has(client)) return;

@@ -96,11 +96,6 @@ export class ReplayRing {
   }
 
   /** `id`: the event's id when it was given out already (-1: the next one). */
-  /** The id the next event will get. */
-  nextId(): number {
-    return this.ids.peek();
-  }
-
   add(keys: readonly number[], data: string, alt: string | null, pool: number, atMs: number, id = -1): RenderedEvent {
     const e: RenderedEvent = { id: id >= 0 ? id : this.ids.take(1), keys, data, alt, pool, atMs, frameMethod: '', frameAlt: false, frameRequestId: -1, frame: EMPTY };
     this.events.push(e);
