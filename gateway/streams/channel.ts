@@ -10,7 +10,7 @@
  * size of the entries before entry i since the channel began. A stream whose unread bytes pass
  * MAX_QUEUED_BYTES is ended (it cannot keep up), so a channel holds at most that much.
  */
-import type { RenderedEvent } from './replay.js';
+import { frameOf, type RenderedEvent } from './replay.js';
 
 /** What the channel needs of its streams (StreamClient). */
 export interface ChannelReader {
@@ -126,18 +126,13 @@ export class Channel<R extends ChannelReader = ChannelReader> {
     if (to !== from && from === this.base + this.head && --this.atHead === 0) this.rescan();
   }
 
-  /** Appends event e (its frame made here, or taken from e when the last stream to frame it made the same one). */
+  /** Appends event e (its frame made once for the channel, or shared with the stream that made the same one). */
   append(e: RenderedEvent): void {
-    if (e.frameMethod !== this.eventName || e.frameAlt || e.frameRequestId !== this.requestId) {
-      e.frame = Buffer.from(`id: ${e.id}\nevent: ${this.eventName}\nrequest_id: ${this.requestId}\ndata: ${e.data}\n\n`, 'utf8');
-      e.frameMethod = this.eventName;
-      e.frameAlt = false;
-      e.frameRequestId = this.requestId;
-    }
+    const frame = frameOf(e, this.eventName, false, this.requestId);
     this.bytesBefore.push(this.totalBytes);
-    this.frames.push(e.frame);
+    this.frames.push(frame);
     this.atMs.push(e.atMs);
-    this.totalBytes += e.frame.length;
+    this.totalBytes += frame.length;
     if (this.totalBytes - this.offset(this.base + this.head) > this.maxBytes) this.endSlowReaders();
     this.wake(this);
   }

@@ -15,7 +15,7 @@
  */
 import type { HttpResponse } from 'uWebSockets.js';
 import { SLOW_READER_MESSAGE, type Channel, type ChannelReader } from './channel.js';
-import type { RenderedEvent } from './replay.js';
+import { frameOf, type RenderedEvent } from './replay.js';
 import type { StreamMethod } from './request.js';
 
 /** Waiting event bytes past which a swap or candle stream is ended. */
@@ -237,14 +237,7 @@ export class StreamClient implements ChannelReader {
     if (this.ended) return;
     if (this.channel !== null) this.takeUnread();
     const pool = e.pool;
-    const alt = !this.post && e.alt !== null;
-    if (e.frameMethod !== sub.method || e.frameAlt !== alt || e.frameRequestId !== sub.requestId) {
-      e.frame = Buffer.from(`id: ${e.id}\nevent: ${EVENT_NAME[sub.method]}\nrequest_id: ${sub.requestId}\ndata: ${alt ? e.alt! : e.data}\n\n`, 'utf8');
-      e.frameMethod = sub.method;
-      e.frameAlt = alt;
-      e.frameRequestId = sub.requestId;
-    }
-    const frame = e.frame;
+    const frame = frameOf(e, EVENT_NAME[sub.method], !this.post && e.alt !== null, sub.requestId);
     if (replay) {
       // Missed events are all sent again, however many (the replay window bounds them).
       this.queue.push({ frame, sub, pool, atMs: e.atMs });

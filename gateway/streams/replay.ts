@@ -35,6 +35,20 @@ export interface RenderedEvent {
 
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * Event e's SSE frame for a stream of event `name`, the GET form or not (`alt`), and `requestId`:
+ * made once and kept on e, so the next stream asking for the same one shares the bytes.
+ */
+export function frameOf(e: RenderedEvent, name: string, alt: boolean, requestId: number): Buffer {
+  if (e.frameMethod !== name || e.frameAlt !== alt || e.frameRequestId !== requestId) {
+    e.frame = Buffer.from(`id: ${e.id}\nevent: ${name}\nrequest_id: ${requestId}\ndata: ${alt ? e.alt! : e.data}\n\n`, 'utf8');
+    e.frameMethod = name;
+    e.frameAlt = alt;
+    e.frameRequestId = requestId;
+  }
+  return e.frame;
+}
+
 /** Where event ids come from. */
 export interface EventIds {
   /** Id of the first event of this process. */
