@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { INTERVALS } from './state/layout.js';
+import { DEFAULT_SNAPSHOT_POLICY, type SnapshotPolicy } from './snapshot/snapshots.js';
 import { EvmChainsSchema } from './sources/evm/config.js';
 
 const SimulatorConfig = z
@@ -123,6 +124,18 @@ const StreamsConfig = z
   })
   .strict();
 
+/** Snapshots of the engine's views (engine/snapshot): a start loads the newest and replays only the log after it. */
+const SnapshotsConfig = z
+  .object({
+    enabled: z.boolean().default(true),
+    intervalSeconds: z.number().min(1).max(86_400).default(DEFAULT_SNAPSHOT_POLICY.intervalSeconds),
+    everyEvents: z.number().int().min(1).default(DEFAULT_SNAPSHOT_POLICY.everyEvents),
+    keep: z.number().int().min(1).max(100).default(DEFAULT_SNAPSHOT_POLICY.keep),
+    /** Remove log batches older than the oldest snapshot kept. */
+    pruneLog: z.boolean().default(DEFAULT_SNAPSHOT_POLICY.pruneLog),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('./data'),
@@ -135,6 +148,7 @@ export const ConfigSchema = z
     plans: PlansConfig.default(() => PlansConfig.parse({})),
     listeners: ListenersConfig.default(() => ListenersConfig.parse({})),
     streams: StreamsConfig.default({}),
+    snapshots: SnapshotsConfig.default(() => SnapshotsConfig.parse({})),
     /** EVM chains followed when `source` is `evm` (engine/sources/evm/config.ts). */
     chains: EvmChainsSchema.default([]),
   })
@@ -173,6 +187,7 @@ const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; 
   { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number' },
   { flag: 'genesis-time', env: 'DEXDATA_GENESIS_TIME', path: ['simulator', 'genesisTime'], type: 'number' },
   { flag: 'swaps-per-second', env: 'DEXDATA_SWAPS_PER_SECOND', path: ['simulator', 'swapsPerSecond'], type: 'number' },
+  { flag: 'snapshot-interval', env: 'DEXDATA_SNAPSHOT_INTERVAL', path: ['snapshots', 'intervalSeconds'], type: 'number' },
 ];
 
 export const CONFIG_FLAGS = ['config', ...OVERRIDES.map((o) => o.flag)] as const;
@@ -222,6 +237,12 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
   }
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
   return deepFreeze(result.data);
+}
+
+/** What the engine is given for its snapshots (null: none). */
+export function snapshotPolicy(config: Config): SnapshotPolicy | null {
+  const { enabled, ...policy } = config.snapshots;
+  return enabled ? policy : null;
 }
 
 /** Pool and token capacity of the shared views: room for the configured pools plus years of new ones. */

@@ -1,13 +1,20 @@
 /**
  * The engine assembled: LMDB store, shared-memory views, shard threads and ingest, with the driver
  * that pulls a source from its checkpoint to now (accelerated) and then follows it in real time.
- * On start the views are rebuilt by replaying the durable log, so a crash loses nothing acknowledged.
+ * On start the views are loaded from the newest snapshot and the durable log after it is replayed, so
+ * a crash loses nothing acknowledged and a start does not grow with the length of history.
  */
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { Ingest } from './ingest/ingest.js';
 import type { Registry } from './ingest/registry.js';
 import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
+import { logPrunedThrough, pruneLog } from './snapshot/prune-log.js';
+import { runsByShard } from './snapshot/capture.js';
+import { restorePending } from './snapshot/pending.js';
+import { cutMain } from './snapshot/write.js';
+import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
 import { openStore, type Store } from './store/store.js';
 
@@ -25,6 +32,8 @@ export interface EngineOptions {
   readonly sweepIntervalMs?: number;
   /** Unix seconds; the wall clock by default. */
   readonly now?: () => number;
+  /** Snapshots of the views (DEFAULT_SNAPSHOT_POLICY when absent); null: none, every start replays the whole log. */
+  readonly snapshots?: SnapshotPolicy | null;
   readonly log?: (line: string) => void;
 }
 
@@ -34,6 +43,11 @@ export interface EngineStatus {
   readonly sourceTime: number;
   readonly eventsIngested: number;
   readonly replayedBatches: number;
+  /** Log batch of the snapshot the start loaded (0: none). */
+  readonly loadedSnapshot: number;
+  /** Log batches after the newest snapshot (all of them without snapshots). */
+  readonly logSinceSnapshot: number;
+  readonly snapshots: SnapshotStats | null;
 }
 
 export interface EngineHealth {
@@ -56,6 +70,11 @@ export interface Engine {
   health(): EngineHealth;
   /** Resolves once the source has caught up with the wall clock. */
   readonly caughtUp: Promise<void>;
+  /**
+   * Takes a snapshot at the next batch boundary (waiting for one being written first); resolves with
+   * its log batch once durable, or null without snapshots or with nothing new since the last one.
+   */
+  snapshot(): Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -78,13 +97,73 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const views = EngineViews.create(options.capacity);
   const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now });
   const ingest = new Ingest(store, views, shards);
-  ingest.registry.load(store);
+  const policy = options.snapshots === undefined ? DEFAULT_SNAPSHOT_POLICY : options.snapshots;
+  const snapshots = policy
+    ? new Snapshots(join(options.dataDir, 'snapshots'), views, policy.keep, (oldestKept) => (policy.pruneLog ? pruneLog(store, oldestKept) : Promise.resolve()))
+    : null;
+  ingest.snapshots = snapshots;
 
   let phase: EngineStatus['phase'] = 'replaying';
   let eventsIngested = 0;
   const started = performance.now();
-  const replayedBatches = await ingest.replay();
+  // The snapshot goes into the fresh views first: the registry then adds the pools and tokens made
+  // after it (static columns and id bounds), and the log after it is replayed.
+  const loaded = snapshots?.loadNewest(ingest.head, log) ?? null;
+  if (loaded) await restorePending(store, loaded, options.shards);
+  const prunedThrough = logPrunedThrough(store);
+  if (prunedThrough > (loaded?.seq ?? 0)) {
+    throw new Error(`${options.dataDir}: the log is pruned through batch ${prunedThrough} and no usable snapshot of this version reaches it (see the lines above); start on an empty data directory to rebuild`);
+  }
+  ingest.registry.load(store);
+  if (loaded) log(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB) in ${(performance.now() - started).toFixed(0)} ms`);
+  const replayedBatches = await ingest.replay(loaded?.seq ?? 0);
   if (replayedBatches > 0) log(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  let snapshotSeq = loaded?.seq ?? 0;
+  let eventsSinceSnapshot = 0;
+  let lastSnapshotMs = performance.now();
+  /** Callers of snapshot() waiting for the next cut. */
+  let snapshotWanted: ((seq: number | null) => void)[] = [];
+
+  /**
+   * Cuts a snapshot after the last batch ingested: the main thread copies its columns now, each shard
+   * its rows when its queue reaches the cut (ingest goes on meanwhile); the file is written in the
+   * background. Called between ingest steps; null when one is being written or nothing is new.
+   */
+  const takeSnapshot = (): Promise<number> | null => {
+    if (!snapshots || snapshots.writing) return null;
+    const seq = ingest.head;
+    eventsSinceSnapshot = 0;
+    lastSnapshotMs = performance.now();
+    if (seq === snapshotSeq) return null;
+    snapshotSeq = seq;
+    const t0 = performance.now();
+    const cut = cutMain(views, seq);
+    const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), cut.pools, cut.tokens);
+    const mainMs = performance.now() - t0;
+    const parts = ingest
+      .afterHandOver(() => shards.capture(runs))
+      .then(async (captures) => {
+        // The store writes of the batches up to the cut are on disk before the snapshot says so.
+        await shards.durable();
+        return captures.map((capture, i) => ({ runs: runs[i]!, capture }));
+      });
+    return snapshots.take(cut, parts).then(
+      (file) => {
+        const st = snapshots.stats();
+        log(`snapshot of log batch ${seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${mainMs.toFixed(1)} ms, shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms`);
+        return seq;
+      },
+      (err: unknown) => {
+        log(`snapshot of log batch ${seq} failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw err;
+      },
+    );
+  };
+  const snapshotDue = () =>
+    policy !== null &&
+    snapshots !== null &&
+    !snapshots.writing &&
+    (eventsSinceSnapshot >= policy.everyEvents || (eventsSinceSnapshot > 0 && performance.now() - lastSnapshotMs >= policy.intervalSeconds * 1000));
   const source = typeof options.source === 'function' ? options.source(store) : options.source;
   await ingest.registerNetworks(source.networks);
 
@@ -120,6 +199,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       const batches = await source.advance(target);
       const result = await ingest.ingest(batches);
       eventsIngested += result.accepted;
+      eventsSinceSnapshot += result.accepted;
       if (ingest.rollbacks !== rollbacksLogged && ingest.lastRollback) {
         rollbacksLogged = ingest.rollbacks;
         const r = ingest.lastRollback;
@@ -138,6 +218,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         result.applied,
       );
       while (inFlight.length > 2 * STEPS_IN_FLIGHT) await inFlight.shift();
+      if ((snapshotWanted.length > 0 && !snapshots?.writing) || snapshotDue()) {
+        const waiting = snapshotWanted;
+        snapshotWanted = [];
+        const taken = takeSnapshot();
+        if (taken === null) for (const w of waiting) w(null);
+        else
+          taken.then(
+            (seq) => waiting.forEach((w) => w(seq)),
+            () => waiting.forEach((w) => w(null)),
+          );
+      }
       if (phase === 'catching_up' && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
         lastProgress = performance.now();
         const pct = Math.floor((100 * (source.time - historyStart)) / Math.max(1, now() - historyStart));
@@ -163,6 +254,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       }
     }
     await Promise.all(inFlight);
+    // A stop leaves a snapshot of everything ingested: the next start replays nothing.
+    await snapshots?.idle();
+    await takeSnapshot()?.catch(() => null);
+    for (const w of snapshotWanted.splice(0)) w(null);
   };
 
   // The shard threads are up before the source's first read (replay above waits for them only when
@@ -186,7 +281,23 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     shards,
     caughtUp,
     failed,
-    status: () => ({ phase, logHead: ingest.head, sourceTime: source.time, eventsIngested, replayedBatches }),
+    status: () => ({
+      phase,
+      logHead: ingest.head,
+      sourceTime: source.time,
+      eventsIngested,
+      replayedBatches,
+      loadedSnapshot: loaded?.seq ?? 0,
+      logSinceSnapshot: ingest.head - (snapshots?.stats().newestSeq ?? 0),
+      snapshots: snapshots?.stats() ?? null,
+    }),
+    snapshot() {
+      if (snapshots === null || stopping) return Promise.resolve(null);
+      return new Promise<number | null>((resolve) => {
+        snapshotWanted.push(resolve);
+        wake?.();
+      });
+    },
     health() {
       const chains = source.health?.() ?? [];
       const down = chains.some((c) => (c as { state?: string }).state === 'node_down');
@@ -196,6 +307,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       stopping = true;
       wake?.();
       await running.catch(() => {});
+      await snapshots?.idle();
       await shards.close();
       await source.close?.();
       await store.close();

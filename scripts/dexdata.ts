@@ -8,7 +8,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { CONFIG_FLAGS, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig } from '../engine/config.js';
+import { CONFIG_FLAGS, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig, snapshotPolicy } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
@@ -61,6 +61,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
     dataDir: config.dataDir,
     shards: config.shards,
     capacity: engineCapacity(config),
+    snapshots: snapshotPolicy(config),
     source: (store) => (config.source === 'evm' ? createEvmSource({ chains: config.chains, store, now, log, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) }) : openSimulator(store, config.simulator, now())),
     now,
     log,

@@ -8,6 +8,7 @@ import { encodeBatch, batchRoot, type IdResolver } from '../events/codec.js';
 import type { ChainEvent, ChainEventBatch, NetworkInfo } from '../events/model.js';
 import { metaKeys, type Checkpoint, type PoolRecord, type Store, type TokenRecord } from '../store/store.js';
 import type { EngineViews } from '../state/views.js';
+import type { Snapshots } from '../snapshot/snapshots.js';
 import { Registry } from './registry.js';
 import { rollbackChain, type RollbackResult } from './rollback.js';
 
@@ -31,6 +32,8 @@ export interface ShardDispatcher {
   flush?(): Promise<unknown>;
   /** Zeroes the dynamic view state of these pools and tokens of `chain` (a rollback replays its log next). */
   reset?(chain: number, pools: readonly number[], tokens: readonly number[]): Promise<unknown>;
+  /** Copies the shard-written rows of these pools and tokens of `chain` from a snapshot file (after a reset). */
+  restore?(chain: number, path: string, pools: readonly number[], tokens: readonly number[]): Promise<unknown>;
 }
 
 export interface IngestResult {
@@ -65,6 +68,8 @@ export class Ingest {
   private readonly recent = new Map<string, [number, string][]>();
   droppedDuplicates = 0;
   droppedUnknownPool = 0;
+  /** Snapshots of the views, when the engine keeps them: a rollback rebuilds a chain from one. */
+  snapshots: Snapshots | null = null;
   /** Rollbacks done since start, and the last one's figures. */
   rollbacks = 0;
   lastRollback: RollbackResult | null = null;
@@ -105,6 +110,16 @@ export class Ingest {
   async settled(): Promise<void> {
     await this.dispatchTail;
     await this.appliedTail;
+  }
+
+  /**
+   * Calls `fn` once every batch ingested so far was handed to the dispatcher, and before any batch
+   * ingested later is: work `fn` submits to the shards runs between the two (a snapshot cut).
+   */
+  afterHandOver<T>(fn: () => Promise<T>): Promise<T> {
+    const handed = this.dispatchTail.then(() => ({ done: fn() }));
+    this.dispatchTail = handed.catch(() => undefined);
+    return handed.then((h) => h.done);
   }
 
   get dispatch(): ShardDispatcher {
@@ -277,10 +292,11 @@ export class Ingest {
   }
 
   /**
-   * Re-applies the whole log to freshly zeroed views after a restart, keeping at most `inFlight`
-   * batches queued; resolves with the number of batches replayed.
+   * Re-applies the log after batch `after` (0: all of it) to views that hold the state as of that
+   * batch (zeroed, or loaded from a snapshot) after a restart, keeping at most `inFlight` batches
+   * queued; resolves with the number of batches replayed.
    */
-  async replay(inFlight = 8, group = 32): Promise<number> {
+  async replay(after = 0, inFlight = 8, group = 32): Promise<number> {
     const pending = new Set<Promise<unknown>>();
     let count = 0;
     let next: CommittedBatch[] = [];
@@ -290,7 +306,7 @@ export class Ingest {
       next = [];
       if (pending.size >= inFlight) await Promise.race(pending);
     };
-    for (const { key, value } of this.store.log.getRange({ start: 1 })) {
+    for (const { key, value } of this.store.log.getRange({ start: after + 1 })) {
       const chainId = batchRoot(value).chain() ?? '';
       const net = this.registry.networkOf(chainId);
       if (!net) throw new Error(`log batch ${key} names unknown network ${chainId}`);

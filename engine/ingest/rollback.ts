@@ -10,10 +10,12 @@
  * it leaves the rolled-back store, from which a restart rebuilds the views by replaying the log.
  *
  * Views: candles, windows and routed prices cannot be undone event by event, so the chain's pools
- * and tokens are zeroed and the chain's (trimmed) log is applied again on its shard, persisting
- * nothing. Other chains keep serving meanwhile; their ingest waits for the rollback to finish. The
- * cost is a read of the whole log plus the re-application of this chain's events (bench figures in
- * bench/RESULTS.md).
+ * and tokens are zeroed, their rows are copied back from the newest snapshot taken before the first
+ * rewritten batch (when there is one), and the chain's (trimmed) log after that snapshot is applied
+ * again on its shard, persisting nothing. Other chains keep serving meanwhile; their ingest waits for
+ * the rollback to finish. Without a snapshot the whole log is read and the chain's events applied
+ * again (bench figures in bench/RESULTS.md); with a pruned log and no snapshot old enough, the
+ * rollback fails rather than serve a chain rebuilt from part of its history.
  *
  * Why deleting stored candles from the first orphaned interval on is exact: every event kept is at
  * or before the first orphaned event's time, so in the canonical history no candle opening at or
@@ -23,6 +25,7 @@ import { batchRoot, decodeBatch, encodeBatch, type DecodedEvent, type IdResolver
 import { chunkStart, CANDLE_FIELDS } from '../store/candles.js';
 import { metaKeys, type Checkpoint } from '../store/store.js';
 import { INTERVALS, INTERVAL_SECONDS } from '../state/layout.js';
+import { logPrunedThrough } from '../snapshot/prune-log.js';
 import type { CommittedBatch, Ingest } from './ingest.js';
 
 export interface RollbackResult {
@@ -87,6 +90,19 @@ export async function rollbackChain(ingest: Ingest, chainId: string, toBlock: nu
     affected.push({ seq: key, kept: events.slice(0, cut) });
     for (let i = cut; i < events.length; i++) orphaned.push(events[i]!);
   }
+
+  // The views are rebuilt from the newest snapshot taken before the first rewritten batch (then only
+  // the log after it is applied), or from the whole log when there is none; snapshots of rewritten
+  // batches go before the store is rewritten, so no restart can load one.
+  const firstRewritten = affected.length > 0 ? affected[affected.length - 1]!.seq : Infinity;
+  const snapshots = ingest.snapshots;
+  await snapshots?.idle();
+  const base = snapshots && Number.isFinite(firstRewritten) ? snapshots.before(firstRewritten) : null;
+  const prunedThrough = logPrunedThrough(store);
+  if (Number.isFinite(firstRewritten) && base === null && prunedThrough > 0) {
+    throw new Error(`${chainId}: cannot roll back to block ${toBlock}: the log is pruned through batch ${prunedThrough} and no snapshot predates batch ${firstRewritten}`);
+  }
+  if (Number.isFinite(firstRewritten)) snapshots?.dropFrom(firstRewritten);
 
   const old = ingest.checkpoint(chainId);
   const ck: Checkpoint = {
@@ -189,9 +205,13 @@ export async function rollbackChain(ingest: Ingest, chainId: string, toBlock: nu
   const allTokens = [...new Set(allPools.flatMap((p) => [registry.pools[p]!.token0, registry.pools[p]!.token1]))];
   registry.removePools(chain, [...removedPools], [...removedTokens]);
   await dispatcher.reset(chain, allPools, allTokens);
+  if (base !== null) {
+    if (!dispatcher.restore) throw new Error('the shard dispatcher cannot restore rows from a snapshot');
+    await dispatcher.restore(chain, base.path, allPools, allTokens);
+  }
   let group: CommittedBatch[] = [];
   const pending: Promise<unknown>[] = [];
-  for (const { key, value } of store.log.getRange({ start: 1 })) {
+  for (const { key, value } of store.log.getRange({ start: (base?.seq ?? 0) + 1 })) {
     const root = batchRoot(value);
     if (root.chain() !== chainId) continue;
     group.push({ chain, seq: key, bytes: new Uint8Array(value) });

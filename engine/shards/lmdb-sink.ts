@@ -19,6 +19,7 @@ import { INTERVALS } from '../state/layout.js';
 import type { CandleRing } from '../state/views.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
 import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
+import type { PendingChunkData } from '../snapshot/capture.js';
 import type { ShardSink, TxUsd } from './apply.js';
 
 /** Longest a pending chunk waits while catching up, in log batches (bounds the replay after a crash). */
@@ -122,6 +123,14 @@ export class LmdbSink implements ShardSink {
       for (const [k, v] of txs) store.txs.put(k, v);
       store.meta.put(metaKeys.shardWatermark(shard), watermark);
     });
+  }
+
+  /** Copies of the candle chunks held for a later commit (a snapshot keeps them: its rings no longer do). */
+  pendingChunks(): PendingChunkData[] {
+    const out: PendingChunkData[] = [];
+    for (const c of this.ready) out.push([c.pool, c.interval, c.start, c.data.slice()]);
+    for (const c of this.pending.values()) out.push([c.pool, c.interval, c.start, c.data.slice()]);
+    return out;
   }
 
   /** Resolves when everything committed so far is on disk. */

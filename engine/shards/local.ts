@@ -6,6 +6,7 @@ import type { PoolRanker } from '../search/ranker.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { resetState } from './reset.js';
+import { restoreRows } from '../snapshot/load.js';
 import { sweepChains } from './sweep.js';
 import { SwapFeed } from '../feed/swaps.js';
 
@@ -63,6 +64,14 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   reset(_chain: number, pools: readonly number[], tokens: readonly number[]): Promise<void> {
     this.index.beginTask();
     resetState(this.views, pools, tokens);
+    for (const p of pools) this.index.markDirty(p);
+    return Promise.resolve();
+  }
+
+  /** Copies snapshot rows of pools and tokens of a chain being rolled back. */
+  restore(_chain: number, path: string, pools: readonly number[], tokens: readonly number[]): Promise<void> {
+    this.index.beginTask();
+    restoreRows(path, this.views, pools, tokens);
     for (const p of pools) this.index.markDirty(p);
     return Promise.resolve();
   }

@@ -12,6 +12,7 @@ import type { PoolRanker } from '../search/ranker.js';
 import type { ApplyStats } from './apply.js';
 import { SwapFeed } from '../feed/swaps.js';
 import type { ApplyTask, ShardWorkerData } from './worker.js';
+import type { ShardCapture, ShardRuns } from '../snapshot/capture.js';
 
 export interface ShardPoolOptions {
   readonly shards: number;
@@ -107,6 +108,21 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   /** Zeroes the given pools and tokens on the shard owning `chain`, after the tasks before it. */
   async reset(chain: number, pools: readonly number[], tokens: readonly number[]): Promise<void> {
     await this.run(this.shardOf(chain), { pools, tokens }, 'reset');
+  }
+
+  /** Copies snapshot rows of the given pools and tokens on the shard owning `chain`, after the tasks before it. */
+  async restore(chain: number, path: string, pools: readonly number[], tokens: readonly number[]): Promise<void> {
+    await this.run(this.shardOf(chain), { path, pools, tokens }, 'restore');
+  }
+
+  /** A snapshot cut on every shard, after the tasks submitted before it: each shard's rows (runs[shard]) and pending candles. */
+  capture(runs: readonly ShardRuns[]): Promise<ShardCapture[]> {
+    return Promise.all(this.pools.map((_, s) => this.run<ShardCapture>(s, runs[s], 'capture')));
+  }
+
+  /** Resolves once every store write the shards issued so far is on disk. */
+  async durable(): Promise<void> {
+    await Promise.all(this.pools.map((_, s) => this.run(s, null, 'durable')));
   }
 
   async flush(): Promise<void> {

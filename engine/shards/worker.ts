@@ -3,6 +3,7 @@
  * the only writer of the pools and tokens of the chains assigned to it.
  */
 import { workerData } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import { EngineViews, type EngineBuffers } from '../state/views.js';
 import { metaKeys, openStore } from '../store/store.js';
 import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-index.js';
@@ -10,6 +11,8 @@ import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { pruneTransactions } from './prune.js';
 import { resetState } from './reset.js';
+import { restoreRows } from '../snapshot/load.js';
+import { captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
 import { sweepChains } from './sweep.js';
 
 export interface ShardWorkerData {
@@ -43,8 +46,11 @@ const writer = new ShardWriter(views, sink);
 const owned = Array.from({ length: views.capacity.chains }, (_, c) => c).filter((c) => c % data.shards === data.shard);
 const index = new PoolRankIndex(views, owned);
 writer.index = index;
-/** Batches up to this one had all their effects stored before this process started. */
-const storedThrough = store ? ((store.meta.get(metaKeys.shardWatermark(data.shard)) as number | undefined) ?? 0) : 0;
+/**
+ * Batches up to this one had all their effects stored before this process started. Read at the
+ * first apply, not at thread start: loading a snapshot raises it first (snapshot/pending.ts).
+ */
+let storedThrough: number | null = null;
 
 let lastPersisted = 0;
 
@@ -53,6 +59,7 @@ export function apply(task: ApplyTask): ApplyStats {
   writer.transactionsSince = task.now - TX_RETENTION_SECONDS;
   const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
   let persisted = 0;
+  storedThrough ??= store ? ((store.meta.get(metaKeys.shardWatermark(data.shard)) as number | undefined) ?? 0) : 0;
   for (const { seq, bytes } of task.items) {
     // Batches at or below the stored watermark were persisted before a restart: rebuild state only.
     const persist = sink !== null && seq > storedThrough && task.persist !== false;
@@ -78,6 +85,31 @@ export function reset(task: { readonly pools: readonly number[]; readonly tokens
   index.beginTask();
   resetState(views, task.pools, task.tokens);
   for (const p of task.pools) index.markDirty(p);
+}
+
+/** Copies the rows of a chain being rolled back from a snapshot taken before the rewritten batches. */
+export function restore(task: { readonly path: string; readonly pools: readonly number[]; readonly tokens: readonly number[] }): void {
+  index.beginTask();
+  restoreRows(task.path, views, task.pools, task.tokens);
+  for (const p of task.pools) index.markDirty(p);
+}
+
+/** A snapshot cut reached this shard: its rows and pending candles, copied (it applies nothing meanwhile). */
+export function capture(runs: ShardRuns): unknown {
+  const t0 = performance.now();
+  const columns = captureShardRows(views, runs);
+  const pending = sink?.pendingChunks() ?? [];
+  const result: ShardCapture = { columns, pending, heldMs: performance.now() - t0 };
+  // The copies move to the main thread rather than being copied again.
+  return Piscina.move({
+    [Piscina.transferableSymbol]: columns.map((c) => c.buffer),
+    [Piscina.valueSymbol]: result,
+  } as never);
+}
+
+/** Resolves once every store write this shard issued so far is on disk. */
+export async function durable(): Promise<void> {
+  await sink?.flushed();
 }
 
 let lastPruneMs = 0;

@@ -31,18 +31,61 @@ export interface EngineBuffers {
   readonly columns: Readonly<Record<string, SharedArrayBuffer>>;
 }
 
+/** What one element of a column belongs to: a pool, a token, a chain, or the whole engine (fixed length). */
+export type ColumnScope = 'pool' | 'token' | 'chain' | 'fixed';
+/**
+ * Who writes a column: ingest (main thread), the shard owning the row's chain, or the gateway.
+ * `transient` columns (seqlock versions, rollback counters, stream watch flags) mean nothing after
+ * a restart: snapshots skip them and a start leaves them zero.
+ */
+export type ColumnWriter = 'ingest' | 'shard' | 'gateway';
+
+/** One entry of the column table, recorded as each column is declared (the snapshot format derives from it). */
+export interface ColumnSpec {
+  readonly name: string;
+  readonly type: 'f64' | 'u32' | 'i32' | 'u16' | 'u8';
+  readonly scope: ColumnScope;
+  /** Elements per row (a pool's ring slots, 8 raw reserve words, ...); the length for `fixed`. */
+  readonly stride: number;
+  readonly writer: ColumnWriter;
+  readonly transient: boolean;
+  readonly array: Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array;
+}
+
+const TYPE_OF = new Map<ColumnCtor, ColumnSpec['type']>([
+  [Float64Array, 'f64'],
+  [Uint32Array, 'u32'],
+  [Int32Array, 'i32'],
+  [Uint16Array, 'u16'],
+  [Uint8Array, 'u8'],
+]);
+
+interface ColumnOptions {
+  readonly stride?: number;
+  readonly writer: ColumnWriter;
+  readonly transient?: boolean;
+}
+
 class ColumnSource {
   readonly columns: Record<string, SharedArrayBuffer>;
-  constructor(existing?: Readonly<Record<string, SharedArrayBuffer>>) {
+  readonly table: ColumnSpec[] = [];
+  private readonly capacity: EngineCapacity;
+  constructor(capacity: EngineCapacity, existing?: Readonly<Record<string, SharedArrayBuffer>>) {
+    this.capacity = capacity;
     this.columns = existing ? { ...existing } : {};
   }
-  col<C extends ColumnCtor>(name: string, ctor: C, length: number): InstanceType<C> {
+  col<C extends ColumnCtor>(name: string, ctor: C, scope: ColumnScope, options: ColumnOptions): InstanceType<C> {
+    const stride = options.stride ?? 1;
+    const rows = scope === 'pool' ? this.capacity.pools : scope === 'token' ? this.capacity.tokens : scope === 'chain' ? this.capacity.chains : 1;
+    const length = rows * stride;
     let sab = this.columns[name];
     if (!sab) {
       sab = new SharedArrayBuffer(length * ctor.BYTES_PER_ELEMENT);
       this.columns[name] = sab;
     }
-    return new (ctor as unknown as new (b: SharedArrayBuffer) => InstanceType<C>)(sab);
+    const array = new (ctor as unknown as new (b: SharedArrayBuffer) => InstanceType<C>)(sab);
+    this.table.push({ name, type: TYPE_OF.get(ctor)!, scope, stride, writer: options.writer, transient: options.transient ?? false, array });
+    return array;
   }
 }
 
@@ -166,64 +209,68 @@ export class EngineViews {
   readonly watchPool: Uint8Array;
   readonly watchToken: Uint8Array;
 
+  /** Every column, in declaration order: the one table snapshots and resets derive from. */
+  readonly columnTable: readonly ColumnSpec[];
+
   private constructor(capacity: EngineCapacity, existing?: Readonly<Record<string, SharedArrayBuffer>>) {
     this.capacity = capacity;
-    const src = new ColumnSource(existing);
-    const P = capacity.pools;
-    const T = capacity.tokens;
-    const f64 = (name: string, n: number) => src.col(name, Float64Array, n);
-    const u32 = (name: string, n: number) => src.col(name, Uint32Array, n);
+    const src = new ColumnSource(capacity, existing);
+    const ingest = { writer: 'ingest' } as const;
+    const shard = { writer: 'shard' } as const;
+    const pool = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'pool', o);
+    const token = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'token', o);
 
-    this.counts = src.col('counts', Int32Array, 8);
-    this.chainClock = f64('chainClock', capacity.chains);
-    this.chainReorgs = src.col('chainReorgs', Int32Array, capacity.chains);
-    this.chainReorgBlock = f64('chainReorgBlock', capacity.chains);
+    this.counts = src.col('counts', Int32Array, 'fixed', { stride: 8, ...ingest });
+    this.chainClock = src.col('chainClock', Float64Array, 'chain', ingest);
+    this.chainReorgs = src.col('chainReorgs', Int32Array, 'chain', { ...ingest, transient: true });
+    this.chainReorgBlock = src.col('chainReorgBlock', Float64Array, 'chain', { ...ingest, transient: true });
 
-    this.poolExists = src.col('poolExists', Uint8Array, P);
-    this.poolChain = src.col('poolChain', Uint16Array, P);
-    this.poolDex = src.col('poolDex', Uint16Array, P);
-    this.poolToken0 = src.col('poolToken0', Int32Array, P);
-    this.poolToken1 = src.col('poolToken1', Int32Array, P);
-    this.poolDecimals0 = src.col('poolDecimals0', Uint8Array, P);
-    this.poolDecimals1 = src.col('poolDecimals1', Uint8Array, P);
-    this.poolProtocol = src.col('poolProtocol', Uint8Array, P);
-    this.poolFeePpm = u32('poolFeePpm', P);
-    this.poolCreatedAt = f64('poolCreatedAt', P);
-    this.poolCreatedBlock = f64('poolCreatedBlock', P);
+    this.poolExists = pool('poolExists', Uint8Array, ingest);
+    this.poolChain = pool('poolChain', Uint16Array, ingest);
+    this.poolDex = pool('poolDex', Uint16Array, ingest);
+    this.poolToken0 = pool('poolToken0', Int32Array, ingest);
+    this.poolToken1 = pool('poolToken1', Int32Array, ingest);
+    this.poolDecimals0 = pool('poolDecimals0', Uint8Array, ingest);
+    this.poolDecimals1 = pool('poolDecimals1', Uint8Array, ingest);
+    this.poolProtocol = pool('poolProtocol', Uint8Array, ingest);
+    this.poolFeePpm = pool('poolFeePpm', Uint32Array, ingest);
+    this.poolCreatedAt = pool('poolCreatedAt', Float64Array, ingest);
+    this.poolCreatedBlock = pool('poolCreatedBlock', Float64Array, ingest);
 
-    this.poolSeq = src.col('poolSeq', Int32Array, P);
-    this.lastEventTime = f64('lastEventTime', P);
-    this.lastSwapTime = f64('lastSwapTime', P);
-    this.ratio = f64('ratio', P);
-    this.priceUsd0 = f64('priceUsd0', P);
-    this.priceUsd1 = f64('priceUsd1', P);
-    this.reserve0 = f64('reserve0', P);
-    this.reserve1 = f64('reserve1', P);
-    this.reserveRaw = u32('reserveRaw', P * 8);
-    this.prevReserveRaw = u32('prevReserveRaw', P * 8);
-    this.reserveBlock = f64('reserveBlock', P);
-    this.reserveTime = f64('reserveTime', P);
-    this.syncBlock = f64('syncBlock', P);
-    this.syncTx = u32('syncTx', P);
-    this.liquidityUsd = f64('liquidityUsd', P);
-    this.txnsTotal = f64('txnsTotal', P);
-    this.winVolumeUsd = WINDOWS.map((w) => f64(`winVolumeUsd.${w.name}`, P));
-    this.winBuyVolumeUsd = WINDOWS.map((w) => f64(`winBuyVolumeUsd.${w.name}`, P));
-    this.winTxns = WINDOWS.map((w) => f64(`winTxns.${w.name}`, P));
-    this.winBuys = WINDOWS.map((w) => f64(`winBuys.${w.name}`, P));
-    this.winPriceChange = WINDOWS.map((w) => f64(`winPriceChange.${w.name}`, P));
-    this.winRefPrice = WINDOWS.map((w) => f64(`winRefPrice.${w.name}`, P));
-    this.winAsOf = WINDOW_BASES.map((b) => f64(`winAsOf.${INTERVALS[b.base]}`, P));
+    this.poolSeq = pool('poolSeq', Int32Array, { ...shard, transient: true });
+    this.lastEventTime = pool('lastEventTime', Float64Array, shard);
+    this.lastSwapTime = pool('lastSwapTime', Float64Array, shard);
+    this.ratio = pool('ratio', Float64Array, shard);
+    this.priceUsd0 = pool('priceUsd0', Float64Array, shard);
+    this.priceUsd1 = pool('priceUsd1', Float64Array, shard);
+    this.reserve0 = pool('reserve0', Float64Array, shard);
+    this.reserve1 = pool('reserve1', Float64Array, shard);
+    this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
+    this.prevReserveRaw = pool('prevReserveRaw', Uint32Array, { stride: 8, ...shard });
+    this.reserveBlock = pool('reserveBlock', Float64Array, shard);
+    this.reserveTime = pool('reserveTime', Float64Array, shard);
+    this.syncBlock = pool('syncBlock', Float64Array, shard);
+    this.syncTx = pool('syncTx', Uint32Array, shard);
+    this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
+    this.txnsTotal = pool('txnsTotal', Float64Array, shard);
+    const perWindow = (figure: string) => WINDOWS.map((w) => pool(`${figure}.${w.name}`, Float64Array, shard));
+    this.winVolumeUsd = perWindow('winVolumeUsd');
+    this.winBuyVolumeUsd = perWindow('winBuyVolumeUsd');
+    this.winTxns = perWindow('winTxns');
+    this.winBuys = perWindow('winBuys');
+    this.winPriceChange = perWindow('winPriceChange');
+    this.winRefPrice = perWindow('winRefPrice');
+    this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Float64Array, shard));
 
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;
-      const n = P * slots;
-      const c = (field: string) => f64(`ring.${iv}.${field}`, n);
+      const ring = { stride: slots, ...shard };
+      const c = (field: string) => pool(`ring.${iv}.${field}`, Float64Array, ring);
       return {
         seconds: INTERVAL_SECONDS[i]!,
         slots,
-        opened: u32(`ring.${iv}.opened`, P),
-        time: u32(`ring.${iv}.time`, n),
+        opened: pool(`ring.${iv}.opened`, Uint32Array, shard),
+        time: pool(`ring.${iv}.time`, Uint32Array, ring),
         open0: c('open0'),
         high0: c('high0'),
         low0: c('low0'),
@@ -234,34 +281,35 @@ export class EngineViews {
         close1: c('close1'),
         volumeUsd: c('volumeUsd'),
         buyVolumeUsd: c('buyVolumeUsd'),
-        txns: u32(`ring.${iv}.txns`, n),
-        buys: u32(`ring.${iv}.buys`, n),
+        txns: pool(`ring.${iv}.txns`, Uint32Array, ring),
+        buys: pool(`ring.${iv}.buys`, Uint32Array, ring),
       };
     });
 
-    this.tokenChain = src.col('tokenChain', Uint16Array, T);
-    this.tokenDecimals = src.col('tokenDecimals', Uint8Array, T);
-    this.tokenRole = src.col('tokenRole', Uint8Array, T);
-    this.tokenSeq = src.col('tokenSeq', Int32Array, T);
-    this.tokenPriceUsd = f64('tokenPriceUsd', T);
-    this.tokenRouteLiquidityUsd = f64('tokenRouteLiquidityUsd', T);
-    this.tokenRoutePool = src.col('tokenRoutePool', Int32Array, T);
-    this.tokenRouteClass = src.col('tokenRouteClass', Uint8Array, T);
-    this.tokenPriceTime = f64('tokenPriceTime', T);
-    const S = T * TOKEN_SECOND_SLOTS;
-    this.secOpened = u32('sec.opened', T);
-    this.secTime = u32('sec.time', S);
-    this.secOpen = f64('sec.open', S);
-    this.secHigh = f64('sec.high', S);
-    this.secLow = f64('sec.low', S);
-    this.secClose = f64('sec.close', S);
-    this.secPriceSum = f64('sec.priceSum', S);
-    this.secVolumeUsd = f64('sec.volumeUsd', S);
-    this.secTxns = u32('sec.txns', S);
-    this.watchPool = src.col('watchPool', Uint8Array, P);
-    this.watchToken = src.col('watchToken', Uint8Array, T);
+    this.tokenChain = token('tokenChain', Uint16Array, ingest);
+    this.tokenDecimals = token('tokenDecimals', Uint8Array, ingest);
+    this.tokenRole = token('tokenRole', Uint8Array, ingest);
+    this.tokenSeq = token('tokenSeq', Int32Array, { ...shard, transient: true });
+    this.tokenPriceUsd = token('tokenPriceUsd', Float64Array, shard);
+    this.tokenRouteLiquidityUsd = token('tokenRouteLiquidityUsd', Float64Array, shard);
+    this.tokenRoutePool = token('tokenRoutePool', Int32Array, shard);
+    this.tokenRouteClass = token('tokenRouteClass', Uint8Array, shard);
+    this.tokenPriceTime = token('tokenPriceTime', Float64Array, shard);
+    const sec = { stride: TOKEN_SECOND_SLOTS, ...shard };
+    this.secOpened = token('sec.opened', Uint32Array, shard);
+    this.secTime = token('sec.time', Uint32Array, sec);
+    this.secOpen = token('sec.open', Float64Array, sec);
+    this.secHigh = token('sec.high', Float64Array, sec);
+    this.secLow = token('sec.low', Float64Array, sec);
+    this.secClose = token('sec.close', Float64Array, sec);
+    this.secPriceSum = token('sec.priceSum', Float64Array, sec);
+    this.secVolumeUsd = token('sec.volumeUsd', Float64Array, sec);
+    this.secTxns = token('sec.txns', Uint32Array, sec);
+    this.watchPool = pool('watchPool', Uint8Array, { writer: 'gateway', transient: true });
+    this.watchToken = token('watchToken', Uint8Array, { writer: 'gateway', transient: true });
 
     this.buffers = { capacity, columns: src.columns };
+    this.columnTable = src.table;
   }
 
   /** Allocates fresh zeroed buffers (main thread, once). */

@@ -2,7 +2,7 @@
  * The durable store: one LMDB environment, values packed with msgpackr (lmdb's default encoding).
  *
  *  log       batch sequence -> FlatBuffers EventBatch bytes; the source of truth the views are rebuilt from
- *  meta      string -> value: per-chain checkpoints and recent block hashes, the log head, genesis time, shard watermarks
+ *  meta      string -> value: per-chain checkpoints and recent block hashes, the log head and how far it was pruned, genesis time, shard watermarks
  *  networks  chain index -> network record;  dexes  [chain index, dex id] -> DEX record
  *  pools     pool id -> pool record;  tokens  token id -> token record
  *  candles   [pool id, interval index, chunk start] -> sealed candles that left their shared-memory ring (candles.ts)
@@ -127,6 +127,8 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
 
 export const metaKeys = {
   logHead: 'log.head',
+  /** Log batches up to this one were removed (they are in a snapshot); absent: the log is whole. */
+  logPrunedThrough: 'log.prunedThrough',
   genesis: 'sim.genesis',
   checkpoint: (chain: string) => `checkpoint.${chain}`,
   /** [number, hash][] of the chain's newest blocks ingested, oldest first (written with the checkpoint). */

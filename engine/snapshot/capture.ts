@@ -1,0 +1,91 @@
+/**
+ * A snapshot cut without stopping ingest: the main thread copies the columns it writes (static
+ * pool and token columns, id bounds, chain clocks) as it hands the cut to the shards, and each shard,
+ * when its queue reaches the cut, copies the rows of its own pools and tokens from the columns it
+ * writes, plus the candles it still holds for the store. Each shard is held only for its own copy;
+ * the main thread goes on ingesting, and later batches queue behind the cut.
+ *
+ * Rows are handed over as runs: [first, end) id ranges of consecutive pools (or tokens) owned by one
+ * shard (ids come in per-chain blocks, so runs are few and long), each shard's rows packed run after
+ * run per column.
+ */
+import type { ColumnSpec, EngineViews } from '../state/views.js';
+import { keptColumns } from './format.js';
+
+/** [first, end) pairs of row ids, per shard. */
+export interface ShardRuns {
+  readonly pools: readonly number[];
+  readonly tokens: readonly number[];
+}
+
+/** A sealed candle chunk a shard holds for the store (lmdb-sink.ts): [pool, interval, chunk start, candles]. */
+export type PendingChunkData = readonly [pool: number, interval: number, start: number, data: readonly number[]];
+
+/** What a shard hands back at a cut: its rows of every kept shard-written row column (table order), and its pending candles. */
+export interface ShardCapture {
+  readonly columns: readonly Uint8Array[];
+  readonly pending: readonly PendingChunkData[];
+  /** Milliseconds the shard spent copying (its only pause). */
+  readonly heldMs: number;
+}
+
+/** Kept columns the shards write per pool or token row, in table order (the order of ShardCapture.columns). */
+export function shardRowColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
+  return keptColumns(table).filter((c) => c.writer === 'shard' && (c.scope === 'pool' || c.scope === 'token'));
+}
+
+/** Splits pool ids [0, pools) and token ids [0, tokens) into runs per owning shard. */
+export function runsByShard(views: EngineViews, shards: number, shardOfChain: (chain: number) => number, pools: number, tokens: number): ShardRuns[] {
+  const out = Array.from({ length: shards }, () => ({ pools: [] as number[], tokens: [] as number[] }));
+  const split = (count: number, chainOf: Uint16Array, key: 'pools' | 'tokens') => {
+    let start = 0;
+    for (let id = 1; id <= count; id++) {
+      const owner = shardOfChain(chainOf[start]!);
+      if (id < count && shardOfChain(chainOf[id]!) === owner) continue;
+      out[owner]![key].push(start, id);
+      start = id;
+    }
+  };
+  split(pools, views.poolChain, 'pools');
+  split(tokens, views.tokenChain, 'tokens');
+  return out;
+}
+
+function rowsOf(runs: readonly number[]): number {
+  let n = 0;
+  for (let i = 0; i < runs.length; i += 2) n += runs[i + 1]! - runs[i]!;
+  return n;
+}
+
+/** On a shard: copies its runs of every shard row column, packed. */
+export function captureShardRows(views: EngineViews, runs: ShardRuns): Uint8Array[] {
+  return shardRowColumns(views.columnTable).map((c) => {
+    const r = c.scope === 'pool' ? runs.pools : runs.tokens;
+    const size = c.array.BYTES_PER_ELEMENT * c.stride;
+    const out = new Uint8Array(rowsOf(r) * size);
+    const src = new Uint8Array(c.array.buffer, c.array.byteOffset, c.array.byteLength);
+    let at = 0;
+    for (let i = 0; i < r.length; i += 2) {
+      const from = r[i]! * size;
+      const to = r[i + 1]! * size;
+      out.set(src.subarray(from, to), at);
+      at += to - from;
+    }
+    return out;
+  });
+}
+
+/** On the main thread: unpacks the shards' runs of column `c` into one buffer of `rows` rows. */
+export function assembleRows(c: ColumnSpec, rows: number, parts: readonly { readonly runs: readonly number[]; readonly data: Uint8Array }[]): Uint8Array {
+  const size = c.array.BYTES_PER_ELEMENT * c.stride;
+  const out = new Uint8Array(rows * size);
+  for (const { runs, data } of parts) {
+    let at = 0;
+    for (let i = 0; i < runs.length; i += 2) {
+      const bytes = (runs[i + 1]! - runs[i]!) * size;
+      out.set(data.subarray(at, at + bytes), runs[i]! * size);
+      at += bytes;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,81 @@
+/**
+ * The snapshot file: the shared-memory views as they stood after log batch `seq` was applied.
+ *
+ *   [0, 8)          magic "DXSNAP01"
+ *   [8, 12)         header length H, u32 little-endian
+ *   [12, 12 + H)    header, JSON (SnapshotHeader)
+ *   column data     each column's used rows at the offset its header entry names (8-byte aligned)
+ *   pending candles sealed candles the shards had not yet stored at the cut (msgpack), merged into the store on load
+ *   last 8 bytes    magic "DXSNAPOK"
+ *
+ * A file is complete when its size equals the header's `bytes` and it ends with the closing magic;
+ * it is written under a temporary name, synced, then renamed (write.ts), so a kill -9 at any point
+ * leaves either no file or a complete one. Only columns that are not transient are kept, each to the
+ * rows in use (pool and token ids below the counts), so a snapshot loads into views of any capacity
+ * that holds those rows. `tableHash` names the column table the file was written with: a file whose
+ * hash differs from the running engine's is not loaded.
+ */
+import { createHash } from 'node:crypto';
+import type { ColumnSpec } from '../state/views.js';
+
+export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
+export const SNAPSHOT_END = Buffer.from('DXSNAPOK', 'latin1');
+export const SNAPSHOT_FORMAT_VERSION = 1;
+export const SNAPSHOT_SUFFIX = '.snap';
+/** Data of column i starts at a multiple of this, so it can be read straight into a typed array. */
+export const COLUMN_ALIGN_BYTES = 8;
+
+export interface SnapshotColumn {
+  readonly name: string;
+  readonly type: ColumnSpec['type'];
+  readonly scope: ColumnSpec['scope'];
+  readonly stride: number;
+  /** Absolute file offset and length of the column's data. */
+  readonly offset: number;
+  readonly bytes: number;
+}
+
+export interface SnapshotHeader {
+  readonly version: number;
+  readonly tableHash: string;
+  /** Every log batch up to this one is applied in the views, none after it. */
+  readonly seq: number;
+  /** Pool and token id bounds (counts) and chain capacity the rows were taken to. */
+  readonly pools: number;
+  readonly tokens: number;
+  readonly chains: number;
+  /** Wall clock (ms) when the views were copied. */
+  readonly takenAtMs: number;
+  /** Size of the whole file. */
+  readonly bytes: number;
+  readonly columns: readonly SnapshotColumn[];
+  /** Sealed candles the shards held for the store at the cut (msgpack of PendingChunkData[]): merged into it on load. */
+  readonly pending: { readonly offset: number; readonly bytes: number; readonly chunks: number };
+}
+
+/** The columns a snapshot keeps. */
+export function keptColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
+  return table.filter((c) => !c.transient);
+}
+
+/** Hash of the kept columns' names, types, scopes and strides, with the format version. */
+export function columnTableHash(table: readonly ColumnSpec[]): string {
+  const shape = keptColumns(table).map((c) => [c.name, c.type, c.scope, c.stride]);
+  return createHash('sha256').update(JSON.stringify([SNAPSHOT_FORMAT_VERSION, shape])).digest('hex').slice(0, 16);
+}
+
+/** Rows of a column the views hold in use: pools and tokens below their id bounds, every chain. */
+export function usedRows(c: Pick<ColumnSpec, 'scope'>, pools: number, tokens: number, chains: number): number {
+  return c.scope === 'pool' ? pools : c.scope === 'token' ? tokens : c.scope === 'chain' ? chains : 1;
+}
+
+export function snapshotFileName(seq: number): string {
+  return `${String(seq).padStart(12, '0')}${SNAPSHOT_SUFFIX}`;
+}
+
+export function seqOfFileName(name: string): number | null {
+  const m = /^(\d{12})\.snap$/.exec(name);
+  return m ? Number(m[1]) : null;
+}
+
+export const alignUp = (n: number) => Math.ceil(n / COLUMN_ALIGN_BYTES) * COLUMN_ALIGN_BYTES;

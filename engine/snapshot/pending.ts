@@ -1,0 +1,43 @@
+/**
+ * The sealed candles a snapshot carries for the store (shards gather them before writing, and the
+ * snapshot's rings no longer hold them): merged into the store when the snapshot is loaded, with each
+ * shard's watermark raised to the snapshot's batch in the same transaction, since every effect of
+ * the batches up to it is then stored (lmdb-sink.ts).
+ */
+import { openSync, closeSync, readSync } from 'node:fs';
+import { unpack } from 'msgpackr';
+import { mergeChunk } from '../store/candles.js';
+import { metaKeys, type Store } from '../store/store.js';
+import type { PendingChunkData } from './capture.js';
+import type { SnapshotHeader } from './format.js';
+
+export function readPending(path: string, header: SnapshotHeader): PendingChunkData[] {
+  if (header.pending.bytes === 0) return [];
+  const bytes = Buffer.alloc(header.pending.bytes);
+  const fd = openSync(path, 'r');
+  try {
+    let done = 0;
+    while (done < bytes.length) {
+      const n = readSync(fd, bytes, done, bytes.length - done, header.pending.offset + done);
+      if (n === 0) throw new Error(`${path}: pending candles cut short`);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return unpack(bytes) as PendingChunkData[];
+}
+
+export async function restorePending(store: Store, snapshot: SnapshotHeader & { readonly path: string }, shards: number): Promise<void> {
+  const chunks = readPending(snapshot.path, snapshot);
+  await store.root.transaction(() => {
+    for (const [pool, interval, start, data] of chunks) {
+      const key: [number, number, number] = [pool, interval, start];
+      store.candles.put(key, mergeChunk(store.candles.get(key), data));
+    }
+    for (let s = 0; s < shards; s++) {
+      const w = (store.meta.get(metaKeys.shardWatermark(s)) as number | undefined) ?? 0;
+      if (w < snapshot.seq) store.meta.put(metaKeys.shardWatermark(s), snapshot.seq);
+    }
+  });
+}
