@@ -10,10 +10,8 @@ import { Ingest } from './ingest/ingest.js';
 import type { Registry } from './ingest/registry.js';
 import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
-import { logPrunedThrough, pruneLog } from './snapshot/prune-log.js';
-import { runsByShard } from './snapshot/capture.js';
-import { restorePending } from './snapshot/pending.js';
-import { cutMain } from './snapshot/write.js';
+import { pruneLog } from './snapshot/prune-log.js';
+import { cutSnapshot, loadState } from './snapshot/take.js';
 import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
 import { openStore, type Store } from './store/store.js';
@@ -106,18 +104,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let phase: EngineStatus['phase'] = 'replaying';
   let eventsIngested = 0;
   const started = performance.now();
-  // The snapshot goes into the fresh views first: the registry then adds the pools and tokens made
-  // after it (static columns and id bounds), and the log after it is replayed.
-  const loaded = snapshots?.loadNewest(ingest.head, log) ?? null;
-  if (loaded) await restorePending(store, loaded, options.shards);
-  const prunedThrough = logPrunedThrough(store);
-  if (prunedThrough > (loaded?.seq ?? 0)) {
-    throw new Error(`${options.dataDir}: the log is pruned through batch ${prunedThrough} and no usable snapshot of this version reaches it (see the lines above); start on an empty data directory to rebuild`);
-  }
-  ingest.registry.load(store);
-  if (loaded) log(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB) in ${(performance.now() - started).toFixed(0)} ms`);
-  const replayedBatches = await ingest.replay(loaded?.seq ?? 0);
-  if (replayedBatches > 0) log(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const { snapshot: loaded, replayedBatches } = await loadState(store, ingest, snapshots, options.shards, log);
+  if (loaded) log(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB)`);
+  if (replayedBatches > 0 || loaded) log(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   let snapshotSeq = loaded?.seq ?? 0;
   let eventsSinceSnapshot = 0;
   let lastSnapshotMs = performance.now();
@@ -131,30 +120,19 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
    */
   const takeSnapshot = (): Promise<number> | null => {
     if (!snapshots || snapshots.writing) return null;
-    const seq = ingest.head;
     eventsSinceSnapshot = 0;
     lastSnapshotMs = performance.now();
-    if (seq === snapshotSeq) return null;
-    snapshotSeq = seq;
-    const t0 = performance.now();
-    const cut = cutMain(views, seq);
-    const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), cut.pools, cut.tokens);
-    const mainMs = performance.now() - t0;
-    const parts = ingest
-      .afterHandOver(() => shards.capture(runs))
-      .then(async (captures) => {
-        // The store writes of the batches up to the cut are on disk before the snapshot says so.
-        await shards.durable();
-        return captures.map((capture, i) => ({ runs: runs[i]!, capture }));
-      });
-    return snapshots.take(cut, parts).then(
+    if (ingest.head === snapshotSeq) return null;
+    const cut = cutSnapshot(views, ingest, snapshots, shards);
+    snapshotSeq = cut.seq;
+    return cut.written.then(
       (file) => {
         const st = snapshots.stats();
-        log(`snapshot of log batch ${seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${mainMs.toFixed(1)} ms, shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms`);
-        return seq;
+        log(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms, shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms`);
+        return cut.seq;
       },
       (err: unknown) => {
-        log(`snapshot of log batch ${seq} failed: ${err instanceof Error ? err.message : String(err)}`);
+        log(`snapshot of log batch ${cut.seq} failed: ${err instanceof Error ? err.message : String(err)}`);
         throw err;
       },
     );

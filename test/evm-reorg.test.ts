@@ -4,10 +4,11 @@
  * blocks created), and the REST answers must equal the new canonical chain exactly, computed here
  * from the chain's own logs and the pair contract: pool details, reserves, prices, OHLCV (ring and
  * stored candles), transactions, token details. One reorganisation is found by the running follower,
- * one while the service was down (from the block hashes persisted with the checkpoint); a restart
- * after the rollback serves the same answers.
+ * one while the service was down (from the block hashes persisted with the checkpoint), one whose
+ * fork is older than the newest snapshot, with the log before an older one pruned; a restart after
+ * each rollback serves the same answers.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatUnits, stringToHex, type Address } from 'viem';
@@ -18,6 +19,9 @@ import type { EvmChainConfig } from '../engine/sources/evm/config.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
+import { logPrunedThrough, pruneLog } from '../engine/snapshot/prune-log.js';
+import { Snapshots } from '../engine/snapshot/snapshots.js';
+import { cutSnapshot, loadState } from '../engine/snapshot/take.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { anvilV2Chain, deploy, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type PairTx, type V2Trades } from './support/evm.js';
 
@@ -46,6 +50,7 @@ interface Service {
   views: EngineViews;
   ingest: Ingest;
   shards: LocalShards;
+  snapshots: Snapshots;
   gateway: Gateway;
   source: ReturnType<typeof createEvmSource>;
   get(path: string): Promise<{ status: number; body: any }>;
@@ -57,8 +62,10 @@ async function open(): Promise<Service> {
   const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
   const shards = new LocalShards(views, store);
   const ingest = new Ingest(store, views, shards);
-  ingest.registry.load(store);
-  await ingest.replay();
+  // Snapshots as a service keeps them, the log before the oldest kept one pruned.
+  const snapshots = new Snapshots(join(dir, 'snapshots'), views, 5, (oldest) => pruneLog(store, oldest));
+  ingest.snapshots = snapshots;
+  await loadState(store, ingest, snapshots, 1, () => {});
   const source = createEvmSource({ chains: [config], store, now: () => NOW, progressIntervalMs: 0 });
   await ingest.registerNetworks(source.networks);
   const gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => NOW }, { host: '127.0.0.1', port: 0 });
@@ -68,6 +75,7 @@ async function open(): Promise<Service> {
     views,
     ingest,
     shards,
+    snapshots,
     gateway,
     source,
     async get(path) {
@@ -299,6 +307,51 @@ describe('reorganisations on anvil', () => {
       await expectCanonical(s3);
     } finally {
       await s3.close();
+    }
+  }, 60_000);
+
+  it('a fork older than the newest snapshot, the log before an older one pruned: the chain is rebuilt from the older snapshot; a restart serves the same', async () => {
+    const s = await open();
+    const answers = new Map<string, unknown>();
+    try {
+      await follow(s);
+      const older = await cutSnapshot(s.views, s.ingest, s.snapshots, s.shards).written;
+      const fork = await head();
+      const nodeSnapshot = await node.rpc<string>('evm_snapshot');
+      // Orphaned: seven minutes of trades, ingested and covered by a newer snapshot.
+      for (let m = 52; m <= 58; m++) await trades.swap(pairA, m % 2 === 0 ? tok.usdc : tok.weth, m % 2 === 0 ? 5_000n * E6 : E18 / 4n, T0 + m * MIN + 4);
+      await follow(s);
+      await expectCanonical(s);
+      const newer = await cutSnapshot(s.views, s.ingest, s.snapshots, s.shards).written;
+      expect(newer.seq).toBeGreaterThan(older.seq);
+      // The log up to the older snapshot is gone: only a snapshot can rebuild the chain now.
+      expect(logPrunedThrough(s.store)).toBe(older.seq);
+      expect(s.store.log.get(older.seq)).toBeUndefined();
+
+      await node.rpc('evm_revert', [nodeSnapshot]);
+      await trades.swap(pairA, tok.weth, E18 / 5n, T0 + 53 * MIN + 20);
+      for (let m = 60; m <= 70; m++) await trades.swap(pairA, m % 2 === 0 ? tok.weth : tok.usdc, m % 2 === 0 ? E18 / 6n : 2_000n * E6, T0 + m * MIN + 7);
+      await follow(s);
+      expect(s.ingest.rollbacks).toBe(1);
+      expect(s.ingest.lastRollback).toMatchObject({ toBlock: fork });
+      // Rebuilt from the older snapshot: only the batches after it were applied again.
+      expect(s.ingest.lastRollback!.batchesReplayed).toBeLessThanOrEqual(s.ingest.head - older.seq);
+      expect(existsSync(newer.path)).toBe(false);
+      expect(existsSync(older.path)).toBe(true);
+      await expectCanonical(s);
+      for (const path of PATHS()) answers.set(path, (await s.get(path)).body);
+    } finally {
+      await s.close();
+    }
+
+    const s2 = await open();
+    try {
+      await follow(s2);
+      expect(s2.ingest.rollbacks).toBe(0);
+      for (const path of PATHS()) expect((await s2.get(path)).body, path).toEqual(answers.get(path));
+      await expectCanonical(s2);
+    } finally {
+      await s2.close();
     }
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
+import { captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
 import { sweepChains } from './sweep.js';
 import { SwapFeed } from '../feed/swaps.js';
 
@@ -79,6 +80,17 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   sweep(chainCount: number): number {
     this.index.beginTask();
     return sweepChains(this.writer, this.views, Array.from({ length: chainCount }, (_, c) => c));
+  }
+
+  /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles. */
+  capture(runs: readonly ShardRuns[]): Promise<ShardCapture[]> {
+    const t0 = performance.now();
+    const columns = captureShardRows(this.views, runs[0]!);
+    return Promise.resolve([{ columns, pending: this.sink?.pendingChunks() ?? [], heldMs: performance.now() - t0 }]);
+  }
+
+  async durable(): Promise<void> {
+    await this.sink?.flushed();
   }
 
   /** Writes every pending candle (the store holds all evicted candles afterwards). */

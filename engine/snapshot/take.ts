@@ -1,0 +1,77 @@
+/**
+ * The two ends of a snapshot's life in an engine: `cutSnapshot` between ingest steps, and
+ * `loadState` at a start (the newest usable snapshot, its pending candles into the store, the
+ * registry, then the log after it).
+ */
+import type { Ingest, ShardDispatcher } from '../ingest/ingest.js';
+import type { EngineViews } from '../state/views.js';
+import type { Store } from '../store/store.js';
+import { runsByShard, type ShardCapture, type ShardRuns } from './capture.js';
+import type { SnapshotHeader } from './format.js';
+import { restorePending } from './pending.js';
+import { logPrunedThrough } from './prune-log.js';
+import type { SnapshotFile, Snapshots } from './snapshots.js';
+import { cutMain } from './write.js';
+
+/** Shards that can hand over their rows at a cut. */
+export interface CuttableShards extends ShardDispatcher {
+  readonly shards: number;
+  shardOf(chain: number): number;
+  /** Each shard's rows (runs[shard]) and pending candles, after the tasks submitted before. */
+  capture(runs: readonly ShardRuns[]): Promise<ShardCapture[]>;
+  /** Resolves once every store write the shards issued so far is on disk. */
+  durable(): Promise<void>;
+}
+
+export interface Cut {
+  readonly seq: number;
+  /** Main-thread time of the cut (its own columns copied, rows split among the shards). */
+  readonly mainMs: number;
+  readonly written: Promise<SnapshotFile>;
+}
+
+/**
+ * Cuts a snapshot after the last batch ingested (call between ingest steps, with no snapshot being
+ * written): the main thread copies its columns now, each shard its rows when its queue reaches the
+ * cut, while ingest goes on; the file is written in the background.
+ */
+export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snapshots, shards: CuttableShards): Cut {
+  const seq = ingest.head;
+  const t0 = performance.now();
+  const main = cutMain(views, seq);
+  const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens);
+  const mainMs = performance.now() - t0;
+  const parts = ingest
+    .afterHandOver(() => shards.capture(runs))
+    .then(async (captures) => {
+      // The store writes of the batches up to the cut are on disk before the snapshot says so.
+      await shards.durable();
+      return captures.map((capture, i) => ({ runs: runs[i]!, capture }));
+    });
+  return { seq, mainMs, written: snapshots.take(main, parts) };
+}
+
+export interface LoadedState {
+  /** The snapshot loaded, or null (the whole log was replayed). */
+  readonly snapshot: (SnapshotHeader & { readonly path: string }) | null;
+  readonly replayedBatches: number;
+}
+
+/**
+ * Fills fresh views at a start: the newest usable snapshot (its pending candles merged into the
+ * store), then the registry (pools and tokens made after it: static columns, id bounds), then the
+ * log after it. Throws when the log was pruned past what any usable snapshot covers.
+ */
+export async function loadState(store: Store, ingest: Ingest, snapshots: Snapshots | null, shards: number, log: (line: string) => void): Promise<LoadedState> {
+  const snapshot = snapshots?.loadNewest(ingest.head, log) ?? null;
+  const prunedThrough = logPrunedThrough(store);
+  if (prunedThrough > (snapshot?.seq ?? 0)) {
+    throw new Error(`${store.path}: the log is pruned through batch ${prunedThrough} and no usable snapshot of this version reaches it; start on an empty data directory to rebuild`);
+  }
+  if (snapshot) await restorePending(store, snapshot, shards);
+  ingest.registry.load(store);
+  const replayedBatches = await ingest.replay(snapshot?.seq ?? 0);
+  return { snapshot, replayedBatches };
+}
+
+
