@@ -11,6 +11,7 @@ import type { Registry } from './ingest/registry.js';
 import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
 import { pruneLog } from './snapshot/prune-log.js';
+import { readSection } from './snapshot/load.js';
 import { cutSnapshot, loadState } from './snapshot/take.js';
 import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
@@ -20,8 +21,11 @@ export interface EngineOptions {
   readonly dataDir: string;
   readonly shards: number;
   readonly capacity: EngineCapacity;
-  /** The source, or a factory given the opened store (to read what it persisted earlier). */
-  readonly source: Source | ((store: Store) => Source);
+  /**
+   * The source, or a factory given the opened store (to read what it persisted earlier) and the
+   * source state kept with the snapshot the start loaded (null: none; the simulator resumes from it).
+   */
+  readonly source: Source | ((store: Store, resume: Uint8Array | null) => Source);
   /** Simulated seconds per source step while catching up. */
   readonly catchUpStepSeconds?: number;
   /** Milliseconds between source steps once live. */
@@ -123,7 +127,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     eventsSinceSnapshot = 0;
     lastSnapshotMs = performance.now();
     if (ingest.head === snapshotSeq) return null;
-    const cut = cutSnapshot(views, ingest, snapshots, shards);
+    const cut = cutSnapshot(views, ingest, snapshots, shards, source);
     snapshotSeq = cut.seq;
     return cut.written.then(
       (file) => {
@@ -142,7 +146,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     snapshots !== null &&
     !snapshots.writing &&
     (eventsSinceSnapshot >= policy.everyEvents || (eventsSinceSnapshot > 0 && performance.now() - lastSnapshotMs >= policy.intervalSeconds * 1000));
-  const source = typeof options.source === 'function' ? options.source(store) : options.source;
+  const resume = loaded && loaded.source.bytes > 0 ? readSection(loaded.path, loaded.source) : null;
+  const source = typeof options.source === 'function' ? options.source(store, resume) : options.source;
   await ingest.registerNetworks(source.networks);
 
   const tickMs = options.liveTickMs ?? DEFAULT_LIVE_TICK_MS;

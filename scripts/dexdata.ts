@@ -62,7 +62,10 @@ async function serve(flags: Record<string, string>): Promise<void> {
     shards: config.shards,
     capacity: engineCapacity(config),
     snapshots: snapshotPolicy(config),
-    source: (store) => (config.source === 'evm' ? createEvmSource({ chains: config.chains, store, now, log, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) }) : openSimulator(store, config.simulator, now())),
+    source: (store, resume) =>
+      config.source === 'evm'
+        ? createEvmSource({ chains: config.chains, store, now, log, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })
+        : openSimulator(store, config.simulator, now(), resume),
     now,
     log,
   });

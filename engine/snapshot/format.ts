@@ -6,6 +6,7 @@
  *   [12, 12 + H)    header, JSON (SnapshotHeader)
  *   column data     each column's used rows at the offset its header entry names (8-byte aligned)
  *   pending candles sealed candles the shards had not yet stored at the cut (msgpack), merged into the store on load
+ *   source state    the source's own state at the cut (the simulator's, to resume from), possibly empty
  *   last 8 bytes    magic "DXSNAPOK"
  *
  * A file is complete when its size equals the header's `bytes` and it ends with the closing magic;
@@ -50,7 +51,14 @@ export interface SnapshotHeader {
   readonly bytes: number;
   readonly columns: readonly SnapshotColumn[];
   /** Sealed candles the shards held for the store at the cut (msgpack of PendingChunkData[]): merged into it on load. */
-  readonly pending: { readonly offset: number; readonly bytes: number; readonly chunks: number };
+  readonly pending: SnapshotSection & { readonly chunks: number };
+  /** The source's state as of the cut (empty for sources that keep none): a simulator resumes from it. */
+  readonly source: SnapshotSection;
+}
+
+export interface SnapshotSection {
+  readonly offset: number;
+  readonly bytes: number;
 }
 
 /** The columns a snapshot keeps. */

@@ -4,7 +4,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
-import { columnTableHash, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader } from './format.js';
+import { columnTableHash, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 
 export class SnapshotError extends Error {
   override readonly name = 'SnapshotError';
@@ -44,6 +44,18 @@ function headerOf(fd: number, path: string): SnapshotHeader {
   readExactly(fd, end, size - end.length);
   if (!end.equals(SNAPSHOT_END)) throw new SnapshotError(`${path}: no closing mark (incomplete)`);
   return header;
+}
+
+/** The bytes of one section of a snapshot file. */
+export function readSection(path: string, section: SnapshotSection): Buffer {
+  const bytes = Buffer.alloc(section.bytes);
+  const fd = openSync(path, 'r');
+  try {
+    readExactly(fd, bytes, section.offset);
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
 }
 
 /** Why `header` cannot load into `views`, or null when it can. */

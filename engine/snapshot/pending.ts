@@ -4,28 +4,15 @@
  * shard's watermark raised to the snapshot's batch in the same transaction, since every effect of
  * the batches up to it is then stored (lmdb-sink.ts).
  */
-import { openSync, closeSync, readSync } from 'node:fs';
 import { unpack } from 'msgpackr';
 import { mergeChunk } from '../store/candles.js';
 import { metaKeys, type Store } from '../store/store.js';
 import type { PendingChunkData } from './capture.js';
 import type { SnapshotHeader } from './format.js';
+import { readSection } from './load.js';
 
 export function readPending(path: string, header: SnapshotHeader): PendingChunkData[] {
-  if (header.pending.bytes === 0) return [];
-  const bytes = Buffer.alloc(header.pending.bytes);
-  const fd = openSync(path, 'r');
-  try {
-    let done = 0;
-    while (done < bytes.length) {
-      const n = readSync(fd, bytes, done, bytes.length - done, header.pending.offset + done);
-      if (n === 0) throw new Error(`${path}: pending candles cut short`);
-      done += n;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return unpack(bytes) as PendingChunkData[];
+  return header.pending.bytes === 0 ? [] : (unpack(readSection(path, header.pending)) as PendingChunkData[]);
 }
 
 export async function restorePending(store: Store, snapshot: SnapshotHeader & { readonly path: string }, shards: number): Promise<void> {

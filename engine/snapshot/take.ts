@@ -6,6 +6,7 @@
 import type { Ingest, ShardDispatcher } from '../ingest/ingest.js';
 import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
+import type { Source } from '../sources/source.js';
 import { runsByShard, type ShardCapture, type ShardRuns } from './capture.js';
 import type { SnapshotHeader } from './format.js';
 import { restorePending } from './pending.js';
@@ -32,13 +33,14 @@ export interface Cut {
 
 /**
  * Cuts a snapshot after the last batch ingested (call between ingest steps, with no snapshot being
- * written): the main thread copies its columns now, each shard its rows when its queue reaches the
- * cut, while ingest goes on; the file is written in the background.
+ * written): the main thread copies its columns (and the source's state, when it keeps one) now, each
+ * shard its rows when its queue reaches the cut, while ingest goes on; the file is written in the
+ * background. Every event the source produced so far must be ingested (the cut is between steps).
  */
-export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snapshots, shards: CuttableShards): Cut {
+export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snapshots, shards: CuttableShards, source?: Source): Cut {
   const seq = ingest.head;
   const t0 = performance.now();
-  const main = cutMain(views, seq);
+  const main = cutMain(views, seq, source?.saveState?.());
   const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens);
   const mainMs = performance.now() - t0;
   const parts = ingest

@@ -35,6 +35,8 @@ export interface MainCut {
   readonly chains: number;
   readonly takenAtMs: number;
   readonly copies: ReadonlyMap<string, Uint8Array>;
+  /** The source's own state as of the cut (a simulator resumes from it), when it keeps one. */
+  readonly sourceState?: Uint8Array;
 }
 
 function usedBytes(c: ColumnSpec, pools: number, tokens: number, chains: number): Uint8Array {
@@ -43,7 +45,7 @@ function usedBytes(c: ColumnSpec, pools: number, tokens: number, chains: number)
 }
 
 /** Copies the kept columns ingest writes (main thread, between two ingest steps: they are as of batch `seq`). */
-export function cutMain(views: EngineViews, seq: number, nowMs = Date.now()): MainCut {
+export function cutMain(views: EngineViews, seq: number, sourceState?: Uint8Array, nowMs = Date.now()): MainCut {
   const pools = views.poolCount;
   const tokens = views.tokenCount;
   const chains = views.capacity.chains;
@@ -52,11 +54,12 @@ export function cutMain(views: EngineViews, seq: number, nowMs = Date.now()): Ma
     if (c.writer === 'ingest') copies.set(c.name, usedBytes(c, pools, tokens, chains).slice());
     else if (c.writer !== 'shard' || (c.scope !== 'pool' && c.scope !== 'token')) throw new Error(`column ${c.name}: a snapshot cannot take a ${c.scope} column written by ${c.writer}`);
   }
-  return { seq, pools, tokens, chains, takenAtMs: nowMs, copies };
+  return { seq, pools, tokens, chains, takenAtMs: nowMs, copies, ...(sourceState ? { sourceState } : {}) };
 }
 
 /** Lays out the file from the main thread's copies and each shard's runs (capture.ts). */
 export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]): CapturedViews {
+  const sourceState = cut.sourceState ?? new Uint8Array(0);
   const rowColumns = shardRowColumns(views.columnTable);
   const datas: Uint8Array[] = [];
   const shapes: Omit<SnapshotColumn, 'offset'>[] = [];
@@ -83,7 +86,21 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     });
     const pendingSection = { offset: at, bytes: pendingBytes.byteLength, chunks: pending.length };
     at = alignUp(at + pendingBytes.byteLength);
-    return { version: SNAPSHOT_FORMAT_VERSION, tableHash, seq: cut.seq, pools: cut.pools, tokens: cut.tokens, chains: cut.chains, takenAtMs: cut.takenAtMs, bytes: at + SNAPSHOT_END.length, columns, pending: pendingSection };
+    const sourceSection = { offset: at, bytes: sourceState.byteLength };
+    at = alignUp(at + sourceState.byteLength);
+    return {
+      version: SNAPSHOT_FORMAT_VERSION,
+      tableHash,
+      seq: cut.seq,
+      pools: cut.pools,
+      tokens: cut.tokens,
+      chains: cut.chains,
+      takenAtMs: cut.takenAtMs,
+      bytes: at + SNAPSHOT_END.length,
+      columns,
+      pending: pendingSection,
+      source: sourceSection,
+    };
   };
   let base = alignUp(12 + Buffer.byteLength(JSON.stringify(draft(0))) + 64);
   let header = draft(base);
@@ -105,6 +122,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   };
   for (const d of datas) padded(d);
   padded(pendingBytes);
+  padded(sourceState);
   parts.push(SNAPSHOT_END);
   return { header, parts };
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Store } from '../store/store.js';
-import { createSimulator } from './simulator/index.js';
+import { createSimulator, resumeSimulator } from './simulator/index.js';
 import type { Source } from './source.js';
 
 const PARAMS_KEY = 'simulator.params';
@@ -16,10 +16,11 @@ interface SavedParams {
 
 /**
  * Opens the simulator for a data directory. Its timeline is fixed at first start (genesis = then
- * minus the backfill span) and stored, so a restart regenerates the same events and ingest skips the
+ * minus the backfill span) and stored. A restart resumes from the state kept with the snapshot it
+ * loaded (`resume`), or else regenerates the same events from genesis; either way ingest skips the
  * ones already in the log. Starting a data directory with different simulator settings is refused.
  */
-export function openSimulator(store: Store, cfg: Config['simulator'], now: number): Source {
+export function openSimulator(store: Store, cfg: Config['simulator'], now: number, resume: Uint8Array | null = null): Source {
   const params = {
     seed: cfg.seed,
     pools: cfg.pools,
@@ -38,5 +39,12 @@ export function openSimulator(store: Store, cfg: Config['simulator'], now: numbe
   }
   const genesisTime = saved?.genesisTime ?? cfg.genesisTime ?? Math.floor(now / 60) * 60 - Math.round(cfg.backfillDays * 86_400);
   if (!saved) store.meta.putSync(PARAMS_KEY, { ...params, genesisTime } satisfies SavedParams);
-  return createSimulator({ ...params, networks: params.networks ?? undefined, genesisTime });
+  const options = { ...params, networks: params.networks ?? undefined, genesisTime };
+  if (resume !== null) {
+    const resumed = resumeSimulator(resume);
+    // A state made with other settings (the snapshot of another simulation) is not resumed.
+    const canonical = (o: object) => JSON.stringify(o, Object.keys(o).sort());
+    if (canonical(resumed.options()) === canonical(options)) return resumed;
+  }
+  return createSimulator(options);
 }

@@ -21,4 +21,9 @@ export interface Source {
   /** Per chain ingest health (sources reading a remote node); shown by /health. */
   health?(): readonly object[];
   close?(): Promise<void>;
+  /**
+   * The source's whole state as of `time`, kept with each snapshot; a source made from it goes on
+   * from there (the simulator). Sources that resume from the store (EVM checkpoints) keep none.
+   */
+  saveState?(): Uint8Array;
 }

@@ -1,3 +1,3 @@
 /** The deterministic market simulator, the service's embedded default data source. */
-export { createSimulator, DEFAULT_SIMULATOR_OPTIONS, GENESIS_POOL_SHARE, type Simulator, type SimulatorOptions } from './simulator.js';
+export { createSimulator, resumeSimulator, DEFAULT_SIMULATOR_OPTIONS, GENESIS_POOL_SHARE, type Simulator, type SimulatorOptions } from './simulator.js';
 export { NETWORKS, CHAIN_EPOCH_UNIX_SECONDS, type NetworkSpec, type DexSpec, type TokenSpec } from './catalog.js';

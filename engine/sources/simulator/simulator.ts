@@ -9,6 +9,7 @@ import { NETWORKS, networkLaunchTime, type NetworkSpec } from './catalog.js';
 import { ChainSim, newPoolsPerSecond } from './chain.js';
 import { SharedPricePaths } from './prices.js';
 import { hashOf } from './prng.js';
+import { loadGraph, saveGraph } from './state.js';
 
 export interface SimulatorOptions {
   /** Integer seed; equal options give byte-identical event sequences. */
@@ -46,6 +47,10 @@ const MIN_SECONDS_AFTER_LAUNCH = 2 * 86_400;
 export interface Simulator extends Source {
   readonly networks: readonly NetworkInfo[];
   advance(until: number): ChainEventBatch[];
+  /** Its whole state as of `time` (resumeSimulator makes it run on from there). */
+  saveState(): Uint8Array;
+  /** The options it was made with. */
+  options(): SimulatorOptions;
 }
 
 function validate(options: SimulatorOptions): NetworkSpec[] {
@@ -94,15 +99,26 @@ export function createSimulator(options: SimulatorOptions): Simulator {
   const rateWeight = chains.reduce((sum, c) => sum + c.rateWeight(), 0);
   const rateScale = rateWeight > 0 ? options.swapsPerSecond / rateWeight : 0;
   for (const chain of chains) chain.start(rateScale);
+  return simulatorOf({ options: { ...options }, chains, time: genesisTime });
+}
+
+/** What a simulator is made of: all a resumed one needs (state.ts). */
+interface SimulatorGraph {
+  readonly options: SimulatorOptions;
+  readonly chains: ChainSim[];
+  time: number;
+}
+
+function simulatorOf(graph: SimulatorGraph): Simulator {
+  const { chains } = graph;
   const byId = new Map(chains.map((c) => [c.spec.id, c]));
   const networks: readonly NetworkInfo[] = Object.freeze(chains.map((c) => c.info));
-  let time = genesisTime;
 
   return {
     name: 'simulator',
     networks,
     get time(): number {
-      return time;
+      return graph.time;
     },
     pricingAnchors(chain: string) {
       const c = byId.get(chain);
@@ -111,14 +127,21 @@ export function createSimulator(options: SimulatorOptions): Simulator {
     },
     advance(until: number): ChainEventBatch[] {
       if (!Number.isFinite(until)) throw new RangeError(`simulator advance() needs a finite time, got ${until}`);
-      if (until <= time) return [];
+      if (until <= graph.time) return [];
       const batches: ChainEventBatch[] = [];
       for (const c of chains) {
         const events = c.advance(until);
         if (events.length > 0) batches.push({ chain: c.spec.id, events });
       }
-      time = until;
+      graph.time = until;
       return batches;
     },
+    saveState: () => saveGraph(graph),
+    options: () => graph.options,
   };
+}
+
+/** A simulator resumed from `saveState()` bytes: it goes on exactly as the saved one would have. */
+export function resumeSimulator(state: Uint8Array): Simulator {
+  return simulatorOf(loadGraph<SimulatorGraph>(state));
 }
