@@ -70,6 +70,8 @@ export interface Engine {
   status(): EngineStatus;
   /** What /health details: the engine's phase and, for sources that read a node, each chain's state. */
   health(): EngineHealth;
+  /** What /stats shows of the engine (wire names): log length since the newest snapshot, the snapshots. */
+  stats(): object;
   /** Resolves once the source has caught up with the wall clock. */
   readonly caughtUp: Promise<void>;
   /**
@@ -274,6 +276,27 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       logSinceSnapshot: ingest.head - (snapshots?.stats().newestSeq ?? 0),
       snapshots: snapshots?.stats() ?? null,
     }),
+    stats() {
+      const st = snapshots?.stats() ?? null;
+      return {
+        phase,
+        log_head: ingest.head,
+        log_batches_since_snapshot: ingest.head - (st?.newestSeq ?? 0),
+        events_since_snapshot: eventsSinceSnapshot,
+        snapshots:
+          st === null
+            ? null
+            : {
+                count: st.count,
+                newest_log_batch: st.newestSeq,
+                newest_age_seconds: st.newestAgeSeconds === null ? null : Math.round(st.newestAgeSeconds),
+                newest_bytes: st.newestBytes,
+                writing: st.writing,
+                last_shard_pause_ms: st.lastPauseMs === null ? null : Number(st.lastPauseMs.toFixed(1)),
+                last_write_ms: st.lastWriteMs === null ? null : Math.round(st.lastWriteMs),
+              },
+      };
+    },
     snapshot() {
       if (snapshots === null || stopping) return Promise.resolve(null);
       return new Promise<number | null>((resolve) => {

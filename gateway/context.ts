@@ -15,4 +15,6 @@ export interface GatewayContext {
   now(): number;
   /** Swaps of watched pools and tokens as the shards apply them (the transaction streams); none without it. */
   swaps?: SwapFeed;
+  /** The engine's own figures for /stats (`engine`: log, snapshots); absent without it. */
+  engineStats?: () => object;
 }

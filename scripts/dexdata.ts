@@ -71,7 +71,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
   });
   const ports = listenerPorts(config);
   const gateway = await startGateway(
-    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now, swaps: engine.shards.swapFeed },
+    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now, swaps: engine.shards.swapFeed, engineStats: () => engine.stats() },
     {
       host: config.gateway.host,
       port: ports.freeRest,

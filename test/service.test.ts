@@ -1,15 +1,15 @@
 /**
  * The real service as a user runs it: a child process with its own LMDB directory, killed with
- * SIGKILL in the middle of its backfill, restarted, and compared with a run that was never killed.
+ * SIGKILL in the middle of its backfill (and at random points of its snapshot writes), restarted,
+ * and compared with a run that was never killed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeBatch } from '../engine/events/codec.js';
-import { allStoredCandles } from '../engine/store/candles.js';
-import { metaKeys, openStore, type Checkpoint } from '../engine/store/store.js';
+import { openStore } from '../engine/store/store.js';
 import { startService, type RunningService } from './support/service.js';
+import { expectSameHistory, storeDump as snapshot, type StoreDump } from './support/store-dump.js';
 
 /** Two days before now, on the hour: fixed for the whole file so both runs share one timeline. */
 const GENESIS = Math.floor(Date.now() / 3_600_000) * 3600 - 2 * 86_400;
@@ -23,56 +23,10 @@ function tempDir(): string {
   return d;
 }
 
-async function start(dir: string): Promise<RunningService> {
-  const s = await startService(['--data-dir', dir, ...SIM]);
+async function start(dir: string, extra: readonly string[] = []): Promise<RunningService> {
+  const s = await startService(['--data-dir', dir, ...SIM, ...extra]);
   running.push(s);
   return s;
-}
-
-interface Snapshot {
-  head: number;
-  checkpoints: Map<string, Checkpoint>;
-  candles: Map<string, string>;
-  log: Map<number, string>;
-}
-
-async function snapshot(dir: string): Promise<Snapshot> {
-  const store = openStore(dir);
-  try {
-    const checkpoints = new Map<string, Checkpoint>();
-    for (const { key, value } of store.meta.getRange()) if (key.startsWith('checkpoint.')) checkpoints.set(key.slice(11), value as Checkpoint);
-    const candles = new Map<string, string>();
-    for (const { key, record } of allStoredCandles(store)) candles.set(key.join('/'), JSON.stringify(record));
-    const log = new Map<number, string>();
-    for (const { key, value } of store.log.getRange()) log.set(key, Buffer.from(value).toString('base64'));
-    return { head: (store.meta.get(metaKeys.logHead) as number) ?? 0, checkpoints, candles, log };
-  } finally {
-    await store.close();
-  }
-}
-
-/** Each chain's on-chain events, in order, as canonical text, up to (and including) a checkpoint. */
-async function chainEvents(dir: string, upTo: Map<string, Checkpoint>): Promise<Map<string, string[]>> {
-  const store = openStore(dir);
-  const out = new Map<string, string[]>();
-  try {
-    for (const { value } of store.log.getRange()) {
-      const { chain, events } = decodeBatch(value);
-      const limit = upTo.get(chain);
-      if (!limit) continue;
-      const list = out.get(chain) ?? [];
-      for (const e of events) {
-        if (e.kind === 'block' || e.kind === 'reorg') continue;
-        const k = e.key;
-        if (k.blockNumber > limit.block || (k.blockNumber === limit.block && (k.txIndex > limit.tx || (k.txIndex === limit.tx && k.logIndex > limit.log)))) continue;
-        list.push(JSON.stringify(e, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-      }
-      out.set(chain, list);
-    }
-  } finally {
-    await store.close();
-  }
-  return out;
 }
 
 afterAll(async () => {
@@ -120,40 +74,93 @@ describe('dexdata serve', () => {
     }
 
     // Same events as a run that was never interrupted: none lost, none twice.
-    const cleanDir = tempDir();
-    const clean = await start(cleanDir);
-    await clean.waitFor(/caught up/, 240_000);
-    expect(await clean.stop()).toBe(0);
-    const reference = await snapshot(cleanDir);
-    const common = new Map<string, Checkpoint>();
-    for (const [chain, ck] of after.checkpoints) {
-      const other = reference.checkpoints.get(chain)!;
-      common.set(chain, ck.block < other.block || (ck.block === other.block && ck.tx <= other.tx) ? ck : other);
+    const { cleanDir, reference } = await cleanRun();
+    await expectSameHistory(dir, after, cleanDir, reference);
+  }, 600_000);
+
+  it('killed with -9 at random points of its snapshot writes, it restarts from the newest complete snapshot and serves what a clean run serves', async () => {
+    const dir = tempDir();
+    // A snapshot every 40,000 events: several while it backfills, so the kills land in and between writes.
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ snapshots: { everyEvents: 40_000, keep: 2 } }));
+    const random = seeded(20_261_125);
+    let service = await start(dir, ['--config', config]);
+    const loaded: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      await service.waitFor(new RegExp(`(?:snapshot of log batch \\d+[^]*?){${1 + (round % 2)}}`), 120_000);
+      await sleep(Math.floor(random() * 400));
+      await service.kill9();
+      service = await start(dir, ['--config', config]);
+      const m = /loaded the snapshot of log batch (\d+)/.exec(service.output());
+      // Every start after the first snapshot was durable loads one: a cut-short write never counts.
+      expect(m, service.output()).not.toBeNull();
+      loaded.push(Number(m![1]));
+      expect(readdirSync(join(dir, 'snapshots')).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     }
-    const a = await chainEvents(dir, common);
-    const b = await chainEvents(cleanDir, common);
-    expect([...a.keys()].sort()).toEqual([...b.keys()].sort());
-    for (const [chain, list] of a) {
-      expect(list.length, `${chain} event count`).toBe(b.get(chain)!.length);
-      expect(list).toEqual(b.get(chain));
-    }
-    // Sealed candles of the common past agree too. A candle is stored once it leaves its ring, when a
-    // later one of its pool and interval opens, which depends on trades after the common checkpoint:
-    // each candle the restarted run must have stored (it stored a later one of the same series) is there, unchanged.
-    const cutoff = Math.min(...[...common.values()].map((c) => c.time)) - 86_400;
-    const newestStored = new Map<string, number>();
-    for (const key of after.candles.keys()) {
-      const [pool, interval, time] = key.split('/');
-      const series = `${pool}/${interval}`;
-      newestStored.set(series, Math.max(newestStored.get(series) ?? -Infinity, Number(time)));
-    }
-    let compared = 0;
-    for (const [key, value] of reference.candles) {
-      const [pool, interval, time] = key.split('/');
-      if (Number(time) + 86_400 > cutoff || Number(time) > (newestStored.get(`${pool}/${interval}`) ?? -Infinity)) continue;
-      expect(after.candles.get(key), `candle ${key}`).toBe(value);
-      compared++;
-    }
-    expect(compared).toBeGreaterThan(1000);
+    expect(loaded.every((seq, i) => i === 0 || seq >= loaded[i - 1]!)).toBe(true);
+    await service.waitFor(/caught up/, 240_000);
+
+    // /stats tells the snapshots' state and how much log they leave to replay.
+    const stats = (await (await fetch(`${service.url}/stats`)).json()) as { engine: { log_head: number; log_batches_since_snapshot: number; snapshots: { count: number; newest_log_batch: number; newest_bytes: number; newest_age_seconds: number } } };
+    expect(stats.engine.snapshots.count).toBeGreaterThanOrEqual(1);
+    expect(stats.engine.snapshots.count).toBeLessThanOrEqual(2);
+    expect(stats.engine.snapshots.newest_bytes).toBeGreaterThan(0);
+    expect(stats.engine.log_batches_since_snapshot).toBe(stats.engine.log_head - stats.engine.snapshots.newest_log_batch);
+    const answers = await pastAnswers(service, dir);
+    expect(await service.stop()).toBe(0);
+    const after = await snapshot(dir);
+
+    const { cleanDir, reference, answers: expected } = await cleanRun();
+    expect(answers.size).toBe(expected.size);
+    for (const [path, body] of expected) expect(answers.get(path), path).toBe(body);
+    await expectSameHistory(dir, after, cleanDir, reference);
   }, 600_000);
 });
+
+/** Answers about the settled past (hourly candles of a window that closed hours ago), equal in every run of the simulation. */
+async function pastAnswers(service: RunningService, dir: string): Promise<Map<string, string>> {
+  const store = openStore(dir);
+  const paths: string[] = [];
+  try {
+    const chains = new Map<number, string>();
+    for (const { value } of store.networks.getRange()) chains.set(value.index, value.id);
+    for (const { value } of store.pools.getRange({ limit: 4 })) paths.push(`/networks/${chains.get(value.chain)}/pools/${value.address}/ohlcv?interval=1h&start=${GENESIS + 30 * 3600}&end=${GENESIS + 40 * 3600}&limit=100`);
+  } finally {
+    await store.close();
+  }
+  const out = new Map<string, string>();
+  for (const path of paths) {
+    const r = await fetch(service.url + path);
+    expect(r.status, path).toBe(200);
+    out.set(path, await r.text());
+  }
+  return out;
+}
+
+let clean: Promise<{ cleanDir: string; reference: StoreDump; answers: Map<string, string> }> | null = null;
+
+/** One run that is never interrupted, shared by the tests that compare with it. */
+function cleanRun(): Promise<{ cleanDir: string; reference: StoreDump; answers: Map<string, string> }> {
+  clean ??= (async () => {
+    const cleanDir = tempDir();
+    const service = await start(cleanDir);
+    await service.waitFor(/caught up/, 240_000);
+    const answers = await pastAnswers(service, cleanDir);
+    expect(await service.stop()).toBe(0);
+    return { cleanDir, reference: await snapshot(cleanDir), answers };
+  })();
+  return clean;
+}
+
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
