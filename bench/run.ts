@@ -12,10 +12,11 @@
  *  6. EVM backfill from a local anvil node holding 200,000 Uniswap v2 swaps, as a ratio to the raw
  *     eth_getLogs ceiling measured beside it, and the cost of a reorganisation's rollback (bench/evm-backfill.ts).
  *
- * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load.
+ * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load,
+ * --skip a,b (sections left out: ingest, reads, search, streams, evm).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +31,9 @@ const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
 const STATIC_SERVER = fileURLToPath(new URL('./static-server.js', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seconds: { type: 'string' } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seconds: { type: 'string' }, skip: { type: 'string' } } });
+/** Sections left out (--skip ingest,reads,search,streams,evm): the backfill and restarts always run. */
+const skip = new Set((values.skip ?? '').split(',').filter((x) => x !== ''));
 const quick = values.quick === true;
 const loadSeconds = Number(values.seconds ?? (quick ? 3 : 10));
 const CONNECTIONS = 64;
@@ -118,6 +121,15 @@ async function settle(pid: number, maxSeconds: number): Promise<string> {
   return `after ${q.seconds.toFixed(0)} s, its CPU meanwhile ${q.shares.map((x) => `${Math.round(x * 100)}`).join(', ')} % of a core`;
 }
 
+/** The data directory's size: LMDB's file and the snapshot folder. */
+function storeBytes(dir: string): { total: number; lmdb: number; snapshots: number; snapshotFiles: number } {
+  const snaps = join(dir, 'snapshots');
+  const files = existsSync(snaps) ? readdirSync(snaps).filter((n) => n.endsWith('.snap')) : [];
+  const snapshots = files.reduce((a, n) => a + statSync(join(snaps, n)).size, 0);
+  const total = directoryBytes(dir);
+  return { total, lmdb: total - snapshots, snapshots, snapshotFiles: files.length };
+}
+
 function directoryBytes(dir: string): number {
   return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split(/\s/)[0]);
 }
@@ -137,9 +149,11 @@ async function main(): Promise<void> {
   print('');
 
   // 1. Ingest.
-  const ing = await benchIngest({ shards: 2, pools: quick ? 1000 : 2000, hours: quick ? 2 : 6, swapsPerSecond: 200 });
-  print(`ingest (2 shard threads, every interval and window): ${fmt(ing.eventsPerSecond)} events/s, ${fmt(ing.swapsPerSecond)} swap events/s (${fmt(ing.events)} events, ${ing.seconds.toFixed(2)} s)`);
-  print(`ingest pipeline (simulate, dedupe, encode, commit to LMDB, one thread): ${fmt(ing.prepareEventsPerSecond)} events/s`);
+  const ing = skip.has('ingest') ? null : await benchIngest({ shards: 2, pools: quick ? 1000 : 2000, hours: quick ? 2 : 6, swapsPerSecond: 200 });
+  if (ing !== null) {
+    print(`ingest (2 shard threads, every interval and window): ${fmt(ing.eventsPerSecond)} events/s, ${fmt(ing.swapsPerSecond)} swap events/s (${fmt(ing.events)} events, ${ing.seconds.toFixed(2)} s)`);
+    print(`ingest pipeline (simulate, dedupe, encode, commit to LMDB, one thread): ${fmt(ing.prepareEventsPerSecond)} events/s`);
+  }
 
   // 2. The service on its default dataset.
   const pools = quick ? 2000 : 20_000;
@@ -166,11 +180,11 @@ async function main(): Promise<void> {
     const mib = (b: number) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
     print(`service backfill: ${fmt(backfillEvents)} events of ${backfillDays} days over ${pools} pools in ${backfillSeconds.toFixed(1)} s (${fmt(backfillEvents / backfillSeconds)} events/s)`);
     print(
-      `service memory: ${mib(rss.total)} resident = ${mib(rss.anon)} engine and heaps (${(rss.anon / pools / 1024).toFixed(1)} KiB per pool) + ${mib(rss.file)} LMDB pages cached; LMDB on disk ${mib(disk)}`,
+      `service memory: ${mib(rss.total)} resident = ${mib(rss.anon)} engine and heaps (${(rss.anon / pools / 1024).toFixed(1)} KiB per pool) + ${mib(rss.file)} LMDB pages cached; data on disk ${mib(disk)}`,
     );
-    // Restart on the same data: the views are rebuilt by replaying the log. Reads are measured on
-    // the restarted service: for the first minutes after the first catch-up, LMDB commits merge a
-    // large free-page list left by the backfill and take CPU from the gateway (bench/RESULTS.md).
+    // Restart on the same data: the newest snapshot (the one a SIGTERM leaves) and the log after it.
+    // Reads are measured on the restarted service: for the first minutes after the first catch-up,
+    // LMDB commits merge a large free-page list left by the backfill and take CPU from the gateway.
     service.kill('SIGTERM');
     await new Promise((r) => service.once('exit', r));
     const restartStarted = performance.now();
@@ -180,16 +194,18 @@ async function main(): Promise<void> {
     const listeningSeconds = (performance.now() - restartStarted) / 1000;
     const paidLine = await waitForLine(again, /paid REST listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     await waitForLine(again, /caught up/, 10 * 60_000);
-    const restart = { listeningSeconds, caughtUpSeconds: (performance.now() - restartStarted) / 1000 };
+    const restart: Record<string, number> = { listeningSeconds, caughtUpSeconds: (performance.now() - restartStarted) / 1000 };
+    const store = storeBytes(dataDir);
     print('');
-    print(`restart on the same data (log replayed into the views): serving after ${restart.listeningSeconds.toFixed(1)} s, caught up after ${restart.caughtUpSeconds.toFixed(1)} s`);
+    print(`data on disk after the stop: ${mib(store.total)} = LMDB ${mib(store.lmdb)} + snapshots ${mib(store.snapshots)} (${store.snapshotFiles} kept); ${fmt(store.total / backfillEvents)} B per event ingested, ${fmt(store.total / backfillDays / 2 ** 20)} MiB per day of history`);
+    print(`restart after SIGTERM (the snapshot written at the stop, the log after it): serving after ${restart.listeningSeconds!.toFixed(1)} s, caught up after ${restart.caughtUpSeconds!.toFixed(1)} s`);
     const base = `http://127.0.0.1:${portLine[1]}`;
     const paidBase = `http://127.0.0.1:${paidLine[1]}`;
     pin(again.pid!, SERVER_CORE, pinning);
     const restarted = again;
     // Reads measure the gateway: they start once the store's commits after the restart have settled
     // (the wait and the service's CPU meanwhile are printed; see "LMDB after a start" in bench/RESULTS.md).
-    const quiet = await settle(restarted.pid!, quick ? 30 : 300);
+    const quiet = skip.has('reads') ? 'reads skipped' : await settle(restarted.pid!, quick ? 30 : 300);
     print(`reads start once the restarted service idles (< 5 % of a core over 5 s): ${quiet}`);
 
     const top = (await (await fetch(`${base}/networks/ethereum/pools/search?limit=1`)).json()) as { results: { id: string }[] };
@@ -214,6 +230,7 @@ async function main(): Promise<void> {
       ['pool details, paid host (no URL cache)', detailsUrl.replace(base, paidBase), paidHeaders],
       [`OHLCV, ${candles} candles, paid host`, ohlcvUrl, paidHeaders],
     ] as const) {
+      if (skip.has('reads')) break;
       const bytes = Buffer.byteLength(await (await fetch(url, { headers })).text());
       const staticPort = 20_000 + Math.floor(Math.random() * 20_000);
       const st = spawn(process.execPath, [STATIC_SERVER, String(staticPort), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -238,15 +255,31 @@ async function main(): Promise<void> {
       if (failures > 0) print(`  (${failures} socket errors or non-2xx answers)`);
       rows.push({ name, bytes, service: measured, ceiling, ratio, rounds: { services, ceilings } });
     }
-    restarted.kill('SIGTERM');
+    // Restart after kill -9: the newest periodic snapshot and the log after it.
+    restarted.kill('SIGKILL');
     await new Promise((r) => restarted.once('exit', r));
+    const killedAt = performance.now();
+    again = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+    output(again);
+    await waitForLine(again, /^\S+ REST listening on http:\/\/[\d.]+:(\d+)/m, 10 * 60_000);
+    restart.afterKill9ListeningSeconds = (performance.now() - killedAt) / 1000;
+    const replayed = await waitForLine(again, /replayed (\d+) log batches/, 60_000).catch(() => null);
+    await waitForLine(again, /caught up/, 10 * 60_000);
+    restart.afterKill9CaughtUpSeconds = (performance.now() - killedAt) / 1000;
+    print('');
+    print(`restart after kill -9 (the newest periodic snapshot, ${replayed ? replayed[1] : 'no'} log batches after it replayed): serving after ${restart.afterKill9ListeningSeconds.toFixed(1)} s, caught up after ${restart.afterKill9CaughtUpSeconds.toFixed(1)} s`);
+    const last = again;
+    last.kill('SIGTERM');
+    await new Promise((r) => last.once('exit', r));
     // 4. Pool search over a large universe (its own service: the default one is stopped by now).
     const searchPools = quick ? 120_000 : 1_200_000;
+    let search: SearchBenchResult | null = null;
+    if (!skip.has('search')) {
     print('');
     print(`pool search, 256 distinct searches with two filters and an ordering, paid host, ${SEARCH_CONNECTIONS} connections:`);
     print('| service | req/s | p50 ms | p99 ms |');
     print('|---|---|---|---|');
-    const search: SearchBenchResult = await benchSearch({
+    search = await benchSearch({
       cli: CLI,
       pools: searchPools,
       seconds: loadSeconds,
@@ -260,16 +293,23 @@ async function main(): Promise<void> {
       waitQuiet: (pid) => settle(pid, quick ? 30 : 300),
     });
     print(`(${fmt(search.pools)} pools; the loads start once the service idles: ${search.quiet})`);
+    }
     // 5. Streams (their own server and load generator, pinned like the rest).
-    print('');
-    print('SSE streams:');
-    print('| stream figure | value |');
-    print('|---|---|');
-    const streams = await benchStreams({ quick, pinning, serverCore: SERVER_CORE, loadCore: LOAD_CORE, print });
+    let streams: Awaited<ReturnType<typeof benchStreams>> | null = null;
+    if (!skip.has('streams')) {
+      print('');
+      print('SSE streams:');
+      print('| stream figure | value |');
+      print('|---|---|');
+      streams = await benchStreams({ quick, pinning, serverCore: SERVER_CORE, loadCore: LOAD_CORE, print });
+    }
     // 6. EVM backfill against its raw eth_getLogs ceiling, and a rollback on that chain.
-    print('');
-    print('EVM backfill from a local anvil node:');
-    const evm = await benchEvmBackfill({ swaps: quick ? 20_000 : 200_000, print });
+    let evm: Awaited<ReturnType<typeof benchEvmBackfill>> | null = null;
+    if (!skip.has('evm')) {
+      print('');
+      print('EVM backfill from a local anvil node:');
+      evm = await benchEvmBackfill({ swaps: quick ? 20_000 : 200_000, print });
+    }
     mkdirSync(OUT_DIR, { recursive: true });
     writeFileSync(
       join(OUT_DIR, 'results.json'),
