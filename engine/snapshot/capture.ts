@@ -34,20 +34,27 @@ export function shardRowColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
   return keptColumns(table).filter((c) => c.writer === 'shard' && (c.scope === 'pool' || c.scope === 'token'));
 }
 
-/** Splits pool ids [0, pools) and token ids [0, tokens) into runs per owning shard. */
-export function runsByShard(views: EngineViews, shards: number, shardOfChain: (chain: number) => number, pools: number, tokens: number): ShardRuns[] {
+/**
+ * Splits the pools and tokens that exist at the cut (ids below the bounds) into runs per owning
+ * shard. Ids not in use at the cut belong to no shard and stay zero in the snapshot: a pool or token
+ * made after it may take such an id (ids come in per-chain blocks), and its owner may write its row
+ * before another shard reaches the cut, which must not copy that later state.
+ */
+export function runsByShard(views: EngineViews, shards: number, shardOfChain: (chain: number) => number, pools: number, tokens: number, tokenExists: (t: number) => boolean): ShardRuns[] {
   const out = Array.from({ length: shards }, () => ({ pools: [] as number[], tokens: [] as number[] }));
-  const split = (count: number, chainOf: Uint16Array, key: 'pools' | 'tokens') => {
+  const split = (count: number, ownerOf: (id: number) => number, key: 'pools' | 'tokens') => {
     let start = 0;
+    let owner = count > 0 ? ownerOf(0) : -1;
     for (let id = 1; id <= count; id++) {
-      const owner = shardOfChain(chainOf[start]!);
-      if (id < count && shardOfChain(chainOf[id]!) === owner) continue;
-      out[owner]![key].push(start, id);
+      const next = id < count ? ownerOf(id) : -2;
+      if (next === owner) continue;
+      if (owner >= 0) out[owner]![key].push(start, id);
       start = id;
+      owner = next;
     }
   };
-  split(pools, views.poolChain, 'pools');
-  split(tokens, views.tokenChain, 'tokens');
+  split(pools, (p) => (views.poolExists[p] === 1 ? shardOfChain(views.poolChain[p]!) : -1), 'pools');
+  split(tokens, (t) => (tokenExists(t) ? shardOfChain(views.tokenChain[t]!) : -1), 'tokens');
   return out;
 }
 

@@ -41,7 +41,7 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
   const seq = ingest.head;
   const t0 = performance.now();
   const main = cutMain(views, seq, source?.saveState?.());
-  const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens);
+  const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokens[t] !== undefined);
   const mainMs = performance.now() - t0;
   const parts = ingest
     .afterHandOver(() => shards.capture(runs))

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { EngineViews } from '../state/views.js';
+import { assembleRows, captureShardRows, runsByShard, shardRowColumns } from './capture.js';
+
+describe('snapshot cut', () => {
+  it('gives each shard the runs of the pools and tokens of its chains that exist, and none of the ids not in use', () => {
+    const v = EngineViews.create({ pools: 32, tokens: 32, chains: 4 });
+    // Pools 0-3 on chain 0, 4-5 on chain 1, 6-7 not in use (a later pool of either chain may take them), 8-9 on chain 2.
+    const chainOf = [0, 0, 0, 0, 1, 1, -1, -1, 2, 2];
+    chainOf.forEach((c, p) => {
+      if (c < 0) return;
+      v.poolExists[p] = 1;
+      v.poolChain[p] = c;
+    });
+    v.tokenChain.set([0, 1, 0, 0, 2]);
+    const tokenExists = (t: number) => t !== 3;
+    const runs = runsByShard(v, 2, (c) => c % 2, 10, 5, tokenExists);
+    expect(runs[0]).toEqual({ pools: [0, 4, 8, 10], tokens: [0, 1, 2, 3, 4, 5] });
+    expect(runs[1]).toEqual({ pools: [4, 6], tokens: [1, 2] });
+  });
+
+  it('packs each shard its rows and puts them back in place, rows of no shard left zero', () => {
+    const v = EngineViews.create({ pools: 16, tokens: 16, chains: 2 });
+    for (let p = 0; p < 6; p++) {
+      v.poolExists[p] = p === 3 ? 0 : 1;
+      v.poolChain[p] = p < 2 ? 0 : 1;
+      v.reserve0[p] = 100 + p;
+      v.rings[0]!.open0.fill(p + 0.5, p * v.rings[0]!.slots, (p + 1) * v.rings[0]!.slots);
+    }
+    const runs = runsByShard(v, 2, (c) => c, 6, 0, () => false);
+    const captures = runs.map((r) => captureShardRows(v, r));
+    const columns = shardRowColumns(v.columnTable);
+    const reserve = columns.findIndex((c) => c.name === 'reserve0');
+    const ring = columns.findIndex((c) => c.name === 'ring.1m.open0');
+    const back = (i: number) => new Float64Array(assembleRows(columns[i]!, 6, runs.map((r, s) => ({ runs: r.pools, data: captures[s]![i]! }))).buffer);
+    expect([...back(reserve)]).toEqual([100, 101, 102, 0, 104, 105]);
+    const slots = v.rings[0]!.slots;
+    expect(back(ring)[3 * slots]).toBe(0);
+    expect(back(ring)[5 * slots + slots - 1]).toBe(5.5);
+  });
+});
