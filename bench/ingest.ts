@@ -6,7 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ingest, type CommittedBatch, type ShardDispatcher } from '../engine/ingest/ingest.js';
+import { Ingest } from '../engine/ingest/ingest.js';
+import type { CommittedBatch, ShardDispatcher } from '../engine/pipeline.js';
 import { ShardPool } from '../engine/shards/shard-pool.js';
 import type { ApplyStats } from '../engine/shards/apply.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';

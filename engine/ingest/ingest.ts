@@ -11,30 +11,7 @@ import type { EngineViews } from '../state/views.js';
 import type { Snapshots } from '../snapshot/snapshots.js';
 import { Registry } from './registry.js';
 import { rollbackChain, type RollbackResult } from './rollback.js';
-
-/** A batch acknowledged by the log, for the shard that owns its chain. */
-export interface CommittedBatch {
-  readonly chain: number;
-  readonly seq: number;
-  /** Owned by the dispatcher from now on (it may move the buffer to another thread). */
-  readonly bytes: Uint8Array;
-}
-
-export interface ApplyOptions {
-  /** false: rebuild the views only (a rollback), writing nothing to the store and feeding no stream. */
-  readonly persist?: boolean;
-}
-
-/** Applies committed batches, in order per chain, on the shards that own their chains. */
-export interface ShardDispatcher {
-  apply(batches: readonly CommittedBatch[], options?: ApplyOptions): Promise<unknown>;
-  /** Writes what the shards still hold for the store (pending candles, transactions); resolves once on disk. */
-  flush?(): Promise<unknown>;
-  /** Zeroes the dynamic view state of these pools and tokens of `chain` (a rollback replays its log next). */
-  reset?(chain: number, pools: readonly number[], tokens: readonly number[]): Promise<unknown>;
-  /** Copies the shard-written rows of these pools and tokens of `chain` from a snapshot file (after a reset). */
-  restore?(chain: number, path: string, pools: readonly number[], tokens: readonly number[]): Promise<unknown>;
-}
+import type { CommittedBatch, RollbackHost, ShardDispatcher } from '../pipeline.js';
 
 export interface IngestResult {
   readonly accepted: number;
@@ -53,7 +30,7 @@ const START: Checkpoint = { block: -1, tx: -1, log: -1, blockEvent: -1, time: 0 
 /** Hashes of a chain's newest blocks persisted with its checkpoint: where a follower resumes its reorg checks. */
 export const RECENT_BLOCKS_KEPT = 128;
 
-export class Ingest {
+export class Ingest implements RollbackHost {
   readonly registry: Registry;
   private readonly store: Store;
   private readonly views: EngineViews;

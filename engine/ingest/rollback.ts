@@ -26,7 +26,7 @@ import { chunkStart, CANDLE_FIELDS } from '../store/candles.js';
 import { metaKeys, type Checkpoint } from '../store/store.js';
 import { INTERVALS, INTERVAL_SECONDS } from '../state/layout.js';
 import { logPrunedThrough } from '../snapshot/prune-log.js';
-import type { CommittedBatch, Ingest } from './ingest.js';
+import type { CommittedBatch, RollbackHost } from '../pipeline.js';
 
 export interface RollbackResult {
   readonly chain: string;
@@ -59,7 +59,7 @@ function timeOf(e: DecodedEvent): number {
   return e.kind === 'reorg' ? 0 : e.timestamp;
 }
 
-export async function rollbackChain(ingest: Ingest, chainId: string, toBlock: number): Promise<RollbackResult> {
+export async function rollbackChain(ingest: RollbackHost, chainId: string, toBlock: number): Promise<RollbackResult> {
   const t0 = performance.now();
   const store = ingest.logStore;
   const views = ingest.sharedViews;

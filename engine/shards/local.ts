@@ -1,4 +1,4 @@
-import type { ApplyOptions, CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
+import type { ApplyOptions, CommittedBatch, ShardDispatcher } from '../pipeline.js';
 import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
 import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-index.js';

@@ -5,7 +5,7 @@
  * shard's tasks are chained: a task is submitted once the one before it has settled.
  */
 import { Piscina } from 'piscina';
-import type { ApplyOptions, CommittedBatch, ShardDispatcher } from '../ingest/ingest.js';
+import type { ApplyOptions, CommittedBatch, ShardDispatcher } from '../pipeline.js';
 import type { EngineBuffers } from '../state/views.js';
 import type { RankQuery, RankResult } from '../search/rank-index.js';
 import type { PoolRanker } from '../search/ranker.js';

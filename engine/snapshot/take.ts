@@ -3,7 +3,8 @@
  * `loadState` at a start (the newest usable snapshot, its pending candles into the store, the
  * registry, then the log after it).
  */
-import type { Ingest, ShardDispatcher } from '../ingest/ingest.js';
+import type { Ingest } from '../ingest/ingest.js';
+import type { ShardDispatcher } from '../pipeline.js';
 import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
 import type { Source } from '../sources/source.js';
