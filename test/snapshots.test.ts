@@ -111,7 +111,7 @@ describe('snapshots', () => {
 
     expect(a.get('counts')!.readInt32LE(0)).toBeGreaterThan(SIM.pools * 0.85);
     expectSameViews(a, b);
-  });
+  }, 240_000);
 
   it('a snapshot file cut short, as a kill -9 leaves it, is never loaded: the start falls back to the one before', async () => {
     const dir = tempDir();
@@ -152,5 +152,5 @@ describe('snapshots', () => {
       await engine.stop();
       expect(statSync(newest).size).toBeGreaterThan(0);
     }
-  });
+  }, 240_000);
 });
