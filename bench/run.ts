@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.js';
+import { databaseBytes, openStore } from '../engine/store/store.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchStreams } from './streams.js';
 import { benchEvmBackfill } from './evm-backfill.js';
@@ -198,6 +199,15 @@ async function main(): Promise<void> {
     const store = storeBytes(dataDir);
     print('');
     print(`data on disk after the stop: ${mib(store.total)} = LMDB ${mib(store.lmdb)} + snapshots ${mib(store.snapshots)} (${store.snapshotFiles} kept); ${fmt(store.total / backfillEvents)} B per event ingested, ${fmt(store.total / backfillDays / 2 ** 20)} MiB per day of history`);
+    const dbs = await (async () => {
+      const st = openStore(dataDir);
+      try {
+        return databaseBytes(st);
+      } finally {
+        await st.close();
+      }
+    })();
+    print(`LMDB by database: ${Object.entries(dbs).map(([name, b]) => `${name} ${mib(b)} (${fmt(b / backfillEvents)} B per event)`).join(', ')}`);
     print(`restart after SIGTERM (the snapshot written at the stop, the log after it): serving after ${restart.listeningSeconds!.toFixed(1)} s, caught up after ${restart.caughtUpSeconds!.toFixed(1)} s`);
     const base = `http://127.0.0.1:${portLine[1]}`;
     const paidBase = `http://127.0.0.1:${paidLine[1]}`;

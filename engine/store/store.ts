@@ -135,3 +135,12 @@ export const metaKeys = {
   recentBlocks: (chain: string) => `blocks.${chain}`,
   shardWatermark: (shard: number) => `shard.${shard}.watermark`,
 } as const;
+
+/** Bytes of pages each database holds (branch, leaf and overflow pages; free pages not counted). */
+export function databaseBytes(store: Store): Record<'log' | 'txs' | 'candles' | 'pools' | 'tokens' | 'meta', number> {
+  const bytes = (db: Database<unknown, import('lmdb').Key>) => {
+    const st = db.getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
+    return (st.treeBranchPageCount + st.treeLeafPageCount + st.overflowPages) * st.pageSize;
+  };
+  return { log: bytes(store.log), txs: bytes(store.txs), candles: bytes(store.candles), pools: bytes(store.pools), tokens: bytes(store.tokens), meta: bytes(store.meta) };
+}
