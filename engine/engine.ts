@@ -116,6 +116,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let snapshotSeq = loaded?.seq ?? 0;
   let eventsSinceSnapshot = 0;
   let lastSnapshotMs = performance.now();
+  /** Why the last snapshot was skipped (told once, until it changes). */
+  let lastSkip = '';
   /** Callers of snapshot() waiting for the next cut. */
   let snapshotWanted: ((seq: number | null) => void)[] = [];
 
@@ -130,6 +132,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     lastSnapshotMs = performance.now();
     if (ingest.head === snapshotSeq) return null;
     const cut = cutSnapshot(views, ingest, snapshots, shards, source);
+    if ('skipped' in cut) {
+      if (cut.skipped !== lastSkip) log(`snapshot skipped: ${cut.skipped}`);
+      lastSkip = cut.skipped;
+      return null;
+    }
+    lastSkip = '';
     snapshotSeq = cut.seq;
     return cut.written.then(
       (file) => {
@@ -283,6 +291,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         log_head: ingest.head,
         log_batches_since_snapshot: ingest.head - (st?.newestSeq ?? 0),
         events_since_snapshot: eventsSinceSnapshot,
+        snapshot_skipped: lastSkip === '' ? null : lastSkip,
         snapshots:
           st === null
             ? null

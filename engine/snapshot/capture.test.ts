@@ -1,6 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { EngineViews } from '../state/views.js';
-import { assembleRows, captureShardRows, runsByShard, shardRowColumns } from './capture.js';
+import type { ColumnSpec } from '../state/views.js';
+import { captureShardRows, runsByShard, shardRowColumns } from './capture.js';
+
+/** Puts the shards' packed runs of a column back at their rows (what the snapshot writer does at file offsets). */
+function unpack(c: ColumnSpec, rows: number, parts: readonly { runs: readonly number[]; data: Uint8Array }[]): Uint8Array {
+  const size = c.array.BYTES_PER_ELEMENT * c.stride;
+  const out = new Uint8Array(rows * size);
+  for (const { runs, data } of parts) {
+    let at = 0;
+    for (let i = 0; i < runs.length; i += 2) {
+      const n = (runs[i + 1]! - runs[i]!) * size;
+      out.set(data.subarray(at, at + n), runs[i]! * size);
+      at += n;
+    }
+  }
+  return out;
+}
 
 describe('snapshot cut', () => {
   it('gives each shard the runs of the pools and tokens of its chains that exist, and none of the ids not in use', () => {
@@ -32,7 +48,7 @@ describe('snapshot cut', () => {
     const columns = shardRowColumns(v.columnTable);
     const reserve = columns.findIndex((c) => c.name === 'reserve0');
     const ring = columns.findIndex((c) => c.name === 'ring.1m.open0');
-    const back = (i: number) => new Float64Array(assembleRows(columns[i]!, 6, runs.map((r, s) => ({ runs: r.pools, data: captures[s]![i]! }))).buffer);
+    const back = (i: number) => new Float64Array(unpack(columns[i]!, 6, runs.map((r, s) => ({ runs: r.pools, data: captures[s]![i]! }))).buffer);
     expect([...back(reserve)]).toEqual([100, 101, 102, 0, 104, 105]);
     const slots = v.rings[0]!.slots;
     expect(back(ring)[3 * slots]).toBe(0);

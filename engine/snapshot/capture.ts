@@ -81,18 +81,3 @@ export function captureShardRows(views: EngineViews, runs: ShardRuns): Uint8Arra
     return out;
   });
 }
-
-/** On the main thread: unpacks the shards' runs of column `c` into one buffer of `rows` rows. */
-export function assembleRows(c: ColumnSpec, rows: number, parts: readonly { readonly runs: readonly number[]; readonly data: Uint8Array }[]): Uint8Array {
-  const size = c.array.BYTES_PER_ELEMENT * c.stride;
-  const out = new Uint8Array(rows * size);
-  for (const { runs, data } of parts) {
-    let at = 0;
-    for (let i = 0; i < runs.length; i += 2) {
-      const bytes = (runs[i + 1]! - runs[i]!) * size;
-      out.set(data.subarray(at, at + bytes), runs[i]! * size);
-      at += bytes;
-    }
-  }
-  return out;
-}

@@ -3,13 +3,15 @@
  * `loadState` at a start (the newest usable snapshot, its pending candles into the store, the
  * registry, then the log after it).
  */
+import { readFileSync } from 'node:fs';
+import { freemem } from 'node:os';
 import type { Ingest } from '../ingest/ingest.js';
 import type { ShardDispatcher } from '../pipeline.js';
 import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
 import type { Source } from '../sources/source.js';
 import { runsByShard, type ShardCapture, type ShardRuns } from './capture.js';
-import type { SnapshotHeader } from './format.js';
+import { keptColumns, usedRows, type SnapshotHeader } from './format.js';
 import { restorePending } from './pending.js';
 import { logPrunedThrough } from './prune-log.js';
 import type { SnapshotFile, Snapshots } from './snapshots.js';
@@ -37,9 +39,16 @@ export interface Cut {
  * written): the main thread copies its columns (and the source's state, when it keeps one) now, each
  * shard its rows when its queue reaches the cut, while ingest goes on; the file is written in the
  * background. Every event the source produced so far must be ingested (the cut is between steps).
+ * Skipped (with the reason) when the copies would take more than half the memory available: a
+ * universe that large needs the tiered state, and a start then replays the log.
  */
-export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snapshots, shards: CuttableShards, source?: Source): Cut {
+export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snapshots, shards: CuttableShards, source?: Source): Cut | { readonly skipped: string } {
   const seq = ingest.head;
+  const need = cutBytes(views);
+  const available = availableMemoryBytes();
+  if (need > CUT_MEMORY_SHARE * available) {
+    return { skipped: `a cut would copy ${gib(need)} of shared memory and ${gib(available)} is available; starts replay the log meanwhile` };
+  }
   const t0 = performance.now();
   const main = cutMain(views, seq, source?.saveState?.());
   const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokens[t] !== undefined);
@@ -52,6 +61,29 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
       return captures.map((capture, i) => ({ runs: runs[i]!, capture }));
     });
   return { seq, mainMs, written: snapshots.take(main, parts) };
+}
+
+/** A cut may take at most this share of the memory available (its copies live until the file is written). */
+const CUT_MEMORY_SHARE = 0.5;
+
+const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
+
+/** Bytes a cut copies: every kept column to the rows in use. */
+export function cutBytes(views: EngineViews): number {
+  let n = 0;
+  for (const c of keptColumns(views.columnTable)) n += usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * c.stride * c.array.BYTES_PER_ELEMENT;
+  return n;
+}
+
+/** What the kernel says could be allocated without swapping (MemAvailable), or free memory elsewhere. */
+function availableMemoryBytes(): number {
+  try {
+    const m = /MemAvailable:\s+(\d+) kB/.exec(readFileSync('/proc/meminfo', 'utf8'));
+    if (m) return Number(m[1]) * 1024;
+  } catch {
+    // not Linux
+  }
+  return freemem();
 }
 
 export interface LoadedState {

@@ -1,13 +1,14 @@
 /**
  * Taking a snapshot: the copies of a cut (capture.ts) are laid out as one file (format.ts), and
- * `writeSnapshot` puts it on disk in the background (temporary name, fsync, rename, fsync of the
- * folder: a kill -9 at any point leaves the files before it as they were).
+ * `writeSnapshot` puts them on disk in the background, each shard's runs straight at their rows'
+ * place (no second copy), under a temporary name, synced, renamed, the folder synced: a kill -9 at
+ * any point leaves the files before it as they were.
  */
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pack } from 'msgpackr';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
-import { assembleRows, shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js';
+import { shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js';
 import {
   alignUp,
   columnTableHash,
@@ -23,8 +24,11 @@ import {
 
 export interface CapturedViews {
   readonly header: SnapshotHeader;
-  /** The header's bytes (magic, length, JSON, padding), then one buffer per column, in header order. */
-  readonly parts: readonly Uint8Array[];
+  /**
+   * What to write where: the header, each main-thread column, each shard's runs at their rows'
+   * place, the sections, the closing mark. Bytes not written (rows of no shard, padding) read as zero.
+   */
+  readonly writes: readonly { readonly offset: number; readonly bytes: Uint8Array }[];
 }
 
 /** The main thread's half of a cut: its own columns copied, and the id bounds the shards' rows are taken to. */
@@ -57,31 +61,21 @@ export function cutMain(views: EngineViews, seq: number, sourceState?: Uint8Arra
   return { seq, pools, tokens, chains, takenAtMs: nowMs, copies, ...(sourceState ? { sourceState } : {}) };
 }
 
-/** Lays out the file from the main thread's copies and each shard's runs (capture.ts). */
+/** Lays out the file from the main thread's copies and each shard's runs (capture.ts), without copying them again. */
 export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]): CapturedViews {
   const sourceState = cut.sourceState ?? new Uint8Array(0);
   const rowColumns = shardRowColumns(views.columnTable);
-  const datas: Uint8Array[] = [];
-  const shapes: Omit<SnapshotColumn, 'offset'>[] = [];
-  for (const c of keptColumns(views.columnTable)) {
-    let data = cut.copies.get(c.name);
-    if (data === undefined) {
-      const i = rowColumns.indexOf(c);
-      const rows = c.scope === 'pool' ? cut.pools : cut.tokens;
-      data = assembleRows(c, rows, shards.map((s) => ({ runs: c.scope === 'pool' ? s.runs.pools : s.runs.tokens, data: s.capture.columns[i]! })));
-    }
-    datas.push(data);
-    shapes.push({ name: c.name, type: c.type, scope: c.scope, stride: c.stride, bytes: data.byteLength });
-  }
+  const kept = keptColumns(views.columnTable);
+  const sizes = kept.map((c) => cut.copies.get(c.name)?.byteLength ?? (c.scope === 'pool' ? cut.pools : cut.tokens) * c.stride * c.array.BYTES_PER_ELEMENT);
   const pending = shards.flatMap((s) => s.capture.pending);
   const pendingBytes = pack(pending) as Uint8Array;
   const tableHash = columnTableHash(views.columnTable);
   // The header's length depends on the offsets it lists: lay out with room to spare, widen until it fits.
   const draft = (base: number): SnapshotHeader => {
     let at = base;
-    const columns = shapes.map((s) => {
-      const col: SnapshotColumn = { ...s, offset: at };
-      at = alignUp(at + s.bytes);
+    const columns = kept.map((c, i) => {
+      const col: SnapshotColumn = { name: c.name, type: c.type, scope: c.scope, stride: c.stride, offset: at, bytes: sizes[i]! };
+      at = alignUp(at + sizes[i]!);
       return col;
     });
     const pendingSection = { offset: at, bytes: pendingBytes.byteLength, chunks: pending.length };
@@ -110,21 +104,32 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     header = draft(base);
     json = Buffer.from(JSON.stringify(header));
   }
-  const head = Buffer.alloc(base);
+  const head = Buffer.alloc(12 + json.length);
   SNAPSHOT_MAGIC.copy(head, 0);
   head.writeUInt32LE(json.length, 8);
   json.copy(head, 12);
-  const parts: Uint8Array[] = [head];
-  const padded = (d: Uint8Array) => {
-    parts.push(d);
-    const pad = alignUp(d.byteLength) - d.byteLength;
-    if (pad > 0) parts.push(new Uint8Array(pad));
-  };
-  for (const d of datas) padded(d);
-  padded(pendingBytes);
-  padded(sourceState);
-  parts.push(SNAPSHOT_END);
-  return { header, parts };
+  const writes: { offset: number; bytes: Uint8Array }[] = [{ offset: 0, bytes: head }];
+  kept.forEach((c, i) => {
+    const at = header.columns[i]!.offset;
+    const copy = cut.copies.get(c.name);
+    if (copy !== undefined) return void writes.push({ offset: at, bytes: copy });
+    const rowBytes = c.stride * c.array.BYTES_PER_ELEMENT;
+    const k = rowColumns.indexOf(c);
+    for (const { runs, capture } of shards) {
+      const r = c.scope === 'pool' ? runs.pools : runs.tokens;
+      const data = capture.columns[k]!;
+      let from = 0;
+      for (let j = 0; j < r.length; j += 2) {
+        const n = (r[j + 1]! - r[j]!) * rowBytes;
+        writes.push({ offset: at + r[j]! * rowBytes, bytes: data.subarray(from, from + n) });
+        from += n;
+      }
+    }
+  });
+  writes.push({ offset: header.pending.offset, bytes: pendingBytes });
+  writes.push({ offset: header.source.offset, bytes: sourceState });
+  writes.push({ offset: header.bytes - SNAPSHOT_END.length, bytes: SNAPSHOT_END });
+  return { header, writes };
 }
 
 /** Writes a captured snapshot into `dir`; resolves with its path once it is durable under its final name. */
@@ -133,9 +138,11 @@ export async function writeSnapshot(dir: string, captured: CapturedViews): Promi
   const tmp = `${path}.tmp`;
   const file = await open(tmp, 'w');
   try {
-    for (const part of captured.parts) {
+    // The full size first: what no write covers (rows of no shard, padding) reads as zero.
+    await file.truncate(captured.header.bytes);
+    for (const { offset, bytes } of captured.writes) {
       let done = 0;
-      while (done < part.byteLength) done += (await file.write(part, done, part.byteLength - done)).bytesWritten;
+      while (done < bytes.byteLength) done += (await file.write(bytes, done, bytes.byteLength - done, offset + done)).bytesWritten;
     }
     await file.sync();
   } catch (err) {
