@@ -18,7 +18,7 @@ import { checkHost, EDGE_PAGE, keylessCallerAt, resolveCaller, type Caller, type
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import type { GatewayContext } from './context.js';
-import { ApiError, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
+import { ApiError, FORBIDDEN_HOST, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
 import { ResponseCache } from './http/cache.js';
 import { num, str } from './http/json.js';
 import { readQuery } from './http/query.js';
@@ -274,6 +274,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       a.body = options.health ? Buffer.from(JSON.stringify(options.health())) : HEALTH_BODY;
       return;
     }
+    // The agent host on loopback serves only requests naming it (DNS rebinding), the /api subset as its protocol routes.
+    if (role === 'agent' && agentHost !== null && !agentHost.hostAllowed(f.host)) throw FORBIDDEN_HOST;
     if (access === undefined || keys === null || meter === null) {
       const body = route(f.path, f.query);
       if (body instanceof Promise)
@@ -381,7 +383,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           path,
           query: req.getQuery() ?? '',
           authorization,
-          host: roleByName.size === 0 ? '' : req.getHeader(HOST),
+          host: roleByName.size === 0 && role !== 'agent' ? '' : req.getHeader(HOST),
           // Only keyless callers are counted by address.
           address: access === undefined || authorization !== '' ? null : res.getRemoteAddress(),
         };
