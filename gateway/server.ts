@@ -17,6 +17,7 @@ import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
 import { checkHost, EDGE_PAGE, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
+import { KEY_REVOKED_MESSAGE, watchRevokedKeys } from './auth/key-watch.js';
 import type { GatewayContext } from './context.js';
 import { ApiError, FORBIDDEN_HOST, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
 import { ResponseCache } from './http/cache.js';
@@ -421,10 +422,21 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     ports[role] = l.port;
     listening.push(l);
   };
+  // Streams and agent sessions opened with a key end when the key is revoked or replaced.
+  const stopKeyWatch =
+    keys === null
+      ? () => undefined
+      : watchRevokedKeys(keys, (gone) => {
+          const revoked = (caller: Caller): boolean => caller.account !== undefined && gone(caller.account);
+          streamHost?.hub.failOwners((owner) => revoked(owner as Caller), KEY_REVOKED_MESSAGE);
+          streamThreads?.failCallers(revoked, KEY_REVOKED_MESSAGE);
+          agentHost?.closeSessionsOf(revoked);
+        });
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
+    stopKeyWatch();
     streamHost?.close();
     await streamThreads?.close();
     await agentHost?.close();

@@ -62,6 +62,8 @@ export interface AgentHost {
   register(app: TemplatedApp): void;
   /** The DNS-rebinding guard: whether a Host header value names this host (the /api subset asks it too). */
   hostAllowed(hostHeader: string): boolean;
+  /** Ends the sessions (and their streams) of the callers `closes` picks (their key was revoked or replaced). */
+  closeSessionsOf(closes: (caller: Caller) => boolean): void;
   /** Open sessions per transport. */
   sessions(): { readonly streamableHttp: number; readonly sse: number };
   /** Ends every session and stream. */
@@ -157,6 +159,10 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
       app.any(JSON_RPC_PATH, notAllowed('POST'));
     },
     hostAllowed,
+    closeSessionsOf(closes) {
+      streamable.closeWhere(closes);
+      sse.closeWhere(closes);
+    },
     sessions: () => ({ streamableHttp: streamable.sessionCount, sse: sse.sessionCount }),
     async close() {
       clearInterval(sweeper);

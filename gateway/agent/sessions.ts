@@ -92,6 +92,14 @@ export class SessionTable<S extends Session> {
     else this.perOwner.set(s.owner, n);
   }
 
+  /** Closes every session `closes` picks; returns how many. */
+  closeWhere(closes: (s: S) => boolean): number {
+    const gone: S[] = [];
+    for (const s of this.byId.values()) if (closes(s)) gone.push(s);
+    for (const s of gone) this.evict(s);
+    return gone.length;
+  }
+
   /** Closes sessions idle for longer than the limit; returns how many. */
   sweep(nowMs: number): number {
     const idle: S[] = [];

@@ -32,6 +32,8 @@ export const STREAM_KEEP_ALIVE_MS = 15_000; // 15 s
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'origin', 'user-agent'] as const;
 
 interface StreamableSession extends Session {
+  /** Who opened it (their key's revocation ends it). */
+  readonly caller: Caller;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
 }
@@ -71,6 +73,11 @@ export class StreamableHttpEndpoint {
 
   close(): Promise<void> {
     return this.sessions.closeAll();
+  }
+
+  /** Ends the sessions (and their streams) opened by the callers `closes` picks. */
+  closeWhere(closes: (caller: Caller) => boolean): void {
+    this.sessions.closeWhere((s) => closes(s.caller));
   }
 
   async post(ex: Exchange, caller: Caller, pending: Promise<BodyResult>): Promise<void> {
@@ -166,6 +173,7 @@ export class StreamableHttpEndpoint {
         session = {
           id,
           owner: caller.key,
+          caller,
           lastActiveMs: Date.now(),
           openStreams: 0,
           transport,
