@@ -42,6 +42,7 @@ import { createTokenDetails } from './rest/tokens.js';
 import { segment } from './http/path.js';
 import { createAgentHost, type AgentHost } from './agent/host.js';
 import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
+import { limitSendBuffers } from './streams/send-buffer.js';
 import { startStreamThreads, type StreamThreads } from './streams/threads.js';
 
 export type { GatewayContext } from './context.js';
@@ -468,6 +469,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
         ...(hub !== undefined ? { hub: { ...(hub.tickMs !== undefined ? { tickMs: hub.tickMs } : {}), ...(hub.pingIntervalMs !== undefined ? { pingIntervalMs: hub.pingIntervalMs } : {}) } } : {}),
       });
       Object.assign(ports, streamThreads.ports);
+    }
+    const streamPorts = [ports.freeStream, ports.paidStream].filter((p): p is number => p !== undefined);
+    if (streamPorts.length > 0 && limitSendBuffers(streamPorts) === 0) {
+      console.warn('streams: the send buffer of stream sockets could not be bounded; a reader that stops reading is noticed later');
     }
   } catch (err) {
     await close();
