@@ -145,7 +145,7 @@ export class SseEndpoint {
 
   /** GET /sse: a new session on this stream. */
   async open(ex: Exchange, caller: Caller): Promise<void> {
-    if (!this.sessions.makeRoom(caller.key)) {
+    if (!this.sessions.makeRoom(caller.key, ex.remoteAddress)) {
       ex.sendJson(503, BUSY, { 'Retry-After': `${BUSY_RETRY_AFTER_S}` });
       return;
     }
@@ -155,6 +155,7 @@ export class SseEndpoint {
     const session: SseSession = {
       id,
       owner: caller.key,
+      address: ex.remoteAddress,
       caller,
       lastActiveMs: Date.now(),
       // The stream itself is held open for the whole session.

@@ -158,7 +158,7 @@ export class StreamableHttpEndpoint {
   }
 
   private async open(ex: Exchange, caller: Caller, message: unknown): Promise<void> {
-    if (!this.sessions.makeRoom(caller.key)) {
+    if (!this.sessions.makeRoom(caller.key, ex.remoteAddress)) {
       ex.sendJson(503, BUSY, { 'Retry-After': `${BUSY_RETRY_AFTER_S}` });
       return;
     }
@@ -173,6 +173,7 @@ export class StreamableHttpEndpoint {
         session = {
           id,
           owner: caller.key,
+          address: ex.remoteAddress,
           caller,
           lastActiveMs: Date.now(),
           openStreams: 0,
