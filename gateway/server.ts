@@ -97,6 +97,8 @@ export interface Gateway {
   readonly streams: StreamHost | null;
   /** The stream threads, when the stream hosts run on their own threads (`streamThreads` > 0). */
   readonly streamThreads: StreamThreads | null;
+  /** A `warning` event to every open stream, on every stream thread (the streams go on). */
+  warnStreams(message: string): void;
   /** Writes the usage counters to the store now (they are also written every second and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;
@@ -484,6 +486,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     streams: streamHost,
     get streamThreads() {
       return streamThreads;
+    },
+    warnStreams(message) {
+      streamHost?.hub.warnAll(message);
+      streamThreads?.warnAll(message);
     },
     flushUsage: () => meter?.flush() ?? Promise.resolve(),
     close,

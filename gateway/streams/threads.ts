@@ -64,6 +64,8 @@ export type ToThread =
   | { readonly t: 'stats'; readonly id: number; readonly percentiles: readonly number[]; readonly reset: boolean }
   /** The meter subjects whose streams end with an `error` event carrying `message` (their key stopped working). */
   | { readonly t: 'fail'; readonly subjects: readonly string[]; readonly message: string }
+  /** A `warning` to every stream of the thread. */
+  | { readonly t: 'warn'; readonly message: string }
   | { readonly t: 'close' };
 
 export type FromThread =
@@ -96,6 +98,8 @@ export interface StreamThreads {
   readonly ports: Readonly<Partial<Record<StreamRole, number>>>;
   readonly threads: number;
   stats(percentiles?: readonly number[], reset?: boolean): Promise<ThreadStats>;
+  /** A `warning` to every stream on every thread. */
+  warnAll(message: string): void;
   /** Ends the streams of the callers `fails` picks, on every thread, with an `error` event. */
   failCallers(fails: (caller: Caller) => boolean, message: string): void;
   /** Ends every stream (with an `error` event) and stops the threads. */
@@ -351,6 +355,10 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
         statsWaiting.set(id, { left: threads.length, got: [], done });
         for (const t of threads) t.worker.postMessage({ t: 'stats', id, percentiles, reset } satisfies ToThread);
       });
+    },
+    warnAll(message) {
+      if (closing !== null) return;
+      for (const t of threads) t.worker.postMessage({ t: 'warn', message } satisfies ToThread);
     },
     failCallers(fails, message) {
       if (closing !== null) return;
