@@ -54,6 +54,15 @@ function host(): ClientHost & { woken: number } {
   };
 }
 
+/** A swap stream (one pool subscription) opened on a stand-in response. */
+function swapStream() {
+  const r = fakeResponse();
+  const c = new StreamClient(host(), { res: r.res, post: false, limit: null, plan: 'dev', owner: {}, nowMs: 0 });
+  const sub = c.subscribe('pool', 0, 1);
+  c.open(true, 0);
+  return { r, c, sub };
+}
+
 let nextId = 1;
 function event(data: string): RenderedEvent {
   return { id: nextId++, keys: [1], data, alt: null, pool: -1, atMs: 0, frameMethod: '', frameAlt: false, frameRequestId: -1, frame: Buffer.alloc(0) };
@@ -82,10 +91,7 @@ describe('stream queue under backpressure', () => {
   });
 
   it('ends a swap stream with an error event once its waiting events pass the bound', () => {
-    const r = fakeResponse();
-    const c = new StreamClient(host(), { res: r.res, post: false, limit: null, plan: 'dev', owner: {}, nowMs: 0 });
-    const sub = c.subscribe('pool', 0, 1);
-    c.open(true, 0);
+    const { r, c, sub } = swapStream();
     r.setFull(true);
     c.push(sub, event('{}'));
     c.flush(1);
@@ -103,10 +109,7 @@ describe('stream queue under backpressure', () => {
   });
 
   it('a burst far larger than one chunk, written to a socket that takes it, does not end the stream', () => {
-    const r = fakeResponse();
-    const c = new StreamClient(host(), { res: r.res, post: false, limit: null, plan: 'dev', owner: {}, nowMs: 0 });
-    const sub = c.subscribe('pool', 0, 1);
-    c.open(true, 0);
+    const { r, c, sub } = swapStream();
     const big = 'x'.repeat(1_000);
     // 4 MiB in one tick, then written chunk by chunk as the hub wakes the stream again.
     for (let i = 0; i < 4 * 1024; i++) c.push(sub, event(`{"tx":"${big}"}`));
@@ -125,10 +128,7 @@ describe('stream queue under backpressure', () => {
   });
 
   it('a reader behind for longer than SLOW_READER_MS is dropped while its socket is full', () => {
-    const r = fakeResponse();
-    const c = new StreamClient(host(), { res: r.res, post: false, limit: null, plan: 'dev', owner: {}, nowMs: 0 });
-    const sub = c.subscribe('pool', 0, 1);
-    c.open(true, 0);
+    const { r, c, sub } = swapStream();
     r.setFull(true);
     c.push(sub, event('{"tx":1}'));
     c.flush(100);
@@ -143,10 +143,7 @@ describe('stream queue under backpressure', () => {
   });
 
   it('a reader that drains now and then but never catches up gets an error event after SLOW_READER_MS', () => {
-    const r = fakeResponse();
-    const c = new StreamClient(host(), { res: r.res, post: false, limit: null, plan: 'dev', owner: {}, nowMs: 0 });
-    const sub = c.subscribe('pool', 0, 1);
-    c.open(true, 0);
+    const { r, c, sub } = swapStream();
     const big = 'x'.repeat(MAX_CHUNK_BYTES);
     let nowMs = 0;
     // Each step: two chunks' worth arrives, one chunk is written and taken.
