@@ -119,12 +119,20 @@ export class RetryingWriter {
    */
   async checkSpace(): Promise<void> {
     const free = await freeBytes(this.path);
-    const full = free < (await fullMargin(this.path));
-    if (full && this.fault === null) {
-      this.setFault({ diskFull: true, sinceMs: Date.now(), message: `disk full: ${this.path} has ${free} bytes free; new data is held and written when space is freed` });
-    } else if (!full && this.fault !== null && this.fault.diskFull && this.waiting === 0) {
-      this.setFault(null);
-    }
+    if (free < (await fullMargin(this.path))) {
+      if (this.fault === null) this.setFault({ diskFull: true, sinceMs: Date.now(), message: `disk full: ${this.path} has ${free} bytes free; new data is held and written when space is freed` });
+    } else if (this.fault !== null && this.fault.diskFull && this.waiting === 0) this.setFault(null);
+  }
+
+  /**
+   * After a write committed: the fault is over once no write waits and, for a full disk, the free
+   * space is back above the margin (a small write may fit in the store's free pages on a full disk:
+   * that alone does not end it, or the state would flap).
+   */
+  private async settle(): Promise<void> {
+    if (this.waiting > 0 || this.fault === null) return;
+    if (this.fault.diskFull) return this.checkSpace();
+    this.setFault(null);
   }
 
   /** Runs `fn` in a write transaction; resolves once it is committed, however many retries that takes. */
@@ -132,7 +140,7 @@ export class RetryingWriter {
     if (this.waiting > 0) return this.queue(fn);
     return this.root.transaction(fn).then(
       () => {
-        if (this.fault !== null && this.waiting === 0) this.setFault(null);
+        if (this.fault !== null) void this.settle();
       },
       (err: unknown) => this.failed(err, fn),
     );
@@ -167,7 +175,7 @@ export class RetryingWriter {
     this.tail = p.catch(() => undefined);
     return p.finally(() => {
       this.waiting--;
-      if (this.waiting === 0 && this.fault !== null && !this.givenUp) this.setFault(null);
+      if (this.fault !== null && !this.givenUp) void this.settle();
     });
   }
 
