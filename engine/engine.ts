@@ -53,8 +53,10 @@ export interface EngineStatus {
 }
 
 export interface EngineHealth {
-  /** `degraded` while some chain's node is down. */
+  /** `degraded` while some chain's node is down or the store cannot be written (a full disk). */
   readonly status: 'ok' | 'degraded';
+  /** Why the store cannot be written ("disk full: <dir> ..."), while it cannot: ingest is paused meanwhile. */
+  readonly reason?: string;
   readonly phase: EngineStatus['phase'];
   readonly chains: readonly object[];
 }
@@ -90,6 +92,8 @@ const STEP_EVENTS = 50_000;
 const DEFAULT_LIVE_TICK_MS = 250;
 const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
 const PROGRESS_INTERVAL_MS = 1_000;
+/** How often the data directory's free space is looked at. */
+const DISK_CHECK_INTERVAL_MS = 1_000;
 /** Source steps whose commit or shard work may still be running while the next one is produced. */
 const STEPS_IN_FLIGHT = 3;
 
@@ -98,6 +102,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const log = options.log ?? (() => {});
   mkdirSync(options.dataDir, { recursive: true });
   const store = openStore(options.dataDir);
+  // A start on a full disk serves what is stored; ingest waits for space (store/durable.ts). The
+  // free space is looked at every second too: the shard threads' writes may be the ones failing.
+  await store.writer.checkSpace();
+  if (store.writer.fault !== null) log(`${store.writer.fault.message}: serving what is stored`);
+  const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
+  spaceTimer.unref();
   const views = EngineViews.create(options.capacity);
   const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now });
   const ingest = new Ingest(store, views, shards);
@@ -254,8 +264,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   };
 
   // The shard threads are up before the source's first read (replay above waits for them only when
-  // the log holds batches): a fresh start would otherwise load them while the backfill runs.
-  await shards.flush();
+  // the log holds batches): a fresh start would otherwise load them while the backfill runs. On a
+  // full disk their writes wait for space: the start does not.
+  if (store.writer.fault === null) await shards.flush();
   const running = run();
   const failed = running.then(
     () => new Promise<never>(() => {}),
@@ -316,11 +327,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     health() {
       const chains = source.health?.() ?? [];
       const down = chains.some((c) => (c as { state?: string }).state === 'node_down');
+      const fault = store.writer.fault;
+      if (fault !== null) return { status: 'degraded', reason: fault.message, phase, chains };
       return { status: down ? 'degraded' : 'ok', phase, chains };
     },
     async stop() {
       stopping = true;
       wake?.();
+      // Writes still waiting for space are not acknowledged: they are given up, not waited for.
+      clearInterval(spaceTimer);
+      store.writer.abandon();
+      shards.abandonWrites();
       await running.catch(() => {});
       await snapshots?.idle();
       await shards.close();

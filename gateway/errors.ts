@@ -11,6 +11,8 @@ export const ERROR_CODES = {
   api_key_required: { status: 401, message: 'api key required' },
   credits_exhausted: { status: 402, message: 'credit allowance exhausted' },
   wrong_host: { status: 403, message: 'this key belongs on another host' },
+  /** A loopback host reached under a name that is not its own (DNS rebinding). */
+  forbidden_host: { status: 403, message: 'the Host header does not name this service' },
   plan_required: { status: 403, message: 'your plan does not include this' },
   /** Keyless callers on a stream outside the showcase assets. */
   preview_only: { status: 403, message: 'keyless streaming is limited to the showcase assets' },
@@ -54,4 +56,5 @@ export const ROOT_KEY_MESSAGE = 'missing or invalid api key';
 export const NOT_FOUND = new ApiError('not_found');
 export const INTERNAL_ERROR = new ApiError('internal_error');
 export const INVALID_KEY = new ApiError('invalid_api_key');
+export const FORBIDDEN_HOST = new ApiError('forbidden_host', `${ERROR_CODES.forbidden_host.message}: use localhost, a loopback address or a configured public name`);
 export const INVALID_KEY_AT_ROOT = new ApiError('invalid_api_key', ROOT_KEY_MESSAGE);

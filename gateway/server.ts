@@ -17,8 +17,9 @@ import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
 import { checkHost, EDGE_PAGE, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
+import { KEY_REVOKED_MESSAGE, watchRevokedKeys } from './auth/key-watch.js';
 import type { GatewayContext } from './context.js';
-import { ApiError, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
+import { ApiError, FORBIDDEN_HOST, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
 import { ResponseCache } from './http/cache.js';
 import { num, str } from './http/json.js';
 import { readQuery } from './http/query.js';
@@ -41,6 +42,7 @@ import { createTokenDetails } from './rest/tokens.js';
 import { segment } from './http/path.js';
 import { createAgentHost, type AgentHost } from './agent/host.js';
 import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
+import { limitSendBuffers } from './streams/send-buffer.js';
 import { startStreamThreads, type StreamThreads } from './streams/threads.js';
 
 export type { GatewayContext } from './context.js';
@@ -95,6 +97,8 @@ export interface Gateway {
   readonly streams: StreamHost | null;
   /** The stream threads, when the stream hosts run on their own threads (`streamThreads` > 0). */
   readonly streamThreads: StreamThreads | null;
+  /** A `warning` event to every open stream, on every stream thread (the streams go on). */
+  warnStreams(message: string): void;
   /** Writes the usage counters to the store now (they are also written every second and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;
@@ -274,6 +278,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       a.body = options.health ? Buffer.from(JSON.stringify(options.health())) : HEALTH_BODY;
       return;
     }
+    // The agent host on loopback serves only requests naming it (DNS rebinding), the /api subset as its protocol routes.
+    if (role === 'agent' && agentHost !== null && !agentHost.hostAllowed(f.host)) throw FORBIDDEN_HOST;
     if (access === undefined || keys === null || meter === null) {
       const body = route(f.path, f.query);
       if (body instanceof Promise)
@@ -381,7 +387,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           path,
           query: req.getQuery() ?? '',
           authorization,
-          host: roleByName.size === 0 ? '' : req.getHeader(HOST),
+          host: roleByName.size === 0 && role !== 'agent' ? '' : req.getHeader(HOST),
           // Only keyless callers are counted by address.
           address: access === undefined || authorization !== '' ? null : res.getRemoteAddress(),
         };
@@ -419,10 +425,21 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     ports[role] = l.port;
     listening.push(l);
   };
+  // Streams and agent sessions opened with a key end when the key is revoked or replaced.
+  const stopKeyWatch =
+    keys === null
+      ? () => undefined
+      : watchRevokedKeys(keys, (gone) => {
+          const revoked = (caller: Caller): boolean => caller.account !== undefined && gone(caller.account);
+          streamHost?.hub.failOwners((owner) => revoked(owner as Caller), KEY_REVOKED_MESSAGE);
+          streamThreads?.failCallers(revoked, KEY_REVOKED_MESSAGE);
+          agentHost?.closeSessionsOf(revoked);
+        });
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
+    stopKeyWatch();
     streamHost?.close();
     await streamThreads?.close();
     await agentHost?.close();
@@ -455,6 +472,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       });
       Object.assign(ports, streamThreads.ports);
     }
+    const streamPorts = [ports.freeStream, ports.paidStream].filter((p): p is number => p !== undefined);
+    if (streamPorts.length > 0 && limitSendBuffers(streamPorts) === 0) {
+      console.warn('streams: the send buffer of stream sockets could not be bounded; a reader that stops reading is noticed later');
+    }
   } catch (err) {
     await close();
     throw err;
@@ -465,6 +486,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     streams: streamHost,
     get streamThreads() {
       return streamThreads;
+    },
+    warnStreams(message) {
+      streamHost?.hub.warnAll(message);
+      streamThreads?.warnAll(message);
     },
     flushUsage: () => meter?.flush() ?? Promise.resolve(),
     close,

@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { CONFIG_FLAGS, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig, snapshotPolicy } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
+import type { WriteFault } from '../engine/store/durable.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
 import { startGateway } from '../gateway/server.js';
@@ -88,6 +89,12 @@ async function serve(flags: Record<string, string>): Promise<void> {
       },
     },
   );
+  // A full disk pauses ingest (engine/store/durable.ts): streams are told, and told again when it resumes.
+  const onWriteFault = (fault: WriteFault | null): void => {
+    log(fault === null ? 'store: written again; ingest resumes' : `store: ${fault.message}; ingest paused, reads go on`);
+    gateway.warnStreams(fault === null ? 'the service can store data again: live events resume' : `${fault.message}: live events pause until then; this stream stays open`);
+  };
+  engine.store.writer.onChange(onWriteFault);
   log(`REST listening on http://${config.gateway.host}:${gateway.port}`);
   log(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
   log(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);

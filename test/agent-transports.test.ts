@@ -7,7 +7,7 @@
  */
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_SESSION_LIMITS } from '../gateway/agent/sessions.js';
 import { startGateway } from '../gateway/server.js';
 import { INITIALIZE, postJson, raw, sseMessages } from './agent-support.js';
@@ -340,6 +340,21 @@ describe('/sse and /messages without the SDK client', () => {
     await stillServing();
   });
 
+  it('a sessionId that cannot be read is a 400 naming the parameter, logged without a stack', async () => {
+    const errors = vi.spyOn(console, 'error');
+    try {
+      for (const id of ['%ZZ', '%E0%A4%A', 'a'.repeat(513), '%41'.repeat(600)]) {
+        const r = await postJson(url(`/messages?sessionId=${id}`), { jsonrpc: '2.0', id: 1, method: 'ping' });
+        expect(r.status, id.slice(0, 20)).toBe(400);
+        expect(r.body.error, id.slice(0, 20)).toMatchObject({ code: -32602, message: expect.stringMatching(/^invalid query param: sessionId /), data: { error: 'invalid_parameter', param: 'sessionId' } });
+      }
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+    await stillServing();
+  });
+
   it('POSTs of another key are refused', async () => {
     const s = await openSse({ authorization: devKey });
     const other = await postJson(url(s.endpoint), { jsonrpc: '2.0', id: 1, method: 'ping' });
@@ -375,6 +390,52 @@ describe('CORS and Host', () => {
     expect(await withHost(fx.url('agent'), 'evil.example')).toBe(403);
     expect(await withHost(fx.url('agent'), 'evil.example:8084')).toBe(403);
     for (const local of ['localhost:8084', '127.0.0.1', '[::1]:8084']) expect(await withHost(fx.url('agent'), local), local).toBe(200);
+    await stillServing();
+  });
+
+  /** Status and body of one raw request to `base` with `host` as its Host header, as the server parsed it. */
+  const rawWithHost = (base: string, method: string, path: string, host: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const socket = connect(Number(new URL(base).port), '127.0.0.1');
+      let text = '';
+      const body = method === 'POST' ? JSON.stringify(toolCall(1, 'getStats')) : '';
+      socket.on('error', reject);
+      socket.on('data', (d) => {
+        text += d.toString('latin1');
+        // Enough once the head and the start of the body are in (streams do not end by themselves).
+        const head = text.indexOf('\r\n\r\n');
+        if (head >= 0 && text.length > head + 4) {
+          socket.destroy();
+          resolve({ status: Number(text.slice(9, 12)), body: text.slice(head + 4) });
+        }
+      });
+      socket.write(
+        `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n` +
+          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    });
+
+  it('a Host that only begins like a loopback address or name is refused on every route, the /api subset included', async () => {
+    const base = fx.url('agent');
+    const routes: [string, string][] = [
+      ['POST', '/json-rpc'],
+      ['POST', '/streamable-http'],
+      ['GET', '/sse'],
+      ['GET', '/api/networks'],
+    ];
+    const foreign = ['127.0.0.1.evil.example', '127.0.0.1.evil.example:8084', '127.1.2.3.nip.io', 'localhost.evil.example', '[::1].evil.example', '127.0.0.1:8084:1', '127.0.0.1:99999', '127.0.0.1@evil.example', 'evil.example'];
+    for (const [method, path] of routes) {
+      for (const host of foreign) {
+        const r = await rawWithHost(base, method, path, host);
+        expect(r.status, `${method} ${path} Host: ${host}`).toBe(403);
+        expect(r.body, `${method} ${path} Host: ${host}`).toContain('forbidden_host');
+      }
+      for (const host of ['127.0.0.1', '127.0.0.2:8084', 'localhost', 'LOCALHOST:1', '[::1]', '[::1]:8084', '[::ffff:127.0.0.1]:80']) {
+        expect((await rawWithHost(base, method, path, host)).status, `${method} ${path} Host: ${host}`).toBe(200);
+      }
+    }
+    const api = await rawWithHost(base, 'GET', '/api/networks', '127.0.0.1.evil.example');
+    expect(JSON.parse(api.body.replace(/^[0-9a-f]+\r\n/, '').replace(/\r\n0\r\n\r\n$/, ''))).toMatchObject({ error: 'forbidden_host', message: expect.stringContaining('Host header') });
     await stillServing();
   });
 

@@ -8,6 +8,7 @@ import { Decimal } from 'decimal.js';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rfc3339 } from '../gateway/http/time.js';
+import { SLOW_READER_MS } from '../gateway/streams/client.js';
 import { plansWith } from './support/access.js';
 import { E18, E6, isData, openRaw, PEPE, POOL_A, POOL_P, refusal, sleep, START, startStreamFixture, USDC, WETH, wethTrade, type Frame, type StreamFixture, type Trade } from './support/streams.js';
 
@@ -519,7 +520,7 @@ describe('limits and metering', () => {
 });
 
 describe('delivery', () => {
-  it('a reader that stops reading neither delays the others nor makes the server hold more than a bounded backlog', async () => {
+  it('a reader that stops reading neither delays the others nor makes the server hold more than SLOW_READER_MS of backlog', async () => {
     const { connect } = await import('node:net');
     const key = fx.key('dev');
     const path = `/sse/transactions?chain=ethereum&address=${POOL_A}&method=pool`;
@@ -537,35 +538,41 @@ describe('delivery', () => {
     const batches = 60;
     const perBatch = 250;
     let maxBacklog = 0;
+    let cutAfter = -1;
     const started = performance.now();
+    // One batch per second of the gateway's clock.
     for (let b = 0; b < batches; b++) {
       t += 1;
       fx.now = t;
       await fx.trade(Array.from({ length: perBatch }, (_, i) => wethTrade(t, 2000 + ((b * perBatch + i) % 50))), true);
       await sleep(5);
       maxBacklog = Math.max(maxBacklog, hub.stats().maxBacklogBytes);
+      if (cutAfter < 0 && hub.stats().streams === 1) cutAfter = b;
+      // The clock moves a second per batch: the reader that keeps up has each batch before the next
+      // (on a loaded machine it may need longer than the batch took to make).
+      await fast.waitFrames((b + 1) * perBatch, isData, 10_000);
     }
     const frames = await fast.waitFrames(batches * perBatch, isData, 20_000);
     const elapsed = performance.now() - started;
     expect(frames).toHaveLength(batches * perBatch);
     expect(elapsed).toBeLessThan(15_000);
-    // The server never held more than the bound for either reader.
-    expect(maxBacklog).toBeLessThanOrEqual(1024 * 1024 + 4096);
-    // The slow reader's stream was closed (the swap stream could not keep up), the fast one lives on.
-    for (let i = 0; i < 100 && hub.stats().streams > 1; i++) await sleep(20);
-    expect(hub.stats().streams).toBe(1);
-    // What the server still held for it ends with the error event and the end of the body.
-    const errorFrame = 'event: error\ndata: {"message":"the stream was closed because the client did not read its events fast enough"}\n\n';
+    // The slow reader was dropped once it had been behind for SLOW_READER_MS (its socket buffers
+    // take a few batches first), and the server never held more than that many seconds of swaps for it.
+    const frameBytes = Math.max(...frames.map((f) => f.data.length)) + 64;
+    expect(cutAfter).toBeGreaterThan(SLOW_READER_MS / 1000 - 1);
+    expect(cutAfter).toBeLessThan(SLOW_READER_MS / 1000 + 10);
+    expect(maxBacklog).toBeLessThanOrEqual((SLOW_READER_MS / 1000 + 1) * perBatch * frameBytes);
+    // Its connection is closed by the server: reading what was left in the buffers ends.
     slow.resume();
-    // ... and the server closes the connection itself once that is read (its FIN: 'end').
     const text = await new Promise<string>((ok, fail) => {
       let all = '';
       slow.setEncoding('utf8');
       slow.on('data', (c: string) => (all += c));
       slow.on('end', () => ok(all));
+      slow.on('close', () => ok(all));
       setTimeout(() => fail(new Error(`the server did not close the slow reader's connection (closed: ${slowClosed}); it sent ${all.length} bytes`)), 5_000);
     });
-    expect(text.endsWith(`${errorFrame}\r\n0\r\n\r\n`)).toBe(true);
+    expect(text.split('\nid: ').length - 1).toBeLessThan(batches * perBatch);
     slow.destroy();
     fast.close();
   }, 30_000);

@@ -242,8 +242,9 @@ export class Ingest implements RollbackHost {
     if (committed.length === 0) return { accepted, dropped, batches: 0, committed: Promise.resolve(), applied: Promise.resolve() };
 
     const head = this.logHead;
-    const durable = this.store.root
-      .transaction(() => {
+    // Waits out a full disk (durable.ts): the step is acknowledged, and handed to the shards, once written.
+    const durable = this.store.writer
+      .write(() => {
         for (const t of newTokens) this.store.tokens.put(t.id, t);
         for (const p of newPools) this.store.pools.put(p.id, p);
         for (const c of committed) this.store.log.put(c.seq, c.bytes);

@@ -115,7 +115,8 @@ export class LmdbSink implements ShardSink {
     this.ready = [];
     this.txs = [];
     const { store } = this;
-    this.lastWrite = store.root.transaction(() => {
+    // Waits out a full disk (durable.ts), in order with the sink's other commits.
+    this.lastWrite = store.writer.write(() => {
       for (const c of chunks) {
         const key: [number, number, number] = [c.pool, c.interval, c.start];
         store.candles.put(key, mergeChunk(store.candles.get(key), c.data));
@@ -123,6 +124,8 @@ export class LmdbSink implements ShardSink {
       for (const [k, v] of txs) store.txs.put(k, v);
       store.meta.put(metaKeys.shardWatermark(shard), watermark);
     });
+    // Rejects only when given up at shutdown (flushed() reports that to whoever waits).
+    this.lastWrite.catch(() => undefined);
   }
 
   /** Copies of the candle chunks held for a later commit (a snapshot keeps them: its rings no longer do). */

@@ -32,6 +32,8 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   live = false;
   /** Watched swaps, published as each shard's task settles. */
   readonly swapFeed = new SwapFeed();
+  /** [0] = 1 once stopping: the threads give up writes waiting for disk space (ShardWorkerData.stopping). */
+  private readonly stopping = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(options: ShardPoolOptions) {
     if (!Number.isInteger(options.shards) || options.shards < 1) throw new TypeError('options.shards must be a positive integer');
@@ -39,7 +41,7 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
     this.now = options.now ?? (() => Date.now() / 1000);
     const filename = new URL('./worker.js', import.meta.url).href;
     this.pools = Array.from({ length: options.shards }, (_, shard) => {
-      const workerData: ShardWorkerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath };
+      const workerData: ShardWorkerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath, stopping: this.stopping.buffer as SharedArrayBuffer };
       // 'async': between tasks the thread's event loop must run, or LMDB commit callbacks (and with
       // them the shard's durable candles) would wait for the next task.
       return new Piscina({ filename, minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, atomics: 'async', workerData });
@@ -129,7 +131,13 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
     await Promise.all(this.pools.map((_, s) => this.run(s, null, 'flush')));
   }
 
+  /** The threads give up their writes that wait for disk space (at shutdown, before their last tasks). */
+  abandonWrites(): void {
+    Atomics.store(this.stopping, 0, 1);
+  }
+
   async close(): Promise<void> {
+    this.abandonWrites();
     await Promise.all(this.pools.map((_, s) => this.run(s, null, 'close')));
     await Promise.all(this.pools.map((p) => p.destroy()));
   }

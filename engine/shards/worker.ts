@@ -22,6 +22,8 @@ export interface ShardWorkerData {
   readonly buffers: EngineBuffers;
   /** LMDB path, or null to keep nothing (benchmarks). */
   readonly storePath: string | null;
+  /** Int32 [0]: 1 once the engine stops: writes waiting for disk space are given up. */
+  readonly stopping: SharedArrayBuffer;
 }
 
 export interface ApplyTask {
@@ -41,6 +43,8 @@ const PRUNE_INTERVAL_MS = 10 * 60_000; // 10 min
 const data = workerData as ShardWorkerData;
 const views = EngineViews.attach(data.buffers);
 const store = data.storePath ? openStore(data.storePath) : null;
+const stopping = new Int32Array(data.stopping);
+store?.writer.abandonWhen(() => Atomics.load(stopping, 0) === 1);
 const sink = store ? new LmdbSink(store) : null;
 const writer = new ShardWriter(views, sink);
 const owned = Array.from({ length: views.capacity.chains }, (_, c) => c).filter((c) => c % data.shards === data.shard);
@@ -137,6 +141,8 @@ export async function flush(): Promise<void> {
 }
 
 export async function close(): Promise<void> {
-  await flush();
+  // On a full disk what is not written yet is given up (replay from the watermark re-creates it).
+  store?.writer.abandon();
+  await flush().catch((err: unknown) => console.error(`shard ${data.shard}: candles not written at shutdown: ${err instanceof Error ? err.message : String(err)}`));
   await store?.close();
 }

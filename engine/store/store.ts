@@ -12,6 +12,7 @@
  * once that commit resolves the batch is acknowledged, and a crash after it loses nothing.
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
+import { RetryingWriter } from './durable.js';
 
 export interface NetworkRecord {
   readonly index: number;
@@ -88,6 +89,8 @@ export interface Store {
   /** Chunks of candles: flat arrays, CANDLE_FIELDS numbers per candle (candles.ts). */
   readonly candles: Database<number[], CandleKey>;
   readonly txs: Database<TxRecord, TxKey>;
+  /** Writes that wait out a full disk (durable.ts): the engine's log commits and the shards' candles. */
+  readonly writer: RetryingWriter;
   close(): Promise<void>;
 }
 
@@ -120,6 +123,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     tokens: db<TokenRecord, number>('tokens'),
     candles: db<number[], CandleKey>('candles'),
     txs: db<TxRecord, TxKey>('txs'),
+    writer: new RetryingWriter(root, path),
     close: () => root.close(),
   };
   return store;

@@ -20,6 +20,7 @@ import { resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { GatewayContext } from '../context.js';
 import { ApiError } from '../errors.js';
+import { createHostGuard } from '../http/host-header.js';
 import type { Meter } from '../metering/meter.js';
 import { openFeedbackStore } from './feedback.js';
 import { Exchange, PREFLIGHT_HEADERS, type BodyResult } from './http.js';
@@ -30,7 +31,7 @@ import type { ServiceInfo } from './tools/service.js';
 import { JsonRpcEndpoint } from './transports/json-rpc.js';
 import { SSE_MESSAGES_PATH, SseEndpoint } from './transports/sse.js';
 import { StreamableHttpEndpoint } from './transports/streamable-http.js';
-import { MAX_BODY_BYTES, Refusal, rpcError, RpcCode } from './wire.js';
+import { apiErrorData, FORBIDDEN_HOST_RPC, MAX_BODY_BYTES, rpcError, RpcCode } from './wire.js';
 
 export const STREAMABLE_HTTP_PATH = '/streamable-http';
 export const SSE_PATH = '/sse';
@@ -59,6 +60,10 @@ export interface AgentHostOptions {
 export interface AgentHost {
   /** Adds the agent-protocol routes to the agent host's app; call before its catch-all route. */
   register(app: TemplatedApp): void;
+  /** The DNS-rebinding guard: whether a Host header value names this host (the /api subset asks it too). */
+  hostAllowed(hostHeader: string): boolean;
+  /** Ends the sessions (and their streams) of the callers `closes` picks (their key was revoked or replaced). */
+  closeSessionsOf(closes: (caller: Caller) => boolean): void;
   /** Open sessions per transport. */
   sessions(): { readonly streamableHttp: number; readonly sse: number };
   /** Ends every session and stream. */
@@ -67,19 +72,7 @@ export interface AgentHost {
 
 type Handler = (ex: Exchange, caller: Caller, body: Promise<BodyResult>) => Promise<void>;
 
-const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
 const NO_BODY: Promise<BodyResult> = Promise.resolve({ kind: 'body', body: Buffer.alloc(0) });
-
-function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || /^127\./.test(host) || host === '::ffff:127.0.0.1';
-}
-
-/** `https://mcp.example.com:443/` -> `mcp.example.com`; `[::1]:8084` -> `[::1]`. */
-function hostnameOf(value: string): string {
-  const bare = value.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '').toLowerCase();
-  if (bare.startsWith('[')) return bare.slice(0, bare.indexOf(']') + 1);
-  return bare.replace(/:\d+$/, '');
-}
 
 export function createAgentHost(options: AgentHostOptions): AgentHost {
   const { ctx, keys, plans } = options;
@@ -97,19 +90,19 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   const sweeper = setInterval(() => streamable.sweep(Date.now()), SWEEP_INTERVAL_MS);
   sweeper.unref();
 
-  const checkHostHeader = isLoopback(options.listenHost) || options.listenHost === 'localhost';
-  const allowedHosts = new Set((options.hostNames ?? []).map(hostnameOf));
-
-  function hostAllowed(header: string): boolean {
-    if (!checkHostHeader || header === '') return true;
-    const name = hostnameOf(header);
-    return isLoopback(name) || allowedHosts.has(name);
-  }
+  const hostAllowed = createHostGuard(options.listenHost, options.hostNames ?? []);
 
   function callerOf(ex: Exchange): Caller {
     const key = ex.authorization.trim().replace(/^bearer\s+/i, '');
     // Only keyless callers are counted by address.
     return resolveCaller(keys, plans, key, key === '' ? ex.remoteAddress : '', false, ctx.now());
+  }
+
+  /** An unexpected failure: logged (the path only: query strings and headers may carry credentials), answered 500. */
+  function failed(ex: Exchange, err: unknown): void {
+    console.error(`agent: request to ${ex.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    if (!ex.answered) ex.sendJson(500, rpcError(RpcCode.internalError, 'Internal error'));
+    else ex.end();
   }
 
   function serve(handler: Handler, readsBody: boolean) {
@@ -120,25 +113,21 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
       let caller: Caller;
       try {
         if (!hostAllowed(ex.header('host'))) {
-          ex.sendJson(403, rpcError(RpcCode.serverError, 'Forbidden: the Host header does not name this service', null, { error: Refusal.forbiddenHost }));
+          ex.sendJson(403, FORBIDDEN_HOST_RPC);
           return;
         }
         caller = callerOf(ex);
       } catch (err) {
         if (err instanceof ApiError) {
           ex.sendJson(err.status, rpcError(RpcCode.serverError, `${err.message}: send the API key as the Authorization header value, or no header for the keyless plan`, null, { error: err.code }));
-        } else {
-          console.error(`agent: request to ${ex.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-          ex.sendJson(500, rpcError(RpcCode.internalError, 'Internal error'));
-        }
+        } else failed(ex, err);
         return;
       }
       ex.extraHeaders['X-Api-Plan'] = caller.plan;
       handler(ex, caller, body).catch((err: unknown) => {
-        // The path only: query strings and headers may carry credentials.
-        console.error(`agent: request to ${ex.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        if (!ex.answered) ex.sendJson(500, rpcError(RpcCode.internalError, 'Internal error'));
-        else ex.end();
+        // A refusal from the registry (a query parameter that cannot be read) is the caller's to fix.
+        if (err instanceof ApiError && !ex.answered) ex.sendJson(err.status, rpcError(err.status === 400 ? RpcCode.invalidParams : RpcCode.serverError, err.message, null, apiErrorData(err)));
+        else failed(ex, err);
       });
     };
   }
@@ -168,6 +157,11 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
       app.post(JSON_RPC_PATH, serve((ex, caller, body) => jsonRpc.post(ex, caller, body), true));
       app.options(JSON_RPC_PATH, preflight);
       app.any(JSON_RPC_PATH, notAllowed('POST'));
+    },
+    hostAllowed,
+    closeSessionsOf(closes) {
+      streamable.closeWhere(closes);
+      sse.closeWhere(closes);
     },
     sessions: () => ({ streamableHttp: streamable.sessionCount, sse: sse.sessionCount }),
     async close() {

@@ -1,15 +1,23 @@
 /**
- * Live agent-protocol sessions, bounded three ways: at most `maxPerOwner` per caller (an account, or
- * the address of a keyless caller; the owner's least recently used session is closed to make room),
- * at most `maxSessions` in all (the least recently used session without an open stream is closed to
- * make room; with none, a new session is refused), and none idle longer than `idleMs` without an
- * open stream (closed by `sweep`). Map order is use order: touching a session moves it to the end.
+ * Live agent-protocol sessions, bounded so that no one client can lock out the others:
+ *  - at most `maxPerOwner` per caller (an account, or the address of a keyless caller) and at most
+ *    `maxPerAddress` per peer address whatever the keys: past either, that owner's or address's
+ *    least recently used session is closed to make room;
+ *  - at most `maxSessions` in all: to make room, the least recently used session without an open
+ *    stream is closed; when every session holds a stream, the address holding the most sessions
+ *    gives up its least recently used one, as long as it holds at least two more than the
+ *    newcomer's address (fair shares: a newcomer is refused only when every address holds about as
+ *    many as it would);
+ *  - none idle longer than `idleMs` without an open stream (closed by `sweep`).
+ * Map order is use order: touching a session moves it to the end.
  */
 
 export interface Session {
   readonly id: string;
   /** Meter subject of the caller that opened it; later requests must come from the same one. */
   readonly owner: string;
+  /** Peer address it was opened from. */
+  readonly address: string;
   lastActiveMs: number;
   /** Answers in flight and event streams held open; a session with any is never idle. */
   openStreams: number;
@@ -20,20 +28,30 @@ export interface Session {
 export interface SessionLimits {
   readonly maxSessions: number;
   readonly maxPerOwner: number;
+  readonly maxPerAddress: number;
   readonly idleMs: number;
 }
 
 export const DEFAULT_SESSION_LIMITS: SessionLimits = {
   maxSessions: 4096,
   maxPerOwner: 32,
+  // Room for several keys behind one address (an office, a NAT).
+  maxPerAddress: 128,
   idleMs: 30 * 60_000, // 30 min
 };
 
 const NOOP = (): void => {};
 
+function uncount(counts: Map<string, number>, key: string): void {
+  const n = (counts.get(key) ?? 1) - 1;
+  if (n <= 0) counts.delete(key);
+  else counts.set(key, n);
+}
+
 export class SessionTable<S extends Session> {
   private readonly byId = new Map<string, S>();
   private readonly perOwner = new Map<string, number>();
+  private readonly perAddress = new Map<string, number>();
   private readonly limits: SessionLimits;
 
   constructor(limits: SessionLimits) {
@@ -56,30 +74,29 @@ export class SessionTable<S extends Session> {
     this.byId.set(s.id, s);
   }
 
-  /** Frees a place for a new session of `owner`; false when every session holds an open stream. */
-  makeRoom(owner: string): boolean {
-    if ((this.perOwner.get(owner) ?? 0) >= this.limits.maxPerOwner) {
-      for (const s of this.byId.values()) {
-        if (s.owner === owner) {
-          this.evict(s);
-          break;
-        }
-      }
-    }
+  /** Frees a place for a new session of `owner` from `address`; false when none can fairly be had. */
+  makeRoom(owner: string, address: string): boolean {
+    if ((this.perOwner.get(owner) ?? 0) >= this.limits.maxPerOwner) this.evictFirst((s) => s.owner === owner);
+    if ((this.perAddress.get(address) ?? 0) >= this.limits.maxPerAddress) this.evictFirst((s) => s.address === address);
     if (this.byId.size < this.limits.maxSessions) return true;
-    for (const s of this.byId.values()) {
-      if (s.openStreams === 0) {
-        this.evict(s);
-        return true;
+    if (this.evictFirst((s) => s.openStreams === 0)) return true;
+    let largest = '';
+    let most = 0;
+    for (const [a, n] of this.perAddress) {
+      if (n > most) {
+        largest = a;
+        most = n;
       }
     }
-    return false;
+    if (most < (this.perAddress.get(address) ?? 0) + 2) return false;
+    return this.evictFirst((s) => s.address === largest);
   }
 
   add(s: S): void {
-    this.makeRoom(s.owner);
+    this.makeRoom(s.owner, s.address);
     this.byId.set(s.id, s);
     this.perOwner.set(s.owner, (this.perOwner.get(s.owner) ?? 0) + 1);
+    this.perAddress.set(s.address, (this.perAddress.get(s.address) ?? 0) + 1);
   }
 
   /** Drops a session from the table (its own close calls this; closing is the caller's business). */
@@ -87,9 +104,16 @@ export class SessionTable<S extends Session> {
     const s = this.byId.get(id);
     if (s === undefined) return;
     this.byId.delete(id);
-    const n = (this.perOwner.get(s.owner) ?? 1) - 1;
-    if (n <= 0) this.perOwner.delete(s.owner);
-    else this.perOwner.set(s.owner, n);
+    uncount(this.perOwner, s.owner);
+    uncount(this.perAddress, s.address);
+  }
+
+  /** Closes every session `closes` picks; returns how many. */
+  closeWhere(closes: (s: S) => boolean): number {
+    const gone: S[] = [];
+    for (const s of this.byId.values()) if (closes(s)) gone.push(s);
+    for (const s of gone) this.evict(s);
+    return gone.length;
   }
 
   /** Closes sessions idle for longer than the limit; returns how many. */
@@ -104,6 +128,17 @@ export class SessionTable<S extends Session> {
     const all = [...this.byId.values()];
     for (const s of all) this.remove(s.id);
     await Promise.all(all.map((s) => s.close().catch(NOOP)));
+  }
+
+  /** Closes the least recently used session `pick` accepts; false when there is none. */
+  private evictFirst(pick: (s: S) => boolean): boolean {
+    for (const s of this.byId.values()) {
+      if (pick(s)) {
+        this.evict(s);
+        return true;
+      }
+    }
+    return false;
   }
 
   private evict(s: S): void {

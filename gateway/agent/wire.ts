@@ -1,3 +1,5 @@
+import { FORBIDDEN_HOST, type ApiError } from '../errors.js';
+
 /**
  * JSON-RPC 2.0 error answers at the HTTP level of the agent transports (before a message reaches a
  * protocol server): their codes and the body shape `{jsonrpc, error: {code, message, data?}, id}`.
@@ -35,8 +37,13 @@ export const Refusal = {
   unsupportedMediaType: 'unsupported_media_type',
   busy: 'busy',
   sessionOwner: 'session_owner',
-  forbiddenHost: 'forbidden_host',
 } as const;
+
+/** `error.data` of a refusal from the gateway's registry: its code and details (`param` of a bad parameter). */
+export function apiErrorData(err: ApiError): Record<string, unknown> {
+  const { error, message: _message, ...details } = JSON.parse(err.body.toString('utf8')) as Record<string, unknown>;
+  return { error, ...details };
+}
 
 /** The bound on request bodies of every agent transport. */
 export const MAX_BODY_BYTES = 1024 * 1024; // 1 MiB
@@ -45,6 +52,7 @@ export const BUSY_RETRY_AFTER_S = 30; // 30 s
 
 export const BODY_TOO_LARGE = rpcError(RpcCode.serverError, `Request body too large: at most ${MAX_BODY_BYTES} bytes are accepted`, null, { error: Refusal.payloadTooLarge });
 export const PARSE_ERROR = rpcError(RpcCode.parseError, 'Parse error: the body is not valid JSON');
+export const FORBIDDEN_HOST_RPC = rpcError(RpcCode.serverError, `Forbidden: ${FORBIDDEN_HOST.message}`, null, apiErrorData(FORBIDDEN_HOST));
 export const BUSY = rpcError(RpcCode.serverError, `Too many open sessions; retry in ${BUSY_RETRY_AFTER_S} s`, null, { error: Refusal.busy });
 export const SESSION_OWNER = rpcError(
   RpcCode.serverError,

@@ -45,6 +45,8 @@ export interface KeyStore {
   addCredits(id: number, credits: number, until: number, now: number): Account;
   /** The live account of a key, or undefined for a malformed, unknown or revoked key. */
   verify(key: string): Account | undefined;
+  /** A number that changes with every change to accounts or keys, by any process. */
+  version(): number;
 }
 
 const PEPPER_KEY = 'auth.pepper';
@@ -143,6 +145,7 @@ export function openKeyStore(store: Store): KeyStore {
         return a;
       });
     },
+    version: () => (meta.get(VERSION_KEY) as number | undefined) ?? 0,
     verify(key) {
       if (!looksLikeKey(key)) return undefined;
       const digest = hashKeyText(pepper, key);

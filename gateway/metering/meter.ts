@@ -179,16 +179,36 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
   let flushing: Promise<void> = Promise.resolve();
   function flush(): Promise<void> {
     const writes: Promise<boolean>[] = [];
+    const slots: number[] = [];
     for (let s = 0; s < used; s++) {
       if (dirty[s] === 0) continue;
       dirty[s] = 0;
+      slots.push(s);
       writes.push(db.put(owner[s]!, record(s)));
     }
-    flushing = Promise.all(writes).then(() => undefined);
+    // A failed write (a full disk) leaves its counters dirty: the next flush writes them again.
+    flushing = Promise.all(writes).then(
+      () => undefined,
+      (err: unknown) => {
+        for (const s of slots) dirty[s] = 1;
+        throw err;
+      },
+    );
     return flushing;
   }
+  // While flushes fail (a full disk), the first failure is logged and the counters are written again each interval.
+  let failing = false;
   const timer = setInterval(() => {
-    flush().catch((err: unknown) => console.error(`meter: usage flush failed: ${err instanceof Error ? err.message : String(err)}`));
+    flush().then(
+      () => {
+        if (failing) console.error('meter: usage flush written again');
+        failing = false;
+      },
+      (err: unknown) => {
+        if (!failing) console.error(`meter: usage flush failed, retried every ${FLUSH_INTERVAL_MS / 1000} s: ${err instanceof Error ? err.message : String(err)}`);
+        failing = true;
+      },
+    );
   }, FLUSH_INTERVAL_MS);
   timer.unref();
 
@@ -253,8 +273,8 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
     flush: () => flush(),
     async close() {
       clearInterval(timer);
-      await flushing;
-      await flush();
+      await flushing.catch(() => undefined);
+      await flush().catch((err: unknown) => console.error(`meter: usage counters not written at shutdown: ${err instanceof Error ? err.message : String(err)}`));
     },
   };
 }

@@ -8,7 +8,8 @@
  * Log invariant: entries [base + head, end) are held, every cursor lies in [base + head, end], and
  * base + head is the lowest cursor (`atHead` streams stand there); `bytesBefore[i]` is the total
  * size of the entries before entry i since the channel began. A stream whose unread bytes pass
- * MAX_QUEUED_BYTES is ended (it cannot keep up), so a channel holds at most that much.
+ * maxBytes is ended (a memory bound: readers are otherwise judged by time, client.ts), so a channel
+ * holds at most that much.
  */
 import { frameOf, type RenderedEvent } from './replay.js';
 

@@ -5,8 +5,14 @@
  * inside `cork`. A write that uWS could not hand to the kernel whole marks the stream blocked: no
  * more is written until `onWritable` reports the socket drained, so uWS holds at most one chunk for
  * a slow reader. Meanwhile a price or reserve subscription keeps only its latest event (a newer one
- * replaces the one waiting); a swap or candle stream whose waiting events pass MAX_QUEUED_BYTES is
- * ended with an `error` event rather than allowed to grow.
+ * replaces the one waiting).
+ *
+ * A reader is judged by what it fails to read over time, not by the size of a burst: a stream is
+ * behind from the moment a write leaves something unsent (events still waiting, or bytes uWS could
+ * not hand to the kernel) until everything is out again; one behind for more than SLOW_READER_MS is
+ * cut (an `error` event when the socket still takes it, else the connection is closed). A reader that
+ * keeps up with a burst of any size catches up within milliseconds. MAX_QUEUED_BYTES only bounds
+ * memory: a swap or candle stream with that much waiting is ended at once.
  *
  * Every data event written costs the caller one credit (enterprise: none); when the allowance runs
  * out mid-stream the stream ends with an `error` event. `limit` ends the stream after that many data
@@ -18,12 +24,12 @@ import { SLOW_READER_MESSAGE, type Channel, type ChannelReader } from './channel
 import { frameOf, type RenderedEvent } from './replay.js';
 import type { StreamMethod } from './request.js';
 
-/** Waiting event bytes past which a swap or candle stream is ended. */
-export const MAX_QUEUED_BYTES = 1024 * 1024; // 1 MiB
+/** A stream behind for longer than this is cut (its reader stopped, or reads slower than its events come). */
+export const SLOW_READER_MS = 10_000; // 10 s
+/** Memory bound: waiting event bytes past which a swap or candle stream (or a channel's slowest reader) is ended whatever the time. */
+export const MAX_QUEUED_BYTES = 16 * 1024 * 1024; // 16 MiB
 /** Most bytes written to one stream per tick; the rest waits for the next tick. */
 export const MAX_CHUNK_BYTES = 256 * 1024; // 256 KiB
-/** A stream whose socket has not drained for this long is dropped (its reader is gone). */
-export const STALL_TIMEOUT_MS = 60_000; // 1 min
 
 const EVENT_NAME: Readonly<Record<StreamMethod, string>> = {
   token_price: 'token_price',
@@ -35,6 +41,7 @@ const EVENT_NAME: Readonly<Record<StreamMethod, string>> = {
 };
 
 const NO_SUBSCRIPTIONS: ClientSubscription[] = [];
+const NOOP = (): void => {};
 
 /** Methods whose subscriptions keep only their latest waiting event. */
 const LATEST_WINS: ReadonlySet<StreamMethod> = new Set(['token_price', 'pool_reserves']);
@@ -117,6 +124,8 @@ export class StreamClient implements ChannelReader {
   private live = 0;
   private queuedBytes = 0;
   private blockedSinceMs = -1;
+  /** Since when (ms, hub clock) something written or queued has not left (-1: caught up). */
+  private behindSinceMs = -1;
   private watchingWritable = false;
   private ended = false;
   /** The client went away (uWS aborted the response): nothing may be written any more. */
@@ -217,13 +226,34 @@ export class StreamClient implements ChannelReader {
    */
   private blocked(nowMs: number): void {
     this.blockedSinceMs = nowMs;
+    if (this.behindSinceMs < 0) this.behindSinceMs = nowMs;
     if (this.watchingWritable) return;
     this.watchingWritable = true;
     this.res.onWritable(() => {
       this.blockedSinceMs = -1;
       if (this.live > 0 || this.unread) this.host.wake(this);
+      else {
+        this.behindSinceMs = -1;
+        // uWS does not drain its own buffer while an onWritable handler is registered: a cork
+        // (an empty write) makes it send what it still holds of the last write.
+        this.res.cork(NOOP);
+      }
       return true;
     });
+  }
+
+  /** Whether the stream has been behind for too long; if so it is cut (with an `error` event if the socket takes one). */
+  private tooSlow(nowMs: number): boolean {
+    if (this.behindSinceMs < 0 || nowMs - this.behindSinceMs <= SLOW_READER_MS) return false;
+    if (this.blockedSinceMs >= 0) this.dropStalled();
+    else this.fail(SLOW_READER_MESSAGE);
+    return true;
+  }
+
+  /** After a write: caught up when everything left, else behind from now (if not already). */
+  private wroteAll(nowMs: number, ok: boolean): void {
+    if (ok && this.live === 0 && !this.unread) this.behindSinceMs = -1;
+    else if (this.behindSinceMs < 0) this.behindSinceMs = nowMs;
   }
 
   /** The client went away: no more writes; the hub releases everything. */
@@ -298,10 +328,7 @@ export class StreamClient implements ChannelReader {
   /** Writes what waits, as one chunk, if the socket is not blocked. */
   flush(nowMs: number): void {
     if (this.ended || (this.live === 0 && !this.unread)) return;
-    if (this.blockedSinceMs >= 0) {
-      if (nowMs - this.blockedSinceMs > STALL_TIMEOUT_MS) this.dropStalled();
-      return;
-    }
+    if (this.tooSlow(nowMs) || this.blockedSinceMs >= 0) return;
     if (this.live === 0) {
       this.flushChannel(nowMs);
       return;
@@ -363,6 +390,7 @@ export class StreamClient implements ChannelReader {
       this.endWith('');
       return;
     }
+    this.wroteAll(nowMs, ok);
     if (!ok) this.blocked(nowMs);
     else if (this.live > 0 || this.unread) this.host.wake(this);
   }
@@ -389,6 +417,7 @@ export class StreamClient implements ChannelReader {
       this.endWith('');
       return;
     }
+    this.wroteAll(nowMs, ok);
     if (!ok) this.blocked(nowMs);
     else if (this.cursor < ch.end) this.host.wake(this);
   }
@@ -396,11 +425,7 @@ export class StreamClient implements ChannelReader {
   /** A keep-alive: not a data event (no id, no request_id, no credit, not counted by limit). */
   ping(nowMs: number, unixSeconds: number): void {
     this.nextPingMs = nowMs + this.host.pingIntervalMs;
-    if (this.ended) return;
-    if (this.blockedSinceMs >= 0) {
-      if (nowMs - this.blockedSinceMs > STALL_TIMEOUT_MS) this.dropStalled();
-      return;
-    }
+    if (this.ended || this.tooSlow(nowMs) || this.blockedSinceMs >= 0) return;
     this.write(`event: ping\ndata: {"time":${Math.floor(unixSeconds)}}\n\n`, nowMs);
   }
 

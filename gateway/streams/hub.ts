@@ -390,6 +390,17 @@ export class StreamHub implements ClientHost {
     };
   }
 
+  /** A `warning` to every open stream (the stream goes on). */
+  warnAll(message: string): void {
+    const nowMs = this.nowMs();
+    for (const c of this.clients) c.warn(message, nowMs);
+  }
+
+  /** Ends the streams whose owner `fails` picks with an `error` event. */
+  failOwners(fails: (owner: unknown) => boolean, message: string): void {
+    for (const c of [...this.clients]) if (fails(c.owner)) c.fail(message);
+  }
+
   /** Ends every stream with an `error` event and stops. */
   close(): void {
     if (this.closed) return;

@@ -253,6 +253,14 @@ port.on('message', (m: ToThread) => {
       case 'budget':
         budget(m.items);
         return;
+      case 'warn':
+        hub.warnAll(m.message);
+        return;
+      case 'fail': {
+        const subjects = new Set(m.subjects);
+        hub.failOwners((owner) => subjects.has((owner as Owner).key), m.message);
+        return;
+      }
       case 'stats':
         post({ t: 'stats', id: m.id, stats: hub.stats(), writeDelay: hub.writeDelay(m.percentiles, m.reset) });
         return;

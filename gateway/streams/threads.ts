@@ -62,6 +62,10 @@ export type ToThread =
   /** Per caller: [key, credits left, credits of the report answered, exhausted message or ''] */
   | { readonly t: 'budget'; readonly items: readonly (readonly [string, number, number, string])[] }
   | { readonly t: 'stats'; readonly id: number; readonly percentiles: readonly number[]; readonly reset: boolean }
+  /** The meter subjects whose streams end with an `error` event carrying `message` (their key stopped working). */
+  | { readonly t: 'fail'; readonly subjects: readonly string[]; readonly message: string }
+  /** A `warning` to every stream of the thread. */
+  | { readonly t: 'warn'; readonly message: string }
   | { readonly t: 'close' };
 
 export type FromThread =
@@ -94,6 +98,10 @@ export interface StreamThreads {
   readonly ports: Readonly<Partial<Record<StreamRole, number>>>;
   readonly threads: number;
   stats(percentiles?: readonly number[], reset?: boolean): Promise<ThreadStats>;
+  /** A `warning` to every stream on every thread. */
+  warnAll(message: string): void;
+  /** Ends the streams of the callers `fails` picks, on every thread, with an `error` event. */
+  failCallers(fails: (caller: Caller) => boolean, message: string): void;
   /** Ends every stream (with an `error` event) and stops the threads. */
   close(): Promise<void>;
 }
@@ -347,6 +355,17 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
         statsWaiting.set(id, { left: threads.length, got: [], done });
         for (const t of threads) t.worker.postMessage({ t: 'stats', id, percentiles, reset } satisfies ToThread);
       });
+    },
+    warnAll(message) {
+      if (closing !== null) return;
+      for (const t of threads) t.worker.postMessage({ t: 'warn', message } satisfies ToThread);
+    },
+    failCallers(fails, message) {
+      if (closing !== null) return;
+      const subjects: string[] = [];
+      for (const [key, c] of callers) if (fails(c.caller)) subjects.push(key);
+      if (subjects.length === 0) return;
+      for (const t of threads) t.worker.postMessage({ t: 'fail', subjects, message } satisfies ToThread);
     },
     close() {
       closing ??= (async () => {

@@ -73,6 +73,7 @@ export function describeApiError(err: ApiError, tool: string): string {
       return `The API key of this connection is not valid (revoked, regenerated or mistyped). ${HOW_TO_SEND_A_KEY} Or remove the header to use the keyless plan.`;
     case 'wrong_host':
     case 'preview_only':
+    case 'forbidden_host':
       return err.message;
     case 'endpoint_removed':
       return `${err.message}.`;

@@ -109,6 +109,8 @@ export class SseStreamTransport implements Transport {
 }
 
 interface SseSession extends Session {
+  /** Who opened it (their key's revocation ends it). */
+  readonly caller: Caller;
   readonly transport: SseStreamTransport;
   readonly server: Server;
 }
@@ -136,9 +138,14 @@ export class SseEndpoint {
     return this.sessions.closeAll();
   }
 
+  /** Ends the sessions (and their streams) opened by the callers `closes` picks. */
+  closeWhere(closes: (caller: Caller) => boolean): void {
+    this.sessions.closeWhere((s) => closes(s.caller));
+  }
+
   /** GET /sse: a new session on this stream. */
   async open(ex: Exchange, caller: Caller): Promise<void> {
-    if (!this.sessions.makeRoom(caller.key)) {
+    if (!this.sessions.makeRoom(caller.key, ex.remoteAddress)) {
       ex.sendJson(503, BUSY, { 'Retry-After': `${BUSY_RETRY_AFTER_S}` });
       return;
     }
@@ -148,6 +155,8 @@ export class SseEndpoint {
     const session: SseSession = {
       id,
       owner: caller.key,
+      address: ex.remoteAddress,
+      caller,
       lastActiveMs: Date.now(),
       // The stream itself is held open for the whole session.
       openStreams: 1,

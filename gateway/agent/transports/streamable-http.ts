@@ -32,6 +32,8 @@ export const STREAM_KEEP_ALIVE_MS = 15_000; // 15 s
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'origin', 'user-agent'] as const;
 
 interface StreamableSession extends Session {
+  /** Who opened it (their key's revocation ends it). */
+  readonly caller: Caller;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
 }
@@ -71,6 +73,11 @@ export class StreamableHttpEndpoint {
 
   close(): Promise<void> {
     return this.sessions.closeAll();
+  }
+
+  /** Ends the sessions (and their streams) opened by the callers `closes` picks. */
+  closeWhere(closes: (caller: Caller) => boolean): void {
+    this.sessions.closeWhere((s) => closes(s.caller));
   }
 
   async post(ex: Exchange, caller: Caller, pending: Promise<BodyResult>): Promise<void> {
@@ -151,7 +158,7 @@ export class StreamableHttpEndpoint {
   }
 
   private async open(ex: Exchange, caller: Caller, message: unknown): Promise<void> {
-    if (!this.sessions.makeRoom(caller.key)) {
+    if (!this.sessions.makeRoom(caller.key, ex.remoteAddress)) {
       ex.sendJson(503, BUSY, { 'Retry-After': `${BUSY_RETRY_AFTER_S}` });
       return;
     }
@@ -166,6 +173,8 @@ export class StreamableHttpEndpoint {
         session = {
           id,
           owner: caller.key,
+          address: ex.remoteAddress,
+          caller,
           lastActiveMs: Date.now(),
           openStreams: 0,
           transport,
