@@ -39,6 +39,8 @@ import { createSearchRoutes } from './rest/search-routes.js';
 import { createStats } from './rest/stats.js';
 import { createTokenDetails } from './rest/tokens.js';
 import { segment } from './http/path.js';
+import { peerAddress } from './http/peer.js';
+import { startFront, type Front } from './edge/front.js';
 import { createAgentHost, type AgentHost } from './agent/host.js';
 import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
 import { startStreamThreads, type StreamThreads } from './streams/threads.js';
@@ -82,6 +84,12 @@ export interface GatewayOptions {
   port: number;
   /** Keys, plans, host roles and metering; without it every caller is keyless and unlimited. */
   access?: AccessOptions;
+  /**
+   * The HTTP front on each public port (gateway/edge/front.ts; default true): answers what uWS
+   * cannot (HTTP/1.0, a missing Host, malformed requests), keeps pipelined answers in order, drains
+   * on close. False: uWS listens on the public ports itself (faster reads, without those answers).
+   */
+  front?: boolean;
   /** Detail of /health (engine phase, each chain's node state); `{"status":"ok"}` without it. */
   health?: () => object;
 }
@@ -113,6 +121,10 @@ const AUTHORIZATION = Buffer.from('authorization');
 const HOST = Buffer.from('host');
 /** Batch prices cost one credit per listed token. */
 const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
+/** Shutdown waits this long at most for answers in flight (then closes what is left). */
+export const SHUTDOWN_DRAIN_MS = 10_000; // 10 s
+/** uWS listens here, behind the HTTP fronts on the public ports. */
+const UPSTREAM_HOST = '127.0.0.1';
 /** Version of the interface described at /openapi.json. */
 export const API_VERSION = '0.1.0';
 /** Methods other than GET, on any path. */
@@ -370,6 +382,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     }
   }
 
+  /** Answers waiting on the shard threads; shutdown lets them finish. */
+  let answersPending = 0;
+
   function handler(role: RestRole) {
     return (res: HttpResponse, req: HttpRequest): void => {
       const a: Answer = { status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
@@ -383,7 +398,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           authorization,
           host: roleByName.size === 0 ? '' : req.getHeader(HOST),
           // Only keyless callers are counted by address.
-          address: access === undefined || authorization !== '' ? null : res.getRemoteAddress(),
+          address: access === undefined || authorization !== '' ? null : peerAddress(res),
         };
         const pending = answer(role, f, a);
         if (pending !== undefined) {
@@ -392,9 +407,11 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
             aborted = true;
           });
           const p = path;
+          answersPending++;
           void pending
             .catch((err: unknown) => fail(a, err, p))
             .then(() => {
+              answersPending--;
               if (!aborted) res.cork(() => send(res, a, p));
             });
           return;
@@ -407,6 +424,14 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   }
 
   const listening: Listening[] = [];
+  const fronts: Front[] = [];
+  /** The role's public port is its HTTP front's (gateway/edge/front.ts); uWS serves on loopback behind it. */
+  const withFront = options.front ?? true;
+  const front = async (role: ListenerRole, port: number, upstreamPort: number): Promise<void> => {
+    const f = await startFront({ host: options.host, port, upstreamPort });
+    fronts.push(f);
+    ports[role] = f.port;
+  };
   const open = async (role: ListenerRole, port: number): Promise<void> => {
     const app = uWS.App();
     if (role === 'freeStream' || role === 'paidStream') streamHost!.register(app, role);
@@ -415,24 +440,41 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       app.get('/*', handler(role));
       app.any('/*', notFound);
     }
-    const l = await listen(app, options.host, port);
-    ports[role] = l.port;
+    const l = await listen(app, withFront ? UPSTREAM_HOST : options.host, withFront ? 0 : port);
     listening.push(l);
+    if (withFront) await front(role, port, l.port);
+    else ports[role] = l.port;
   };
   let closed = false;
+  /**
+   * Graceful: the fronts stop accepting and close idle connections; streams end with their
+   * terminator (hub and agent sessions); answers in flight are written (searches still reach the
+   * shard threads, which stop after this) for up to SHUTDOWN_DRAIN_MS; then the rest is closed and
+   * the usage counters are flushed.
+   */
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
+    const deadline = performance.now() + SHUTDOWN_DRAIN_MS;
+    // Stop accepting: the fronts close their ports (uWS behind them keeps serving what they pass on),
+    // or uWS's own ports close when there is no front.
+    const drained = Promise.all(fronts.map((f) => f.drain(deadline)));
+    if (!withFront) closeListenSockets();
     streamHost?.close();
     await streamThreads?.close();
     await agentHost?.close();
+    await drained;
+    while (answersPending > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    closeListenSockets();
+    // Also ends keep-alive connections, so the process can exit.
+    for (const l of listening) (l.app as unknown as { close?: () => void }).close?.();
+    await meter?.close();
+  };
+  const closeListenSockets = (): void => {
     for (const l of listening) {
       if (l.socket !== null) uWS.us_listen_socket_close(l.socket);
       l.socket = null;
-      // Also ends keep-alive connections, so the process can exit.
-      (l.app as unknown as { close?: () => void }).close?.();
     }
-    await meter?.close();
   };
   try {
     await open('freeRest', options.port);
@@ -445,15 +487,17 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       if (access?.freeStream !== undefined) wanted.freeStream = access.freeStream.port;
       if (access?.paidStream !== undefined) wanted.paidStream = access.paidStream.port;
       const { hub } = streamOptions;
+      // Behind the fronts, the threads share loopback ports (SO_REUSEPORT spreads the fronts' connections).
       streamThreads = await startStreamThreads({
         ctx,
         admission: createStreamAdmission(streamOptions),
         threads: streamThreadCount,
-        host: options.host,
-        ports: wanted,
+        host: withFront ? UPSTREAM_HOST : options.host,
+        ports: withFront ? Object.fromEntries(Object.keys(wanted).map((r) => [r, 0])) : wanted,
         ...(hub !== undefined ? { hub: { ...(hub.tickMs !== undefined ? { tickMs: hub.tickMs } : {}), ...(hub.pingIntervalMs !== undefined ? { pingIntervalMs: hub.pingIntervalMs } : {}) } } : {}),
       });
-      Object.assign(ports, streamThreads.ports);
+      if (withFront) for (const [role, at] of Object.entries(wanted) as [StreamRole, number][]) await front(role, at, streamThreads.ports[role]!);
+      else Object.assign(ports, streamThreads.ports);
     }
   } catch (err) {
     await close();

@@ -73,6 +73,13 @@ export function describeApiError(err: ApiError, tool: string): string {
       return `The API key of this connection is not valid (revoked, regenerated or mistyped). ${HOW_TO_SEND_A_KEY} Or remove the header to use the keyless plan.`;
     case 'wrong_host':
     case 'preview_only':
+    // The HTTP front's answers (gateway/edge): never the outcome of a tool call.
+    case 'bad_request':
+    case 'request_timeout':
+    case 'header_fields_too_large':
+    case 'not_implemented':
+    case 'unavailable':
+    case 'http_version_not_supported':
       return err.message;
     case 'endpoint_removed':
       return `${err.message}.`;
