@@ -489,7 +489,13 @@ export function startFront(o: FrontOptions): Promise<Front> {
           const started = performance.now();
           let lastAccepted = started;
           server.on('connection', () => (lastAccepted = performance.now()));
-          while (performance.now() - lastAccepted < DRAIN_ACCEPT_QUIET_MS && performance.now() - started < DRAIN_ACCEPT_MAX_MS) await new Promise((r) => setTimeout(r, 5));
+          for (;;) {
+            await new Promise((r) => setTimeout(r, 5));
+            // Immediates run after the loop's poll phase: connections ready by now have been accepted.
+            await new Promise((r) => setImmediate(r));
+            const now = performance.now();
+            if (now - lastAccepted >= DRAIN_ACCEPT_QUIET_MS || now - started >= DRAIN_ACCEPT_MAX_MS) break;
+          }
           server.close();
           if (state.connections.size === 0) return;
           return new Promise<void>((done) => {
