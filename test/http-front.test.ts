@@ -4,7 +4,9 @@
  * (RFC 9112); HTTP/1.0 is served; pipelined requests behind an answer that waits on the shard
  * threads are all answered, in order.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { plansWith, startAccessFixture } from './support/access.js';
 import { parseAnswers, rawExchange, ROLES, startAllHosts, type AllHosts } from './support/all-hosts.js';
 
 let hosts: AllHosts;
@@ -148,5 +150,28 @@ describe('HTTP/1.0 streams', () => {
     expect(head).not.toContain('transfer-encoding');
     // The body is the SSE text itself: no chunk-size line before it.
     expect(text.slice(text.indexOf('\r\n\r\n') + 4)).toMatch(/^retry: \d+\n\n/);
+  });
+});
+
+describe('the client address behind the front', () => {
+  it('counts keyless callers by their own address, not the front’s', async () => {
+    const fx = await startAccessFixture(plansWith({ keyless: { requestsPerMinute: 2 } }));
+    try {
+      const port = fx.gateway.ports.freeRest!;
+      const statusFrom = async (localAddress: string): Promise<number> => {
+        const r = await new Promise<Buffer>((resolve) => {
+          const chunks: Buffer[] = [];
+          const s = connect({ port, host: '127.0.0.1', localAddress }, () => s.write('GET /networks HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+          s.on('data', (b: Buffer) => chunks.push(b));
+          s.on('close', () => resolve(Buffer.concat(chunks)));
+        });
+        return parseAnswers(r)[0]!.status;
+      };
+      // 127.0.0.2 uses up its two requests a minute; 127.0.0.3 is another caller with its own.
+      expect([await statusFrom('127.0.0.2'), await statusFrom('127.0.0.2'), await statusFrom('127.0.0.2')]).toEqual([200, 200, 429]);
+      expect(await statusFrom('127.0.0.3')).toBe(200);
+    } finally {
+      await fx.close();
+    }
   });
 });
