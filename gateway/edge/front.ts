@@ -34,6 +34,8 @@ const DRAIN_ACCEPT_MAX_MS = 1_000; // 1 s
 /** An answer's head longer than this from uWS is not an answer: the connection is dropped. */
 const MAX_ANSWER_HEAD_BYTES = 64 * 1024; // 64 KiB
 const HEAD_END = Buffer.from('\r\n\r\n');
+const UWS_LENGTH = Buffer.from('\r\nContent-Length: ');
+const UWS_CHUNKED = Buffer.from('\r\nTransfer-Encoding: chunked\r\n');
 
 export interface FrontOptions {
   /** Public address and port (0 = any free port). */
@@ -272,7 +274,10 @@ class Connection {
     if (this.upstream === null) {
       const up = createConnection({ host: '127.0.0.1', port: this.front.upstreamPort, noDelay: true });
       this.upstream = up;
+      // The PROXY header and the first request leave in one write.
+      up.cork();
       up.write(proxyHeader(this.client));
+      process.nextTick(() => up.uncork());
       up.on('data', (b: Buffer) => this.onAnswer(b));
       up.on('drain', () => this.client.resume());
       up.on('error', () => undefined);
@@ -309,7 +314,17 @@ class Connection {
     }
   }
 
+  /** One read from uWS is written to the client in one system call (an answer's head and body together). */
   private onAnswer(buf: Buffer): void {
+    this.client.cork();
+    try {
+      this.readAnswers(buf);
+    } finally {
+      this.client.uncork();
+    }
+  }
+
+  private readAnswers(buf: Buffer): void {
     let i = 0;
     while (i < buf.length) {
       this.answerBegun = true;
@@ -365,9 +380,17 @@ class Connection {
       if (request !== null && !request.ancient) this.toClient(head);
       return;
     }
-    const lower = text.toLowerCase();
-    const length = /\r\ncontent-length: *(\d+)/.exec(lower);
-    const chunked = /\r\ntransfer-encoding: *chunked/.test(lower);
+    // uWS writes these two fields itself, in this case; any other spelling is read the slow way.
+    let length: number | null = null;
+    let chunked = head.indexOf(UWS_CHUNKED) >= 0;
+    const at = chunked ? -1 : head.indexOf(UWS_LENGTH);
+    if (at >= 0) length = Number(text.slice(at + UWS_LENGTH.length, text.indexOf('\r', at + UWS_LENGTH.length)));
+    else if (!chunked) {
+      const lower = text.toLowerCase();
+      const m = /\r\ncontent-length: *(\d+)/.exec(lower);
+      if (m !== null) length = Number(m[1]);
+      chunked = /\r\ntransfer-encoding: *chunked/.test(lower);
+    }
     this.dropBody = request?.method === 'HEAD';
     this.dechunk = false;
     let out = head;
@@ -381,7 +404,7 @@ class Connection {
       this.answer = Answer.Chunked;
       this.answerChunks = new ChunkedBody(this.dechunk ? (b, s, e) => this.toClient(b.subarray(s, e)) : undefined);
     } else if (length !== null) {
-      this.answerLeft = Number(length[1]);
+      this.answerLeft = length;
       this.answer = Answer.Length;
       if (this.answerLeft === 0) this.answerEnded();
     } else if (status === 204 || status === 304) this.answerEnded();
