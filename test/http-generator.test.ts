@@ -13,6 +13,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ListenerRole } from '../engine/config.js';
 import { parseAnswers, ROLES, startAllHosts, type AllHosts, type ParsedAnswer } from './support/all-hosts.js';
+import { rng, type Rng } from './support/rng.js';
 
 const SEED = 20_261_125;
 /** Requests written in all (each request of a pipelined connection counts). */
@@ -31,24 +32,6 @@ afterAll(async () => {
   await hosts?.close();
 });
 
-/** xorshift32: reproducible choices. */
-function rng(seed: number) {
-  let x = seed >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 4_294_967_296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
-  };
-}
-type Rng = ReturnType<typeof rng>;
 
 /** One request on a connection and what the server must do with it. */
 interface Part {
