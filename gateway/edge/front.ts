@@ -147,6 +147,8 @@ class Connection {
   /** The answer's chunk framing is removed (HTTP/1.0 client). */
   private dechunk = false;
   private answerBegun = false;
+  /** The client's socket holds more than its high-water mark: uWS's answer is not read until it drains. */
+  private clientFull = false;
 
   constructor(
     private readonly client: Socket,
@@ -158,6 +160,9 @@ class Connection {
     client.on('end', () => {
       this.clientEnded = true;
       if (this.partial !== null && this.failed === null) this.fail(new ApiError('bad_request', 'malformed HTTP request: the connection ended inside a request head'));
+      // A client that hangs up while its answer is under way (a stream) is gone, as uWS takes it; one
+      // that only ended its side after a request still gets the answer.
+      else if (this.awaiting !== null && this.answerBegun) this.destroy();
       else this.maybeFinish();
     });
     client.on('timeout', () => {
@@ -201,7 +206,9 @@ class Connection {
   private onClientData(buf: Buffer): void {
     if (this.finished || this.failed !== null) return;
     if (this.held !== null) {
+      // Read before the pause took hold (or resumed by the upstream draining): kept, and paused again.
       this.held = Buffer.concat([this.held, buf]);
+      this.client.pause();
       return;
     }
     this.readRequests(buf);
@@ -279,7 +286,9 @@ class Connection {
       up.write(proxyHeader(this.client));
       process.nextTick(() => up.uncork());
       up.on('data', (b: Buffer) => this.onAnswer(b));
-      up.on('drain', () => this.client.resume());
+      up.on('drain', () => {
+        if (this.held === null) this.client.resume();
+      });
       up.on('error', () => undefined);
       up.on('close', () => this.onUpstreamClose());
     }
@@ -306,11 +315,16 @@ class Connection {
     setTimeout(() => this.client.destroy(), ERROR_LINGER_MS).unref();
   }
 
+  /** A slow client pauses the reading of uWS's answer, so uWS sees the backpressure itself. */
   private toClient(bytes: Buffer): void {
     if (bytes.length === 0) return;
-    if (!this.client.write(bytes)) {
+    if (!this.client.write(bytes) && !this.clientFull) {
+      this.clientFull = true;
       this.upstream?.pause();
-      this.client.once('drain', () => this.upstream?.resume());
+      this.client.once('drain', () => {
+        this.clientFull = false;
+        this.upstream?.resume();
+      });
     }
   }
 
