@@ -133,8 +133,10 @@ class Connection {
   private held: Buffer | null = null;
   /** The error to answer once `awaiting` is answered. */
   private failed: ApiError | null = null;
-  /** No request after the current one is read (HTTP/1.0, Connection: close, shutdown). */
+  /** No request after the current one is read (HTTP/1.0, Connection: close). */
   private last = false;
+  /** Shutting down: closed once the requests received so far are answered. */
+  private draining = false;
   private clientEnded = false;
   private finished = false;
   // Answer side.
@@ -183,14 +185,8 @@ class Connection {
    * for a request the client sent before the shutdown but the front has not read yet.
    */
   drain(): void {
-    if (this.awaiting !== null || this.partial !== null || this.held !== null) {
-      this.last = true;
-      return;
-    }
-    setTimeout(() => {
-      this.last = true;
-      this.maybeFinish(true);
-    }, DRAIN_IDLE_GRACE_MS).unref();
+    this.draining = true;
+    if (this.awaiting === null && this.partial === null && this.held === null) setTimeout(() => this.maybeFinish(), DRAIN_IDLE_GRACE_MS).unref();
   }
 
   destroy(): void {
@@ -269,7 +265,7 @@ class Connection {
       this.awaiting = head;
       this.front.inFlight++;
       this.answerBegun = false;
-      if (head.close || this.front.stopping) this.last = true;
+      if (head.close) this.last = true;
       if (head.chunked) this.bodyChunks = new ChunkedBody();
       else this.bodyLeft = head.contentLength;
       this.toUpstream(head.forward);
@@ -440,11 +436,14 @@ class Connection {
     }
   }
 
-  /** Ends the connection once nothing more will be answered on it; true when it did. */
-  private maybeFinish(now = false): boolean {
+  /**
+   * Ends the connection once nothing more will be answered on it; true when it did. Shutting down
+   * (`draining`), the requests already received, held ones included, are answered first.
+   */
+  private maybeFinish(): boolean {
     if (this.finished || this.awaiting !== null || this.bodyLeft > 0 || this.bodyChunks !== null) return false;
-    const noMore = this.last && this.held === null;
-    if (!(noMore || (this.clientEnded && this.held === null && this.partial === null) || (now && this.held === null && this.partial === null))) return false;
+    const idle = this.held === null && this.partial === null;
+    if (!((this.last && this.held === null) || ((this.clientEnded || this.draining) && idle))) return false;
     this.finished = true;
     this.front.connections.delete(this);
     this.client.end();
@@ -521,8 +520,9 @@ export function startFront(o: FrontOptions): Promise<Front> {
         async drain(deadlineMs: number) {
           state.stopping = true;
           for (const c of [...state.connections]) c.drain();
-          // Connections the kernel completed before the shutdown wait in its accept queue: the port
-          // closes once none came for DRAIN_ACCEPT_QUIET_MS (they are served like the others).
+          // Connections the kernel completed before the shutdown wait in its accept queue, taken a few
+          // per turn of a busy loop: the port stays open (they are served like the others) until the
+          // connections are done and none came for DRAIN_ACCEPT_QUIET_MS, DRAIN_ACCEPT_MAX_MS at most.
           const started = performance.now();
           let lastAccepted = started;
           server.on('connection', () => (lastAccepted = performance.now()));
@@ -531,7 +531,7 @@ export function startFront(o: FrontOptions): Promise<Front> {
             // Immediates run after the loop's poll phase: connections ready by now have been accepted.
             await new Promise((r) => setImmediate(r));
             const now = performance.now();
-            if (now - lastAccepted >= DRAIN_ACCEPT_QUIET_MS || now - started >= DRAIN_ACCEPT_MAX_MS) break;
+            if ((state.connections.size === 0 && now - lastAccepted >= DRAIN_ACCEPT_QUIET_MS) || now - started >= DRAIN_ACCEPT_MAX_MS) break;
           }
           server.close();
           if (state.connections.size === 0) return;
