@@ -25,8 +25,8 @@ const GatewayConfig = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(0).max(65_535).default(8080),
-    /** The HTTP front on every public port (gateway/edge): "off" serves uWS directly, faster, without its answers. */
-    front: z.enum(['on', 'off']).default('on'),
+    /** The HTTP front (gateway/edge): "on" on the REST and agent ports, "all" on the stream ports too, "off" uWS directly. */
+    front: z.enum(['on', 'all', 'off']).default('on'),
   })
   .strict();
 

@@ -78,6 +78,8 @@ export interface AccessOptions {
   meterSlots?: number;
 }
 
+export type FrontMode = 'on' | 'all' | 'off';
+
 export interface GatewayOptions {
   host: string;
   /** Free REST host; 0 = any free port. */
@@ -85,11 +87,12 @@ export interface GatewayOptions {
   /** Keys, plans, host roles and metering; without it every caller is keyless and unlimited. */
   access?: AccessOptions;
   /**
-   * The HTTP front on each public port (gateway/edge/front.ts; default true): answers what uWS
-   * cannot (HTTP/1.0, a missing Host, malformed requests), keeps pipelined answers in order, drains
-   * on close. False: uWS listens on the public ports itself (faster reads, without those answers).
+   * The HTTP front (gateway/edge/front.ts): answers what uWS cannot (HTTP/1.0, a missing Host,
+   * malformed requests), keeps pipelined answers in order, drains on close. 'on' (default): on the
+   * REST and agent ports; 'all': on the stream ports too, where a stuck reader is then noticed only
+   * once the front's buffers are full as well; 'off': uWS listens on every public port itself.
    */
-  front?: boolean;
+  front?: FrontMode;
   /** Detail of /health (engine phase, each chain's node state); `{"status":"ok"}` without it. */
   health?: () => object;
 }
@@ -226,6 +229,8 @@ interface Listening {
   app: TemplatedApp;
   socket: us_listen_socket | null;
   port: number;
+  /** Behind a front: uWS's port stays open while the front drains. */
+  fronted?: boolean;
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<Listening> {
@@ -426,7 +431,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const listening: Listening[] = [];
   const fronts: Front[] = [];
   /** The role's public port is its HTTP front's (gateway/edge/front.ts); uWS serves on loopback behind it. */
-  const withFront = options.front ?? true;
+  const frontMode: FrontMode = options.front ?? 'on';
+  const fronted = (role: ListenerRole): boolean => frontMode === 'all' || (frontMode === 'on' && !(role === 'freeStream' || role === 'paidStream'));
   const front = async (role: ListenerRole, port: number, upstreamPort: number): Promise<void> => {
     const f = await startFront({ host: options.host, port, upstreamPort });
     fronts.push(f);
@@ -440,7 +446,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       app.get('/*', handler(role));
       app.any('/*', notFound);
     }
+    const withFront = fronted(role);
     const l = await listen(app, withFront ? UPSTREAM_HOST : options.host, withFront ? 0 : port);
+    l.fronted = withFront;
     listening.push(l);
     if (withFront) await front(role, port, l.port);
     else ports[role] = l.port;
@@ -457,9 +465,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     closed = true;
     const deadline = performance.now() + SHUTDOWN_DRAIN_MS;
     // Stop accepting: the fronts close their ports (uWS behind them keeps serving what they pass on),
-    // or uWS's own ports close when there is no front.
+    // and uWS's own public ports close.
     const drained = Promise.all(fronts.map((f) => f.drain(deadline)));
-    if (!withFront) closeListenSockets();
+    closeListenSockets((l) => l.fronted !== true);
     streamHost?.close();
     await streamThreads?.close();
     await agentHost?.close();
@@ -470,8 +478,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     for (const l of listening) (l.app as unknown as { close?: () => void }).close?.();
     await meter?.close();
   };
-  const closeListenSockets = (): void => {
+  const closeListenSockets = (which: (l: Listening) => boolean = () => true): void => {
     for (const l of listening) {
+      if (!which(l)) continue;
       if (l.socket !== null) uWS.us_listen_socket_close(l.socket);
       l.socket = null;
     }
@@ -488,6 +497,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       if (access?.paidStream !== undefined) wanted.paidStream = access.paidStream.port;
       const { hub } = streamOptions;
       // Behind the fronts, the threads share loopback ports (SO_REUSEPORT spreads the fronts' connections).
+      const withFront = fronted('freeStream');
       streamThreads = await startStreamThreads({
         ctx,
         admission: createStreamAdmission(streamOptions),

@@ -12,7 +12,7 @@ import { parseAnswers, rawExchange, ROLES, startAllHosts, type AllHosts } from '
 let hosts: AllHosts;
 
 beforeAll(async () => {
-  hosts = await startAllHosts();
+  hosts = await startAllHosts({ front: 'all' });
 });
 
 afterAll(async () => {

@@ -25,7 +25,7 @@ const ANSWER_WITHIN_MS = 1_000;
 let hosts: AllHosts;
 
 beforeAll(async () => {
-  hosts = await startAllHosts();
+  hosts = await startAllHosts({ front: 'all' });
 });
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { EngineViews } from '../../engine/state/views.js';
 import { openStore, type Store } from '../../engine/store/store.js';
 import { openKeyStore } from '../../gateway/auth/key-store.js';
 import type { ListenerRole } from '../../engine/config.js';
-import { startGateway, type Gateway } from '../../gateway/server.js';
+import { startGateway, type FrontMode, type Gateway } from '../../gateway/server.js';
 
 const GENESIS = 1_767_225_600; // 2026-01-01T00:00:00Z
 export const HOURS = 12;
@@ -33,7 +33,7 @@ export interface AllHosts {
   close(): Promise<void>;
 }
 
-export async function startAllHosts(options: { front?: boolean } = {}): Promise<AllHosts> {
+export async function startAllHosts(options: { front?: FrontMode } = {}): Promise<AllHosts> {
   const dir = mkdtempSync(join(tmpdir(), 'all-hosts-'));
   const store: Store = openStore(dir);
   const views = EngineViews.create({ pools: 4096, tokens: 4096, chains: 16 });
