@@ -26,6 +26,8 @@ const GatewayConfig = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(0).max(65_535).default(8080),
+    /** The HTTP front (gateway/edge): "on" on the REST and agent ports, "all" on the stream ports too, "off" uWS directly. */
+    front: z.enum(['on', 'all', 'off']).default('off'),
   })
   .strict();
 
@@ -177,6 +179,7 @@ const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; 
   { flag: 'source', env: 'DEXDATA_SOURCE', path: ['source'], type: 'string' },
   { flag: 'host', env: 'DEXDATA_HOST', path: ['gateway', 'host'], type: 'string' },
   { flag: 'port', env: 'DEXDATA_PORT', path: ['gateway', 'port'], type: 'number' },
+  { flag: 'front', env: 'DEXDATA_FRONT', path: ['gateway', 'front'], type: 'string' },
   { flag: 'paid-port', env: 'DEXDATA_PAID_PORT', path: ['listeners', 'paidRest', 'port'], type: 'number' },
   { flag: 'agent-port', env: 'DEXDATA_AGENT_PORT', path: ['listeners', 'agent', 'port'], type: 'number' },
   { flag: 'stream-port', env: 'DEXDATA_STREAM_PORT', path: ['listeners', 'freeStream', 'port'], type: 'number' },

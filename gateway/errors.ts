@@ -18,8 +18,18 @@ export const ERROR_CODES = {
   preview_only: { status: 403, message: 'keyless streaming is limited to the showcase assets' },
   not_found: { status: 404, message: 'not found' },
   endpoint_removed: { status: 410, message: 'endpoint removed' },
+  /** A request the HTTP front could not parse (RFC 9112): answered, then the connection is closed. */
+  bad_request: { status: 400, message: 'malformed HTTP request' },
+  /** A request whose head stayed incomplete for too long. */
+  request_timeout: { status: 408, message: 'request head not received in time' },
   rate_limited: { status: 429, message: 'rate limit exceeded' },
+  header_fields_too_large: { status: 431, message: 'request header fields too large' },
   internal_error: { status: 500, message: 'internal error' },
+  /** A method or transfer coding the server does not know. */
+  not_implemented: { status: 501, message: 'not implemented' },
+  /** Shutting down: the connection arrived as the server stopped. */
+  unavailable: { status: 503, message: 'the server is shutting down' },
+  http_version_not_supported: { status: 505, message: 'HTTP version not supported' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -40,6 +40,8 @@ import { createSearchRoutes } from './rest/search-routes.js';
 import { createStats } from './rest/stats.js';
 import { createTokenDetails } from './rest/tokens.js';
 import { segment } from './http/path.js';
+import { peerAddress } from './http/peer.js';
+import { startFront, type Front } from './edge/front.js';
 import { createAgentHost, type AgentHost } from './agent/host.js';
 import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
 import { limitSendBuffers } from './streams/send-buffer.js';
@@ -78,12 +80,22 @@ export interface AccessOptions {
   meterSlots?: number;
 }
 
+export type FrontMode = 'on' | 'all' | 'off';
+
 export interface GatewayOptions {
   host: string;
   /** Free REST host; 0 = any free port. */
   port: number;
   /** Keys, plans, host roles and metering; without it every caller is keyless and unlimited. */
   access?: AccessOptions;
+  /**
+   * The HTTP front (gateway/edge/front.ts): answers what uWS cannot (HTTP/1.0, a missing Host,
+   * malformed requests), keeps pipelined answers in order, drains on close. 'on': on the REST and
+   * agent ports; 'all': on the stream ports too, where a stuck reader is then noticed only once the
+   * front's buffers are full as well; 'off' (default: the front costs most of the read throughput):
+   * uWS listens on every public port itself.
+   */
+  front?: FrontMode;
   /** Detail of /health (engine phase, each chain's node state); `{"status":"ok"}` without it. */
   health?: () => object;
 }
@@ -117,6 +129,10 @@ const AUTHORIZATION = Buffer.from('authorization');
 const HOST = Buffer.from('host');
 /** Batch prices cost one credit per listed token. */
 const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
+/** Shutdown waits this long at most for answers in flight (then closes what is left). */
+export const SHUTDOWN_DRAIN_MS = 10_000; // 10 s
+/** uWS listens here, behind the HTTP fronts on the public ports. */
+const UPSTREAM_HOST = '127.0.0.1';
 /** Version of the interface described at /openapi.json. */
 export const API_VERSION = '0.1.0';
 /** Methods other than GET, on any path. */
@@ -218,6 +234,8 @@ interface Listening {
   app: TemplatedApp;
   socket: us_listen_socket | null;
   port: number;
+  /** Behind a front: uWS's port stays open while the front drains. */
+  fronted?: boolean;
 }
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<Listening> {
@@ -376,6 +394,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     }
   }
 
+  /** Answers waiting on the shard threads; shutdown lets them finish. */
+  let answersPending = 0;
+
   function handler(role: RestRole) {
     return (res: HttpResponse, req: HttpRequest): void => {
       const a: Answer = { status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
@@ -389,7 +410,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           authorization,
           host: roleByName.size === 0 && role !== 'agent' ? '' : req.getHeader(HOST),
           // Only keyless callers are counted by address.
-          address: access === undefined || authorization !== '' ? null : res.getRemoteAddress(),
+          address: access === undefined || authorization !== '' ? null : peerAddress(res),
         };
         const pending = answer(role, f, a);
         if (pending !== undefined) {
@@ -398,9 +419,11 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
             aborted = true;
           });
           const p = path;
+          answersPending++;
           void pending
             .catch((err: unknown) => fail(a, err, p))
             .then(() => {
+              answersPending--;
               if (!aborted) res.cork(() => send(res, a, p));
             });
           return;
@@ -413,6 +436,15 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   }
 
   const listening: Listening[] = [];
+  const fronts: Front[] = [];
+  /** The role's public port is its HTTP front's (gateway/edge/front.ts); uWS serves on loopback behind it. */
+  const frontMode: FrontMode = options.front ?? 'off';
+  const fronted = (role: ListenerRole): boolean => frontMode === 'all' || (frontMode === 'on' && !(role === 'freeStream' || role === 'paidStream'));
+  const front = async (role: ListenerRole, port: number, upstreamPort: number): Promise<void> => {
+    const f = await startFront({ host: options.host, port, upstreamPort });
+    fronts.push(f);
+    ports[role] = f.port;
+  };
   const open = async (role: ListenerRole, port: number): Promise<void> => {
     const app = uWS.App();
     if (role === 'freeStream' || role === 'paidStream') streamHost!.register(app, role);
@@ -421,9 +453,12 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       app.get('/*', handler(role));
       app.any('/*', notFound);
     }
-    const l = await listen(app, options.host, port);
-    ports[role] = l.port;
+    const withFront = fronted(role);
+    const l = await listen(app, withFront ? UPSTREAM_HOST : options.host, withFront ? 0 : port);
+    l.fronted = withFront;
     listening.push(l);
+    if (withFront) await front(role, port, l.port);
+    else ports[role] = l.port;
   };
   // Streams and agent sessions opened with a key end when the key is revoked or replaced.
   const stopKeyWatch =
@@ -436,20 +471,37 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           agentHost?.closeSessionsOf(revoked);
         });
   let closed = false;
+  /**
+   * Graceful: the fronts stop accepting and close idle connections; streams end with their
+   * terminator (hub and agent sessions); answers in flight are written (searches still reach the
+   * shard threads, which stop after this) for up to SHUTDOWN_DRAIN_MS; then the rest is closed and
+   * the usage counters are flushed.
+   */
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
     stopKeyWatch();
+    const deadline = performance.now() + SHUTDOWN_DRAIN_MS;
+    // Stop accepting: the fronts close their ports (uWS behind them keeps serving what they pass on),
+    // and uWS's own public ports close.
+    const drained = Promise.all(fronts.map((f) => f.drain(deadline)));
+    closeListenSockets((l) => l.fronted !== true);
     streamHost?.close();
     await streamThreads?.close();
     await agentHost?.close();
+    await drained;
+    while (answersPending > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    closeListenSockets();
+    // Also ends keep-alive connections, so the process can exit.
+    for (const l of listening) (l.app as unknown as { close?: () => void }).close?.();
+    await meter?.close();
+  };
+  const closeListenSockets = (which: (l: Listening) => boolean = () => true): void => {
     for (const l of listening) {
+      if (!which(l)) continue;
       if (l.socket !== null) uWS.us_listen_socket_close(l.socket);
       l.socket = null;
-      // Also ends keep-alive connections, so the process can exit.
-      (l.app as unknown as { close?: () => void }).close?.();
     }
-    await meter?.close();
   };
   try {
     await open('freeRest', options.port);
@@ -462,15 +514,18 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       if (access?.freeStream !== undefined) wanted.freeStream = access.freeStream.port;
       if (access?.paidStream !== undefined) wanted.paidStream = access.paidStream.port;
       const { hub } = streamOptions;
+      // Behind the fronts, the threads share loopback ports (SO_REUSEPORT spreads the fronts' connections).
+      const withFront = fronted('freeStream');
       streamThreads = await startStreamThreads({
         ctx,
         admission: createStreamAdmission(streamOptions),
         threads: streamThreadCount,
-        host: options.host,
-        ports: wanted,
+        host: withFront ? UPSTREAM_HOST : options.host,
+        ports: withFront ? Object.fromEntries(Object.keys(wanted).map((r) => [r, 0])) : wanted,
         ...(hub !== undefined ? { hub: { ...(hub.tickMs !== undefined ? { tickMs: hub.tickMs } : {}), ...(hub.pingIntervalMs !== undefined ? { pingIntervalMs: hub.pingIntervalMs } : {}) } } : {}),
       });
-      Object.assign(ports, streamThreads.ports);
+      if (withFront) for (const [role, at] of Object.entries(wanted) as [StreamRole, number][]) await front(role, at, streamThreads.ports[role]!);
+      else Object.assign(ports, streamThreads.ports);
     }
     const streamPorts = [ports.freeStream, ports.paidStream].filter((p): p is number => p !== undefined);
     if (streamPorts.length > 0 && limitSendBuffers(streamPorts) === 0) {

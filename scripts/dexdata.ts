@@ -31,6 +31,9 @@ flags (each also as an environment variable DEXDATA_<NAME>, over the config file
   --config FILE            JSON config file (see README)
   --data-dir DIR           LMDB data directory (default ./data)
   --host HOST              listen address (default 127.0.0.1)
+  --front on|all|off       the HTTP front: answers HTTP/1.0, malformed requests, pipelining (on: the REST
+                           and agent ports, the default; all: the stream ports too; off: uWS serves every
+                           port directly, faster, silent on those)
   --port N                 free REST port (default 8080; other hosts follow it: paid REST +1, streams +2 and +3, agent +4)
   --paid-port N            paid REST port (default port + 1)
   --agent-port N           agent host port: /api subset and MCP (default port + 4)
@@ -76,6 +79,7 @@ async function serve(flags: Record<string, string>): Promise<void> {
     {
       host: config.gateway.host,
       port: ports.freeRest,
+      front: config.gateway.front,
       health: () => engine.health(),
       access: {
         plans: config.plans,

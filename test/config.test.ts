@@ -19,7 +19,7 @@ describe('configuration', () => {
     const c = loadConfig({}, {});
     expect(c.simulator.pools).toBe(20_000);
     expect(c.simulator.backfillDays).toBe(30);
-    expect(c.gateway).toEqual({ host: '127.0.0.1', port: 8080 });
+    expect(c.gateway).toEqual({ host: '127.0.0.1', port: 8080, front: 'off' });
     expect(c.shards).toBe(2);
     expect(engineCapacity(c).pools).toBeGreaterThanOrEqual(25_000);
     expect(Object.isFrozen(c.simulator)).toBe(true);

@@ -13,6 +13,7 @@ import { createSimulator } from '../engine/sources/simulator/index.js';
 import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
+import { rng } from './support/rng.js';
 
 const REQUESTS = 3000;
 const CONCURRENCY = 16;
@@ -47,23 +48,6 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** xorshift32: reproducible choices. */
-function rng(seed: number) {
-  let x = seed >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 4_294_967_296;
-  };
-  return {
-    next,
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
-  };
-}
 
 const NASTY = [
   '', '0', '-1', '1e309', 'NaN', 'Infinity', '-0', '1.5', '99999999999999999999', '0x10', ' 1', '%', '%zz', '%E0%A4%A', '%00', '%FF%FE',

@@ -6,6 +6,7 @@
  * backpressure, so a slow reader holds at most one chunk beyond what uWS has buffered.
  */
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
+import { peerAddressText } from '../http/peer.js';
 
 const STATUS_TEXT: Readonly<Record<number, string>> = {
   200: 'OK',
@@ -84,7 +85,7 @@ export class Exchange {
     });
     this.headers = headers;
     this.authorization = authorization;
-    this.remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    this.remoteAddress = peerAddressText(res);
   }
 
   /** Whether an answer has begun (or the client is gone): nothing else may be sent. */

@@ -7,16 +7,21 @@ import type { HttpResponse } from 'uWebSockets.js';
 /** Plan of callers without a key. */
 export const PLAN_KEYLESS = 'keyless';
 
-const STATUS_LINES: Readonly<Record<number, string>> = {
+export const STATUS_LINES: Readonly<Record<number, string>> = {
   200: '200 OK',
   400: '400 Bad Request',
   401: '401 Unauthorized',
   402: '402 Payment Required',
   403: '403 Forbidden',
   404: '404 Not Found',
+  408: '408 Request Timeout',
   410: '410 Gone',
   429: '429 Too Many Requests',
+  431: '431 Request Header Fields Too Large',
   500: '500 Internal Server Error',
+  501: '501 Not Implemented',
+  503: '503 Service Unavailable',
+  505: '505 HTTP Version Not Supported',
 };
 
 /** Header names and values as bytes, encoded once: uWS copies bytes without converting strings. */

@@ -19,6 +19,7 @@ import { keylessCaller, resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { GatewayContext } from '../context.js';
 import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '../errors.js';
+import { peerAddressText } from '../http/peer.js';
 import { sendJson } from '../http/respond.js';
 import { rfc3339 } from '../http/time.js';
 import { RateLimited, type Meter } from '../metering/meter.js';
@@ -209,7 +210,7 @@ export function requestFacts(res: HttpResponse, req: HttpRequest): Facts {
     query: req.getQuery() ?? '',
     authorization,
     lastEventId: req.getHeader('last-event-id'),
-    ip: authorization === '' ? Buffer.from(res.getRemoteAddressAsText()).toString('latin1') : '',
+    ip: authorization === '' ? peerAddressText(res) : '',
     connectionClose: req.getHeader('connection').length === 5,
   };
 }

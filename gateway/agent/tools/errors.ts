@@ -74,6 +74,13 @@ export function describeApiError(err: ApiError, tool: string): string {
     case 'wrong_host':
     case 'preview_only':
     case 'forbidden_host':
+    // The HTTP front's answers (gateway/edge): never the outcome of a tool call.
+    case 'bad_request':
+    case 'request_timeout':
+    case 'header_fields_too_large':
+    case 'not_implemented':
+    case 'unavailable':
+    case 'http_version_not_supported':
       return err.message;
     case 'endpoint_removed':
       return `${err.message}.`;
