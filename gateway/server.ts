@@ -18,7 +18,7 @@ import { checkHost, EDGE_PAGE, keylessCallerAt, resolveCaller, type Caller, type
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import type { GatewayContext } from './context.js';
-import { ApiError, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
+import { ApiError, INTERNAL_ERROR, routeNotFound } from './errors.js';
 import { ResponseCache } from './http/cache.js';
 import { num, str } from './http/json.js';
 import { readQuery } from './http/query.js';
@@ -116,9 +116,11 @@ const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
 /** Version of the interface described at /openapi.json. */
 export const API_VERSION = '0.1.0';
 /** Methods other than GET, on any path. */
-function notFound(res: HttpResponse): void {
-  sendJson(res, NOT_FOUND.status, NOT_FOUND.body);
+function methodNotFound(res: HttpResponse, req: HttpRequest): void {
+  const err = routeNotFound(req.getMethod().toUpperCase(), req.getUrl());
+  sendJson(res, err.status, err.body);
 }
+
 
 /**
  * `gate` is the plan the request is evaluated against; undefined = no plan limits. Most answers
@@ -150,18 +152,18 @@ function createRouter(ctx: GatewayContext): Route {
       if (s[1] === 'networks') return networks.networks();
       if (s[1] === 'stats') return stats();
       if (s[1] === 'openapi.json') return openApi;
-      throw NOT_FOUND;
+      throw routeNotFound('GET', url);
     }
     if (s.length === 3 && s[1] === 'pools' && s[2] === 'search') return search.global(query);
-    if (s[1] !== 'networks' || s.length > 6) throw NOT_FOUND;
-    const network = segment(s[2]!);
+    if (s[1] !== 'networks' || s.length > 6) throw routeNotFound('GET', url);
+    const network = segment(s[2]!, 'network');
     if (s.length === 4 && s[3] === 'dexes') return networks.dexes(network, query);
     if (s.length === 5 && s[3] === 'multi' && s[4] === 'prices') return prices(network, query);
-    if (s.length === 5 && s[3] === 'tokens') return token(network, segment(s[4]!));
-    if (s[3] !== 'pools' || s.length < 5) throw NOT_FOUND;
-    if (s.length === 5) return s[4] === 'search' ? search.network(network, query) : details(network, segment(s[4]!), query);
-    if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!), query, gate);
-    throw NOT_FOUND;
+    if (s.length === 5 && s[3] === 'tokens') return token(network, segment(s[4]!, 'token'));
+    if (s[3] !== 'pools' || s.length < 5) throw routeNotFound('GET', url);
+    if (s.length === 5) return s[4] === 'search' ? search.network(network, query) : details(network, segment(s[4]!, 'pool'), query);
+    if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!, 'pool'), query, gate);
+    throw routeNotFound('GET', url);
   };
 }
 
@@ -314,7 +316,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       }
     }
     checkHost(served, caller, hostUrl);
-    if (served === 'agent' && !f.path.startsWith('/api/')) throw NOT_FOUND;
+    if (served === 'agent' && !f.path.startsWith('/api/')) throw routeNotFound('GET', f.path);
     if (f.path === '/') {
       a.body = Buffer.from(`{"service":"dexdata","api_version":${str(API_VERSION)},"plan":${str(caller.plan)}}`);
       return;
@@ -331,7 +333,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     let project: ((body: Uint8Array) => Uint8Array) | undefined;
     if (served === 'agent') {
       const sub = subset(f.path, f.query);
-      if (sub === null) throw NOT_FOUND;
+      if (sub === null) throw routeNotFound('GET', f.path);
       ({ path, query, project } = sub);
     }
     checkPaidOnly(path, caller.plan);
@@ -413,7 +415,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     else {
       if (role === 'agent') agentHost?.register(app);
       app.get('/*', handler(role));
-      app.any('/*', notFound);
+      app.any('/*', methodNotFound);
     }
     const l = await listen(app, options.host, port);
     ports[role] = l.port;

@@ -18,7 +18,7 @@ import { PAID_PLANS, type PlanLimits, type PlanName } from '../../engine/config.
 import { keylessCaller, resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { GatewayContext } from '../context.js';
-import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '../errors.js';
+import { ApiError, INTERNAL_ERROR, routeNotFound } from '../errors.js';
 import { sendJson } from '../http/respond.js';
 import { rfc3339 } from '../http/time.js';
 import { RateLimited, type Meter } from '../metering/meter.js';
@@ -232,8 +232,9 @@ export function registerStreamRoutes(
   const health = (res: HttpResponse): void => {
     sendJson(res, 200, HEALTH_BODY);
   };
-  const notFound = (res: HttpResponse): void => {
-    sendJson(res, NOT_FOUND.status, NOT_FOUND.body);
+  const noRoute = (res: HttpResponse, req: HttpRequest): void => {
+    const err = routeNotFound(req.getMethod().toUpperCase(), req.getUrl());
+    sendJson(res, err.status, err.body);
   };
   app.get('/health', health);
   for (const endpoint of ENDPOINTS) {
@@ -280,7 +281,7 @@ export function registerStreamRoutes(
       });
     });
   }
-  app.any('/*', notFound);
+  app.any('/*', noRoute);
 }
 
 /** Where a response's abort handler finds the stream opened on it (POST: registered before the body is read). */
