@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     const restartStarted = performance.now();
     again = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
     output(again);
-    const portLine = await waitForLine(again, /^\S+ REST listening on http:\/\/[\d.]+:(\d+)/m, 10 * 60_000);
+    const portLine = await waitForLine(again, /(?<!paid )REST listening on http:\/\/[\d.]+:(\d+)/, 10 * 60_000);
     const listeningSeconds = (performance.now() - restartStarted) / 1000;
     const paidLine = await waitForLine(again, /paid REST listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     await waitForLine(again, /caught up/, 10 * 60_000);

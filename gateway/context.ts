@@ -2,6 +2,7 @@
 import type { SwapFeed } from '../engine/feed/swaps.js';
 import type { Registry } from '../engine/ingest/registry.js';
 import type { PoolRanker } from '../engine/search/ranker.js';
+import type { Log } from '../engine/log.js';
 import type { EngineViews } from '../engine/state/views.js';
 import type { Store } from '../engine/store/store.js';
 
@@ -15,4 +16,6 @@ export interface GatewayContext {
   now(): number;
   /** Swaps of watched pools and tokens as the shards apply them (the transaction streams); none without it. */
   swaps?: SwapFeed;
+  /** The service's log (engine/log.ts); nothing is logged without it. */
+  log?: Log;
 }
