@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   writeFileSync(configFile, JSON.stringify({ plans: { keyless: roomy, free: roomy, pro: roomy } }));
   const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'pro', '--label', 'bench', '--data-dir', dataDir, '--config', configFile], { encoding: 'utf8' });
   const proKey = /key: (api_\w+)/.exec(created)![1]!;
-  const serveArgs = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)];
+  const serveArgs = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)];
   const service = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   output(service);
   let again: ChildProcess | null = null;

@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { Ingest } from './ingest/ingest.js';
+import { errorText, fallbackLog, type Log } from './log.js';
 import type { Registry } from './ingest/registry.js';
 import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
@@ -25,7 +26,8 @@ export interface EngineOptions {
   readonly sweepIntervalMs?: number;
   /** Unix seconds; the wall clock by default. */
   readonly now?: () => number;
-  readonly log?: (line: string) => void;
+  /** Progress and failures; warnings and errors on stderr without it (engine/log.ts). */
+  readonly log?: Log;
 }
 
 export interface EngineStatus {
@@ -72,11 +74,11 @@ const STEPS_IN_FLIGHT = 3;
 
 export async function startEngine(options: EngineOptions): Promise<Engine> {
   const now = options.now ?? (() => Date.now() / 1000);
-  const log = options.log ?? (() => {});
+  const log = options.log ?? fallbackLog();
   mkdirSync(options.dataDir, { recursive: true });
   const store = openStore(options.dataDir);
   const views = EngineViews.create(options.capacity);
-  const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now });
+  const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now, log });
   const ingest = new Ingest(store, views, shards);
   ingest.registry.load(store);
 
@@ -84,7 +86,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let eventsIngested = 0;
   const started = performance.now();
   const replayedBatches = await ingest.replay();
-  if (replayedBatches > 0) log(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  if (replayedBatches > 0) log.info(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const source = typeof options.source === 'function' ? options.source(store) : options.source;
   await ingest.registerNetworks(source.networks);
 
@@ -123,7 +125,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       if (ingest.rollbacks !== rollbacksLogged && ingest.lastRollback) {
         rollbacksLogged = ingest.rollbacks;
         const r = ingest.lastRollback;
-        log(
+        log.warn(
           `${r.chain}: rolled back to block ${r.toBlock}: ${r.eventsOrphaned} orphaned events in ${r.batchesRewritten} log batches, ${r.poolsRemoved} pools and ${r.transactionsRemoved} stored transactions removed; ` +
             `views rebuilt from ${r.eventsReplayed} events in ${r.batchesReplayed} batches; ${r.totalMs.toFixed(0)} ms (settle ${r.settleMs.toFixed(0)}, commit ${r.commitMs.toFixed(0)}, rebuild ${r.rebuildMs.toFixed(0)})`,
         );
@@ -142,7 +144,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         lastProgress = performance.now();
         const pct = Math.floor((100 * (source.time - historyStart)) / Math.max(1, now() - historyStart));
         const rate = eventsIngested / ((lastProgress - catchUpStarted) / 1000);
-        log(`catching up: ${pct}% of history, ${eventsIngested} events, ${Math.round(rate)} events/s, at ${new Date(source.time * 1000).toISOString()}`);
+        log.info(`catching up: ${pct}% of history, ${eventsIngested} events, ${Math.round(rate)} events/s, at ${new Date(source.time * 1000).toISOString()}`);
       }
       if (phase === 'catching_up' && source.time >= now() - 1) {
         await Promise.all(inFlight.splice(0));
@@ -150,7 +152,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         await shards.flush();
         await shards.sweep(chainCount());
         phase = 'live';
-        log(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
+        log.info(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
         markCaughtUp();
       }
       if (phase === 'live') {
@@ -172,7 +174,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const failed = running.then(
     () => new Promise<never>(() => {}),
     (err: unknown) => {
-      log(`engine stopped on error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      log.error(`engine stopped on error: ${errorText(err)}`);
       throw err;
     },
   );

@@ -24,6 +24,16 @@ export interface LogOptions {
 /** Field names whose values are replaced by `[redacted]` wherever they appear (one level deep). */
 const REDACTED_FIELDS = ['authorization', 'key', 'apiKey', 'api_key', 'keyHash', 'key_hash', 'secret', 'password'] as const;
 
+/** The options a log was made with, so a worker thread can make its own alike (children inherit it: pino makes them by prototype). */
+const OPTIONS = Symbol('dexdata.logOptions');
+
+/** Level and format a worker thread's log should have to match `log` (its lines go to the same stdout). */
+export function threadLogOptions(log: Log): Pick<LogOptions, 'level' | 'format'> {
+  const o = (log as unknown as Record<symbol, Pick<LogOptions, 'level' | 'format'> | undefined>)[OPTIONS];
+  const format = o === undefined ? 'json' : o.format === 'auto' ? (process.stdout.isTTY === true ? 'pretty' : 'json') : o.format;
+  return { level: log.level as LogOptions['level'], format };
+}
+
 export function createLog(options: LogOptions): Log {
   const destination = options.destination ?? 1;
   const pretty = options.format === 'pretty' || (options.format === 'auto' && destination === 1 && process.stdout.isTTY === true);
@@ -40,7 +50,7 @@ export function createLog(options: LogOptions): Log {
     : typeof destination === 'number'
       ? pino.destination({ dest: destination, sync: true })
       : destination;
-  return pino(
+  const log = pino(
     {
       level: options.level,
       base: { pid: process.pid },
@@ -48,6 +58,18 @@ export function createLog(options: LogOptions): Log {
     },
     out,
   );
+  (log as unknown as Record<symbol, Pick<LogOptions, 'level' | 'format'>>)[OPTIONS] = { level: options.level, format: options.format };
+  return log;
+}
+
+let fallback: Log | undefined;
+
+/**
+ * The log of code run without the service's bundle (tests, benches, tools): warnings and errors as
+ * JSON lines on stderr, so a failure is never silent.
+ */
+export function fallbackLog(): Log {
+  return (fallback ??= createLog({ level: 'warn', format: 'json', destination: 2 }));
 }
 
 /** A log that writes nothing (tests, and code run without the service's bundle). */

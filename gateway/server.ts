@@ -12,6 +12,9 @@
  * Without `access`, everyone is keyless and nothing is limited.
  */
 import uWS from 'uWebSockets.js';
+import { RequestCounters, REQUEST_HOSTS, routeOf, StreamCounters } from './metrics/counters.js';
+import { errorText, fallbackLog } from '../engine/log.js';
+import { nextRequestSeq, requestId } from './http/request-id.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
 import { checkHost, EDGE_PAGE, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
@@ -84,6 +87,16 @@ export interface GatewayOptions {
   access?: AccessOptions;
   /** Detail of /health (engine phase, each chain's node state); `{"status":"ok"}` without it. */
   health?: () => object;
+  /** Count requests and streams for /metrics (Gateway.counters); nothing is counted without it. */
+  metrics?: boolean;
+}
+
+/** What the gateway counted, for the metrics registry (gateway/metrics). */
+export interface GatewayCounters {
+  readonly requests: RequestCounters;
+  readonly streams: StreamCounters | null;
+  /** Credits charged since start, by plan (PLAN_NAMES order). */
+  creditsSpent(): readonly number[];
 }
 
 export interface Gateway {
@@ -95,6 +108,8 @@ export interface Gateway {
   readonly streams: StreamHost | null;
   /** The stream threads, when the stream hosts run on their own threads (`streamThreads` > 0). */
   readonly streamThreads: StreamThreads | null;
+  /** Request and stream counters, when `metrics` is set. */
+  readonly counters: GatewayCounters | null;
   /** Writes the usage counters to the store now (they are also written every second and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;
@@ -167,9 +182,6 @@ function createRouter(ctx: GatewayContext): Route {
   };
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-}
 
 /** Credits a request costs: 1, or 1 per listed token on batch prices. */
 function costOf(path: string, query: string): number {
@@ -190,6 +202,12 @@ function usageBody(meter: Meter, caller: Caller, now: number): Buffer {
 
 /** One request's answer; `plan` goes out as X-Api-Plan. */
 interface Answer {
+  /** Sequence number of the request (its id in log lines: requestId). */
+  seq: number;
+  /** Index of the host role in REQUEST_HOSTS. */
+  host: number;
+  /** performance.now() when the request was read (0 when nothing measures it). */
+  startedMs: number;
   status: number;
   body: Uint8Array;
   plan: string;
@@ -232,12 +250,15 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     throw new Error('uWebSockets.js native binary is not loaded (the slow fallback is refused)');
   }
   const route = createRouter(ctx);
+  const log = ctx.log ?? fallbackLog();
+  /** One line per request at debug level (the level is fixed at start, so this is read once). */
+  const accessLog = log.isLevelEnabled('debug');
   const subset = createApiSubset();
   const access = options.access;
   const keys: KeyStore | null = access === undefined ? null : openKeyStore(ctx.store);
   // Entries live 15 s at most: eviction by insertion order is enough. `items` holds the credit cost.
   const freeHostCache = new ResponseCache(FREE_HOST_CACHE_MAX_BYTES, { lru: false });
-  const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS);
+  const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS, log);
   // The agent protocol (MCP over /streamable-http, /sse, /json-rpc) on the agent host: gateway/agent.
   const agentHost: AgentHost | null =
     access?.agent !== undefined && keys !== null && meter !== null
@@ -267,7 +288,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           hostUrl: (role: StreamRole) => access[role]?.hosts?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`,
         }
       : null;
-  const streamHost: StreamHost | null = streamOptions !== null && streamThreadCount === 0 ? createStreamHost(streamOptions) : null;
+  const requestCounters = options.metrics === true ? new RequestCounters() : null;
+  const streamCounters = options.metrics === true && streamOptions !== null ? new StreamCounters(streamThreadCount + 1) : null;
+  const streamHost: StreamHost | null =
+    streamOptions !== null && streamThreadCount === 0 ? createStreamHost(streamCounters === null ? streamOptions : { ...streamOptions, counters: streamCounters }) : null;
   let streamThreads: StreamThreads | null = null;
 
   /** Fills `a`; returns a promise when the answer waits on the shard threads. */
@@ -358,7 +382,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     } else {
       // The path only: query strings and headers may carry credentials. After close, a search cut
       // short by the shard threads stopping is the shutdown's doing, not an error to report.
-      if (!closed) console.error(`gateway: internal error on ${path}: ${errorText(err)}`);
+      if (!closed) log.error({ req_id: requestId(a.seq), path }, `internal error: ${errorText(err)}`);
       a.status = INTERNAL_ERROR.status;
       a.body = INTERNAL_ERROR.body;
     }
@@ -367,14 +391,21 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   function send(res: HttpResponse, a: Answer, path: string): void {
     try {
       sendJson(res, a.status, a.body, a.plan, a.retryAfterSeconds, a.contentType);
+      if (requestCounters !== null || accessLog) {
+        const seconds = (performance.now() - a.startedMs) / 1000;
+        requestCounters?.record(a.host, routeOf(path), a.status, seconds);
+        // The path only: query strings may carry what a caller would not have logged.
+        if (accessLog) log.debug({ req_id: requestId(a.seq), host: REQUEST_HOSTS[a.host], path, status: a.status, ms: Math.round(seconds * 1e6) / 1e3, plan: a.plan }, 'request');
+      }
     } catch (err) {
-      console.error(`gateway: response to ${path} not written: ${errorText(err)}`);
+      log.error({ req_id: requestId(a.seq), path }, `response not written: ${errorText(err)}`);
     }
   }
 
   function handler(role: RestRole) {
+    const host = REQUEST_HOSTS.indexOf(role);
     return (res: HttpResponse, req: HttpRequest): void => {
-      const a: Answer = { status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
+      const a: Answer = { seq: nextRequestSeq(), host, startedMs: requestCounters !== null || accessLog ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
       let path = '';
       try {
         path = req.getUrl();
@@ -453,6 +484,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
         threads: streamThreadCount,
         host: options.host,
         ports: wanted,
+        ...(streamCounters !== null ? { counters: streamCounters.buffer } : {}),
         ...(hub !== undefined ? { hub: { ...(hub.tickMs !== undefined ? { tickMs: hub.tickMs } : {}), ...(hub.pingIntervalMs !== undefined ? { pingIntervalMs: hub.pingIntervalMs } : {}) } } : {}),
       });
       Object.assign(ports, streamThreads.ports);
@@ -468,6 +500,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     get streamThreads() {
       return streamThreads;
     },
+    counters: requestCounters === null ? null : { requests: requestCounters, streams: streamCounters, creditsSpent: () => meter?.creditsSpent() ?? [] },
     flushUsage: () => meter?.flush() ?? Promise.resolve(),
     close,
   };

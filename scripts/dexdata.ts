@@ -11,6 +11,8 @@
  * unknown flag, command or missing argument is a one-line message and exit code 2.
  */
 import { availableParallelism } from 'node:os';
+import { createMetricsRegistry } from '../gateway/metrics/registry.js';
+import { METRICS_PATH, startMetricsServer, type MetricsServer } from '../gateway/metrics/server.js';
 import { Command, CommanderError, Option } from 'commander';
 import { CONFIG_FILE_FLAG, CONFIG_OVERRIDES, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig, overrideDefault, type Config } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
@@ -46,7 +48,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
     capacity: engineCapacity(config),
     source: (store) => (config.source === 'evm' ? createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) }) : openSimulator(store, config.simulator, now())),
     now,
-    log: line,
+    log: engineLog,
   });
   const ports = listenerPorts(config);
   const gateway = await startGateway(
@@ -55,6 +57,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
       host: config.gateway.host,
       port: ports.freeRest,
       health: () => engine.health(),
+      metrics: config.metrics.enabled,
       access: {
         plans: config.plans,
         freeRestHosts: config.listeners.freeRest.hosts,
@@ -75,11 +78,28 @@ async function serve({ config, log }: Bundle): Promise<void> {
     `streams listening on http://${config.gateway.host}:${gateway.ports.freeStream} (free) and http://${config.gateway.host}:${gateway.ports.paidStream} (paid), ${streamThreads === 0 ? 'on the main thread' : `${streamThreads} stream thread${streamThreads > 1 ? 's' : ''}`}`,
   );
 
+  let metrics: MetricsServer | null = null;
+  if (config.metrics.enabled && gateway.counters !== null) {
+    const counters = gateway.counters;
+    const registry = createMetricsRegistry({
+      requests: counters.requests,
+      streams: counters.streams,
+      creditsSpent: counters.creditsSpent,
+      ingest: () => [...engine.ingest.eventsByChain].map(([chain, events]) => ({ chain, events, newestEventTime: engine.ingest.checkpoint(chain).time })),
+      now: () => Date.now() / 1000,
+      dataDir: config.dataDir,
+      shardBusySeconds: () => engine.shards.busySeconds(),
+    });
+    metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log);
+    log.info(`metrics listening on http://${config.metrics.host}:${metrics.port}${METRICS_PATH}`);
+  }
+
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     log.info('shutting down');
+    metrics?.close();
     await gateway.close();
     await engine.stop();
     process.exit(code);

@@ -15,6 +15,7 @@
  * which keeps web pages from reaching it by DNS rebinding.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { errorText, fallbackLog } from '../../engine/log.js';
 import type { PlanLimits, PlanName } from '../../engine/config.js';
 import { resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
@@ -83,6 +84,7 @@ function hostnameOf(value: string): string {
 
 export function createAgentHost(options: AgentHostOptions): AgentHost {
   const { ctx, keys, plans } = options;
+  const log = ctx.log ?? fallbackLog();
   const info: ServiceInfo = {
     name: 'dexdata',
     version: options.version,
@@ -90,7 +92,7 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   };
   const limits = options.sessionLimits ?? DEFAULT_SESSION_LIMITS;
   const query = new QueryLayer({ ctx, route: options.route, meter: options.meter, plans });
-  const catalog = createToolCatalog(query, openFeedbackStore(ctx.store), info);
+  const catalog = createToolCatalog(query, openFeedbackStore(ctx.store), info, log);
   const streamable = new StreamableHttpEndpoint({ catalog, info, limits });
   const sse = new SseEndpoint({ catalog, info, limits });
   const jsonRpc = new JsonRpcEndpoint({ catalog, info });
@@ -128,7 +130,7 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
         if (err instanceof ApiError) {
           ex.sendJson(err.status, rpcError(RpcCode.serverError, `${err.message}: send the API key as the Authorization header value, or no header for the keyless plan`, null, { error: err.code }));
         } else {
-          console.error(`agent: request to ${ex.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          log.error({ path: ex.path }, `agent: request failed: ${errorText(err)}`);
           ex.sendJson(500, rpcError(RpcCode.internalError, 'Internal error'));
         }
         return;
@@ -136,7 +138,7 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
       ex.extraHeaders['X-Api-Plan'] = caller.plan;
       handler(ex, caller, body).catch((err: unknown) => {
         // The path only: query strings and headers may carry credentials.
-        console.error(`agent: request to ${ex.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        log.error({ path: ex.path }, `agent: request failed: ${errorText(err)}`);
         if (!ex.answered) ex.sendJson(500, rpcError(RpcCode.internalError, 'Internal error'));
         else ex.end();
       });

@@ -14,6 +14,8 @@
  * event delivered then costs one credit (enterprise: none).
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { errorText, fallbackLog, type Log } from '../../engine/log.js';
+import type { StreamCounters } from '../metrics/counters.js';
 import { PAID_PLANS, type PlanLimits, type PlanName } from '../../engine/config.js';
 import { keylessCaller, resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
@@ -39,6 +41,8 @@ export interface StreamHostOptions {
   /** Public address of each stream host (what wrong_host names). */
   readonly hostUrl: (role: StreamRole) => string;
   readonly hub?: Omit<HubOptions, 'ctx'>;
+  /** Stream counters for /metrics (row 0: this thread). */
+  readonly counters?: StreamCounters;
 }
 
 export interface StreamHost {
@@ -71,9 +75,6 @@ const PREVIEW_PRICES = new ApiError('preview_only', 'without an API key only the
 export const NO_TARGET: AbortTarget = { client: null, aborted: false };
 const BODY_TOO_LARGE = new ApiError('invalid_parameter', `invalid body: larger than ${MAX_BODY_BYTES} bytes`, { param: 'body' });
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-}
 
 /** A request that passed every check: who streams, what, and the concurrent-stream slot it holds. */
 export interface Admitted {
@@ -119,6 +120,7 @@ export interface Facts {
 
 export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, slots = new StreamSlots()): StreamAdmission {
   const { ctx, keys, meter, plans } = options;
+  const log = ctx.log ?? fallbackLog();
   const showcase = options.showcase === undefined ? null : new Set(options.showcase.map((s) => s.replace(/:(0x[0-9a-fA-F]+)$/, (_, a: string) => `:${a.toLowerCase()}`)));
   const isShowcase = (token: number): boolean => {
     if (showcase === null) return ctx.views.tokenRole[token]! <= 2;
@@ -186,7 +188,7 @@ export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, s
         const retry = err instanceof RateLimited ? err.retryAfterSeconds : err.code === 'rate_limited' ? STREAM_CAP_RETRY_AFTER_S : 0;
         return { status: err.status, body: err.body, plan, retryAfterSeconds: retry };
       }
-      console.error(`streams: internal error on ${path}: ${errorText(err)}`);
+      log.error({ path }, `streams: internal error: ${errorText(err)}`);
       return { status: INTERNAL_ERROR.status, body: INTERNAL_ERROR.body, plan, retryAfterSeconds: 0 };
     },
     spend: (caller, n) => (caller.plan === 'enterprise' ? n : meter.spend(caller, n, ctx.now())),
@@ -228,6 +230,7 @@ export const ENDPOINTS: readonly Endpoint[] = ['prices', 'reserves', 'transactio
 export function registerStreamRoutes(
   app: TemplatedApp,
   open: (res: HttpResponse, endpoint: Endpoint, f: Facts, body: Buffer | null, abort: AbortTarget) => void,
+  log: Log = fallbackLog(),
 ): void {
   const health = (res: HttpResponse): void => {
     sendJson(res, 200, HEALTH_BODY);
@@ -243,7 +246,7 @@ export function registerStreamRoutes(
       try {
         f = requestFacts(res, req);
       } catch (err) {
-        console.error(`streams: request not read: ${errorText(err)}`);
+        log.error({ path: `/sse/${endpoint}` }, `streams: request not read: ${errorText(err)}`);
         sendJson(res, INTERNAL_ERROR.status, INTERNAL_ERROR.body);
         return;
       }
@@ -297,6 +300,7 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
   const hub = new StreamHub({
     ctx: options.ctx,
     ...options.hub,
+    ...(options.counters !== undefined ? { counters: options.counters } : {}),
     billing: {
       spend: (owner, n) => admission.spend(owner as Caller, n),
       exhaustedMessage: (owner) => admission.exhaustedMessage(owner as Caller),
@@ -329,7 +333,7 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
   return {
     hub,
     slots,
-    register: (app, role) => registerStreamRoutes(app, opener(role)),
+    register: (app, role) => registerStreamRoutes(app, opener(role), options.ctx.log),
     close: () => hub.close(),
   };
 }
