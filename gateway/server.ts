@@ -12,12 +12,13 @@
  * Without `access`, everyone is keyless and nothing is limited.
  */
 import uWS from 'uWebSockets.js';
-import { RequestCounters, REQUEST_HOSTS, routeOf, StreamCounters } from './metrics/counters.js';
+import { createTrustedProxies, NO_PROXIES } from './http/forwarded.js';
+import { LATENCY_SAMPLE_EVERY, RequestCounters, REQUEST_HOSTS, routeOf, StreamCounters } from './metrics/counters.js';
 import { errorText, fallbackLog } from '../engine/log.js';
 import { nextRequestSeq, requestId } from './http/request-id.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
-import { checkHost, EDGE_PAGE, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
+import { addressText, checkHost, EDGE_PAGE, keylessCaller, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import type { GatewayContext } from './context.js';
@@ -89,6 +90,11 @@ export interface GatewayOptions {
   health?: () => object;
   /** Count requests and streams for /metrics (Gateway.counters); nothing is counted without it. */
   metrics?: boolean;
+  /**
+   * Reverse proxies (addresses or CIDRs) whose X-Forwarded-For / Forwarded name the client, for
+   * keyless limits, stream caps per address and logs; from other peers those headers are ignored.
+   */
+  trustedProxies?: readonly string[];
 }
 
 /** What the gateway counted, for the metrics registry (gateway/metrics). */
@@ -126,6 +132,8 @@ const HEALTH_BODY = Buffer.from('{"status":"ok"}');
 /** Request header names as bytes: uWS reads them without converting a string each time. */
 const AUTHORIZATION = Buffer.from('authorization');
 const HOST = Buffer.from('host');
+const X_FORWARDED_FOR = Buffer.from('x-forwarded-for');
+const FORWARDED = Buffer.from('forwarded');
 /** Batch prices cost one credit per listed token. */
 const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
 /** Version of the interface described at /openapi.json. */
@@ -208,6 +216,8 @@ interface Answer {
   host: number;
   /** performance.now() when the request was read (0 when nothing measures it). */
   startedMs: number;
+  /** The client's address, for the debug request line (null when not logged). */
+  client?: string | null;
   status: number;
   body: Uint8Array;
   plan: string;
@@ -223,6 +233,8 @@ interface RequestFacts {
   host: string;
   /** Raw peer address (getRemoteAddress) of a keyless caller; null when a key is sent or nothing is metered. */
   address: ArrayBuffer | null;
+  /** The client a trusted proxy named (gateway/http/forwarded.ts); null when the peer is the client. */
+  client: string | null;
 }
 
 /** Host part of a configured public name: `https://pro.example.com/` -> `pro.example.com`. */
@@ -253,6 +265,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   const log = ctx.log ?? fallbackLog();
   /** One line per request at debug level (the level is fixed at start, so this is read once). */
   const accessLog = log.isLevelEnabled('debug');
+  const proxies = options.trustedProxies === undefined ? NO_PROXIES : createTrustedProxies(options.trustedProxies);
   const subset = createApiSubset();
   const access = options.access;
   const keys: KeyStore | null = access === undefined ? null : openKeyStore(ctx.store);
@@ -262,7 +275,17 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   // The agent protocol (MCP over /streamable-http, /sse, /json-rpc) on the agent host: gateway/agent.
   const agentHost: AgentHost | null =
     access?.agent !== undefined && keys !== null && meter !== null
-      ? createAgentHost({ ctx, route, keys, meter, plans: access.plans, version: API_VERSION, listenHost: options.host, hostNames: access.agent.hosts ?? [] })
+      ? createAgentHost({
+          ctx,
+          route,
+          keys,
+          meter,
+          plans: access.plans,
+          version: API_VERSION,
+          listenHost: options.host,
+          hostNames: access.agent.hosts ?? [],
+          ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {}),
+        })
       : null;
   const ports: Partial<Record<ListenerRole, number>> = {};
   const names: Partial<Record<RestRole, readonly string[]>> = {
@@ -286,6 +309,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           ...(access.showcase !== undefined ? { showcase: access.showcase } : {}),
           ...(access.streamHub !== undefined ? { hub: access.streamHub } : {}),
           hostUrl: (role: StreamRole) => access[role]?.hosts?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`,
+          ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {}),
         }
       : null;
   const requestCounters = options.metrics === true ? new RequestCounters() : null;
@@ -317,7 +341,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       a.contentType = 'text/html; charset=utf-8';
       return;
     }
-    const caller = f.address !== null ? keylessCallerAt(access.plans, f.address) : resolveCaller(keys, access.plans, f.authorization, '', f.path === '/', now);
+    const caller =
+      f.address !== null ? (f.client !== null ? keylessCaller(access.plans, f.client) : keylessCallerAt(access.plans, f.address)) : resolveCaller(keys, access.plans, f.authorization, '', f.path === '/', now);
     a.plan = caller.plan;
     // The free host answers from its URL cache first (api.md rule 8): a paid key sent there may get
     // cached free-tier data. Keyless and keyed callers have separate entries (plan caps differ).
@@ -392,10 +417,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     try {
       sendJson(res, a.status, a.body, a.plan, a.retryAfterSeconds, a.contentType);
       if (requestCounters !== null || accessLog) {
-        const seconds = (performance.now() - a.startedMs) / 1000;
+        const seconds = a.startedMs > 0 ? (performance.now() - a.startedMs) / 1000 : -1;
         requestCounters?.record(a.host, routeOf(path), a.status, seconds);
         // The path only: query strings may carry what a caller would not have logged.
-        if (accessLog) log.debug({ req_id: requestId(a.seq), host: REQUEST_HOSTS[a.host], path, status: a.status, ms: Math.round(seconds * 1e6) / 1e3, plan: a.plan }, 'request');
+        if (accessLog) log.debug({ req_id: requestId(a.seq), host: REQUEST_HOSTS[a.host], path, status: a.status, ms: Math.round(seconds * 1e6) / 1e3, plan: a.plan, client: a.client }, 'request');
       }
     } catch (err) {
       log.error({ req_id: requestId(a.seq), path }, `response not written: ${errorText(err)}`);
@@ -405,7 +430,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   function handler(role: RestRole) {
     const host = REQUEST_HOSTS.indexOf(role);
     return (res: HttpResponse, req: HttpRequest): void => {
-      const a: Answer = { seq: nextRequestSeq(), host, startedMs: requestCounters !== null || accessLog ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
+      const requestSeq = nextRequestSeq();
+      const a: Answer = { seq: requestSeq, host, startedMs: accessLog || (requestCounters !== null && requestSeq % LATENCY_SAMPLE_EVERY === 0) ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
       let path = '';
       try {
         path = req.getUrl();
@@ -417,7 +443,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           host: roleByName.size === 0 ? '' : req.getHeader(HOST),
           // Only keyless callers are counted by address.
           address: access === undefined || authorization !== '' ? null : res.getRemoteAddress(),
+          client: proxies.any && (authorization === '' || accessLog) ? proxies.client(res.getRemoteAddress(), req.getHeader(X_FORWARDED_FOR), req.getHeader(FORWARDED)) : null,
         };
+        if (accessLog) a.client = f.client ?? addressText(new Uint8Array(res.getRemoteAddress()));
         const pending = answer(role, f, a);
         if (pending !== undefined) {
           let aborted = false;
@@ -485,6 +513,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
         host: options.host,
         ports: wanted,
         ...(streamCounters !== null ? { counters: streamCounters.buffer } : {}),
+        ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {}),
         ...(hub !== undefined ? { hub: { ...(hub.tickMs !== undefined ? { tickMs: hub.tickMs } : {}), ...(hub.pingIntervalMs !== undefined ? { pingIntervalMs: hub.pingIntervalMs } : {}) } } : {}),
       });
       Object.assign(ports, streamThreads.ports);

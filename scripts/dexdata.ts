@@ -58,6 +58,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
       port: ports.freeRest,
       health: () => engine.health(),
       metrics: config.metrics.enabled,
+      trustedProxies: config.trustedProxies,
       access: {
         plans: config.plans,
         freeRestHosts: config.listeners.freeRest.hosts,

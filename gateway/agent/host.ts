@@ -15,6 +15,7 @@
  * which keeps web pages from reaching it by DNS rebinding.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { createTrustedProxies } from '../http/forwarded.js';
 import { errorText, fallbackLog } from '../../engine/log.js';
 import type { PlanLimits, PlanName } from '../../engine/config.js';
 import { resolveCaller, type Caller } from '../auth/access.js';
@@ -55,6 +56,8 @@ export interface AgentHostOptions {
   /** Public names of the agent host (accepted in the Host header). */
   readonly hostNames?: readonly string[];
   readonly sessionLimits?: SessionLimits;
+  /** Reverse proxies whose forwarding headers name the client (gateway/http/forwarded.ts). */
+  readonly trustedProxies?: readonly string[];
 }
 
 export interface AgentHost {
@@ -85,6 +88,7 @@ function hostnameOf(value: string): string {
 export function createAgentHost(options: AgentHostOptions): AgentHost {
   const { ctx, keys, plans } = options;
   const log = ctx.log ?? fallbackLog();
+  const proxies = createTrustedProxies(options.trustedProxies ?? []);
   const info: ServiceInfo = {
     name: 'dexdata',
     version: options.version,
@@ -111,7 +115,9 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   function callerOf(ex: Exchange): Caller {
     const key = ex.authorization.trim().replace(/^bearer\s+/i, '');
     // Only keyless callers are counted by address.
-    return resolveCaller(keys, plans, key, key === '' ? ex.remoteAddress : '', false, ctx.now());
+    // Keyless callers are limited per address: the client a trusted proxy names, else the peer.
+    const address = key === '' ? (proxies.clientOf(ex.remoteAddress, ex.header('x-forwarded-for'), ex.header('forwarded')) ?? ex.remoteAddress) : '';
+    return resolveCaller(keys, plans, key, address, false, ctx.now());
   }
 
   function serve(handler: Handler, readsBody: boolean) {

@@ -44,46 +44,68 @@ const STATUS_LABELS = [...STATUSES.map(String), 'other'];
 const STATUS_INDEX = new Uint8Array(600).fill(STATUSES.length);
 STATUSES.forEach((s, i) => (STATUS_INDEX[s] = i));
 
+/**
+ * One request in this many is timed for the latency histogram (its _count is the requests timed):
+ * reading the clock twice costs more than the rest of the counting. A power of two.
+ */
+export const LATENCY_SAMPLE_EVERY = 8;
+
 /** Upper bounds of the latency histogram's buckets, in seconds (+Inf is implied). */
 export const LATENCY_BUCKETS_S = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] as const;
 
-/** Removed routes: `/pools`, `/networks/{n}/pools`, `.../pools/filter`, `.../tokens/filter|top`, `.../{dexes|tokens}/{x}/pools`. */
-function removedShape(s: readonly string[]): boolean {
-  if (s.length === 2) return s[1] === 'pools';
-  if (s[1] !== 'networks') return false;
-  if (s.length === 4) return s[3] === 'pools';
-  if (s.length === 5) return (s[3] === 'pools' && s[4] === 'filter') || (s[3] === 'tokens' && (s[4] === 'filter' || s[4] === 'top'));
-  return s.length === 6 && (s[3] === 'dexes' || s[3] === 'tokens') && s[5] === 'pools';
+/** Positions of a path's slashes (scratch for routeOf; one thread). */
+const SLASHES = new Int32Array(8);
+
+/** Whether segment `k` of `path` (1-based, as in path.split('/')[k]) is `name`; `n` slashes were found. */
+function seg(path: string, n: number, k: number, name: string): boolean {
+  if (k >= n + 1 || k < 1) return false;
+  const from = SLASHES[k - 1]! + 1;
+  const to = k < n ? SLASHES[k]! : path.length;
+  return to - from === name.length && path.startsWith(name, from);
 }
 
-/** Route index of a request path (for a 404 too: the shape it has, `other` when none). */
+/**
+ * Route index of a request path (for a 404 too: the shape it has, `other` when none). Runs on
+ * every request: it reads the path in place (no split, no substring).
+ */
 export function routeOf(path: string): number {
-  const s = (path.startsWith('/api/') ? path.slice(4) : path).split('/');
-  if (removedShape(s)) return R.removed;
-  const a = s[1];
-  if (s.length === 2) {
-    if (a === '') return R.root;
-    if (a === 'health') return R.health;
-    if (a === 'networks') return R.networks;
-    if (a === 'stats') return R.stats;
-    if (a === 'search') return R.search;
-    if (a === 'usage') return R.usage;
-    if (a === 'openapi.json') return R.openapi;
+  // `n` slashes: the path has n segments, path.split('/') would have n + 1 parts.
+  let n = 0;
+  let i = path.startsWith('/api/') ? 4 : 0;
+  while (i >= 0) {
+    if (n === SLASHES.length) return R.other;
+    SLASHES[n++] = i;
+    i = path.indexOf('/', i + 1);
+  }
+  const parts = n + 1;
+  if (parts === 2) {
+    if (SLASHES[0]! + 1 === path.length) return R.root;
+    if (seg(path, n, 1, 'networks')) return R.networks;
+    if (seg(path, n, 1, 'health')) return R.health;
+    if (seg(path, n, 1, 'search')) return R.search;
+    if (seg(path, n, 1, 'stats')) return R.stats;
+    if (seg(path, n, 1, 'usage')) return R.usage;
+    if (seg(path, n, 1, 'openapi.json')) return R.openapi;
+    if (seg(path, n, 1, 'pools')) return R.removed;
     return R.other;
   }
-  if (s.length === 3 && s[2] === 'search') return a === 'pools' ? R.pool_search : a === 'tokens' ? R.token_search : R.other;
-  if (a !== 'networks') return R.other;
-  const kind = s[3];
-  if (s.length === 4) return kind === 'dexes' ? R.dexes : R.other;
-  if (s.length === 5) {
-    if (kind === 'pools') return s[4] === 'search' ? R.pool_search : R.pool;
-    if (kind === 'tokens') return s[4] === 'search' ? R.token_search : R.token;
-    return kind === 'multi' && s[4] === 'prices' ? R.multi_prices : R.other;
+  if (parts === 3) {
+    if (!seg(path, n, 2, 'search')) return R.other;
+    return seg(path, n, 1, 'pools') ? R.pool_search : seg(path, n, 1, 'tokens') ? R.token_search : R.other;
   }
-  if (s.length === 6) {
-    const leaf = s[5];
-    if (kind === 'pools') return leaf === 'ohlcv' ? R.pool_ohlcv : leaf === 'transactions' ? R.pool_transactions : leaf === 'indicators' ? R.pool_indicators : R.other;
-    if (kind === 'tokens') return leaf === 'ohlcv' ? R.token_ohlcv : leaf === 'indicators' ? R.token_indicators : R.other;
+  if (!seg(path, n, 1, 'networks')) return R.other;
+  const pools = seg(path, n, 3, 'pools');
+  const tokens = !pools && seg(path, n, 3, 'tokens');
+  if (parts === 4) return seg(path, n, 3, 'dexes') ? R.dexes : pools ? R.removed : R.other;
+  if (parts === 5) {
+    if (pools) return seg(path, n, 4, 'search') ? R.pool_search : seg(path, n, 4, 'filter') ? R.removed : R.pool;
+    if (tokens) return seg(path, n, 4, 'search') ? R.token_search : seg(path, n, 4, 'filter') || seg(path, n, 4, 'top') ? R.removed : R.token;
+    return seg(path, n, 3, 'multi') && seg(path, n, 4, 'prices') ? R.multi_prices : R.other;
+  }
+  if (parts === 6) {
+    if (seg(path, n, 5, 'pools')) return pools ? R.other : tokens || seg(path, n, 3, 'dexes') ? R.removed : R.other;
+    if (pools) return seg(path, n, 5, 'ohlcv') ? R.pool_ohlcv : seg(path, n, 5, 'transactions') ? R.pool_transactions : seg(path, n, 5, 'indicators') ? R.pool_indicators : R.other;
+    if (tokens) return seg(path, n, 5, 'ohlcv') ? R.token_ohlcv : seg(path, n, 5, 'indicators') ? R.token_indicators : R.other;
   }
   return R.other;
 }
@@ -97,9 +119,11 @@ export class RequestCounters {
   /** [host][route] -> seconds spent answering. */
   readonly seconds = new Float64Array(REQUEST_HOSTS.length * ROUTES.length);
 
+  /** Counts one answer; `seconds` < 0: not timed (LATENCY_SAMPLE_EVERY). */
   record(host: number, route: number, status: number, seconds: number): void {
     const hr = host * ROUTES.length + route;
     this.counts[hr * STATUS_LABELS.length + (status < 600 ? STATUS_INDEX[status]! : STATUSES.length)]! += 1;
+    if (seconds < 0) return;
     let b = 0;
     while (b < LATENCY_BUCKETS_S.length && seconds > LATENCY_BUCKETS_S[b]!) b++;
     this.buckets[hr * (LATENCY_BUCKETS_S.length + 1) + b]! += 1;

@@ -14,6 +14,7 @@
  * event delivered then costs one credit (enterprise: none).
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { createTrustedProxies, NO_PROXIES, type TrustedProxies } from '../http/forwarded.js';
 import { errorText, fallbackLog, type Log } from '../../engine/log.js';
 import type { StreamCounters } from '../metrics/counters.js';
 import { PAID_PLANS, type PlanLimits, type PlanName } from '../../engine/config.js';
@@ -43,6 +44,8 @@ export interface StreamHostOptions {
   readonly hub?: Omit<HubOptions, 'ctx'>;
   /** Stream counters for /metrics (row 0: this thread). */
   readonly counters?: StreamCounters;
+  /** Reverse proxies whose forwarding headers name the client (gateway/http/forwarded.ts). */
+  readonly trustedProxies?: readonly string[];
 }
 
 export interface StreamHost {
@@ -205,13 +208,19 @@ export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, s
 }
 
 /** What a handler copies out of the request before it dies. */
-export function requestFacts(res: HttpResponse, req: HttpRequest): Facts {
+export function requestFacts(res: HttpResponse, req: HttpRequest, proxies: TrustedProxies = NO_PROXIES): Facts {
   const authorization = req.getHeader('authorization');
+  let ip = '';
+  if (authorization === '') {
+    // Keyless callers are capped per address: the client a trusted proxy names, else the peer.
+    const peer = Buffer.from(res.getRemoteAddressAsText()).toString('latin1');
+    ip = (proxies.any ? proxies.clientOf(peer, req.getHeader('x-forwarded-for'), req.getHeader('forwarded')) : null) ?? peer;
+  }
   return {
     query: req.getQuery() ?? '',
     authorization,
     lastEventId: req.getHeader('last-event-id'),
-    ip: authorization === '' ? Buffer.from(res.getRemoteAddressAsText()).toString('latin1') : '',
+    ip,
     connectionClose: req.getHeader('connection').length === 5,
   };
 }
@@ -231,6 +240,7 @@ export function registerStreamRoutes(
   app: TemplatedApp,
   open: (res: HttpResponse, endpoint: Endpoint, f: Facts, body: Buffer | null, abort: AbortTarget) => void,
   log: Log = fallbackLog(),
+  proxies: TrustedProxies = NO_PROXIES,
 ): void {
   const health = (res: HttpResponse): void => {
     sendJson(res, 200, HEALTH_BODY);
@@ -244,7 +254,7 @@ export function registerStreamRoutes(
     app.get(`/sse/${endpoint}`, (res, req) => {
       let f: Facts;
       try {
-        f = requestFacts(res, req);
+        f = requestFacts(res, req, proxies);
       } catch (err) {
         log.error({ path: `/sse/${endpoint}` }, `streams: request not read: ${errorText(err)}`);
         sendJson(res, INTERNAL_ERROR.status, INTERNAL_ERROR.body);
@@ -260,7 +270,7 @@ export function registerStreamRoutes(
         target.aborted = true;
         target.client?.gone();
       });
-      const f = requestFacts(res, req);
+      const f = requestFacts(res, req, proxies);
       const declared = Number(req.getHeader('content-length'));
       if (declared > MAX_BODY_BYTES) {
         sendJson(res, BODY_TOO_LARGE.status, BODY_TOO_LARGE.body);
@@ -297,6 +307,7 @@ export interface AbortTarget {
 export function createStreamHost(options: StreamHostOptions): StreamHost {
   const admission = createStreamAdmission(options);
   const slots = admission.slots;
+  const proxies = createTrustedProxies(options.trustedProxies ?? []);
   const hub = new StreamHub({
     ctx: options.ctx,
     ...options.hub,
@@ -333,7 +344,7 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
   return {
     hub,
     slots,
-    register: (app, role) => registerStreamRoutes(app, opener(role), options.ctx.log),
+    register: (app, role) => registerStreamRoutes(app, opener(role), options.ctx.log, proxies),
     close: () => hub.close(),
   };
 }

@@ -17,6 +17,7 @@
  *  - event ids come from one shared counter; the clock is the main thread's (an offset to the wall clock).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { createTrustedProxies } from '../http/forwarded.js';
 import { createLog, errorText } from '../../engine/log.js';
 import { StreamCounters } from '../metrics/counters.js';
 import uWS from 'uWebSockets.js';
@@ -93,6 +94,7 @@ function forget(o: Owner): void {
 
 /** This thread's log: its lines go to the same stdout as the main thread's, at the same level and format. */
 const log = createLog(data.log).child({ component: 'gateway', thread: data.index });
+const proxies = createTrustedProxies(data.trustedProxies);
 
 const hub = new StreamHub({
   ctx: { views, registry, now: () => Date.now() / 1000 + clockOffset[0]!, log },
@@ -216,7 +218,7 @@ const listening: { app: TemplatedApp; socket: us_listen_socket | null }[] = [];
 
 function listen(role: StreamRole, at: number): Promise<void> {
   const app = uWS.App();
-  registerStreamRoutes(app, opener(role), log);
+  registerStreamRoutes(app, opener(role), log, proxies);
   return new Promise((resolve, reject) => {
     app.listen(data.host, at, (token: us_listen_socket | false) => {
       if (token === false) reject(new Error(`stream thread ${data.index} cannot listen on ${data.host}:${at}`));

@@ -43,6 +43,7 @@ export interface StreamThreadData {
   /** The log each thread makes, alike the main thread's. */
   readonly log: Pick<LogOptions, 'level' | 'format'>;
   readonly counters?: SharedArrayBuffer;
+  readonly trustedProxies: readonly string[];
   readonly hub: { readonly tickMs?: number; readonly pingIntervalMs?: number };
 }
 
@@ -87,6 +88,7 @@ export interface StreamThreadsOptions {
   readonly hub?: { readonly tickMs?: number; readonly pingIntervalMs?: number };
   /** StreamCounters' buffer (/metrics): thread i writes row i + 1. */
   readonly counters?: SharedArrayBuffer;
+  readonly trustedProxies?: readonly string[];
 }
 
 export interface ThreadStats {
@@ -252,6 +254,7 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
       swapWatches,
       networks: reg.networks.map((n) => n.id),
       log: threadLogOptions(log),
+      trustedProxies: o.trustedProxies ?? [],
       ...(o.counters !== undefined ? { counters: o.counters } : {}),
       hub: o.hub ?? {},
     };
