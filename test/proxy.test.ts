@@ -55,6 +55,25 @@ function getFrom(url: string, localAddress: string, headers: Record<string, stri
   });
 }
 
+/** Opens a stream from a chosen local address; resolves with its status once the head is in (the body, for a refusal). */
+function streamFrom(url: string, localAddress: string): Promise<{ status: number; body: Promise<string>; close: () => void }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { localAddress, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      const ended = new Promise<string>((r) => {
+        res.on('data', (c: string) => (body += body.length < 10_000 ? c : ''));
+        res.on('end', () => r(body));
+        res.on('close', () => r(body));
+      });
+      resolve({ status: res.statusCode ?? 0, body: ended, close: () => req.destroy() });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+const opened: { close: () => void }[] = [];
+
 let dir = '';
 let service: RunningService | null = null;
 let nginx: ChildProcess | null = null;
@@ -150,6 +169,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of streams) s.close();
+  for (const s of opened) s.close();
   if (nginx !== null) {
     nginx.kill('SIGQUIT');
     await new Promise((r) => (nginx!.exitCode !== null ? r(null) : nginx!.once('exit', r)));
@@ -187,6 +207,33 @@ suite('behind nginx', () => {
     // naming a new address still counts against the peer.
     for (let i = 0; i < 15; i++) expect((await getFrom(`${direct.rest}/stats`, '127.0.0.5', { 'x-forwarded-for': `198.51.100.${i}`, forwarded: `for=198.51.100.${i}` })).status, `direct ${i}`).toBe(200);
     expect((await getFrom(`${direct.rest}/stats`, '127.0.0.5', { 'x-forwarded-for': '198.51.100.200' })).status).toBe(429);
+  });
+
+  it('caps keyless streams per forwarded client', async () => {
+    // A showcase token (keyless callers may stream its price): the first a keyless caller may open.
+    const tokens = JSON.parse((await getFrom(`${direct.rest}/networks/ethereum/tokens/search?order_by=liquidity_usd&limit=10`, '127.0.0.40')).body) as { results: { id: string }[] };
+    let url = '';
+    for (const t of tokens.results) {
+      const s = await streamFrom(`${via.stream}/sse/prices?chain=ethereum&address=${t.id}`, '127.0.0.41');
+      s.close();
+      if (s.status === 200) {
+        url = `${via.stream}/sse/prices?chain=ethereum&address=${t.id}`;
+        break;
+      }
+    }
+    expect(url).not.toBe('');
+    await sleep(200); // the probe's stream is released
+    for (let i = 0; i < 10; i++) {
+      const s = await streamFrom(url, '127.0.0.6');
+      opened.push(s);
+      expect(s.status, `stream ${i}`).toBe(200);
+    }
+    const refused = await streamFrom(url, '127.0.0.6');
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(await refused.body).message).toMatch(/^Concurrent stream limit reached/);
+    const other = await streamFrom(url, '127.0.0.7');
+    opened.push(other);
+    expect(other.status).toBe(200);
   });
 
   it('streams SSE events through nginx as they come, in step with a direct stream', async () => {
