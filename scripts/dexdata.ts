@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { createMetricsRegistry } from '../gateway/metrics/registry.js';
 import { METRICS_PATH, startMetricsServer, type MetricsServer } from '../gateway/metrics/server.js';
 import { Command, CommanderError, Option } from 'commander';
-import { CONFIG_FILE_FLAG, CONFIG_OVERRIDES, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig, overrideDefault, type Config } from '../engine/config.js';
+import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig, overrideDefault, type Config } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
 import { createLog, errorText, type Log } from '../engine/log.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
@@ -165,7 +165,7 @@ function addConfigFlags(cmd: Command, only?: readonly string[]): Command {
 /** Parsed config flags as loadConfig takes them: flag name -> text, for the flags given. */
 function configFlags(opts: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const flag of [CONFIG_FILE_FLAG.flag, ...CONFIG_OVERRIDES.map((o) => o.flag)]) {
+  for (const flag of CONFIG_FLAGS) {
     // commander names options in camelCase: --data-dir -> dataDir.
     const v = opts[flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
     if (typeof v === 'string') out[flag] = v;
