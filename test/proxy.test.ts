@@ -82,6 +82,12 @@ const via = { rest: '', stream: '', agent: '' };
 const direct = { rest: '', stream: '' };
 let key = '';
 
+/** One proxied server block of the README's nginx configuration: HTTP/1.1 upstream, X-Forwarded-For set, and `extra`. */
+function server(listen: number, upstream: number, extra: readonly string[]): string {
+  const lines = [`proxy_pass http://127.0.0.1:${upstream};`, 'proxy_http_version 1.1;', 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;', ...extra];
+  return `  server {\n    listen 127.0.0.1:${listen};\n    location / {\n${lines.map((l) => `      ${l}\n`).join('')}    }\n  }`;
+}
+
 /** The nginx configuration of the README, with this test's ports and paths. */
 function nginxConfig(prefix: string, ports: { rest: number; stream: number; agent: number }, upstream: { rest: number; stream: number; agent: number }): string {
   return `
@@ -98,39 +104,11 @@ http {
   scgi_temp_path ${prefix}/scgi;
 
   # REST (free host; the paid host is the same with its own port)
-  server {
-    listen 127.0.0.1:${ports.rest};
-    location / {
-      proxy_pass http://127.0.0.1:${upstream.rest};
-      proxy_http_version 1.1;
-      proxy_set_header Host $host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-    }
-  }
+${server(ports.rest, upstream.rest, ['proxy_set_header Host $host;'])}
   # SSE streams: events go out as they come
-  server {
-    listen 127.0.0.1:${ports.stream};
-    location / {
-      proxy_pass http://127.0.0.1:${upstream.stream};
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_buffering off;
-      proxy_read_timeout 1h;
-    }
-  }
+${server(ports.stream, upstream.stream, ['proxy_set_header Connection "";', 'proxy_buffering off;', 'proxy_read_timeout 1h;'])}
   # The agent host (MCP and the /api subset)
-  server {
-    listen 127.0.0.1:${ports.agent};
-    location / {
-      proxy_pass http://127.0.0.1:${upstream.agent};
-      proxy_http_version 1.1;
-      proxy_set_header Host $host;
-      proxy_set_header Connection "";
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_buffering off;
-    }
-  }
+${server(ports.agent, upstream.agent, ['proxy_set_header Host $host;', 'proxy_set_header Connection "";', 'proxy_buffering off;'])}
 }
 `;
 }

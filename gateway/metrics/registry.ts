@@ -70,64 +70,68 @@ function latencyValues(c: RequestCounters): MetricValue<string>[] {
   return out;
 }
 
-/** A counter set to totals kept elsewhere, on each scrape. */
-function totals<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[], read: () => Iterable<[Partial<Record<L, string>>, number]>): void {
-  new Counter<L>({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [labels, v] of read()) if (v > 0) this.inc(labels, v);
-    },
-  });
-}
-
-function gauge<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[], read: () => Iterable<[Partial<Record<L, string>>, number]>): void {
-  new Gauge<L>({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [labels, v] of read()) this.set(labels, v);
-    },
-  });
+/**
+ * A counter or gauge whose samples are read from figures kept elsewhere, on each scrape (a counter's
+ * figure is its running total).
+ */
+function scraped<L extends string>(
+  registry: Registry,
+  type: 'counter' | 'gauge',
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  read: () => Iterable<[Partial<Record<L, string>>, number]>,
+): void {
+  const config = { name, help, labelNames, registers: [registry] };
+  if (type === 'counter')
+    new Counter<L>({
+      ...config,
+      collect() {
+        this.reset();
+        for (const [labels, v] of read()) if (v > 0) this.inc(labels, v);
+      },
+    });
+  else
+    new Gauge<L>({
+      ...config,
+      collect() {
+        this.reset();
+        for (const [labels, v] of read()) this.set(labels, v);
+      },
+    });
 }
 
 export function createMetricsRegistry(src: MetricsSources): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  totals(registry, `${PREFIX}http_requests_total`, 'REST requests answered, by host role, route and status.', ['host', 'route', 'status'], () => src.requests.countEntries());
+  scraped(registry, 'counter', `${PREFIX}http_requests_total`, 'REST requests answered, by host role, route and status.', ['host', 'route', 'status'], () => src.requests.countEntries());
   new CountedHistogram(registry, `${PREFIX}http_request_duration_seconds`, 'Time from a REST request read to its answer written, by host role and route.', () => latencyValues(src.requests));
 
   if (src.streams !== null) {
     const streams = src.streams;
-    gauge(registry, `${PREFIX}streams_open`, 'SSE streams open, by stream kind.', ['kind'], () => {
+    scraped(registry, 'gauge', `${PREFIX}streams_open`, 'SSE streams open, by stream kind.', ['kind'], () => {
       const t = streams.totals();
       return STREAM_KINDS.map((k, i) => [{ kind: k }, t.open[i]!] as [{ kind: string }, number]);
     });
-    totals(registry, `${PREFIX}stream_events_delivered_total`, 'SSE data events delivered, by stream kind.', ['kind'], () => {
+    scraped(registry, 'counter', `${PREFIX}stream_events_delivered_total`, 'SSE data events delivered, by stream kind.', ['kind'], () => {
       const t = streams.totals();
       return STREAM_KINDS.map((k, i) => [{ kind: k }, t.delivered[i]!] as [{ kind: string }, number]);
     });
   }
 
-  totals(registry, `${PREFIX}credits_spent_total`, 'Credits charged (REST answers and stream events), by plan.', ['plan'], () => {
+  scraped(registry, 'counter', `${PREFIX}credits_spent_total`, 'Credits charged (REST answers and stream events), by plan.', ['plan'], () => {
     const spent = src.creditsSpent();
     return PLAN_NAMES.map((p, i) => [{ plan: p }, spent[i] ?? 0] as [{ plan: string }, number]);
   });
 
-  totals(registry, `${PREFIX}ingest_events_total`, 'Events ingested since start, by chain.', ['chain'], () => src.ingest().map((c) => [{ chain: c.chain }, c.events] as [{ chain: string }, number]));
-  gauge(registry, `${PREFIX}ingest_lag_seconds`, 'Seconds between now and the newest event ingested, by chain.', ['chain'], () => {
+  scraped(registry, 'counter', `${PREFIX}ingest_events_total`, 'Events ingested since start, by chain.', ['chain'], () => src.ingest().map((c) => [{ chain: c.chain }, c.events] as [{ chain: string }, number]));
+  scraped(registry, 'gauge', `${PREFIX}ingest_lag_seconds`, 'Seconds between now and the newest event ingested, by chain.', ['chain'], () => {
     const now = src.now();
     return src.ingest().map((c) => [{ chain: c.chain }, c.newestEventTime > 0 ? Math.max(0, now - c.newestEventTime) : 0] as [{ chain: string }, number]);
   });
 
-  gauge(registry, `${PREFIX}lmdb_size_bytes`, 'Size of the LMDB data file.', [], () => {
+  scraped(registry, 'gauge', `${PREFIX}lmdb_size_bytes`, 'Size of the LMDB data file.', [], () => {
     try {
       return [[{}, statSync(join(src.dataDir, 'data.mdb')).size]];
     } catch {
@@ -135,7 +139,7 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
     }
   });
 
-  totals(registry, `${PREFIX}shard_busy_seconds_total`, 'Seconds each engine shard thread spent running tasks (applying events, ranking searches).', ['shard'], () =>
+  scraped(registry, 'counter', `${PREFIX}shard_busy_seconds_total`, 'Seconds each engine shard thread spent running tasks (applying events, ranking searches).', ['shard'], () =>
     src.shardBusySeconds().map((s, i) => [{ shard: String(i) }, s] as [{ shard: string }, number]),
   );
   return registry;
