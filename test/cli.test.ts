@@ -2,13 +2,14 @@
  * The command line as a user runs it: the built `dist/scripts/dexdata.js` as a child process, its
  * exit code, stdout and stderr.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONFIG_OVERRIDES } from '../engine/config.js';
-import { CLI } from './support/service.js';
+import { CLI, startService } from './support/service.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -144,5 +145,40 @@ describe('keys', () => {
     const missing = run(['keys', 'show', '7', '--data-dir', dir]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('no account 7\n');
+  });
+});
+
+describe('serve', () => {
+  it('logs human-readable lines with --log-format pretty, and nothing below --log-level', async () => {
+    const dir = tempDir();
+    const pretty = await startService(['--data-dir', join(dir, 'a'), '--pools', '100', '--backfill-days', '0.01', '--log-format', 'pretty']);
+    await pretty.waitFor(/caught up/);
+    expect(await pretty.stop()).toBe(0);
+    const lines = pretty.output().split('\n').filter((l) => l !== '');
+    for (const line of lines) expect(line).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d{4}\] (INFO|WARN|ERROR|DEBUG): /);
+    expect(pretty.output()).toMatch(/\] INFO: REST listening on http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(pretty.output()).toMatch(/\] INFO: engine: caught up: /);
+
+    // At warn, nothing at info is printed: the service is found by its port instead of its line.
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const quiet = spawn(process.execPath, [CLI, 'serve', '--data-dir', join(dir, 'b'), '--pools', '100', '--backfill-days', '0.01', '--log-level', 'warn', '--port', String(port), '--metrics', 'false'], { stdio: ['ignore', 'pipe', 'pipe'], env: CLEAN_ENV });
+    let out = '';
+    quiet.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+    quiet.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+    const exited = new Promise<number | null>((r) => quiet.once('exit', r));
+    let up = false;
+    for (let i = 0; i < 600 && !up; i++) {
+      up = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
+      if (!up) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(up).toBe(true);
+    quiet.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out).toBe('');
   });
 });
