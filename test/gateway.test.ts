@@ -7,7 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLog } from '../engine/log.js';
 import { Ingest } from '../engine/ingest/ingest.js';
 import type { ChainEvent, NetworkInfo, TokenInfo } from '../engine/events/model.js';
 import { LocalShards } from '../engine/shards/local.js';
@@ -1000,28 +1002,33 @@ describe('after new trades', () => {
 });
 
 describe('failures and shutdown', () => {
-  it('answers internal_error without details when a handler fails, and keeps serving', async () => {
+  it('answers internal_error without details when a handler fails, logs it once with its request id, and keeps serving', async () => {
+    const lines: string[] = [];
+    const log = createLog({ level: 'info', format: 'json', destination: new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }) });
     const failing = await startGateway(
       {
         ...context,
         now: () => {
           throw new Error('clock exploded at /secret/path');
         },
+        log,
       },
       { host: '127.0.0.1', port: 0 },
     );
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const r = await fetch(`http://127.0.0.1:${failing.port}/networks/ethereum/pools/${POOL_A}/ohlcv?start=-1h`);
       expect(r.status).toBe(500);
       expect(r.headers.get('content-type')).toBe('application/json');
       expect(r.headers.get('x-api-plan')).toBe('keyless');
       expect(await r.json()).toEqual({ error: 'internal_error', message: 'internal error' });
-      expect(logged).toHaveBeenCalledTimes(1);
+      expect(lines).toHaveLength(1);
+      const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+      expect(line).toMatchObject({ level: 50, path: `/networks/ethereum/pools/${POOL_A}/ohlcv`, req_id: expect.stringMatching(/^\w+-\w+$/) });
+      expect(line['msg']).toMatch(/^internal error: Error: clock exploded/);
+      expect(lines[0]).not.toContain('start=-1h');
       const health = await fetch(`http://127.0.0.1:${failing.port}/health`);
       expect(health.status).toBe(200);
     } finally {
-      logged.mockRestore();
       await failing.close();
     }
   });
