@@ -12,10 +12,6 @@
  * Without `access`, everyone is keyless and nothing is limited.
  */
 import uWS from 'uWebSockets.js';
-import { createTrustedProxies, NO_PROXIES } from './http/forwarded.js';
-import { LATENCY_SAMPLE_EVERY, RequestCounters, REQUEST_HOSTS, routeOf, StreamCounters } from './metrics/counters.js';
-import { errorText, fallbackLog } from '../engine/log.js';
-import { nextRequestSeq, requestId } from './http/request-id.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
 import { addressText, checkHost, EDGE_PAGE, keylessCaller, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
@@ -46,6 +42,10 @@ import { segment } from './http/path.js';
 import { createAgentHost, type AgentHost } from './agent/host.js';
 import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
 import { startStreamThreads, type StreamThreads } from './streams/threads.js';
+import { errorText, fallbackLog } from '../engine/log.js';
+import { createTrustedProxies, NO_PROXIES } from './http/forwarded.js';
+import { nextRequestSeq, requestId } from './http/request-id.js';
+import { LATENCY_SAMPLE_EVERY, RequestCounters, REQUEST_HOSTS, routeOf, StreamCounters } from './metrics/counters.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -144,7 +144,6 @@ function methodNotFound(res: HttpResponse, req: HttpRequest): void {
   sendJson(res, err.status, err.body);
 }
 
-
 /**
  * `gate` is the plan the request is evaluated against; undefined = no plan limits. Most answers
  * are made on the spot; pool search answers once the shard threads have ranked.
@@ -189,7 +188,6 @@ function createRouter(ctx: GatewayContext): Route {
     throw routeNotFound('GET', url);
   };
 }
-
 
 /** Credits a request costs: 1, or 1 per listed token on batch prices. */
 function costOf(path: string, query: string): number {

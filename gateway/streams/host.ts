@@ -78,7 +78,6 @@ const PREVIEW_PRICES = new ApiError('preview_only', 'without an API key only the
 export const NO_TARGET: AbortTarget = { client: null, aborted: false };
 const BODY_TOO_LARGE = new ApiError('invalid_parameter', `invalid body: larger than ${MAX_BODY_BYTES} bytes`, { param: 'body' });
 
-
 /** A request that passed every check: who streams, what, and the concurrent-stream slot it holds. */
 export interface Admitted {
   readonly caller: Caller;
