@@ -67,8 +67,8 @@ async function main(): Promise<void> {
     const top = (await (await fetch(`http://127.0.0.1:${on.free}/networks/ethereum/pools/search?limit=1`)).json()) as { results: { id: string }[] };
     const pool = top.results[0]!.id;
     print('');
-    print(`| read | metrics off req/s | metrics on req/s | on / off (best of ${ROUNDS}) | rounds on/off % |`);
-    print('|---|---|---|---|---|');
+    print(`| read | metrics off req/s | metrics on req/s | on / off (best of ${ROUNDS}) | median of the ${ROUNDS} paired rounds | rounds on/off % |`);
+    print('|---|---|---|---|---|---|');
     for (const [name, url, headers] of [
       ['pool details, free host (cached by URL)', (p: typeof on) => `http://127.0.0.1:${p.free}/networks/ethereum/pools/${pool}`, () => ({})],
       ['pool details, paid host (no URL cache)', (p: typeof on) => `http://127.0.0.1:${p.paid}/networks/ethereum/pools/${pool}`, (p: typeof on) => ({ authorization: p === on ? key : keyOff })],
@@ -81,9 +81,12 @@ async function main(): Promise<void> {
       }
       const best = (runs: LoadResult[]) => runs.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
       const ratio = best(withOn).requestsPerSecond / best(withOff).requestsPerSecond;
-      const rounds = withOn.map((m, i) => ((m.requestsPerSecond / withOff[i]!.requestsPerSecond) * 100).toFixed(1)).join('/');
+      const paired = withOn.map((m, i) => m.requestsPerSecond / withOff[i]!.requestsPerSecond);
+      const sorted = [...paired].sort((a, b) => a - b);
+      const median = sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+      const rounds = paired.map((r) => (r * 100).toFixed(1)).join('/');
       const failures = [...withOn, ...withOff].reduce((n, m) => n + m.errors + m.non2xx, 0);
-      print(`| ${name} | ${Math.round(best(withOff).requestsPerSecond)} | ${Math.round(best(withOn).requestsPerSecond)} | ${(ratio * 100).toFixed(1)} % | ${rounds}${failures > 0 ? ` (${failures} failures)` : ''} |`);
+      print(`| ${name} | ${Math.round(best(withOff).requestsPerSecond)} | ${Math.round(best(withOn).requestsPerSecond)} | ${(ratio * 100).toFixed(1)} % | ${(median * 100).toFixed(1)} % | ${rounds}${failures > 0 ? ` (${failures} failures)` : ''} |`);
     }
   } finally {
     for (const c of children) {
