@@ -47,7 +47,7 @@ async function profile(tool: 'doctor' | 'flame'): Promise<void> {
   rmSync(dest, { recursive: true, force: true });
   mkdirSync(dest, { recursive: true });
   const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-profile-'));
-  const args = [CLINIC, tool, '--dest', dest, '--', process.execPath, CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--pools', '2000', '--backfill-days', '2'];
+  const args = [CLINIC, tool, '--dest', dest, '--', process.execPath, CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', '2000', '--backfill-days', '2'];
   const child = spawn(process.execPath, args, { env: { ...process.env, NO_INSIGHT: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const out = lines(child);
   const port = (await out.wait(/REST listening on http:\/\/[\d.]+:(\d+)/, 120_000))[1];

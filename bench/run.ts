@@ -167,7 +167,7 @@ async function main(): Promise<void> {
   writeFileSync(configFile, JSON.stringify({ plans: { keyless: roomy, free: roomy, pro: roomy } }));
   const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'pro', '--label', 'bench', '--data-dir', dataDir, '--config', configFile], { encoding: 'utf8' });
   const proKey = /key: (api_\w+)/.exec(created)![1]!;
-  const serveArgs = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)];
+  const serveArgs = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)];
   const service = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   output(service);
   let again: ChildProcess | null = null;
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
     const restartStarted = performance.now();
     again = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
     output(again);
-    const portLine = await waitForLine(again, /^\S+ REST listening on http:\/\/[\d.]+:(\d+)/m, 10 * 60_000);
+    const portLine = await waitForLine(again, /(?<!paid )REST listening on http:\/\/[\d.]+:(\d+)/, 10 * 60_000);
     const listeningSeconds = (performance.now() - restartStarted) / 1000;
     const paidLine = await waitForLine(again, /paid REST listening on http:\/\/[\d.]+:(\d+)/, 60_000);
     await waitForLine(again, /caught up/, 10 * 60_000);

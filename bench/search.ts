@@ -42,7 +42,7 @@ export async function benchSearch(o: SearchBenchOptions): Promise<SearchBenchRes
   writeFileSync(configFile, JSON.stringify({ plans: { pro: { requestsPerMinute: 1_000_000, credits: 2_000_000_000 } } }));
   const created = execFileSync(process.execPath, [o.cli, 'keys', 'create', '--plan', 'pro', '--label', 'bench', '--data-dir', dataDir, '--config', configFile], { encoding: 'utf8' });
   const key = /key: (api_\w+)/.exec(created)![1]!;
-  const args = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--pools', String(o.pools), '--backfill-days', '0.1'];
+  const args = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(o.pools), '--backfill-days', '0.1'];
   const service = spawn(process.execPath, [o.cli, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const paid = await o.waitForLine(service, /paid REST listening on http:\/\/[\d.]+:(\d+)/, 10 * 60_000);

@@ -138,6 +138,34 @@ const SnapshotsConfig = z
   })
   .strict();
 
+/** Log levels, most verbose first (pino's names). */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+/** `json`: one JSON object per line; `pretty`: coloured text for a terminal; `auto`: pretty on a terminal, else json. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+
+const LogConfig = z
+  .object({
+    level: z.enum(LOG_LEVELS).default('info'),
+    format: z.enum(LOG_FORMATS).default('auto'),
+  })
+  .strict();
+
+/** Prometheus port; conventionally 9464 (the OpenTelemetry Prometheus exporter's). */
+export const DEFAULT_METRICS_PORT = 9464;
+
+const MetricsConfig = z
+  .object({
+    /** Off: no operator port is opened and nothing is counted beyond what the service needs. */
+    enabled: z.boolean().default(true),
+    /** Loopback by default: the operator port is not one of the public hosts. */
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65_535).default(DEFAULT_METRICS_PORT),
+  })
+  .strict();
+
+/** An IPv4 or IPv6 address, optionally with a /prefix (CIDR). */
+const PROXY_ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*(?:\/\d{1,3})?)$/;
+
 export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('./data'),
@@ -153,6 +181,13 @@ export const ConfigSchema = z
     snapshots: SnapshotsConfig.default(() => SnapshotsConfig.parse({})),
     /** EVM chains followed when `source` is `evm` (engine/sources/evm/config.ts). */
     chains: EvmChainsSchema.default([]),
+    log: LogConfig.default(LogConfig.parse({})),
+    metrics: MetricsConfig.default(MetricsConfig.parse({})),
+    /**
+     * Reverse proxies (addresses or CIDRs) whose `X-Forwarded-For` / `Forwarded` headers name the
+     * client; from any other peer those headers are ignored. None by default.
+     */
+    trustedProxies: z.array(z.string().regex(PROXY_ADDRESS, 'must be an IP address or CIDR (10.0.0.0/8, ::1)')).default([]),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -172,28 +207,62 @@ export class ConfigError extends Error {
 
 type Json = Record<string, unknown>;
 
-/** Flag or variable name -> config path and type. */
-const OVERRIDES: readonly { flag: string; env: string; path: readonly string[]; type: 'string' | 'number' }[] = [
-  { flag: 'data-dir', env: 'DEXDATA_DATA_DIR', path: ['dataDir'], type: 'string' },
-  { flag: 'shards', env: 'DEXDATA_SHARDS', path: ['shards'], type: 'number' },
-  { flag: 'source', env: 'DEXDATA_SOURCE', path: ['source'], type: 'string' },
-  { flag: 'host', env: 'DEXDATA_HOST', path: ['gateway', 'host'], type: 'string' },
-  { flag: 'port', env: 'DEXDATA_PORT', path: ['gateway', 'port'], type: 'number' },
-  { flag: 'front', env: 'DEXDATA_FRONT', path: ['gateway', 'front'], type: 'string' },
-  { flag: 'paid-port', env: 'DEXDATA_PAID_PORT', path: ['listeners', 'paidRest', 'port'], type: 'number' },
-  { flag: 'agent-port', env: 'DEXDATA_AGENT_PORT', path: ['listeners', 'agent', 'port'], type: 'number' },
-  { flag: 'stream-port', env: 'DEXDATA_STREAM_PORT', path: ['listeners', 'freeStream', 'port'], type: 'number' },
-  { flag: 'paid-stream-port', env: 'DEXDATA_PAID_STREAM_PORT', path: ['listeners', 'paidStream', 'port'], type: 'number' },
-  { flag: 'stream-threads', env: 'DEXDATA_STREAM_THREADS', path: ['streams', 'threads'], type: 'number' },
-  { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number' },
-  { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number' },
-  { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number' },
-  { flag: 'genesis-time', env: 'DEXDATA_GENESIS_TIME', path: ['simulator', 'genesisTime'], type: 'number' },
-  { flag: 'swaps-per-second', env: 'DEXDATA_SWAPS_PER_SECOND', path: ['simulator', 'swapsPerSecond'], type: 'number' },
-  { flag: 'snapshot-interval', env: 'DEXDATA_SNAPSHOT_INTERVAL', path: ['snapshots', 'intervalSeconds'], type: 'number' },
+/**
+ * The settings that are also flags and environment variables: flag name, variable, config path,
+ * type and help text. The command line (scripts/cli.ts) is derived from this one list; a default
+ * shown in help is read from ConfigSchema unless `defaultText` says how it is derived.
+ */
+export interface ConfigOverride {
+  readonly flag: string;
+  readonly env: string;
+  readonly path: readonly string[];
+  /** `list`: comma-separated values; `boolean`: true or false. */
+  readonly type: 'string' | 'number' | 'boolean' | 'list';
+  readonly help: string;
+  /** The value the flag names, for help: `N`, `DIR`, ... */
+  readonly value: string;
+  readonly defaultText?: string;
+}
+
+export const CONFIG_OVERRIDES: readonly ConfigOverride[] = [
+  { flag: 'data-dir', env: 'DEXDATA_DATA_DIR', path: ['dataDir'], type: 'string', value: 'DIR', help: 'LMDB data directory' },
+  { flag: 'shards', env: 'DEXDATA_SHARDS', path: ['shards'], type: 'number', value: 'N', help: 'engine shard threads' },
+  { flag: 'source', env: 'DEXDATA_SOURCE', path: ['source'], type: 'string', value: 'NAME', help: 'simulator, or evm: the EVM chains of the config file\'s "chains"' },
+  { flag: 'host', env: 'DEXDATA_HOST', path: ['gateway', 'host'], type: 'string', value: 'HOST', help: 'listen address of the public hosts' },
+  { flag: 'port', env: 'DEXDATA_PORT', path: ['gateway', 'port'], type: 'number', value: 'N', help: 'free REST port; the other hosts follow it (paid REST +1, streams +2 and +3, agent +4); 0 = any free port' },
+  { flag: 'paid-port', env: 'DEXDATA_PAID_PORT', path: ['listeners', 'paidRest', 'port'], type: 'number', value: 'N', help: 'paid REST port', defaultText: 'port + 1' },
+  { flag: 'agent-port', env: 'DEXDATA_AGENT_PORT', path: ['listeners', 'agent', 'port'], type: 'number', value: 'N', help: 'agent host port: /api subset and MCP', defaultText: 'port + 4' },
+  { flag: 'stream-port', env: 'DEXDATA_STREAM_PORT', path: ['listeners', 'freeStream', 'port'], type: 'number', value: 'N', help: 'free stream host port: SSE for keyless callers and free keys', defaultText: 'port + 2' },
+  { flag: 'paid-stream-port', env: 'DEXDATA_PAID_STREAM_PORT', path: ['listeners', 'paidStream', 'port'], type: 'number', value: 'N', help: 'paid stream host port: SSE for dev, pro and enterprise keys', defaultText: 'port + 3' },
+  { flag: 'stream-threads', env: 'DEXDATA_STREAM_THREADS', path: ['streams', 'threads'], type: 'number', value: 'N', help: 'uWS threads serving the stream ports (0 = the main thread)', defaultText: 'cores - 1 - shards, 0 to 8' },
+  { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number', value: 'N', help: 'simulator seed' },
+  { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number', value: 'N', help: 'simulated pools (up to 2000000; 85 % exist at genesis)' },
+  { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number', value: 'N', help: 'days of history simulated at first start' },
+  { flag: 'genesis-time', env: 'DEXDATA_GENESIS_TIME', path: ['simulator', 'genesisTime'], type: 'number', value: 'UNIX_S', help: 'fixed start of simulated history', defaultText: 'first start minus backfill-days' },
+  { flag: 'swaps-per-second', env: 'DEXDATA_SWAPS_PER_SECOND', path: ['simulator', 'swapsPerSecond'], type: 'number', value: 'N', help: 'average simulated swaps per second over all pools' },
+  { flag: 'log-level', env: 'DEXDATA_LOG_LEVEL', path: ['log', 'level'], type: 'string', value: 'LEVEL', help: `least severe level logged: ${LOG_LEVELS.join(', ')}` },
+  { flag: 'log-format', env: 'DEXDATA_LOG_FORMAT', path: ['log', 'format'], type: 'string', value: 'FORMAT', help: 'json (one object per line), pretty (for a terminal) or auto (pretty on a terminal, else json)' },
+  { flag: 'metrics', env: 'DEXDATA_METRICS', path: ['metrics', 'enabled'], type: 'boolean', value: 'BOOL', help: 'serve Prometheus metrics at /metrics on the operator port (false: off)' },
+  { flag: 'metrics-host', env: 'DEXDATA_METRICS_HOST', path: ['metrics', 'host'], type: 'string', value: 'HOST', help: 'listen address of the operator port' },
+  { flag: 'metrics-port', env: 'DEXDATA_METRICS_PORT', path: ['metrics', 'port'], type: 'number', value: 'N', help: 'operator port (/metrics); 0 = any free port' },
+  { flag: 'trusted-proxies', env: 'DEXDATA_TRUSTED_PROXIES', path: ['trustedProxies'], type: 'list', value: 'LIST', help: 'comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For / Forwarded is honoured' },
+  { flag: 'front', env: 'DEXDATA_FRONT', path: ['gateway', 'front'], type: 'string', value: 'MODE', help: 'the HTTP front: on (REST and agent ports), all (stream ports too) or off (uWS on every port)' },
+  { flag: 'snapshot-interval', env: 'DEXDATA_SNAPSHOT_INTERVAL', path: ['snapshots', 'intervalSeconds'], type: 'number', value: 'SECONDS', help: 'seconds between snapshots of the engine views while events arrive' },
 ];
 
-export const CONFIG_FLAGS = ['config', ...OVERRIDES.map((o) => o.flag)] as const;
+/** Flags every command that reads the data directory takes. */
+export const CONFIG_FILE_FLAG = { flag: 'config', env: 'DEXDATA_CONFIG', help: 'JSON config file (see README)', value: 'FILE' } as const;
+
+export const CONFIG_FLAGS = [CONFIG_FILE_FLAG.flag, ...CONFIG_OVERRIDES.map((o) => o.flag)] as const;
+
+/** The default a flag shows in help: its `defaultText`, else the schema's default at its path, else none. */
+export function overrideDefault(o: ConfigOverride): string | undefined {
+  if (o.defaultText !== undefined) return o.defaultText;
+  let node: unknown = ConfigSchema.parse({});
+  for (const key of o.path) node = typeof node === 'object' && node !== null ? (node as Json)[key] : undefined;
+  if (node === undefined) return undefined;
+  return Array.isArray(node) ? (node.length === 0 ? 'none' : node.join(',')) : String(node);
+}
 
 function setPath(target: Json, path: readonly string[], value: unknown): void {
   let node = target;
@@ -211,7 +280,7 @@ function setPath(target: Json, path: readonly string[], value: unknown): void {
 export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const problems: string[] = [];
   let raw: Json = {};
-  const file = flags['config'] ?? env['DEXDATA_CONFIG'];
+  const file = flags[CONFIG_FILE_FLAG.flag] ?? env[CONFIG_FILE_FLAG.env];
   if (file) {
     try {
       const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
@@ -221,7 +290,7 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
       problems.push(`${file}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-  for (const o of OVERRIDES) {
+  for (const o of CONFIG_OVERRIDES) {
     for (const [origin, value] of [
       [`environment variable ${o.env}`, env[o.env]],
       [`flag --${o.flag}`, flags[o.flag]],
@@ -231,6 +300,18 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
         const n = Number(value);
         if (value.trim() === '' || !Number.isFinite(n)) problems.push(`${origin} must be a number, got "${value}"`);
         else setPath(raw, o.path, n);
+      } else if (o.type === 'boolean') {
+        if (value !== 'true' && value !== 'false') problems.push(`${origin} must be true or false, got "${value}"`);
+        else setPath(raw, o.path, value === 'true');
+      } else if (o.type === 'list') {
+        setPath(
+          raw,
+          o.path,
+          value
+            .split(',')
+            .map((x) => x.trim())
+            .filter((x) => x !== ''),
+        );
       } else setPath(raw, o.path, value);
     }
   }

@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ingest } from './ingest/ingest.js';
+import { errorText, fallbackLog, type Log } from './log.js';
 import type { Registry } from './ingest/registry.js';
 import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
@@ -36,7 +37,8 @@ export interface EngineOptions {
   readonly now?: () => number;
   /** Snapshots of the views (DEFAULT_SNAPSHOT_POLICY when absent); null: none, every start replays the whole log. */
   readonly snapshots?: SnapshotPolicy | null;
-  readonly log?: (line: string) => void;
+  /** Progress and failures; warnings and errors on stderr without it (engine/log.ts). */
+  readonly log?: Log;
 }
 
 export interface EngineStatus {
@@ -99,17 +101,17 @@ const STEPS_IN_FLIGHT = 3;
 
 export async function startEngine(options: EngineOptions): Promise<Engine> {
   const now = options.now ?? (() => Date.now() / 1000);
-  const log = options.log ?? (() => {});
+  const log = options.log ?? fallbackLog();
   mkdirSync(options.dataDir, { recursive: true });
   const store = openStore(options.dataDir);
   // A start on a full disk serves what is stored; ingest waits for space (store/durable.ts). The
   // free space is looked at every second too: the shard threads' writes may be the ones failing.
   await store.writer.checkSpace();
-  if (store.writer.fault !== null) log(`${store.writer.fault.message}: serving what is stored`);
+  if (store.writer.fault !== null) log.warn(`${store.writer.fault.message}: serving what is stored`);
   const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
   spaceTimer.unref();
   const views = EngineViews.create(options.capacity);
-  const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now });
+  const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now, log });
   const ingest = new Ingest(store, views, shards);
   const policy = options.snapshots === undefined ? DEFAULT_SNAPSHOT_POLICY : options.snapshots;
   const snapshots = policy
@@ -120,9 +122,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let phase: EngineStatus['phase'] = 'replaying';
   let eventsIngested = 0;
   const started = performance.now();
-  const { snapshot: loaded, replayedBatches } = await loadState(store, ingest, snapshots, options.shards, log);
-  if (loaded) log(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB)`);
-  if (replayedBatches > 0 || loaded) log(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const { snapshot: loaded, replayedBatches } = await loadState(store, ingest, snapshots, options.shards, (line) => log.warn(line));
+  if (loaded) log.info(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB)`);
+  if (replayedBatches > 0 || loaded) log.info(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   let snapshotSeq = loaded?.seq ?? 0;
   let eventsSinceSnapshot = 0;
   let lastSnapshotMs = performance.now();
@@ -143,7 +145,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     if (ingest.head === snapshotSeq) return null;
     const cut = cutSnapshot(views, ingest, snapshots, shards, source);
     if ('skipped' in cut) {
-      if (cut.skipped !== lastSkip) log(`snapshot skipped: ${cut.skipped}`);
+      if (cut.skipped !== lastSkip) log.warn(`snapshot skipped: ${cut.skipped}`);
       lastSkip = cut.skipped;
       return null;
     }
@@ -152,11 +154,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     return cut.written.then(
       (file) => {
         const st = snapshots.stats();
-        log(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms, shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms`);
+        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms, shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms`);
         return cut.seq;
       },
       (err: unknown) => {
-        log(`snapshot of log batch ${cut.seq} failed: ${err instanceof Error ? err.message : String(err)}`);
+        log.error(`snapshot of log batch ${cut.seq} failed: ${errorText(err)}`);
         throw err;
       },
     );
@@ -206,7 +208,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       if (ingest.rollbacks !== rollbacksLogged && ingest.lastRollback) {
         rollbacksLogged = ingest.rollbacks;
         const r = ingest.lastRollback;
-        log(
+        log.warn(
           `${r.chain}: rolled back to block ${r.toBlock}: ${r.eventsOrphaned} orphaned events in ${r.batchesRewritten} log batches, ${r.poolsRemoved} pools and ${r.transactionsRemoved} stored transactions removed; ` +
             `views rebuilt from ${r.eventsReplayed} events in ${r.batchesReplayed} batches; ${r.totalMs.toFixed(0)} ms (settle ${r.settleMs.toFixed(0)}, commit ${r.commitMs.toFixed(0)}, rebuild ${r.rebuildMs.toFixed(0)})`,
         );
@@ -236,7 +238,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         lastProgress = performance.now();
         const pct = Math.floor((100 * (source.time - historyStart)) / Math.max(1, now() - historyStart));
         const rate = eventsIngested / ((lastProgress - catchUpStarted) / 1000);
-        log(`catching up: ${pct}% of history, ${eventsIngested} events, ${Math.round(rate)} events/s, at ${new Date(source.time * 1000).toISOString()}`);
+        log.info(`catching up: ${pct}% of history, ${eventsIngested} events, ${Math.round(rate)} events/s, at ${new Date(source.time * 1000).toISOString()}`);
       }
       if (phase === 'catching_up' && source.time >= now() - 1) {
         await Promise.all(inFlight.splice(0));
@@ -244,7 +246,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         await shards.flush();
         await shards.sweep(chainCount());
         phase = 'live';
-        log(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
+        log.info(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
         markCaughtUp();
       }
       if (phase === 'live') {
@@ -271,7 +273,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const failed = running.then(
     () => new Promise<never>(() => {}),
     (err: unknown) => {
-      log(`engine stopped on error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      log.error(`engine stopped on error: ${errorText(err)}`);
       throw err;
     },
   );

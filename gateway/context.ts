@@ -2,6 +2,7 @@
 import type { SwapFeed } from '../engine/feed/swaps.js';
 import type { Registry } from '../engine/ingest/registry.js';
 import type { PoolRanker } from '../engine/search/ranker.js';
+import type { Log } from '../engine/log.js';
 import type { EngineViews } from '../engine/state/views.js';
 import type { Store } from '../engine/store/store.js';
 
@@ -17,4 +18,6 @@ export interface GatewayContext {
   swaps?: SwapFeed;
   /** The engine's own figures for /stats (`engine`: log, snapshots); absent without it. */
   engineStats?: () => object;
+  /** The service's log (engine/log.ts); nothing is logged without it. */
+  log?: Log;
 }

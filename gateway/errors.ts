@@ -59,11 +59,34 @@ export function invalidParameter(param: string, problem: string, accepted?: read
   return new ApiError('invalid_parameter', `${ERROR_CODES.invalid_parameter.message}: ${param} ${problem}`, details);
 }
 
+/** What a 404 names: a path segment that matched no record of its kind, or a whole route. */
+export type NotFoundKind = 'network' | 'DEX' | 'pool' | 'token' | 'route';
+
+/** Longest caller-supplied text echoed back in a message. */
+export const ECHO_MAX_CHARS = 128;
+
+/** Caller-supplied text as it is echoed in a message: cut to ECHO_MAX_CHARS. */
+export function echoed(text: string): string {
+  return text.length > ECHO_MAX_CHARS ? `${text.slice(0, ECHO_MAX_CHARS)}...` : text;
+}
+
+/**
+ * A 404 naming what was not found and its kind: `network "foo" not found`, `pool "0x..." not found
+ * on network "ethereum"`, `route "GET /nope" not found`. The error code stays `not_found`.
+ */
+export function notFound(kind: NotFoundKind, id: string, network?: string): ApiError {
+  return new ApiError('not_found', `${kind} ${JSON.stringify(echoed(id))} not found${network === undefined ? '' : ` on network ${JSON.stringify(network)}`}`);
+}
+
+/** 404 for a path (and method) no route serves. */
+export function routeNotFound(method: string, path: string): ApiError {
+  return notFound('route', `${method} ${path}`);
+}
+
 /** Message of a missing or unrecognised key at a host root, rather than on an endpoint. */
 export const ROOT_KEY_MESSAGE = 'missing or invalid api key';
 
 /** Shared instances: thrown often, identical every time, so rendered and captured once. */
-export const NOT_FOUND = new ApiError('not_found');
 export const INTERNAL_ERROR = new ApiError('internal_error');
 export const INVALID_KEY = new ApiError('invalid_api_key');
 export const FORBIDDEN_HOST = new ApiError('forbidden_host', `${ERROR_CODES.forbidden_host.message}: use localhost, a loopback address or a configured public name`);

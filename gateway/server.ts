@@ -14,12 +14,12 @@
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
-import { checkHost, EDGE_PAGE, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
+import { addressText, checkHost, EDGE_PAGE, keylessCaller, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import { KEY_REVOKED_MESSAGE, watchRevokedKeys } from './auth/key-watch.js';
 import type { GatewayContext } from './context.js';
-import { ApiError, FORBIDDEN_HOST, INTERNAL_ERROR, NOT_FOUND } from './errors.js';
+import { ApiError, FORBIDDEN_HOST, INTERNAL_ERROR, routeNotFound } from './errors.js';
 import { ResponseCache } from './http/cache.js';
 import { num, str } from './http/json.js';
 import { readQuery } from './http/query.js';
@@ -46,6 +46,10 @@ import { createAgentHost, type AgentHost } from './agent/host.js';
 import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
 import { limitSendBuffers } from './streams/send-buffer.js';
 import { startStreamThreads, type StreamThreads } from './streams/threads.js';
+import { errorText, fallbackLog } from '../engine/log.js';
+import { createTrustedProxies, NO_PROXIES } from './http/forwarded.js';
+import { nextRequestSeq, requestId } from './http/request-id.js';
+import { LATENCY_SAMPLE_EVERY, RequestCounters, REQUEST_HOSTS, routeOf, StreamCounters } from './metrics/counters.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -98,6 +102,21 @@ export interface GatewayOptions {
   front?: FrontMode;
   /** Detail of /health (engine phase, each chain's node state); `{"status":"ok"}` without it. */
   health?: () => object;
+  /** Count requests and streams for /metrics (Gateway.counters); nothing is counted without it. */
+  metrics?: boolean;
+  /**
+   * Reverse proxies (addresses or CIDRs) whose X-Forwarded-For / Forwarded name the client, for
+   * keyless limits, stream caps per address and logs; from other peers those headers are ignored.
+   */
+  trustedProxies?: readonly string[];
+}
+
+/** What the gateway counted, for the metrics registry (gateway/metrics). */
+export interface GatewayCounters {
+  readonly requests: RequestCounters;
+  readonly streams: StreamCounters | null;
+  /** Credits charged since start, by plan (PLAN_NAMES order). */
+  creditsSpent(): readonly number[];
 }
 
 export interface Gateway {
@@ -111,6 +130,8 @@ export interface Gateway {
   readonly streamThreads: StreamThreads | null;
   /** A `warning` event to every open stream, on every stream thread (the streams go on). */
   warnStreams(message: string): void;
+  /** Request and stream counters, when `metrics` is set. */
+  readonly counters: GatewayCounters | null;
   /** Writes the usage counters to the store now (they are also written every second and on close). */
   flushUsage(): Promise<void>;
   close(): Promise<void>;
@@ -127,6 +148,8 @@ const HEALTH_BODY = Buffer.from('{"status":"ok"}');
 /** Request header names as bytes: uWS reads them without converting a string each time. */
 const AUTHORIZATION = Buffer.from('authorization');
 const HOST = Buffer.from('host');
+const X_FORWARDED_FOR = Buffer.from('x-forwarded-for');
+const FORWARDED = Buffer.from('forwarded');
 /** Batch prices cost one credit per listed token. */
 const TOKENS_PARAM: ReadonlySet<string> = new Set(['tokens']);
 /** Shutdown waits this long at most for answers in flight (then closes what is left). */
@@ -136,8 +159,9 @@ const UPSTREAM_HOST = '127.0.0.1';
 /** Version of the interface described at /openapi.json. */
 export const API_VERSION = '0.1.0';
 /** Methods other than GET, on any path. */
-function notFound(res: HttpResponse): void {
-  sendJson(res, NOT_FOUND.status, NOT_FOUND.body);
+function methodNotFound(res: HttpResponse, req: HttpRequest): void {
+  const err = routeNotFound(req.getMethod().toUpperCase(), req.getUrl());
+  sendJson(res, err.status, err.body);
 }
 
 /**
@@ -170,23 +194,19 @@ function createRouter(ctx: GatewayContext): Route {
       if (s[1] === 'networks') return networks.networks();
       if (s[1] === 'stats') return stats();
       if (s[1] === 'openapi.json') return openApi;
-      throw NOT_FOUND;
+      throw routeNotFound('GET', url);
     }
     if (s.length === 3 && s[1] === 'pools' && s[2] === 'search') return search.global(query);
-    if (s[1] !== 'networks' || s.length > 6) throw NOT_FOUND;
-    const network = segment(s[2]!);
+    if (s[1] !== 'networks' || s.length > 6) throw routeNotFound('GET', url);
+    const network = segment(s[2]!, 'network');
     if (s.length === 4 && s[3] === 'dexes') return networks.dexes(network, query);
     if (s.length === 5 && s[3] === 'multi' && s[4] === 'prices') return prices(network, query);
-    if (s.length === 5 && s[3] === 'tokens') return token(network, segment(s[4]!));
-    if (s[3] !== 'pools' || s.length < 5) throw NOT_FOUND;
-    if (s.length === 5) return s[4] === 'search' ? search.network(network, query) : details(network, segment(s[4]!), query);
-    if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!), query, gate);
-    throw NOT_FOUND;
+    if (s.length === 5 && s[3] === 'tokens') return token(network, segment(s[4]!, 'token'));
+    if (s[3] !== 'pools' || s.length < 5) throw routeNotFound('GET', url);
+    if (s.length === 5) return s[4] === 'search' ? search.network(network, query) : details(network, segment(s[4]!, 'pool'), query);
+    if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!, 'pool'), query, gate);
+    throw routeNotFound('GET', url);
   };
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
 }
 
 /** Credits a request costs: 1, or 1 per listed token on batch prices. */
@@ -208,6 +228,14 @@ function usageBody(meter: Meter, caller: Caller, now: number): Buffer {
 
 /** One request's answer; `plan` goes out as X-Api-Plan. */
 interface Answer {
+  /** Sequence number of the request (its id in log lines: requestId). */
+  seq: number;
+  /** Index of the host role in REQUEST_HOSTS. */
+  host: number;
+  /** performance.now() when the request was read (0 when nothing measures it). */
+  startedMs: number;
+  /** The client's address, for the debug request line (null when not logged). */
+  client?: string | null;
   status: number;
   body: Uint8Array;
   plan: string;
@@ -223,6 +251,8 @@ interface RequestFacts {
   host: string;
   /** Raw peer address (getRemoteAddress) of a keyless caller; null when a key is sent or nothing is metered. */
   address: ArrayBuffer | null;
+  /** The client a trusted proxy named (gateway/http/forwarded.ts); null when the peer is the client. */
+  client: string | null;
 }
 
 /** Host part of a configured public name: `https://pro.example.com/` -> `pro.example.com`. */
@@ -252,16 +282,30 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     throw new Error('uWebSockets.js native binary is not loaded (the slow fallback is refused)');
   }
   const route = createRouter(ctx);
+  const log = ctx.log ?? fallbackLog();
+  /** One line per request at debug level (the level is fixed at start, so this is read once). */
+  const accessLog = log.isLevelEnabled('debug');
+  const proxies = options.trustedProxies === undefined ? NO_PROXIES : createTrustedProxies(options.trustedProxies);
   const subset = createApiSubset();
   const access = options.access;
   const keys: KeyStore | null = access === undefined ? null : openKeyStore(ctx.store);
   // Entries live 15 s at most: eviction by insertion order is enough. `items` holds the credit cost.
   const freeHostCache = new ResponseCache(FREE_HOST_CACHE_MAX_BYTES, { lru: false });
-  const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS);
+  const meter: Meter | null = access === undefined ? null : createMeter(ctx.store, access.meterSlots ?? DEFAULT_METER_SLOTS, log);
   // The agent protocol (MCP over /streamable-http, /sse, /json-rpc) on the agent host: gateway/agent.
   const agentHost: AgentHost | null =
     access?.agent !== undefined && keys !== null && meter !== null
-      ? createAgentHost({ ctx, route, keys, meter, plans: access.plans, version: API_VERSION, listenHost: options.host, hostNames: access.agent.hosts ?? [] })
+      ? createAgentHost({
+          ctx,
+          route,
+          keys,
+          meter,
+          plans: access.plans,
+          version: API_VERSION,
+          listenHost: options.host,
+          hostNames: access.agent.hosts ?? [],
+          ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {}),
+        })
       : null;
   const ports: Partial<Record<ListenerRole, number>> = {};
   const names: Partial<Record<RestRole, readonly string[]>> = {
@@ -285,9 +329,13 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           ...(access.showcase !== undefined ? { showcase: access.showcase } : {}),
           ...(access.streamHub !== undefined ? { hub: access.streamHub } : {}),
           hostUrl: (role: StreamRole) => access[role]?.hosts?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`,
+          ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {}),
         }
       : null;
-  const streamHost: StreamHost | null = streamOptions !== null && streamThreadCount === 0 ? createStreamHost(streamOptions) : null;
+  const requestCounters = options.metrics === true ? new RequestCounters() : null;
+  const streamCounters = options.metrics === true && streamOptions !== null ? new StreamCounters(streamThreadCount + 1) : null;
+  const streamHost: StreamHost | null =
+    streamOptions !== null && streamThreadCount === 0 ? createStreamHost(streamCounters === null ? streamOptions : { ...streamOptions, counters: streamCounters }) : null;
   let streamThreads: StreamThreads | null = null;
 
   /** Fills `a`; returns a promise when the answer waits on the shard threads. */
@@ -315,7 +363,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       a.contentType = 'text/html; charset=utf-8';
       return;
     }
-    const caller = f.address !== null ? keylessCallerAt(access.plans, f.address) : resolveCaller(keys, access.plans, f.authorization, '', f.path === '/', now);
+    const caller =
+      f.address !== null ? (f.client !== null ? keylessCaller(access.plans, f.client) : keylessCallerAt(access.plans, f.address)) : resolveCaller(keys, access.plans, f.authorization, '', f.path === '/', now);
     a.plan = caller.plan;
     // The free host answers from its URL cache first (api.md rule 8): a paid key sent there may get
     // cached free-tier data. Keyless and keyed callers have separate entries (plan caps differ).
@@ -338,7 +387,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       }
     }
     checkHost(served, caller, hostUrl);
-    if (served === 'agent' && !f.path.startsWith('/api/')) throw NOT_FOUND;
+    if (served === 'agent' && !f.path.startsWith('/api/')) throw routeNotFound('GET', f.path);
     if (f.path === '/') {
       a.body = Buffer.from(`{"service":"dexdata","api_version":${str(API_VERSION)},"plan":${str(caller.plan)}}`);
       return;
@@ -355,7 +404,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     let project: ((body: Uint8Array) => Uint8Array) | undefined;
     if (served === 'agent') {
       const sub = subset(f.path, f.query);
-      if (sub === null) throw NOT_FOUND;
+      if (sub === null) throw routeNotFound('GET', f.path);
       ({ path, query, project } = sub);
     }
     checkPaidOnly(path, caller.plan);
@@ -380,7 +429,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     } else {
       // The path only: query strings and headers may carry credentials. After close, a search cut
       // short by the shard threads stopping is the shutdown's doing, not an error to report.
-      if (!closed) console.error(`gateway: internal error on ${path}: ${errorText(err)}`);
+      if (!closed) log.error({ req_id: requestId(a.seq), path }, `internal error: ${errorText(err)}`);
       a.status = INTERNAL_ERROR.status;
       a.body = INTERNAL_ERROR.body;
     }
@@ -389,8 +438,14 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   function send(res: HttpResponse, a: Answer, path: string): void {
     try {
       sendJson(res, a.status, a.body, a.plan, a.retryAfterSeconds, a.contentType);
+      if (requestCounters !== null || accessLog) {
+        const seconds = a.startedMs > 0 ? (performance.now() - a.startedMs) / 1000 : -1;
+        requestCounters?.record(a.host, routeOf(path), a.status, seconds);
+        // The path only: query strings may carry what a caller would not have logged.
+        if (accessLog) log.debug({ req_id: requestId(a.seq), host: REQUEST_HOSTS[a.host], path, status: a.status, ms: Math.round(seconds * 1e6) / 1e3, plan: a.plan, client: a.client }, 'request');
+      }
     } catch (err) {
-      console.error(`gateway: response to ${path} not written: ${errorText(err)}`);
+      log.error({ req_id: requestId(a.seq), path }, `response not written: ${errorText(err)}`);
     }
   }
 
@@ -398,8 +453,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   let answersPending = 0;
 
   function handler(role: RestRole) {
+    const host = REQUEST_HOSTS.indexOf(role);
     return (res: HttpResponse, req: HttpRequest): void => {
-      const a: Answer = { status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
+      const requestSeq = nextRequestSeq();
+      const a: Answer = { seq: requestSeq, host, startedMs: accessLog || (requestCounters !== null && requestSeq % LATENCY_SAMPLE_EVERY === 0) ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
       let path = '';
       try {
         path = req.getUrl();
@@ -411,7 +468,9 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
           host: roleByName.size === 0 && role !== 'agent' ? '' : req.getHeader(HOST),
           // Only keyless callers are counted by address.
           address: access === undefined || authorization !== '' ? null : peerAddress(res),
+          client: proxies.any && (authorization === '' || accessLog) ? proxies.client(peerAddress(res), req.getHeader(X_FORWARDED_FOR), req.getHeader(FORWARDED)) : null,
         };
+        if (accessLog) a.client = f.client ?? addressText(new Uint8Array(res.getRemoteAddress()));
         const pending = answer(role, f, a);
         if (pending !== undefined) {
           let aborted = false;
@@ -451,7 +510,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     else {
       if (role === 'agent') agentHost?.register(app);
       app.get('/*', handler(role));
-      app.any('/*', notFound);
+      app.any('/*', methodNotFound);
     }
     const withFront = fronted(role);
     const l = await listen(app, withFront ? UPSTREAM_HOST : options.host, withFront ? 0 : port);
@@ -522,6 +581,8 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
         threads: streamThreadCount,
         host: withFront ? UPSTREAM_HOST : options.host,
         ports: withFront ? Object.fromEntries(Object.keys(wanted).map((r) => [r, 0])) : wanted,
+        ...(streamCounters !== null ? { counters: streamCounters.buffer } : {}),
+        ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {}),
         ...(hub !== undefined ? { hub: { ...(hub.tickMs !== undefined ? { tickMs: hub.tickMs } : {}), ...(hub.pingIntervalMs !== undefined ? { pingIntervalMs: hub.pingIntervalMs } : {}) } } : {}),
       });
       if (withFront) for (const [role, at] of Object.entries(wanted) as [StreamRole, number][]) await front(role, at, streamThreads.ports[role]!);
@@ -529,7 +590,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     }
     const streamPorts = [ports.freeStream, ports.paidStream].filter((p): p is number => p !== undefined);
     if (streamPorts.length > 0 && limitSendBuffers(streamPorts) === 0) {
-      console.warn('streams: the send buffer of stream sockets could not be bounded; a reader that stops reading is noticed later');
+      log.warn('streams: the send buffer of stream sockets could not be bounded; a reader that stops reading is noticed later');
     }
   } catch (err) {
     await close();
@@ -546,6 +607,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
       streamHost?.hub.warnAll(message);
       streamThreads?.warnAll(message);
     },
+    counters: requestCounters === null ? null : { requests: requestCounters, streams: streamCounters, creditsSpent: () => meter?.creditsSpent() ?? [] },
     flushUsage: () => meter?.flush() ?? Promise.resolve(),
     close,
   };

@@ -1,62 +1,44 @@
 #!/usr/bin/env node
 /**
- * dexdata: the service's single command.
- *   dexdata serve [flags]   run engine, ingest and gateway in one process (the default command)
- *   dexdata keys <action>   accounts and API keys (scripts/keys.ts)
- *   dexdata feedback list   feedback sent through the agent protocol (scripts/feedback.ts)
- *   dexdata help
+ * dexdata: the service's single command, declared as a table (commander):
+ *   dexdata serve [flags]     run engine, ingest and gateway in one process (the default command)
+ *   dexdata keys <action>     accounts and API keys (scripts/keys.ts)
+ *   dexdata status            a running service's health
+ *   dexdata feedback <action> feedback sent through the agent protocol (scripts/feedback.ts)
+ * Every command and action answers --help. The serve flags are derived from CONFIG_OVERRIDES
+ * (engine/config.ts), the one list that also names the environment variables and config keys; their
+ * values are validated together by loadConfig, every problem listed at once (exit code 2). An
+ * unknown flag, command or missing argument is a one-line message and exit code 2.
  */
 import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
-import { CONFIG_FLAGS, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig, snapshotPolicy } from '../engine/config.js';
+import { createMetricsRegistry } from '../gateway/metrics/registry.js';
+import { METRICS_PATH, startMetricsServer, type MetricsServer } from '../gateway/metrics/server.js';
+import { Command, CommanderError, Option } from 'commander';
+import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig, overrideDefault, snapshotPolicy, type Config } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
+import { createLog, errorText, type Log } from '../engine/log.js';
 import type { WriteFault } from '../engine/store/durable.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
 import { startGateway } from '../gateway/server.js';
-import { feedbackCommand, FEEDBACK_USAGE } from './feedback.js';
-import { keysCommand, KEYS_USAGE } from './keys.js';
+import { FEEDBACK_ACTIONS, feedbackCommand } from './feedback.js';
+import { KEYED_PLANS } from '../gateway/auth/key-store.js';
+import { KEYS_ACTIONS, keysCommand } from './keys.js';
 
-const USAGE = `usage: dexdata <command> [flags]
+/** Exit code of a usage error: unknown flag or command, bad or missing argument, invalid configuration. */
+const USAGE_EXIT_CODE = 2;
 
-commands:
-  serve    run the service: simulator or chain ingest, engine shards and the HTTP gateway (default)
-  keys     accounts and API keys: create, show, list, regenerate, revoke, credits (dexdata keys help)
-  status   a running service's health: engine phase and, per chain, node state, last error, blocks behind
-           (--host, --port of its REST host; exit code 1 while a node is down, 2 when the service does not answer)
-  feedback feedback sent with the agent tool submitFeedback: list, count (dexdata feedback help)
-  help     show this text
-
-flags (each also as an environment variable DEXDATA_<NAME>, over the config file):
-  --config FILE            JSON config file (see README)
-  --data-dir DIR           LMDB data directory (default ./data)
-  --host HOST              listen address (default 127.0.0.1)
-  --front on|all|off       the HTTP front: answers HTTP/1.0, malformed requests, pipelining (on: the REST
-                           and agent ports, the default; all: the stream ports too; off: uWS serves every
-                           port directly, faster, silent on those)
-  --port N                 free REST port (default 8080; other hosts follow it: paid REST +1, streams +2 and +3, agent +4)
-  --paid-port N            paid REST port (default port + 1)
-  --agent-port N           agent host port: /api subset and MCP (default port + 4)
-  --stream-port N          free stream host port: SSE for keyless callers and free keys (default port + 2)
-  --paid-stream-port N     paid stream host port: SSE for dev, pro and enterprise keys (default port + 3)
-  --stream-threads N       uWS threads serving the stream ports, sharing ports and counters (0 = main thread;
-                           default: cores - 1 - shards, at least 0, at most 8)
-  --shards N               engine shard threads (default 2)
-  --source NAME            simulator (default) or evm: the EVM chains of the config file's "chains" (see README)
-  --seed N                 simulator seed (default 42)
-  --pools N                simulated pools (default 20000, up to 2000000; 85 % exist at genesis)
-  --backfill-days N        days of history simulated at first start (default 30)
-  --swaps-per-second N     average simulated swaps per second over all pools (default 1)
-`;
-
-function log(line: string): void {
-  process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+/** What a command runs with: the validated configuration and the log made from it. */
+export interface Bundle {
+  readonly config: Readonly<Config>;
+  readonly log: Log;
 }
 
-async function serve(flags: Record<string, string>): Promise<void> {
-  const config = loadConfig(flags);
+async function serve({ config, log }: Bundle): Promise<void> {
   const now = () => Date.now() / 1000;
-  log(
+  const engineLog = log.child({ component: 'engine' });
+  const line = (text: string) => engineLog.info(text);
+  log.info(
     config.source === 'evm'
       ? `starting: data ${config.dataDir}, ${config.shards} shards, EVM chains ${config.chains.map((c) => `${c.id} (chain id ${c.chainId})`).join(', ')}`
       : `starting: data ${config.dataDir}, ${config.shards} shards, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`,
@@ -68,19 +50,21 @@ async function serve(flags: Record<string, string>): Promise<void> {
     snapshots: snapshotPolicy(config),
     source: (store, resume) =>
       config.source === 'evm'
-        ? createEvmSource({ chains: config.chains, store, now, log, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })
+        ? createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })
         : openSimulator(store, config.simulator, now(), resume),
     now,
-    log,
+    log: engineLog,
   });
   const ports = listenerPorts(config);
   const gateway = await startGateway(
-    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now, swaps: engine.shards.swapFeed, engineStats: () => engine.stats() },
+    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now, swaps: engine.shards.swapFeed, log: log.child({ component: 'gateway' }), engineStats: () => engine.stats() },
     {
       host: config.gateway.host,
       port: ports.freeRest,
       front: config.gateway.front,
       health: () => engine.health(),
+      metrics: config.metrics.enabled,
+      trustedProxies: config.trustedProxies,
       access: {
         plans: config.plans,
         freeRestHosts: config.listeners.freeRest.hosts,
@@ -95,30 +79,51 @@ async function serve(flags: Record<string, string>): Promise<void> {
   );
   // A full disk pauses ingest (engine/store/durable.ts): streams are told, and told again when it resumes.
   const onWriteFault = (fault: WriteFault | null): void => {
-    log(fault === null ? 'store: written again; ingest resumes' : `store: ${fault.message}; ingest paused, reads go on`);
+    if (fault === null) log.info('store: written again; ingest resumes');
+    else log.warn(`store: ${fault.message}; ingest paused, reads go on`);
     gateway.warnStreams(fault === null ? 'the service can store data again: live events resume' : `${fault.message}: live events pause until then; this stream stays open`);
   };
   engine.store.writer.onChange(onWriteFault);
-  log(`REST listening on http://${config.gateway.host}:${gateway.port}`);
-  log(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
-  log(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
+  log.info(`REST listening on http://${config.gateway.host}:${gateway.port}`);
+  log.info(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
+  log.info(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
   const streamThreads = gateway.streamThreads?.threads ?? 0;
-  log(
+  log.info(
     `streams listening on http://${config.gateway.host}:${gateway.ports.freeStream} (free) and http://${config.gateway.host}:${gateway.ports.paidStream} (paid), ${streamThreads === 0 ? 'on the main thread' : `${streamThreads} stream thread${streamThreads > 1 ? 's' : ''}`}`,
   );
+
+  let metrics: MetricsServer | null = null;
+  if (config.metrics.enabled && gateway.counters !== null) {
+    const counters = gateway.counters;
+    const registry = createMetricsRegistry({
+      requests: counters.requests,
+      streams: counters.streams,
+      creditsSpent: counters.creditsSpent,
+      ingest: () => [...engine.ingest.eventsByChain].map(([chain, events]) => ({ chain, events, newestEventTime: engine.ingest.checkpoint(chain).time })),
+      now: () => Date.now() / 1000,
+      dataDir: config.dataDir,
+      shardBusySeconds: () => engine.shards.busySeconds(),
+    });
+    metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log);
+    log.info(`metrics listening on http://${config.metrics.host}:${metrics.port}${METRICS_PATH}`);
+  }
 
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    log('shutting down');
+    log.info('shutting down');
+    metrics?.close();
     await gateway.close();
     await engine.stop();
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
-  engine.failed.catch(() => void shutdown(1));
+  engine.failed.catch((err: unknown) => {
+    log.fatal(`engine failed: ${errorText(err)}`);
+    void shutdown(1);
+  });
 }
 
 interface ChainHealthLine {
@@ -136,9 +141,8 @@ interface ChainHealthLine {
 }
 
 /** `dexdata status`: prints the /health detail of a running service, one line per chain. */
-async function status(args: readonly string[]): Promise<number> {
-  const { values } = parseArgs({ args: [...args], options: { host: { type: 'string' }, port: { type: 'string' } }, strict: true });
-  const url = `http://${values.host ?? '127.0.0.1'}:${values.port ?? '8080'}/health`;
+async function status(values: { host: string; port: string }): Promise<number> {
+  const url = `http://${values.host}:${values.port}/health`;
   let body: { status?: string; phase?: string; chains?: ChainHealthLine[] };
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
@@ -160,55 +164,108 @@ async function status(args: readonly string[]): Promise<number> {
   return body.status === 'ok' ? 0 : 1;
 }
 
-async function main(): Promise<void> {
-  // `keys` and `feedback` take their own flags, so they are dispatched before the serve flags are parsed.
-  if (process.argv[2] === 'keys') {
-    const rest = process.argv.slice(3);
-    if (rest[0] === 'help' || rest[0] === '--help' || rest.length === 0) {
-      process.stdout.write(KEYS_USAGE);
-      return;
-    }
-    process.exitCode = await keysCommand(rest);
-    return;
+/** The flags of a command that reads the configuration: all of CONFIG_OVERRIDES, or those named. */
+function addConfigFlags(cmd: Command, only?: readonly string[]): Command {
+  cmd.addOption(new Option(`--${CONFIG_FILE_FLAG.flag} <${CONFIG_FILE_FLAG.value}>`, `${CONFIG_FILE_FLAG.help} (env ${CONFIG_FILE_FLAG.env}; default: none)`));
+  for (const o of CONFIG_OVERRIDES) {
+    if (only !== undefined && !only.includes(o.flag)) continue;
+    const shown = overrideDefault(o);
+    cmd.addOption(new Option(`--${o.flag} <${o.value}>`, `${o.help} (env ${o.env}; default: ${shown ?? 'none'})`));
   }
-  if (process.argv[2] === 'status') {
-    process.exitCode = await status(process.argv.slice(3));
-    return;
+  return cmd;
+}
+
+/** Parsed config flags as loadConfig takes them: flag name -> text, for the flags given. */
+function configFlags(opts: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const flag of CONFIG_FLAGS) {
+    // commander names options in camelCase: --data-dir -> dataDir.
+    const v = opts[flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
+    if (typeof v === 'string') out[flag] = v;
   }
-  if (process.argv[2] === 'feedback') {
-    const rest = process.argv.slice(3);
-    if (rest[0] === 'help' || rest[0] === '--help' || rest.length === 0) {
-      process.stdout.write(FEEDBACK_USAGE);
-      return;
-    }
-    process.exitCode = await feedbackCommand(rest);
-    return;
-  }
-  const { values, positionals } = parseArgs({
-    args: process.argv.slice(2),
-    options: Object.fromEntries(CONFIG_FLAGS.map((f) => [f, { type: 'string' as const }])),
-    allowPositionals: true,
-    strict: true,
+  return out;
+}
+
+/** Flags of the commands that only open the data directory. */
+const DATA_DIR_FLAGS = ['data-dir'] as const;
+
+function buildProgram(): Command {
+  const program = new Command('dexdata')
+    .description('Self-hostable DEX market-data service: REST and SSE over a sharded in-memory engine with an LMDB store.')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    // One line per error, whatever commander appends (a suggestion), on stderr.
+    .configureOutput({ outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')}\n`) });
+
+  addConfigFlags(program.command('serve', { isDefault: true }).description('run the service: simulator or chain ingest, engine shards and the HTTP gateway (the default command)')).action(async (opts: Record<string, unknown>) => {
+    const config = loadConfig(configFlags(opts));
+    await serve({ config, log: createLog(config.log) });
   });
-  const command = positionals[0] ?? 'serve';
-  switch (command) {
-    case 'serve':
-      return serve(values as Record<string, string>);
-    case 'help':
-    case '--help':
-      process.stdout.write(USAGE);
-      return;
-    default:
-      process.stderr.write(`unknown command "${command}"\n\n${USAGE}`);
-      process.exit(2);
+
+  const keys = program.command('keys').description('accounts and API keys: only hashes are stored; a key is printed once');
+  for (const a of KEYS_ACTIONS) {
+    const cmd = keys.command(a.name).description(a.help);
+    for (const arg of a.args) cmd.argument(`<${arg}>`, arg === 'account' ? 'account number' : 'credits to add (a positive integer)');
+    if (a.name === 'create') {
+      cmd.addOption(new Option('--plan <plan>', 'plan of the account').choices(KEYED_PLANS).makeOptionMandatory());
+      cmd.addOption(new Option('--label <text>', 'a label to recognise the account by (default: none)'));
+    }
+    addConfigFlags(cmd, DATA_DIR_FLAGS).action(async (...args: unknown[]) => {
+      const positional = args.slice(0, a.args.length) as string[];
+      const opts = args[a.args.length] as Record<string, unknown>;
+      process.exitCode = await keysCommand(a.name, positional, { ...(typeof opts['plan'] === 'string' ? { plan: opts['plan'] } : {}), ...(typeof opts['label'] === 'string' ? { label: opts['label'] } : {}) }, configFlags(opts));
+    });
   }
+
+  program
+    .command('status')
+    .description('a running service\'s health: engine phase and, per chain, node state, last error, blocks behind (exit code 1 while a node is down, 2 when the service does not answer)')
+    .addOption(new Option('--host <host>', 'address of its free REST host').default('127.0.0.1'))
+    .addOption(new Option('--port <n>', 'port of its free REST host').default('8080'))
+    .action(async (opts: { host: string; port: string }) => {
+      process.exitCode = await status(opts);
+    });
+
+  const feedback = program.command('feedback').description('feedback sent with the agent tool submitFeedback');
+  for (const a of FEEDBACK_ACTIONS) {
+    const cmd = feedback.command(a.name).description(a.help);
+    if (a.name === 'list') {
+      cmd.addOption(new Option('--limit <n>', 'at most n records (default: all)'));
+      cmd.addOption(new Option('--since <time>', 'only records received at or after: RFC 3339, yyyy-mm-dd, Unix seconds or -7d (default: all)'));
+      cmd.addOption(new Option('--json', 'one JSON object per line instead of text (default: false)'));
+    }
+    addConfigFlags(cmd, DATA_DIR_FLAGS).action(async (opts: Record<string, unknown>) => {
+      const options = {
+        ...(typeof opts['limit'] === 'string' ? { limit: opts['limit'] } : {}),
+        ...(typeof opts['since'] === 'string' ? { since: opts['since'] } : {}),
+        ...(opts['json'] === true ? { json: true } : {}),
+      };
+      process.exitCode = await feedbackCommand(a.name, options, configFlags(opts));
+    });
+  }
+  return program;
+}
+
+async function main(): Promise<void> {
+  const program = buildProgram();
+  // With serve the default command, anything not a flag nor a command name would be taken as its argument.
+  const first = process.argv[2];
+  if (first !== undefined && !first.startsWith('-') && first !== 'help' && !program.commands.some((c) => c.name() === first)) {
+    process.stderr.write(`error: unknown command '${first}' (commands: ${program.commands.map((c) => c.name()).join(', ')}; see dexdata --help)\n`);
+    process.exit(USAGE_EXIT_CODE);
+  }
+  await program.parseAsync(process.argv);
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof CommanderError) {
+    // Help and version print and end well; every other commander error is a usage error, already printed.
+    process.exit(err.exitCode === 0 ? 0 : USAGE_EXIT_CODE);
+  }
   if (err instanceof ConfigError) {
     process.stderr.write(`${err.message}\n`);
-    process.exit(2);
+    process.exit(USAGE_EXIT_CODE);
   }
-  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(`${errorText(err)}\n`);
   process.exit(1);
 });

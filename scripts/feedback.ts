@@ -2,24 +2,17 @@
  * dexdata feedback: what agent-platform users sent with the submitFeedback tool, read from the
  * service's data directory (safe while the service runs: LMDB readers never block the writer).
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../engine/config.js';
 import { openStore } from '../engine/store/store.js';
 import { feedbackRef, openFeedbackStore, type FeedbackRecord } from '../gateway/agent/feedback.js';
 import { parseTimeSpec, resolveTime, rfc3339 } from '../gateway/http/time.js';
 
-export const FEEDBACK_USAGE = `usage: dexdata feedback <action> [flags]
-
-actions:
-  list      feedback in arrival order, oldest first
-  count     how many records are stored
-
-flags:
-  --limit N       at most N records (list; default all)
-  --since TIME    only records received at or after TIME: RFC 3339, yyyy-mm-dd, Unix seconds or -7d
-  --json          one JSON object per line instead of text (list)
-  --data-dir DIR  (default ./data), --config FILE
-`;
+/** The `feedback` actions (the command line is built from this list). */
+export const FEEDBACK_ACTIONS = [
+  { name: 'list', help: 'feedback in arrival order, oldest first' },
+  { name: 'count', help: 'how many records are stored' },
+] as const;
+export type FeedbackAction = (typeof FEEDBACK_ACTIONS)[number]['name'];
 
 class UsageError extends Error {}
 
@@ -33,24 +26,18 @@ function describe(r: FeedbackRecord): string[] {
   return [`${feedbackRef(r.id)}  ${facts.join('  ')}`, ...r.message.split('\n').map((l) => `    ${l}`)];
 }
 
-/** Runs one `feedback` action; returns the exit code. `out` receives what is printed. */
-export async function feedbackCommand(args: readonly string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
+/**
+ * Runs one `feedback` action; returns the exit code (2 for a usage error). `options`: `limit`,
+ * `since`, `json` (list); `flags`: the config flags (`data-dir`, `config`).
+ */
+export async function feedbackCommand(
+  action: FeedbackAction,
+  options: { limit?: string; since?: string; json?: boolean },
+  flags: Readonly<Record<string, string>>,
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<number> {
+  const values = options;
   try {
-    ({ values, positionals } = parseArgs({
-      args: [...args],
-      options: { 'data-dir': { type: 'string' }, config: { type: 'string' }, limit: { type: 'string' }, since: { type: 'string' }, json: { type: 'boolean' } },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${FEEDBACK_USAGE}`);
-    return 2;
-  }
-  const [action] = positionals;
-  try {
-    if (action !== 'list' && action !== 'count') throw new UsageError(action === undefined ? 'an action is needed' : `unknown action "${action}"`);
     const limitText = values['limit'] as string | undefined;
     if (limitText !== undefined && !/^[1-9][0-9]{0,8}$/.test(limitText)) throw new UsageError('--limit must be a positive integer');
     const sinceText = values['since'] as string | undefined;
@@ -60,9 +47,6 @@ export async function feedbackCommand(args: readonly string[], out: (line: strin
       if (spec === null) throw new UsageError('--since must be an RFC 3339 time, yyyy-mm-dd, Unix seconds or an offset such as -7d');
       since = resolveTime(spec, Math.floor(Date.now() / 1000));
     }
-    const flags: Record<string, string> = {};
-    if (values['data-dir'] !== undefined) flags['data-dir'] = values['data-dir'] as string;
-    if (values['config'] !== undefined) flags['config'] = values['config'] as string;
     const store = openStore(loadConfig(flags).dataDir);
     try {
       const feedback = openFeedbackStore(store);
@@ -82,7 +66,7 @@ export async function feedbackCommand(args: readonly string[], out: (line: strin
     }
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    process.stderr.write(`${err.message}\n\n${FEEDBACK_USAGE}`);
+    process.stderr.write(`${err.message}\n`);
     return 2;
   }
 }

@@ -3,24 +3,21 @@
  * service runs: LMDB serialises writers across processes and the gateway sees a commit at once).
  * A key is printed once, by `create` and `regenerate`; only its hash is stored.
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../engine/config.js';
 import { openStore } from '../engine/store/store.js';
 import { KEYED_PLANS, openKeyStore, type Account, type KeyedPlan } from '../gateway/auth/key-store.js';
 import { billingPeriod, HOUR_S, ROLLING_HOURS } from '../gateway/metering/period.js';
 
-export const KEYS_USAGE = `usage: dexdata keys <action> [flags]
-
-actions:
-  create --plan free|dev|pro|enterprise [--label TEXT]   make an account and print its key (shown once)
-  show <account>                                        one account (never its key)
-  list                                                  every account
-  regenerate <account>                                  a new key; the old one stops working at once
-  revoke <account>                                      the key stops working; the account is kept
-  credits <account> <n>                                 add n credits to the current allowance window
-
-flags: --data-dir DIR (default ./data), --config FILE
-`;
+/** The `keys` actions: name, arguments, what each does (the command line is built from this list). */
+export const KEYS_ACTIONS = [
+  { name: 'create', args: [], help: 'make an account and print its key (shown once)' },
+  { name: 'show', args: ['account'], help: 'one account (never its key)' },
+  { name: 'list', args: [], help: 'every account' },
+  { name: 'regenerate', args: ['account'], help: 'a new key; the old one stops working at once' },
+  { name: 'revoke', args: ['account'], help: 'the key stops working; the account is kept' },
+  { name: 'credits', args: ['account', 'n'], help: 'add n credits to the current allowance window' },
+] as const;
+export type KeysAction = (typeof KEYS_ACTIONS)[number]['name'];
 
 class UsageError extends Error {}
 
@@ -37,25 +34,18 @@ function describe(a: Account, now: number): string {
   return `account ${a.id}: plan ${a.plan}, label ${JSON.stringify(a.label)}, created ${created}, ${state}${extra}`;
 }
 
-/** Runs one `keys` action; returns the exit code. `out` receives what is printed. */
-export async function keysCommand(args: readonly string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
-  let values: Record<string, string | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...args],
-      options: { 'data-dir': { type: 'string' }, config: { type: 'string' }, plan: { type: 'string' }, label: { type: 'string' } },
-      allowPositionals: true,
-      strict: true,
-    }));
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n\n${KEYS_USAGE}`);
-    return 2;
-  }
-  const [action, ...rest] = positionals;
-  const flags: Record<string, string> = {};
-  if (values['data-dir'] !== undefined) flags['data-dir'] = values['data-dir'];
-  if (values['config'] !== undefined) flags['config'] = values['config'];
+/**
+ * Runs one `keys` action; returns the exit code (2 for a usage error). `flags` are the config flags
+ * (`data-dir`, `config`); `options` the action's own (`plan`, `label` of create). `out` receives what is printed.
+ */
+export async function keysCommand(
+  action: KeysAction,
+  rest: readonly string[],
+  options: { plan?: string; label?: string },
+  flags: Readonly<Record<string, string>>,
+  out: (line: string) => void = (l) => process.stdout.write(`${l}\n`),
+): Promise<number> {
+  const values = options;
   const config = loadConfig(flags);
   const now = Math.floor(Date.now() / 1000);
   const store = openStore(config.dataDir);
@@ -106,7 +96,7 @@ export async function keysCommand(args: readonly string[], out: (line: string) =
     }
   } catch (err) {
     if (!(err instanceof UsageError) && !(err instanceof Error && /^(no account|account \d+ is revoked)/.test(err.message))) throw err;
-    process.stderr.write(`${err.message}\n${err instanceof UsageError ? `\n${KEYS_USAGE}` : ''}`);
+    process.stderr.write(`${err.message}\n`);
     return 2;
   } finally {
     await store.close();

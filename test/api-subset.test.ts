@@ -239,7 +239,7 @@ describe('hosts keep to their own paths', () => {
       const r = await agent(path);
       expect(r.status, path).toBe(404);
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(r.body.error, path).toBe('not_found');
+      expect(r.body, path).toEqual({ error: 'not_found', message: `route "GET ${path}" not found` });
     }
     expect((await agent(`/networks/ethereum/pools/${POOL}/transactions`, devKey)).status).toBe(404);
     const h = await agent('/health');

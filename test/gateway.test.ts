@@ -7,7 +7,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLog } from '../engine/log.js';
 import { Ingest } from '../engine/ingest/ingest.js';
 import type { ChainEvent, NetworkInfo, TokenInfo } from '../engine/events/model.js';
 import { LocalShards } from '../engine/shards/local.js';
@@ -329,32 +331,40 @@ describe('health and routing', () => {
     expect(r.body).toEqual({ status: 'ok' });
   });
 
-  it('answers 404 JSON for unknown paths, unknown networks and pools, and non-GET methods', async () => {
-    const notFound = { error: 'not_found', message: 'not found' };
-    for (const path of [
-      '/',
-      '/nope',
-      '/health/',
-      '/networks/nope/dexes',
-      '/networks/nope/pools/search',
-      `/networks/nope/pools/${POOL_A}`,
-      '/networks/ethereum/pools/0x000000000000000000000000000000000000dead',
-      '/networks/ethereum/pools/0x000000000000000000000000000000000000dead/ohlcv?start=0',
-      `/networks/ethereum/pools/${POOL_A}/trades`,
-      `/networks/ethereum/pools/${POOL_A}/ohlcv/1m`,
-      '/networks/ethereum/tokens',
-      '/networks/%E0%A4%A/dexes',
-      `/networks/solana/pools/${POOL_SOL.toLowerCase()}`,
-      `/networks/solana/pools/${POOL_A}`,
-    ]) {
+  it('answers 404 JSON naming what was not found and its kind, for unknown routes, networks, pools, tokens and methods', async () => {
+    const dead = '0x000000000000000000000000000000000000dead';
+    const cases: [string, string][] = [
+      ['/', 'route "GET /" not found'],
+      ['/nope', 'route "GET /nope" not found'],
+      ['/health/', 'route "GET /health/" not found'],
+      ['/networks/nope/dexes', 'network "nope" not found'],
+      ['/networks/nope/pools/search', 'network "nope" not found'],
+      ['/networks/nope/tokens/search', 'network "nope" not found'],
+      ['/networks/nope/multi/prices?tokens=0x1', 'network "nope" not found'],
+      [`/networks/nope/pools/${POOL_A}`, 'network "nope" not found'],
+      [`/networks/nope/tokens/${WETH.address}`, 'network "nope" not found'],
+      [`/networks/ethereum/pools/${dead}`, `pool "${dead}" not found on network "ethereum"`],
+      [`/networks/ethereum/pools/${dead}/ohlcv?start=0`, `pool "${dead}" not found on network "ethereum"`],
+      [`/networks/ethereum/pools/${dead}/indicators`, `pool "${dead}" not found on network "ethereum"`],
+      [`/networks/ethereum/tokens/${dead}`, `token "${dead}" not found on network "ethereum"`],
+      [`/networks/ethereum/tokens/${POOL_A}`, `token "${POOL_A}" not found on network "ethereum"`],
+      [`/networks/ethereum/pools/${POOL_A}/trades`, `route "GET /networks/ethereum/pools/${POOL_A}/trades" not found`],
+      [`/networks/ethereum/pools/${POOL_A}/ohlcv/1m`, `route "GET /networks/ethereum/pools/${POOL_A}/ohlcv/1m" not found`],
+      ['/networks/ethereum/tokens', 'route "GET /networks/ethereum/tokens" not found'],
+      ['/networks/%E0%A4%A/dexes', 'network "%E0%A4%A" not found'],
+      [`/networks/solana/pools/${POOL_SOL.toLowerCase()}`, `pool "${POOL_SOL.toLowerCase()}" not found on network "solana"`],
+      [`/networks/solana/pools/${POOL_A}`, `pool "${POOL_A}" not found on network "solana"`],
+      [`/networks/${'n'.repeat(300)}/dexes`, `network "${'n'.repeat(128)}..." not found`],
+    ];
+    for (const [path, message] of cases) {
       const r = await get(path);
       expect(r.status, path).toBe(404);
-      expect(r.body, path).toEqual(notFound);
+      expect(r.body, path).toEqual({ error: 'not_found', message });
     }
     for (const method of ['POST', 'PUT', 'DELETE']) {
       const r = await get('/health', { method });
       expect(r.status, method).toBe(404);
-      expect(r.body).toEqual(notFound);
+      expect(r.body).toEqual({ error: 'not_found', message: `route "${method} /health" not found` });
     }
   });
 });
@@ -822,9 +832,9 @@ describe('removed routes', () => {
       ['/networks/ethereum/pools', '/networks/{network}/pools/search'],
       ['/networks/nonsense/pools', '/networks/{network}/pools/search'],
       ['/networks/ethereum/pools/filter?volume_24h_min=1', '/networks/{network}/pools/search'],
-      ['/networks/ethereum/dexes/no-such-dex/pools', '/networks/{network}/pools/search?dex_name={dex}'],
-      ['/networks/nonsense/dexes/%E0%A4%A/pools', '/networks/{network}/pools/search?dex_name={dex}'],
-      ['/networks/ethereum/tokens/0xnot-a-token/pools', '/networks/{network}/pools/search?token_address={token_address}'],
+      ['/networks/ethereum/dexes/no-such-dex/pools', '/networks/{network}/pools/search'],
+      ['/networks/nonsense/dexes/%E0%A4%A/pools', '/networks/{network}/pools/search'],
+      ['/networks/ethereum/tokens/0xnot-a-token/pools', '/networks/{network}/pools/search'],
       ['/networks/ethereum/tokens/filter', '/networks/{network}/tokens/search'],
       ['/networks/whatever/tokens/top', '/networks/{network}/tokens/search'],
     ];
@@ -836,8 +846,17 @@ describe('removed routes', () => {
       expect(r.body.replacement, path).toBe(replacement);
       expect(r.body.message, path).toMatch(/removed/);
     }
+    // The replacement is the bare path clients compare; the filter to set is in the message.
     const dex = await get('/networks/ethereum/dexes/uniswap_v2/pools');
-    expect(dex.body.message).toContain('GET /networks/ethereum/pools/search?dex_name=uniswap_v2');
+    expect(dex.body).toEqual({
+      error: 'endpoint_removed',
+      code: 410,
+      replacement: '/networks/{network}/pools/search',
+      message: 'this endpoint was removed on 2026-06-30; use GET /networks/ethereum/pools/search?dex_name=uniswap_v2',
+    });
+    const token = await get(`/networks/ethereum/tokens/${WETH.address}/pools`);
+    expect(token.body.replacement).toBe('/networks/{network}/pools/search');
+    expect(token.body.message).toContain(`GET /networks/ethereum/pools/search?token_address=${WETH.address}`);
   });
 });
 
@@ -983,28 +1002,33 @@ describe('after new trades', () => {
 });
 
 describe('failures and shutdown', () => {
-  it('answers internal_error without details when a handler fails, and keeps serving', async () => {
+  it('answers internal_error without details when a handler fails, logs it once with its request id, and keeps serving', async () => {
+    const lines: string[] = [];
+    const log = createLog({ level: 'info', format: 'json', destination: new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }) });
     const failing = await startGateway(
       {
         ...context,
         now: () => {
           throw new Error('clock exploded at /secret/path');
         },
+        log,
       },
       { host: '127.0.0.1', port: 0 },
     );
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       const r = await fetch(`http://127.0.0.1:${failing.port}/networks/ethereum/pools/${POOL_A}/ohlcv?start=-1h`);
       expect(r.status).toBe(500);
       expect(r.headers.get('content-type')).toBe('application/json');
       expect(r.headers.get('x-api-plan')).toBe('keyless');
       expect(await r.json()).toEqual({ error: 'internal_error', message: 'internal error' });
-      expect(logged).toHaveBeenCalledTimes(1);
+      expect(lines).toHaveLength(1);
+      const line = JSON.parse(lines[0]!) as Record<string, unknown>;
+      expect(line).toMatchObject({ level: 50, path: `/networks/ethereum/pools/${POOL_A}/ohlcv`, req_id: expect.stringMatching(/^\w+-\w+$/) });
+      expect(line['msg']).toMatch(/^internal error: Error: clock exploded/);
+      expect(lines[0]).not.toContain('start=-1h');
       const health = await fetch(`http://127.0.0.1:${failing.port}/health`);
       expect(health.status).toBe(200);
     } finally {
-      logged.mockRestore();
       await failing.close();
     }
   });

@@ -665,6 +665,13 @@ describe('GET /search', () => {
     expectClose(row.last_price_change_usd_1h, m.figures['price_change_percentage_1h']!);
     expectClose(row.last_price_change_usd_5m, m.figures['price_change_percentage_5m']!);
     expect(row.tokens.map((t: { symbol: string }) => t.symbol)).toEqual(['WETH', 'USDC']);
+    // Pool rows carry their tokens in full, as token rows and pool details do.
+    for (const t of row.tokens) {
+      const token = [WETH, USDC].find((x) => x.symbol === t.symbol)!;
+      expect(Object.keys(t).sort()).toEqual(['added_at', 'chain', 'decimals', 'id', 'name', 'symbol']);
+      // Both tokens arrived with the first pool.
+      expect(t).toEqual({ id: token.address.toLowerCase(), name: token.name, symbol: token.symbol, chain: 'ethereum', decimals: token.decimals, added_at: iso(createdAt(0)) });
+    }
     const dex = await get('/search?query=SWAP');
     expect(dex.body.dexes.map((d: { dex_id: string }) => d.dex_id)).toEqual(['sushiswap', 'uniswap_v2'].sort((a, b) => {
       const vol = (id: string) => POOLS.filter((p) => p.dex === id).reduce((s, p) => s + p.figures['volume_usd_24h']!, 0);

@@ -275,6 +275,7 @@ describe('refusals', () => {
     expect(r.body).toEqual({ error: 'invalid_api_key', message: 'api key verification has failed' });
     r = await refusal(stream('freeStream', '/sse/nothing'));
     expect(r.status).toBe(404);
+    expect(r.body).toEqual({ error: 'not_found', message: 'route "GET /sse/nothing" not found' });
     const health = await fetch(stream('paidStream', '/health'));
     expect(await health.json()).toEqual({ status: 'ok' });
   });

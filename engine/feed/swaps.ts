@@ -5,6 +5,7 @@
  * A swap nobody watches costs three byte loads and allocates nothing.
  */
 import type { EventKey } from '../events/fb/dex/events/event-key.js';
+import { errorText, fallbackLog, type Log } from '../log.js';
 import type { Swap } from '../events/fb/dex/events/swap.js';
 import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
 import type { U128 } from '../events/fb/dex/events/u128.js';
@@ -65,6 +66,11 @@ export type SwapListener = (swaps: readonly FeedSwap[]) => void;
 /** Where dispatchers publish the watched swaps of each applied task; the gateway listens. */
 export class SwapFeed {
   private readonly listeners = new Set<SwapListener>();
+  private readonly log: Log;
+
+  constructor(log: Log = fallbackLog()) {
+    this.log = log;
+  }
 
   subscribe(listener: SwapListener): () => void {
     this.listeners.add(listener);
@@ -77,7 +83,7 @@ export class SwapFeed {
       try {
         l(swaps);
       } catch (err) {
-        console.error(`swap feed: listener failed: ${err instanceof Error ? err.message : String(err)}`);
+        this.log.error(`swap feed: listener failed: ${errorText(err)}`);
       }
     }
   }

@@ -43,6 +43,8 @@ export class Ingest implements RollbackHost {
   private appliedTail: Promise<unknown> = Promise.resolve();
   /** Per chain id: [number, hash] of the newest blocks ingested, oldest first. */
   private readonly recent = new Map<string, [number, string][]>();
+  /** Events accepted since start, per chain id (/metrics). */
+  readonly eventsByChain = new Map<string, number>();
   droppedDuplicates = 0;
   droppedUnknownPool = 0;
   /** Snapshots of the views, when the engine keeps them: a rollback rebuilds a chain from one. */
@@ -224,6 +226,7 @@ export class Ingest implements RollbackHost {
       const ck: Checkpoint = { block, tx, log, blockEvent, time };
       if (kept.length === 0) continue;
       accepted += kept.length;
+      this.eventsByChain.set(batch.chain, (this.eventsByChain.get(batch.chain) ?? 0) + kept.length);
       const ids: IdResolver = {
         poolId: (address) => this.registry.poolOf(chain, address)!.id,
         tokenId: (address) => this.registry.tokenOf(chain, address)!.id,

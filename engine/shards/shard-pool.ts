@@ -5,6 +5,7 @@
  * shard's tasks are chained: a task is submitted once the one before it has settled.
  */
 import { Piscina } from 'piscina';
+import type { Log } from '../log.js';
 import type { ApplyOptions, CommittedBatch, ShardDispatcher } from '../pipeline.js';
 import type { EngineBuffers } from '../state/views.js';
 import type { RankQuery, RankResult } from '../search/rank-index.js';
@@ -20,6 +21,8 @@ export interface ShardPoolOptions {
   readonly storePath: string | null;
   /** Unix seconds "now" for transaction retention; defaults to the wall clock. */
   readonly now?: () => number;
+  /** Where a failing swap-feed listener is reported. */
+  readonly log?: Log;
 }
 
 export class ShardPool implements ShardDispatcher, PoolRanker {
@@ -31,7 +34,7 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   /** Set once the source has caught up: shards then write evicted candles at once. */
   live = false;
   /** Watched swaps, published as each shard's task settles. */
-  readonly swapFeed = new SwapFeed();
+  readonly swapFeed: SwapFeed;
   /** [0] = 1 once stopping: the threads give up writes waiting for disk space (ShardWorkerData.stopping). */
   private readonly stopping = new Int32Array(new SharedArrayBuffer(4));
 
@@ -39,6 +42,7 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
     if (!Number.isInteger(options.shards) || options.shards < 1) throw new TypeError('options.shards must be a positive integer');
     this.shards = options.shards;
     this.now = options.now ?? (() => Date.now() / 1000);
+    this.swapFeed = new SwapFeed(options.log);
     const filename = new URL('./worker.js', import.meta.url).href;
     this.pools = Array.from({ length: options.shards }, (_, shard) => {
       const workerData: ShardWorkerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath, stopping: this.stopping.buffer as SharedArrayBuffer };
@@ -108,6 +112,11 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   }
 
   /** Zeroes the given pools and tokens on the shard owning `chain`, after the tasks before it. */
+  /** Seconds each shard thread has spent busy (running tasks) since it started. */
+  busySeconds(): number[] {
+    return this.pools.map((p) => p.threads.reduce((s, w) => s + w.performance.eventLoopUtilization().active / 1000, 0));
+  }
+
   async reset(chain: number, pools: readonly number[], tokens: readonly number[]): Promise<void> {
     await this.run(this.shardOf(chain), { pools, tokens }, 'reset');
   }

@@ -4,6 +4,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { errorText, fallbackLog } from '../log.js';
 import { EngineViews, type EngineBuffers } from '../state/views.js';
 import { metaKeys, openStore } from '../store/store.js';
 import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-index.js';
@@ -143,6 +144,6 @@ export async function flush(): Promise<void> {
 export async function close(): Promise<void> {
   // On a full disk what is not written yet is given up (replay from the watermark re-creates it).
   store?.writer.abandon();
-  await flush().catch((err: unknown) => console.error(`shard ${data.shard}: candles not written at shutdown: ${err instanceof Error ? err.message : String(err)}`));
+  await flush().catch((err: unknown) => fallbackLog().error(`shard ${data.shard}: candles not written at shutdown: ${errorText(err)}`));
   await store?.close();
 }

@@ -15,6 +15,8 @@
  * which keeps web pages from reaching it by DNS rebinding.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { createTrustedProxies } from '../http/forwarded.js';
+import { errorText, fallbackLog } from '../../engine/log.js';
 import type { PlanLimits, PlanName } from '../../engine/config.js';
 import { resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
@@ -55,6 +57,8 @@ export interface AgentHostOptions {
   /** Public names of the agent host (accepted in the Host header). */
   readonly hostNames?: readonly string[];
   readonly sessionLimits?: SessionLimits;
+  /** Reverse proxies whose forwarding headers name the client (gateway/http/forwarded.ts). */
+  readonly trustedProxies?: readonly string[];
 }
 
 export interface AgentHost {
@@ -76,6 +80,8 @@ const NO_BODY: Promise<BodyResult> = Promise.resolve({ kind: 'body', body: Buffe
 
 export function createAgentHost(options: AgentHostOptions): AgentHost {
   const { ctx, keys, plans } = options;
+  const log = ctx.log ?? fallbackLog();
+  const proxies = createTrustedProxies(options.trustedProxies ?? []);
   const info: ServiceInfo = {
     name: 'dexdata',
     version: options.version,
@@ -83,7 +89,7 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   };
   const limits = options.sessionLimits ?? DEFAULT_SESSION_LIMITS;
   const query = new QueryLayer({ ctx, route: options.route, meter: options.meter, plans });
-  const catalog = createToolCatalog(query, openFeedbackStore(ctx.store), info);
+  const catalog = createToolCatalog(query, openFeedbackStore(ctx.store), info, log);
   const streamable = new StreamableHttpEndpoint({ catalog, info, limits });
   const sse = new SseEndpoint({ catalog, info, limits });
   const jsonRpc = new JsonRpcEndpoint({ catalog, info });
@@ -95,12 +101,15 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   function callerOf(ex: Exchange): Caller {
     const key = ex.authorization.trim().replace(/^bearer\s+/i, '');
     // Only keyless callers are counted by address.
-    return resolveCaller(keys, plans, key, key === '' ? ex.remoteAddress : '', false, ctx.now());
+    // Keyless callers are limited per address: the client a trusted proxy names, else the peer.
+    const address = key === '' ? (proxies.clientOf(ex.remoteAddress, ex.header('x-forwarded-for'), ex.header('forwarded')) ?? ex.remoteAddress) : '';
+    return resolveCaller(keys, plans, key, address, false, ctx.now());
   }
 
   /** An unexpected failure: logged (the path only: query strings and headers may carry credentials), answered 500. */
   function failed(ex: Exchange, err: unknown): void {
-    console.error(`agent: request to ${ex.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    // The path only: query strings and headers may carry credentials.
+    log.error({ path: ex.path }, `agent: request failed: ${errorText(err)}`);
     if (!ex.answered) ex.sendJson(500, rpcError(RpcCode.internalError, 'Internal error'));
     else ex.end();
   }

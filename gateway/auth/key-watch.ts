@@ -5,6 +5,7 @@
  * command changes it from another process) and, when it moved, hands out a test of whether an
  * account as a caller verified it still holds a working key (same key hash, not revoked).
  */
+import { errorText, fallbackLog } from '../../engine/log.js';
 import type { Account, KeyStore } from './key-store.js';
 
 /** How often the key store is looked at: a revoked key's streams end within about this long. */
@@ -17,6 +18,7 @@ export const KEY_REVOKED_MESSAGE = 'the API key of this stream was revoked or re
 export type KeyGone = (verified: Account) => boolean;
 
 /** Calls `onChange` each time accounts or keys changed; returns the function that stops watching. */
+
 export function watchRevokedKeys(keys: KeyStore, onChange: (gone: KeyGone) => void): () => void {
   let version = keys.version();
   const gone: KeyGone = (verified) => {
@@ -30,7 +32,7 @@ export function watchRevokedKeys(keys: KeyStore, onChange: (gone: KeyGone) => vo
       version = v;
       onChange(gone);
     } catch (err) {
-      console.error(`auth: revoked keys not looked for: ${err instanceof Error ? err.message : String(err)}`);
+      fallbackLog().error(`auth: revoked keys not looked for: ${errorText(err)}`);
     }
   }, KEY_WATCH_INTERVAL_MS);
   timer.unref();

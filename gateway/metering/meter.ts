@@ -14,7 +14,8 @@
  *   periodStart  Float64Array, 1 per slot: start of the billing period counted (Unix s); written before the stamp
  */
 import type { Database } from 'lmdb';
-import type { PlanLimits } from '../../engine/config.js';
+import { errorText, fallbackLog, type Log } from '../../engine/log.js';
+import { PLAN_NAMES, type PlanLimits } from '../../engine/config.js';
 import type { Store } from '../../engine/store/store.js';
 import { ApiError } from '../errors.js';
 import { rfc3339 } from '../http/time.js';
@@ -77,13 +78,21 @@ export interface Meter {
    */
   spend(subject: MeterSubject, cost: number, now: number): number;
   usage(subject: MeterSubject, now: number): Usage;
+  /** Credits charged since start, by plan (PLAN_NAMES order). */
+  creditsSpent(): readonly number[];
   /** The shared counters, for readers on other threads. */
   readonly buffers: { readonly minutes: SharedArrayBuffer; readonly credits: SharedArrayBuffer; readonly periodStart: SharedArrayBuffer };
   flush(): Promise<void>;
   close(): Promise<void>;
 }
 
-export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
+/** Index of a plan in PLAN_NAMES (0, keyless, for a name it does not hold). */
+function planIndex(plan: string): number {
+  const i = (PLAN_NAMES as readonly string[]).indexOf(plan);
+  return i < 0 ? 0 : i;
+}
+
+export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS, log: Log = fallbackLog()): Meter {
   const db: Database<UsageRecord, string> = store.root.openDB<UsageRecord, string>({ name: 'usage' });
   const minutesBuf = new SharedArrayBuffer(slots * 2 * 4);
   const creditsBuf = new SharedArrayBuffer(slots * CREDIT_WORDS * 4);
@@ -91,6 +100,9 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
   const minutes = new Int32Array(minutesBuf);
   const credits = new Int32Array(creditsBuf);
   const periodStart = new Float64Array(periodBuf);
+  /** Credits charged since start by plan index (/metrics), and the plan index of each slot's last admit. */
+  const spentByPlan = new Float64Array(PLAN_NAMES.length);
+  const slotPlan = new Uint8Array(slots);
   // Gateway-thread bookkeeping: who owns each slot, when it was last used, what changed since the last flush.
   const slotOf = new Map<string, number>();
   const owner: (string | undefined)[] = new Array(slots);
@@ -201,11 +213,11 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
   const timer = setInterval(() => {
     flush().then(
       () => {
-        if (failing) console.error('meter: usage flush written again');
+        if (failing) log.info('meter: usage flush written again');
         failing = false;
       },
       (err: unknown) => {
-        if (!failing) console.error(`meter: usage flush failed, retried every ${FLUSH_INTERVAL_MS / 1000} s: ${err instanceof Error ? err.message : String(err)}`);
+        if (!failing) log.error(`meter: usage flush failed, retried every ${FLUSH_INTERVAL_MS / 1000} s: ${errorText(err)}`);
         failing = true;
       },
     );
@@ -227,6 +239,7 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
       }
       Atomics.add(minutes, s * 2 + 1, 1);
       dirty[s] = 1;
+      slotPlan[s] = planIndex(subject.plan);
       advance(s, subject, now);
       const limit = subject.limits.credits + subject.extraCredits;
       if (cost > 0 && Atomics.load(credits, s * CREDIT_WORDS) + cost > limit) {
@@ -244,6 +257,7 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
       // Billing windows keep only the total; the buckets serve the rolling window.
       Atomics.add(credits, c + 2 + (Math.floor(now / HOUR_S) % ROLLING_HOURS), cost);
       dirty[s] = 1;
+      spentByPlan[slotPlan[s]!]! += cost;
     },
     spend(subject, cost, now) {
       if (cost <= 0) return 0;
@@ -256,9 +270,11 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
         Atomics.add(credits, c, n);
         Atomics.add(credits, c + 2 + (Math.floor(now / HOUR_S) % ROLLING_HOURS), n);
         dirty[s] = 1;
+        spentByPlan[planIndex(subject.plan)]! += n;
       }
       return n;
     },
+    creditsSpent: () => Array.from(spentByPlan),
     usage(subject, now) {
       const s = slotFor(subject.key, now);
       advance(s, subject, now);
@@ -274,7 +290,7 @@ export function createMeter(store: Store, slots = DEFAULT_METER_SLOTS): Meter {
     async close() {
       clearInterval(timer);
       await flushing.catch(() => undefined);
-      await flush().catch((err: unknown) => console.error(`meter: usage counters not written at shutdown: ${err instanceof Error ? err.message : String(err)}`));
+      await flush().catch((err: unknown) => log.error(`meter: usage counters not written at shutdown: ${errorText(err)}`));
     },
   };
 }

@@ -176,7 +176,7 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
         `${st.rowHead}"volume_usd":${num(state.winVolumeUsd[Win.H24]!)},"transactions":${num(state.winTxns[Win.H24]!)}` +
         `,"price_usd":${num(state.priceUsd0)},"last_price_change_usd_5m":${num(state.winPriceChange[Win.M5]!)}` +
         `,"last_price_change_usd_1h":${num(state.winPriceChange[Win.H1]!)},"last_price_change_usd_24h":${num(state.winPriceChange[Win.H24]!)}` +
-        `,${st.rowTail}`;
+        `,${st.fullRowTail}`;
     }
     body += '],"dexes":[';
     for (let i = 0; i < dexBest.size; i++) {

@@ -27,11 +27,11 @@ export function createHistoryRoutes(ctx: GatewayContext, _cache: ResponseCache):
     const kind = s[3];
     const leaf = s[5];
     if (kind === 'pools') {
-      if (leaf === 'transactions') return transactions(segment(s[2]!), segment(s[4]!), query);
-      if (leaf === 'indicators') return poolIndicators(segment(s[2]!), segment(s[4]!), query, gate);
+      if (leaf === 'transactions') return transactions(segment(s[2]!, 'network'), segment(s[4]!, 'pool'), query);
+      if (leaf === 'indicators') return poolIndicators(segment(s[2]!, 'network'), segment(s[4]!, 'pool'), query, gate);
     } else if (kind === 'tokens') {
-      if (leaf === 'ohlcv') return tokenOhlcv(segment(s[2]!), segment(s[4]!), query);
-      if (leaf === 'indicators') return tokenIndicators(segment(s[2]!), segment(s[4]!), query);
+      if (leaf === 'ohlcv') return tokenOhlcv(segment(s[2]!, 'network'), segment(s[4]!, 'token'), query);
+      if (leaf === 'indicators') return tokenIndicators(segment(s[2]!, 'network'), segment(s[4]!, 'token'), query);
     }
     return null;
   };

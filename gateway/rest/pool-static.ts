@@ -15,6 +15,8 @@ export interface PoolStatic {
   /** A search row up to `"chain":…,` and from `"created_at":…` to its end. */
   readonly rowHead: string;
   readonly rowTail: string;
+  /** `rowTail` of a GET /search pool row: its tokens in full, with `decimals` and `added_at`. */
+  readonly fullRowTail: string;
 }
 
 export class PoolStatics {
@@ -46,6 +48,7 @@ export class PoolStatics {
       tokenIds: [str(t0.address), str(t1.address)],
       rowHead: `{"id":${str(pool.address)},"dex_id":${str(dex.id)},"dex_name":${str(dex.name)},"chain":${chain},`,
       rowTail: `${created},"tokens":[${short(t0)},${short(t1)}]}`,
+      fullRowTail: `${created},"tokens":[${full(t0)},${full(t1)}]}`,
     };
   }
 }

@@ -2,13 +2,14 @@
  * Routes removed on 2026-06-30: they answer 410 `endpoint_removed` naming the replacement, whatever
  * the network, DEX or token segment holds (the whole route is gone, so nothing is looked up).
  */
-import { ApiError } from '../errors.js';
+import { ApiError, echoed } from '../errors.js';
 
 interface Removed {
   /** Path segments after the leading slash; '*' matches any one segment. */
   readonly pattern: readonly string[];
+  /** The replacement route as a bare path (no query): what clients compare. */
   readonly replacement: string;
-  /** The replacement for this request, with its segments filled in. */
+  /** The replacement for this request, with its segments filled in and any filter to set. */
   readonly hint: (s: readonly string[]) => string;
 }
 
@@ -18,20 +19,17 @@ const REMOVED: readonly Removed[] = [
   { pattern: ['networks', '*', 'pools', 'filter'], replacement: '/networks/{network}/pools/search', hint: (s) => `GET /networks/${s[1]}/pools/search` },
   {
     pattern: ['networks', '*', 'dexes', '*', 'pools'],
-    replacement: '/networks/{network}/pools/search?dex_name={dex}',
+    replacement: '/networks/{network}/pools/search',
     hint: (s) => `GET /networks/${s[1]}/pools/search?dex_name=${s[3]}`,
   },
   {
     pattern: ['networks', '*', 'tokens', '*', 'pools'],
-    replacement: '/networks/{network}/pools/search?token_address={token_address}',
+    replacement: '/networks/{network}/pools/search',
     hint: (s) => `GET /networks/${s[1]}/pools/search?token_address=${s[3]}`,
   },
   { pattern: ['networks', '*', 'tokens', 'filter'], replacement: '/networks/{network}/tokens/search', hint: (s) => `GET /networks/${s[1]}/tokens/search` },
   { pattern: ['networks', '*', 'tokens', 'top'], replacement: '/networks/{network}/tokens/search', hint: (s) => `GET /networks/${s[1]}/tokens/search` },
 ];
-
-/** Longest segment echoed back in a message. */
-const ECHO_MAX_CHARS = 128;
 
 /** `path` is the URL split on '/', so path[0] is the empty text before the leading slash. */
 function matches(pattern: readonly string[], path: readonly string[]): boolean {
@@ -44,7 +42,7 @@ function matches(pattern: readonly string[], path: readonly string[]): boolean {
 export function removedRoute(path: readonly string[]): ApiError | null {
   for (const r of REMOVED) {
     if (!matches(r.pattern, path)) continue;
-    const echo = path.slice(1).map((x) => (x.length > ECHO_MAX_CHARS ? x.slice(0, ECHO_MAX_CHARS) : x));
+    const echo = path.slice(1).map(echoed);
     return new ApiError('endpoint_removed', `this endpoint was removed on 2026-06-30; use ${r.hint(echo)}`, { code: 410, replacement: r.replacement });
   }
   return null;

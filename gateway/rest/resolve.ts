@@ -1,11 +1,11 @@
 /** Path segments to registry entries; anything unknown is not_found. */
 import { normalizeAddress, type NetworkEntry, type Registry } from '../../engine/ingest/registry.js';
 import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
-import { NOT_FOUND } from '../errors.js';
+import { notFound } from '../errors.js';
 
 export function networkOrNotFound(registry: Registry, id: string): NetworkEntry {
   const net = registry.networkOf(id);
-  if (net === undefined) throw NOT_FOUND;
+  if (net === undefined) throw notFound('network', id);
   return net;
 }
 
@@ -17,12 +17,12 @@ function normalPathAddress(address: string): string {
 
 export function poolOrNotFound(registry: Registry, network: NetworkEntry, address: string): PoolRecord {
   const pool = registry.poolOf(network.index, normalPathAddress(address));
-  if (pool === undefined) throw NOT_FOUND;
+  if (pool === undefined) throw notFound('pool', address, network.id);
   return pool;
 }
 
 export function tokenOrNotFound(registry: Registry, network: NetworkEntry, address: string): TokenRecord {
   const token = registry.tokenOf(network.index, normalPathAddress(address));
-  if (token === undefined) throw NOT_FOUND;
+  if (token === undefined) throw notFound('token', address, network.id);
   return token;
 }

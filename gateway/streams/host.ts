@@ -14,11 +14,14 @@
  * event delivered then costs one credit (enterprise: none).
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { createTrustedProxies, NO_PROXIES, type TrustedProxies } from '../http/forwarded.js';
+import { errorText, fallbackLog, type Log } from '../../engine/log.js';
+import type { StreamCounters } from '../metrics/counters.js';
 import { PAID_PLANS, type PlanLimits, type PlanName } from '../../engine/config.js';
 import { keylessCaller, resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { GatewayContext } from '../context.js';
-import { ApiError, INTERNAL_ERROR, NOT_FOUND } from '../errors.js';
+import { ApiError, INTERNAL_ERROR, routeNotFound } from '../errors.js';
 import { peerAddressText } from '../http/peer.js';
 import { sendJson } from '../http/respond.js';
 import { rfc3339 } from '../http/time.js';
@@ -40,6 +43,10 @@ export interface StreamHostOptions {
   /** Public address of each stream host (what wrong_host names). */
   readonly hostUrl: (role: StreamRole) => string;
   readonly hub?: Omit<HubOptions, 'ctx'>;
+  /** Stream counters for /metrics (row 0: this thread). */
+  readonly counters?: StreamCounters;
+  /** Reverse proxies whose forwarding headers name the client (gateway/http/forwarded.ts). */
+  readonly trustedProxies?: readonly string[];
 }
 
 export interface StreamHost {
@@ -71,10 +78,6 @@ const PREVIEW_PRICES = new ApiError('preview_only', 'without an API key only the
 /** GET streams are answered or opened within their callback, or register their own abort handler. */
 export const NO_TARGET: AbortTarget = { client: null, aborted: false };
 const BODY_TOO_LARGE = new ApiError('invalid_parameter', `invalid body: larger than ${MAX_BODY_BYTES} bytes`, { param: 'body' });
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? (err.stack ?? `${err.name}: ${err.message}`) : String(err);
-}
 
 /** A request that passed every check: who streams, what, and the concurrent-stream slot it holds. */
 export interface Admitted {
@@ -120,6 +123,7 @@ export interface Facts {
 
 export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, slots = new StreamSlots()): StreamAdmission {
   const { ctx, keys, meter, plans } = options;
+  const log = ctx.log ?? fallbackLog();
   const showcase = options.showcase === undefined ? null : new Set(options.showcase.map((s) => s.replace(/:(0x[0-9a-fA-F]+)$/, (_, a: string) => `:${a.toLowerCase()}`)));
   const isShowcase = (token: number): boolean => {
     if (showcase === null) return ctx.views.tokenRole[token]! <= 2;
@@ -187,7 +191,7 @@ export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, s
         const retry = err instanceof RateLimited ? err.retryAfterSeconds : err.code === 'rate_limited' ? STREAM_CAP_RETRY_AFTER_S : 0;
         return { status: err.status, body: err.body, plan, retryAfterSeconds: retry };
       }
-      console.error(`streams: internal error on ${path}: ${errorText(err)}`);
+      log.error({ path }, `streams: internal error: ${errorText(err)}`);
       return { status: INTERNAL_ERROR.status, body: INTERNAL_ERROR.body, plan, retryAfterSeconds: 0 };
     },
     spend: (caller, n) => (caller.plan === 'enterprise' ? n : meter.spend(caller, n, ctx.now())),
@@ -204,13 +208,19 @@ export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, s
 }
 
 /** What a handler copies out of the request before it dies. */
-export function requestFacts(res: HttpResponse, req: HttpRequest): Facts {
+export function requestFacts(res: HttpResponse, req: HttpRequest, proxies: TrustedProxies = NO_PROXIES): Facts {
   const authorization = req.getHeader('authorization');
+  let ip = '';
+  if (authorization === '') {
+    // Keyless callers are capped per address: the client a trusted proxy names, else the peer.
+    const peer = peerAddressText(res);
+    ip = (proxies.any ? proxies.clientOf(peer, req.getHeader('x-forwarded-for'), req.getHeader('forwarded')) : null) ?? peer;
+  }
   return {
     query: req.getQuery() ?? '',
     authorization,
     lastEventId: req.getHeader('last-event-id'),
-    ip: authorization === '' ? peerAddressText(res) : '',
+    ip,
     connectionClose: req.getHeader('connection').length === 5,
   };
 }
@@ -229,21 +239,24 @@ export const ENDPOINTS: readonly Endpoint[] = ['prices', 'reserves', 'transactio
 export function registerStreamRoutes(
   app: TemplatedApp,
   open: (res: HttpResponse, endpoint: Endpoint, f: Facts, body: Buffer | null, abort: AbortTarget) => void,
+  log: Log = fallbackLog(),
+  proxies: TrustedProxies = NO_PROXIES,
 ): void {
   const health = (res: HttpResponse): void => {
     sendJson(res, 200, HEALTH_BODY);
   };
-  const notFound = (res: HttpResponse): void => {
-    sendJson(res, NOT_FOUND.status, NOT_FOUND.body);
+  const noRoute = (res: HttpResponse, req: HttpRequest): void => {
+    const err = routeNotFound(req.getMethod().toUpperCase(), req.getUrl());
+    sendJson(res, err.status, err.body);
   };
   app.get('/health', health);
   for (const endpoint of ENDPOINTS) {
     app.get(`/sse/${endpoint}`, (res, req) => {
       let f: Facts;
       try {
-        f = requestFacts(res, req);
+        f = requestFacts(res, req, proxies);
       } catch (err) {
-        console.error(`streams: request not read: ${errorText(err)}`);
+        log.error({ path: `/sse/${endpoint}` }, `streams: request not read: ${errorText(err)}`);
         sendJson(res, INTERNAL_ERROR.status, INTERNAL_ERROR.body);
         return;
       }
@@ -257,7 +270,7 @@ export function registerStreamRoutes(
         target.aborted = true;
         target.client?.gone();
       });
-      const f = requestFacts(res, req);
+      const f = requestFacts(res, req, proxies);
       const declared = Number(req.getHeader('content-length'));
       if (declared > MAX_BODY_BYTES) {
         sendJson(res, BODY_TOO_LARGE.status, BODY_TOO_LARGE.body);
@@ -281,7 +294,7 @@ export function registerStreamRoutes(
       });
     });
   }
-  app.any('/*', notFound);
+  app.any('/*', noRoute);
 }
 
 /** Where a response's abort handler finds the stream opened on it (POST: registered before the body is read). */
@@ -294,9 +307,11 @@ export interface AbortTarget {
 export function createStreamHost(options: StreamHostOptions): StreamHost {
   const admission = createStreamAdmission(options);
   const slots = admission.slots;
+  const proxies = createTrustedProxies(options.trustedProxies ?? []);
   const hub = new StreamHub({
     ctx: options.ctx,
     ...options.hub,
+    ...(options.counters !== undefined ? { counters: options.counters } : {}),
     billing: {
       spend: (owner, n) => admission.spend(owner as Caller, n),
       exhaustedMessage: (owner) => admission.exhaustedMessage(owner as Caller),
@@ -329,7 +344,7 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
   return {
     hub,
     slots,
-    register: (app, role) => registerStreamRoutes(app, opener(role)),
+    register: (app, role) => registerStreamRoutes(app, opener(role), options.ctx.log, proxies),
     close: () => hub.close(),
   };
 }

@@ -26,6 +26,8 @@
  * already streamed are not sent again as new), and swaps as the new blocks bring them.
  */
 import type { FeedSwap } from '../../engine/feed/swaps.js';
+import { errorText, fallbackLog, type Log } from '../../engine/log.js';
+import { streamKindOf, type StreamCounters } from '../metrics/counters.js';
 import { TOKEN_SECOND_SLOTS } from '../../engine/state/layout.js';
 import { createTokenPriceState, readStable, readTokenPrice } from '../../engine/state/read.js';
 import type { EngineViews } from '../../engine/state/views.js';
@@ -161,6 +163,7 @@ export interface StreamContext {
   /** Unix seconds. */
   now(): number;
   readonly swaps?: SwapFeed;
+  readonly log?: Log;
 }
 
 export interface HubOptions {
@@ -180,6 +183,8 @@ export interface HubOptions {
   readonly pingIntervalMs?: number;
   /** Milliseconds for pings and ticks; ctx.now() * 1000 by default (so tests move both with one clock). */
   readonly nowMs?: () => number;
+  /** Streams opened and closed and events delivered, by stream kind (/metrics). */
+  readonly counters?: StreamCounters;
 }
 
 export interface HubStats {
@@ -264,6 +269,8 @@ export class StreamHub implements ClientHost {
   private readonly nowMs: () => number;
   readonly pingIntervalMs: number;
   private readonly billing: StreamBilling;
+  private readonly counters: StreamCounters | null;
+  private readonly log: Log;
   readonly replay: ReplayRing;
   private readonly swapWatches: (delta: number) => void;
   private readonly sharedReplay: boolean;
@@ -302,6 +309,8 @@ export class StreamHub implements ClientHost {
     this.nowMs = options.nowMs ?? (() => options.ctx.now() * 1000);
     this.pingIntervalMs = options.pingIntervalMs ?? PING_INTERVAL_MS;
     this.billing = options.billing ?? UNMETERED;
+    this.counters = options.counters ?? null;
+    this.log = options.ctx.log ?? fallbackLog();
     this.replay = new ReplayRing(options.ids);
     this.swapWatches = options.swapWatches ?? (() => undefined);
     this.sharedReplay = options.sharedReplay ?? false;
@@ -328,6 +337,7 @@ export class StreamHub implements ClientHost {
     // A stream of one swap or candle subscription shares its events with the others through a channel.
     const shared = subscriptions.length === 1;
     for (const s of subscriptions) this.watch(client.subscribe(s.method, s.requestId, keyOf(s.method, s.asset)), s, shared);
+    if (this.counters !== null && subscriptions.length > 0) this.counters.opened(streamKindOf(subscriptions[0]!.method));
     if (lastEventId !== null) this.resume(client, lastEventId, nowMs, unheld);
     return client;
   }
@@ -344,7 +354,10 @@ export class StreamHub implements ClientHost {
   }
 
   spend(client: StreamClient, n: number): number {
-    return this.billing.spend(client.owner, n);
+    const charged = this.billing.spend(client.owner, n);
+    const first = client.subscriptions[0];
+    if (this.counters !== null && first !== undefined) this.counters.delivered(streamKindOf(first.method), charged);
+    return charged;
   }
 
   exhaustedMessage(client: StreamClient): string {
@@ -527,7 +540,9 @@ export class StreamHub implements ClientHost {
 
   /** A stream ended: its subscriptions leave their watches, which linger for the replay window once empty. */
   private release(client: StreamClient): void {
-    this.clients.delete(client);
+    const held = this.clients.delete(client);
+    const first = client.subscriptions[0];
+    if (held && this.counters !== null && first !== undefined) this.counters.closed(streamKindOf(first.method));
     this.dirty.delete(client);
     const until = this.nowMs() + REPLAY_WINDOW_MS;
     for (const sub of client.subscriptions) {
@@ -638,7 +653,7 @@ export class StreamHub implements ClientHost {
     const since = this.held.get(c);
     if (since === undefined) return false;
     if (nowMs - since <= REORG_HOLD_MAX_MS) return true;
-    console.warn(`streams: chain ${this.ctx.registry.networks[c]?.id ?? c} went back in time without a reorganisation being reported; streaming resumes`);
+    this.log.warn(`streams: chain ${this.ctx.registry.networks[c]?.id ?? c} went back in time without a reorganisation being reported; streaming resumes`);
     this.held.delete(c);
     return false;
   }
@@ -750,7 +765,7 @@ export class StreamHub implements ClientHost {
       }
       this.replay.trim(nowMs);
     } catch (err) {
-      console.error(`streams: tick failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.log.error(`streams: tick failed: ${errorText(err)}`);
     }
   }
 
@@ -792,7 +807,7 @@ export class StreamHub implements ClientHost {
         pass[this.passAt++]!.flush(nowMs);
       }
     } catch (err) {
-      console.error(`streams: flush failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.log.error(`streams: flush failed: ${errorText(err)}`);
     }
     if (this.passAt < this.pass.length || this.dirty.size > 0 || this.dirtyChannels.size > 0) setImmediate(this.flushSlice);
     else {

@@ -17,6 +17,9 @@
  *  - event ids come from one shared counter; the clock is the main thread's (an offset to the wall clock).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { createTrustedProxies } from '../http/forwarded.js';
+import { createLog, errorText } from '../../engine/log.js';
+import { StreamCounters } from '../metrics/counters.js';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { FeedSwap } from '../../engine/feed/swaps.js';
@@ -89,8 +92,13 @@ function forget(o: Owner): void {
   if (o.streams === 0 && o.pending === 0 && o.inflight === 0 && owners.get(o.key) === o) owners.delete(o.key);
 }
 
+/** This thread's log: its lines go to the same stdout as the main thread's, at the same level and format. */
+const log = createLog(data.log).child({ component: 'gateway', thread: data.index });
+const proxies = createTrustedProxies(data.trustedProxies);
+
 const hub = new StreamHub({
-  ctx: { views, registry, now: () => Date.now() / 1000 + clockOffset[0]! },
+  ctx: { views, registry, now: () => Date.now() / 1000 + clockOffset[0]!, log },
+  ...(data.counters !== undefined ? { counters: StreamCounters.forThread(data.counters, data.index + 1) } : {}),
   ids: sharedEventIds(data.ids),
   swapWatches: (delta) => Atomics.add(swapWatchCount, data.index, delta),
   sharedReplay: true,
@@ -184,7 +192,7 @@ function admitted(m: Extract<ToThread, { t: 'admitted' }>): void {
     try {
       a.target.client = hub.open(subs, m.lastEventId, { res: a.res, post: m.post, limit: m.limit, plan: owner.plan, owner, connectionClose: a.connectionClose }, false);
     } catch (err) {
-      console.error(`streams: stream not opened: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      log.error(`streams: stream not opened: ${errorText(err)}`);
       owner.streams--;
       slots.releaseSlot(m.slot);
       forget(owner);
@@ -210,7 +218,7 @@ const listening: { app: TemplatedApp; socket: us_listen_socket | null }[] = [];
 
 function listen(role: StreamRole, at: number): Promise<void> {
   const app = uWS.App();
-  registerStreamRoutes(app, opener(role));
+  registerStreamRoutes(app, opener(role), log, proxies);
   return new Promise((resolve, reject) => {
     app.listen(data.host, at, (token: us_listen_socket | false) => {
       if (token === false) reject(new Error(`stream thread ${data.index} cannot listen on ${data.host}:${at}`));
@@ -268,7 +276,7 @@ port.on('message', (m: ToThread) => {
         close();
     }
   } catch (err) {
-    console.error(`streams: thread ${data.index}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    log.error(`streams: thread ${data.index}: ${errorText(err)}`);
   }
 });
 

@@ -6,6 +6,7 @@
  * clock in step with the gateway's.
  */
 import { createServer } from 'node:net';
+import { errorText, fallbackLog, threadLogOptions, type LogOptions } from '../../engine/log.js';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FeedSwap } from '../../engine/feed/swaps.js';
@@ -39,6 +40,10 @@ export interface StreamThreadData {
   readonly swapWatches: SharedArrayBuffer;
   /** Network ids by chain index. */
   readonly networks: readonly string[];
+  /** The log each thread makes, alike the main thread's. */
+  readonly log: Pick<LogOptions, 'level' | 'format'>;
+  readonly counters?: SharedArrayBuffer;
+  readonly trustedProxies: readonly string[];
   readonly hub: { readonly tickMs?: number; readonly pingIntervalMs?: number };
 }
 
@@ -85,6 +90,9 @@ export interface StreamThreadsOptions {
   /** Port per stream role; 0 = a free one (the same for every thread). */
   readonly ports: Readonly<Partial<Record<StreamRole, number>>>;
   readonly hub?: { readonly tickMs?: number; readonly pingIntervalMs?: number };
+  /** StreamCounters' buffer (/metrics): thread i writes row i + 1. */
+  readonly counters?: SharedArrayBuffer;
+  readonly trustedProxies?: readonly string[];
 }
 
 export interface ThreadStats {
@@ -143,6 +151,7 @@ interface Thread {
 export async function startStreamThreads(o: StreamThreadsOptions): Promise<StreamThreads> {
   if (!Number.isInteger(o.threads) || o.threads < 1) throw new TypeError('options.threads must be a positive integer');
   const { ctx, admission } = o;
+  const log = ctx.log ?? fallbackLog();
   const reg = ctx.registry;
   const ports: Partial<Record<StreamRole, number>> = {};
   for (const [role, at] of Object.entries(o.ports) as [StreamRole, number][]) ports[role] = at === 0 ? await freePort(o.host) : at;
@@ -252,6 +261,9 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
       clock,
       swapWatches,
       networks: reg.networks.map((n) => n.id),
+      log: threadLogOptions(log),
+      trustedProxies: o.trustedProxies ?? [],
+      ...(o.counters !== undefined ? { counters: o.counters } : {}),
       hub: o.hub ?? {},
     };
     const worker = new Worker(entry, { workerData: data });
@@ -259,7 +271,7 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
     t.exited = new Promise((r) => worker.once('exit', () => r()));
     return new Promise((resolve, reject) => {
       worker.on('error', (err) => {
-        console.error(`streams: thread ${index} failed: ${err.stack ?? err.message}`);
+        log.error(`streams: thread ${index} failed: ${errorText(err)}`);
         reject(err);
       });
       worker.on('message', (m: FromThread) => {
@@ -294,7 +306,7 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
             }
           }
         } catch (err) {
-          console.error(`streams: message from thread ${index}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          log.error(`streams: message from thread ${index}: ${errorText(err)}`);
         }
       });
     });

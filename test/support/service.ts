@@ -18,7 +18,7 @@ export interface RunningService {
 }
 
 export async function startService(args: readonly string[], timeoutMs = 60_000): Promise<RunningService> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--metrics-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
   const onData = (chunk: Buffer) => {

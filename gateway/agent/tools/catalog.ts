@@ -6,6 +6,7 @@
  * except naming a tool that does not exist (a JSON-RPC invalid-params error, as the protocol asks).
  */
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { errorText, fallbackLog, type Log } from '../../../engine/log.js';
 import { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import type { FeedbackStore } from '../feedback.js';
@@ -64,7 +65,10 @@ export class ToolCatalog {
   readonly definitions: readonly Tool[];
   private readonly tools = new Map<string, ToolSpec>();
 
-  constructor(specs: readonly ToolSpec[]) {
+  private readonly log: Log;
+
+  constructor(specs: readonly ToolSpec[], log: Log = fallbackLog()) {
+    this.log = log;
     for (const spec of specs) {
       if (this.tools.has(spec.name)) throw new Error(`tool ${spec.name} is defined twice`);
       this.tools.set(spec.name, spec);
@@ -106,14 +110,14 @@ export class ToolCatalog {
       if (err instanceof ToolFailure) return failure(err.message);
       if (err instanceof ApiError) return failure(describeApiError(err, name));
       // Arguments and headers are not logged: they may carry keys or personal text.
-      console.error(`agent: tool ${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      this.log.error({ tool: name }, `agent: tool failed: ${errorText(err)}`);
       return failure(internalFailure(name));
     }
   }
 }
 
 /** All twenty tools over one query layer. */
-export function createToolCatalog(q: QueryLayer, feedback: FeedbackStore, info: ServiceInfo): ToolCatalog {
+export function createToolCatalog(q: QueryLayer, feedback: FeedbackStore, info: ServiceInfo, log?: Log): ToolCatalog {
   let catalog: ToolCatalog | undefined;
   const specs = [
     ...serviceTools(q, feedback, info, () => catalog?.specs ?? []),
@@ -128,6 +132,6 @@ export function createToolCatalog(q: QueryLayer, feedback: FeedbackStore, info: 
     return spec;
   });
   if (ordered.length !== specs.length) throw new Error('a tool is defined that TOOL_NAMES does not list');
-  catalog = new ToolCatalog(ordered);
+  catalog = new ToolCatalog(ordered, log);
   return catalog;
 }

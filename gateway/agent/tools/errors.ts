@@ -68,7 +68,7 @@ export function describeApiError(err: ApiError, tool: string): string {
       return `Per-minute rate limit of this connection's plan reached (${err.message}). Wait ${seconds} s, then retry the same call.`;
     }
     case 'not_found':
-      return `Not found. Check the network (getNetworks lists the ids) and the address (search finds tokens and pools by name or symbol).`;
+      return `Not found: ${err.message}. Check the network (getNetworks lists the ids) and the address (search finds tokens and pools by name or symbol).`;
     case 'invalid_api_key':
       return `The API key of this connection is not valid (revoked, regenerated or mistyped). ${HOW_TO_SEND_A_KEY} Or remove the header to use the keyless plan.`;
     case 'wrong_host':

@@ -1,0 +1,123 @@
+/**
+ * The client behind a reverse proxy: `X-Forwarded-For` (or, without it, `Forwarded: for=`) is
+ * honoured only when the peer itself is one of the configured trusted proxies (addresses or CIDRs,
+ * matched with node's BlockList); from any other peer those headers are ignored, so a caller cannot
+ * choose the address it is limited by. With no proxy configured nothing is read.
+ *
+ * The client is the right-most address of the chain that is not a trusted proxy (each proxy appends
+ * the peer it saw), in the text form the keyless limits are keyed by (addressText: dotted IPv4,
+ * eight four-digit groups for IPv6).
+ */
+import { BlockList, isIP } from 'node:net';
+import { addressText } from '../auth/access.js';
+
+export interface TrustedProxies {
+  /** Whether any proxy is configured (nothing else needs to be asked otherwise). */
+  readonly any: boolean;
+  /** Whether a peer address (text, as uWS or a header gives it) is a trusted proxy. */
+  trusts(address: string): boolean;
+  /** Whether a raw peer address (getRemoteAddress: 4 or 16 bytes) is a trusted proxy. */
+  trustsRaw(raw: ArrayBuffer): boolean;
+  /**
+   * The client a trusted proxy's headers name, or null: no header, nothing readable in it, or the
+   * peer is not trusted (then the peer is the client).
+   */
+  client(peerRaw: ArrayBuffer, xForwardedFor: string, forwarded: string): string | null;
+  /** `client` for a peer given as text. */
+  clientOf(peer: string, xForwardedFor: string, forwarded: string): string | null;
+}
+
+/** An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, or its eight-group form) as IPv4, else as given. */
+function unmapped(address: string): string {
+  const m = /^(?:::ffff:|0000:0000:0000:0000:0000:ffff:)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (m !== null) return m[1]!;
+  const h = /^0000:0000:0000:0000:0000:ffff:([0-9a-f]{4}):([0-9a-f]{4})$/i.exec(address);
+  if (h !== null) {
+    const a = parseInt(h[1]!, 16);
+    const b = parseInt(h[2]!, 16);
+    return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+  }
+  return address;
+}
+
+/** An IPv6 address in the eight four-digit groups form addressText gives. */
+function expandedIPv6(address: string): string {
+  let text = address.toLowerCase();
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4 !== null) {
+    const p = v4[1]!.split('.').map(Number);
+    text = `${text.slice(0, v4.index)}${((p[0]! << 8) | p[1]!).toString(16)}:${((p[2]! << 8) | p[3]!).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const left = head === '' ? [] : head!.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return groups.map((g) => g.padStart(4, '0')).join(':');
+}
+
+/** An address from a header in addressText's form, or null when it is not an IP address. */
+export function canonicalAddress(raw: string): string | null {
+  let a = raw.trim().replace(/^"|"$/g, '');
+  if (a.startsWith('[')) a = a.slice(1, a.indexOf(']') < 0 ? a.length : a.indexOf(']'));
+  else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(a)) a = a.slice(0, a.lastIndexOf(':'));
+  const zone = a.indexOf('%');
+  if (zone >= 0) a = a.slice(0, zone);
+  const family = isIP(a);
+  if (family === 4) return a;
+  if (family === 6) return unmapped(expandedIPv6(a));
+  return null;
+}
+
+/** `for=` values of a Forwarded header, in order (RFC 7239). */
+function forwardedFor(header: string): string[] {
+  const out: string[] = [];
+  for (const element of header.split(',')) {
+    for (const pair of element.split(';')) {
+      const eq = pair.indexOf('=');
+      if (eq > 0 && pair.slice(0, eq).trim().toLowerCase() === 'for') out.push(pair.slice(eq + 1));
+    }
+  }
+  return out;
+}
+
+export function createTrustedProxies(list: readonly string[]): TrustedProxies {
+  const blocks = new BlockList();
+  for (const entry of list) {
+    const [address, prefix] = entry.split('/');
+    const family = isIP(address!);
+    if (family === 0) throw new TypeError(`trustedProxies: "${entry}" is not an IP address or CIDR`);
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) blocks.addAddress(address!, type);
+    else blocks.addSubnet(address!, Number(prefix), type);
+  }
+  const any = list.length > 0;
+  const trusts = (address: string): boolean => {
+    if (!any) return false;
+    const a = canonicalAddress(address);
+    if (a === null) return false;
+    return blocks.check(a, isIP(a) === 4 ? 'ipv4' : 'ipv6');
+  };
+  const clientOf = (peer: string, xForwardedFor: string, forwarded: string): string | null => {
+    if (!trusts(peer)) return null;
+    const chain = xForwardedFor !== '' ? xForwardedFor.split(',') : forwarded !== '' ? forwardedFor(forwarded) : [];
+    let client: string | null = null;
+    // Right to left: the first address that is not a trusted proxy is the client.
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const a = canonicalAddress(chain[i]!);
+      if (a === null) return client;
+      client = a;
+      if (!trusts(a)) return a;
+    }
+    return client;
+  };
+  return {
+    any,
+    trusts,
+    trustsRaw: (raw) => any && trusts(addressText(new Uint8Array(raw))),
+    client: (peerRaw, xff, fwd) => (any ? clientOf(addressText(new Uint8Array(peerRaw)), xff, fwd) : null),
+    clientOf: (peer, xff, fwd) => (any ? clientOf(peer, xff, fwd) : null),
+  };
+}
+
+/** No proxy trusted: forwarding headers are never read. */
+export const NO_PROXIES: TrustedProxies = createTrustedProxies([]);
