@@ -103,6 +103,10 @@ async function serve({ config, log }: Bundle): Promise<void> {
       now: () => Date.now() / 1000,
       dataDir: config.dataDir,
       shardBusySeconds: () => engine.shards.busySeconds(),
+      snapshots: () => {
+        const st = engine.status();
+        return { ageSeconds: st.snapshots?.newestAgeSeconds ?? null, bytes: st.snapshots?.newestBytes ?? null, logBatchesSince: st.logSinceSnapshot };
+      },
     });
     metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log);
     log.info(`metrics listening on http://${config.metrics.host}:${metrics.port}${METRICS_PATH}`);

@@ -90,6 +90,8 @@ describe('the running service for an operator', () => {
     expect(sample(text, 'dexdata_lmdb_size_bytes')).toBeGreaterThan(4096);
     expect(sample(text, 'dexdata_shard_busy_seconds_total', { shard: '0' })).toBeGreaterThan(0);
     expect(sample(text, 'dexdata_shard_busy_seconds_total', { shard: '1' })).toBeGreaterThan(0);
+    // No snapshot cut yet this soon after the first start: the whole log would be replayed.
+    expect(sample(text, 'dexdata_log_batches_since_snapshot')).toBeGreaterThan(0);
 
     const s = service;
     expect(await s.stop()).toBe(0);

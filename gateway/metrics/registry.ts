@@ -22,6 +22,8 @@ export interface MetricsSources {
   readonly dataDir: string;
   /** Per shard thread: seconds busy since it started. */
   shardBusySeconds(): readonly number[];
+  /** The newest snapshot of the engine's views (null fields: none yet), and the log batches after it. */
+  snapshots?(): { readonly ageSeconds: number | null; readonly bytes: number | null; readonly logBatchesSince: number };
 }
 
 /** Prefix of every metric of the service (process_* and nodejs_* are prom-client's defaults). */
@@ -142,5 +144,17 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
   scraped(registry, 'counter', `${PREFIX}shard_busy_seconds_total`, 'Seconds each engine shard thread spent running tasks (applying events, ranking searches).', ['shard'], () =>
     src.shardBusySeconds().map((s, i) => [{ shard: String(i) }, s] as [{ shard: string }, number]),
   );
+  const snapshots = src.snapshots;
+  if (snapshots !== undefined) {
+    scraped(registry, 'gauge', `${PREFIX}snapshot_age_seconds`, 'Seconds since the newest snapshot of the engine views was cut (absent: none yet).', [], () => {
+      const a = snapshots().ageSeconds;
+      return a === null ? [] : [[{}, a]];
+    });
+    scraped(registry, 'gauge', `${PREFIX}snapshot_size_bytes`, 'Size of the newest snapshot file (absent: none yet).', [], () => {
+      const b = snapshots().bytes;
+      return b === null ? [] : [[{}, b]];
+    });
+    scraped(registry, 'gauge', `${PREFIX}log_batches_since_snapshot`, 'Log batches a start would replay after the newest snapshot.', [], () => [[{}, snapshots().logBatchesSince]]);
+  }
   return registry;
 }
