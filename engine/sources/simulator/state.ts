@@ -46,76 +46,61 @@ function primitives(a: readonly unknown[]): boolean {
   return true;
 }
 
-function encode(value: unknown, memo: Map<object, unknown>): unknown {
+/**
+ * Copies a graph of arrays, Maps, Sets and objects, shared references staying shared; `make` gives
+ * the empty copy of an object (a tagged plain object, or an instance on its class's prototype), and
+ * the property `skip` is not copied.
+ */
+function copyGraph(value: unknown, memo: Map<object, unknown>, make: (obj: object) => Record<string, unknown>, skip?: string): unknown {
   if (typeof value === 'function') throw new TypeError('the simulator state holds a function');
   if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return value;
   const done = memo.get(value);
   if (done !== undefined) return done;
+  const again = (v: unknown) => copyGraph(v, memo, make, skip);
   if (Array.isArray(value)) {
     if (primitives(value)) return value;
     const out: unknown[] = [];
     memo.set(value, out);
-    for (const v of value) out.push(encode(v, memo));
+    for (const v of value) out.push(again(v));
     return out;
   }
   if (value instanceof Map) {
     const out = new Map<unknown, unknown>();
     memo.set(value, out);
-    for (const [k, v] of value) out.set(encode(k, memo), encode(v, memo));
+    for (const [k, v] of value) out.set(again(k), again(v));
     return out;
   }
   if (value instanceof Set) {
     const out = new Set<unknown>();
     memo.set(value, out);
-    for (const v of value) out.add(encode(v, memo));
+    for (const v of value) out.add(again(v));
     return out;
   }
-  const proto = Object.getPrototypeOf(value) as object | null;
-  const out: Record<string, unknown> = {};
+  const out = make(value);
   memo.set(value, out);
-  if (proto !== Object.prototype && proto !== null) {
-    const name = NAME_OF.get(proto);
-    if (name === undefined) throw new TypeError(`the simulator state holds an instance of an unlisted class (${(value as object).constructor?.name})`);
-    out[CLASS_TAG] = name;
-  }
-  for (const key of Object.keys(value)) out[key] = encode((value as Record<string, unknown>)[key], memo);
+  for (const key of Object.keys(value)) if (key !== skip) out[key] = again((value as Record<string, unknown>)[key]);
   return out;
 }
 
-function decode(value: unknown, memo: Map<object, unknown>): unknown {
-  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return value;
-  const done = memo.get(value);
-  if (done !== undefined) return done;
-  if (Array.isArray(value)) {
-    if (primitives(value)) return value;
-    const out: unknown[] = [];
-    memo.set(value, out);
-    for (const v of value) out.push(decode(v, memo));
-    return out;
-  }
-  if (value instanceof Map) {
-    const out = new Map<unknown, unknown>();
-    memo.set(value, out);
-    for (const [k, v] of value) out.set(decode(k, memo), decode(v, memo));
-    return out;
-  }
-  if (value instanceof Set) {
-    const out = new Set<unknown>();
-    memo.set(value, out);
-    for (const v of value) out.add(decode(v, memo));
-    return out;
-  }
-  const tag = (value as Partial<Tagged>)[CLASS_TAG];
-  const out: Record<string, unknown> = tag === undefined ? {} : (Object.create(CLASSES[tag]!.prototype) as Record<string, unknown>);
-  memo.set(value, out);
-  for (const key of Object.keys(value)) if (key !== CLASS_TAG) out[key] = decode((value as Record<string, unknown>)[key], memo);
-  return out;
+/** A class instance becomes a plain object tagged with its class's name. */
+function tagged(obj: object): Record<string, unknown> {
+  const proto = Object.getPrototypeOf(obj) as object | null;
+  if (proto === Object.prototype || proto === null) return {};
+  const name = NAME_OF.get(proto);
+  if (name === undefined) throw new TypeError(`the simulator state holds an instance of an unlisted class (${obj.constructor?.name})`);
+  return { [CLASS_TAG]: name };
+}
+
+/** A tagged object becomes an instance of its class, made without running the constructor. */
+function untagged(obj: object): Record<string, unknown> {
+  const tag = (obj as Partial<Tagged>)[CLASS_TAG];
+  return tag === undefined ? {} : (Object.create(CLASSES[tag]!.prototype) as Record<string, unknown>);
 }
 
 export function saveGraph(root: object): Uint8Array {
-  return serialize(encode(root, new Map()));
+  return serialize(copyGraph(root, new Map(), tagged));
 }
 
 export function loadGraph<T>(bytes: Uint8Array): T {
-  return decode(deserialize(bytes), new Map()) as T;
+  return copyGraph(deserialize(bytes), new Map(), untagged, CLASS_TAG) as T;
 }
