@@ -80,9 +80,10 @@ describe('dexdata serve', () => {
 
   it('killed with -9 at random points of its snapshot writes, it restarts from the newest complete snapshot and serves what a clean run serves', async () => {
     const dir = tempDir();
-    // A snapshot every 40,000 events: several while it backfills, so the kills land in and between writes.
+    // A snapshot every 40,000 events while it backfills and every second once live, so the kills
+    // land in and between writes whichever phase each run is in.
     const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ snapshots: { everyEvents: 40_000, keep: 2 } }));
+    writeFileSync(config, JSON.stringify({ snapshots: { everyEvents: 40_000, intervalSeconds: 1, keep: 2 } }));
     const random = seeded(20_261_125);
     let service = await start(dir, ['--config', config]);
     const loaded: number[] = [];

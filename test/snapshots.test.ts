@@ -7,7 +7,9 @@ import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
 import type * as EngineModule from '../engine/engine.js';
+import type * as LogModule from '../engine/log.js';
 import type { Engine } from '../engine/engine.js';
 import { keptColumns, usedRows } from '../engine/snapshot/format.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
@@ -15,6 +17,7 @@ import type { EngineViews } from '../engine/state/views.js';
 
 // The compiled engine (npm test builds first): its shard threads load their compiled entry.
 const { startEngine } = (await import('../dist/engine/engine.js' as string)) as typeof EngineModule;
+const { createLog } = (await import('../dist/engine/log.js' as string)) as typeof LogModule;
 
 const HOUR = 3600;
 const GENESIS = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -141,7 +144,7 @@ describe('snapshots', () => {
         source: createSimulator(SIM),
         now: () => clock.now,
         snapshots: { intervalSeconds: 86_400, everyEvents: Number.MAX_SAFE_INTEGER, keep: 10, pruneLog: false },
-        log: (l) => lines.push(l),
+        log: createLog({ level: 'info', format: 'json', destination: new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }) }),
       });
       expect(engine.status().loadedSnapshot, `cut at byte ${at}`).toBe(older);
       expect(lines.some((l) => l.includes('skipped'))).toBe(true);
