@@ -78,18 +78,21 @@ let dir = '';
 let service: RunningService | null = null;
 let nginx: ChildProcess | null = null;
 const streams: RawStream[] = [];
-const via = { rest: '', stream: '', agent: '' };
+const via = { rest: '', stream: '', agent: '', rest10: '', stream10: '' };
 const direct = { rest: '', stream: '' };
 let key = '';
 
 /** One proxied server block of the README's nginx configuration: HTTP/1.1 upstream, X-Forwarded-For set, and `extra`. */
-function server(listen: number, upstream: number, extra: readonly string[]): string {
-  const lines = [`proxy_pass http://127.0.0.1:${upstream};`, 'proxy_http_version 1.1;', 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;', ...extra];
+function server(listen: number, upstream: number, extra: readonly string[], http11 = true): string {
+  const lines = [`proxy_pass http://127.0.0.1:${upstream};`, ...(http11 ? ['proxy_http_version 1.1;'] : []), 'proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;', ...extra];
   return `  server {\n    listen 127.0.0.1:${listen};\n    location / {\n${lines.map((l) => `      ${l}\n`).join('')}    }\n  }`;
 }
 
-/** The nginx configuration of the README, with this test's ports and paths. */
-function nginxConfig(prefix: string, ports: { rest: number; stream: number; agent: number }, upstream: { rest: number; stream: number; agent: number }): string {
+/**
+ * The nginx configuration of the README, with this test's ports and paths, and the same REST and SSE
+ * blocks at nginx's default upstream protocol (HTTP/1.0), which the service answers with its HTTP front.
+ */
+function nginxConfig(prefix: string, ports: { rest: number; stream: number; agent: number; rest10: number; stream10: number }, upstream: { rest: number; stream: number; agent: number }): string {
   return `
 worker_processes 1;
 pid ${prefix}/nginx.pid;
@@ -109,6 +112,9 @@ ${server(ports.rest, upstream.rest, ['proxy_set_header Host $host;'])}
 ${server(ports.stream, upstream.stream, ['proxy_set_header Connection "";', 'proxy_buffering off;', 'proxy_read_timeout 1h;'])}
   # The agent host (MCP and the /api subset)
 ${server(ports.agent, upstream.agent, ['proxy_set_header Host $host;', 'proxy_set_header Connection "";', 'proxy_buffering off;'])}
+  # REST and SSE at nginx's default upstream settings (HTTP/1.0)
+${server(ports.rest10, upstream.rest, [], false)}
+${server(ports.stream10, upstream.stream, ['proxy_buffering off;'], false)}
 }
 `;
 }
@@ -117,7 +123,8 @@ beforeAll(async () => {
   if (NGINX === null) return;
   dir = mkdtempSync(join(tmpdir(), 'dexdata-proxy-'));
   key = /key: (api_\w+)/.exec(execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'free', '--data-dir', join(dir, 'data')], { encoding: 'utf8' }))![1]!;
-  service = await startService(['--data-dir', join(dir, 'data'), '--pools', '200', '--swaps-per-second', '60', '--backfill-days', '0.05', '--trusted-proxies', '127.0.0.1']);
+  // The HTTP front on every port: nginx's default upstream protocol is HTTP/1.0, which uWS alone leaves unanswered.
+  service = await startService(['--data-dir', join(dir, 'data'), '--pools', '200', '--swaps-per-second', '60', '--backfill-days', '0.05', '--trusted-proxies', '127.0.0.1', '--front', 'all']);
   const port = (re: RegExp) => Number(re.exec(service!.output())![1]);
   await service.waitFor(/caught up/);
   const upstream = {
@@ -127,7 +134,7 @@ beforeAll(async () => {
   };
   direct.rest = service.url;
   direct.stream = `http://127.0.0.1:${upstream.stream}`;
-  const ports = { rest: await freePort(), stream: await freePort(), agent: await freePort() };
+  const ports = { rest: await freePort(), stream: await freePort(), agent: await freePort(), rest10: await freePort(), stream10: await freePort() };
   const prefix = join(dir, 'nginx');
   mkdirSync(prefix, { recursive: true });
   writeFileSync(join(prefix, 'nginx.conf'), nginxConfig(prefix, ports, upstream));
@@ -135,6 +142,8 @@ beforeAll(async () => {
   via.rest = `http://127.0.0.1:${ports.rest}`;
   via.stream = `http://127.0.0.1:${ports.stream}`;
   via.agent = `http://127.0.0.1:${ports.agent}`;
+  via.rest10 = `http://127.0.0.1:${ports.rest10}`;
+  via.stream10 = `http://127.0.0.1:${ports.stream10}`;
   for (let i = 0; i < 100; i++) {
     try {
       if ((await getFrom(`${via.rest}/health`, '127.0.0.1')).status === 200) break;
@@ -242,4 +251,20 @@ suite('behind nginx', () => {
     const first = common[0]!;
     expect(p.frames.find((f) => f.id === first)!.data).toBe(d.frames.find((f) => f.id === first)!.data);
   }, 90_000);
+
+  it('works behind nginx at its default upstream settings (HTTP/1.0): same answers, and SSE events as they come', async () => {
+    for (const path of ['/networks/nope/dexes', '/stats', `/networks/ethereum/pools/0x${'0'.repeat(40)}`]) {
+      const a = await getFrom(`${direct.rest}${path}`, '127.0.0.40');
+      const b = await getFrom(`${via.rest10}${path}`, '127.0.0.41');
+      expect(b.status, path).toBe(a.status);
+      expect(JSON.parse(b.body), path).toEqual(JSON.parse(a.body));
+    }
+    const top = JSON.parse((await getFrom(`${direct.rest}/networks/ethereum/pools/search?order_by=txns_24h&limit=1`, '127.0.0.42')).body) as { results: { tokens: { id: string }[] }[] };
+    const s = await openRaw(`${via.stream10}/sse/prices?chain=ethereum&address=${top.results[0]!.tokens[0]!.id}`, { key });
+    streams.push(s);
+    expect(s.status).toBe(200);
+    const started = performance.now();
+    while (performance.now() - started < 30_000 && !s.frames.some((f) => f.id !== undefined)) await sleep(10);
+    expect(s.frames.some((f) => f.id !== undefined && f.data.includes('"price"'))).toBe(true);
+  }, 60_000);
 });
