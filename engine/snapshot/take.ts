@@ -95,15 +95,27 @@ export interface LoadedState {
 /**
  * Fills fresh views at a start: the newest usable snapshot (its pending candles merged into the
  * store), then the registry (pools and tokens made after it: static columns, id bounds), then the
- * log after it. Throws when the log was pruned past what any usable snapshot covers.
+ * log after it. Throws when the log was pruned past what any usable snapshot covers. A snapshot whose
+ * held candles cannot be stored (a full disk) is given up for the whole log.
  */
 export async function loadState(store: Store, ingest: Ingest, snapshots: Snapshots | null, shards: number, log: (line: string) => void): Promise<LoadedState> {
-  const snapshot = snapshots?.loadNewest(ingest.head, log) ?? null;
+  let snapshot = snapshots?.loadNewest(ingest.head, log) ?? null;
   const prunedThrough = logPrunedThrough(store);
+  if (snapshot) {
+    try {
+      await restorePending(store, snapshot, shards);
+    } catch (err) {
+      // The held candles cannot be stored (a full disk): without them the snapshot is not whole, so
+      // the views start empty again and the whole log is replayed, when there is one.
+      if (prunedThrough > 0) throw err;
+      log(`snapshot ${snapshot.path} not used, its held candles could not be stored (${err instanceof Error ? err.message : String(err)}): the whole log is replayed`);
+      for (const c of ingest.sharedViews.columnTable) c.array.fill(0);
+      snapshot = null;
+    }
+  }
   if (prunedThrough > (snapshot?.seq ?? 0)) {
     throw new Error(`${store.path}: the log is pruned through batch ${prunedThrough} and no usable snapshot of this version reaches it; start on an empty data directory to rebuild`);
   }
-  if (snapshot) await restorePending(store, snapshot, shards);
   ingest.registry.load(store);
   const replayedBatches = await ingest.replay(snapshot?.seq ?? 0);
   return { snapshot, replayedBatches };
