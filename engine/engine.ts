@@ -279,6 +279,20 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   );
   failed.catch(() => {});
 
+  const status = (): EngineStatus => {
+    const st = snapshots?.stats() ?? null;
+    return {
+      phase,
+      logHead: ingest.head,
+      sourceTime: source.time,
+      eventsIngested,
+      replayedBatches,
+      loadedSnapshot: loaded?.seq ?? 0,
+      logSinceSnapshot: ingest.head - (st?.newestSeq ?? 0),
+      snapshots: st,
+    };
+  };
+
   return {
     views,
     registry: ingest.registry,
@@ -287,22 +301,13 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     shards,
     caughtUp,
     failed,
-    status: () => ({
-      phase,
-      logHead: ingest.head,
-      sourceTime: source.time,
-      eventsIngested,
-      replayedBatches,
-      loadedSnapshot: loaded?.seq ?? 0,
-      logSinceSnapshot: ingest.head - (snapshots?.stats().newestSeq ?? 0),
-      snapshots: snapshots?.stats() ?? null,
-    }),
+    status,
     stats() {
-      const st = snapshots?.stats() ?? null;
+      const { logHead, logSinceSnapshot, snapshots: st } = status();
       return {
         phase,
-        log_head: ingest.head,
-        log_batches_since_snapshot: ingest.head - (st?.newestSeq ?? 0),
+        log_head: logHead,
+        log_batches_since_snapshot: logSinceSnapshot,
         events_since_snapshot: eventsSinceSnapshot,
         snapshot_skipped: lastSkip === '' ? null : lastSkip,
         snapshots:

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import type * as EngineModule from '../engine/engine.js';
 import type * as LogModule from '../engine/log.js';
 import type { Engine } from '../engine/engine.js';
-import { keptColumns, usedRows } from '../engine/snapshot/format.js';
+import { keptColumns, usedBytes } from '../engine/snapshot/format.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import type { EngineViews } from '../engine/state/views.js';
 
@@ -66,8 +66,7 @@ async function settle(engine: Engine, clock: { now: number }): Promise<void> {
 function viewBytes(views: EngineViews): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   for (const c of keptColumns(views.columnTable)) {
-    const n = usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * c.stride * c.array.BYTES_PER_ELEMENT;
-    out.set(c.name, Buffer.from(new Uint8Array(c.array.buffer, c.array.byteOffset, n)));
+    out.set(c.name, Buffer.from(usedBytes(c, views.poolCount, views.tokenCount, views.capacity.chains)));
   }
   return out;
 }

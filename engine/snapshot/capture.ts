@@ -10,7 +10,7 @@
  * run per column.
  */
 import type { ColumnSpec, EngineViews } from '../state/views.js';
-import { keptColumns } from './format.js';
+import { keptColumns, rowBytes } from './format.js';
 
 /** [first, end) pairs of row ids, per shard. */
 export interface ShardRuns {
@@ -68,7 +68,7 @@ function rowsOf(runs: readonly number[]): number {
 export function captureShardRows(views: EngineViews, runs: ShardRuns): Uint8Array[] {
   return shardRowColumns(views.columnTable).map((c) => {
     const r = c.scope === 'pool' ? runs.pools : runs.tokens;
-    const size = c.array.BYTES_PER_ELEMENT * c.stride;
+    const size = rowBytes(c);
     const out = new Uint8Array(rowsOf(r) * size);
     const src = new Uint8Array(c.array.buffer, c.array.byteOffset, c.array.byteLength);
     let at = 0;

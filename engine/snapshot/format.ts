@@ -77,6 +77,16 @@ export function usedRows(c: Pick<ColumnSpec, 'scope'>, pools: number, tokens: nu
   return c.scope === 'pool' ? pools : c.scope === 'token' ? tokens : c.scope === 'chain' ? chains : 1;
 }
 
+/** Bytes of one row of a column (its stride of elements). */
+export function rowBytes(c: Pick<ColumnSpec, 'stride' | 'array'>): number {
+  return c.stride * c.array.BYTES_PER_ELEMENT;
+}
+
+/** The rows in use of a column, as a byte view of its shared buffer (no copy). */
+export function usedBytes(c: ColumnSpec, pools: number, tokens: number, chains: number): Uint8Array {
+  return new Uint8Array(c.array.buffer, c.array.byteOffset, usedRows(c, pools, tokens, chains) * rowBytes(c));
+}
+
 export function snapshotFileName(seq: number): string {
   return `${String(seq).padStart(12, '0')}${SNAPSHOT_SUFFIX}`;
 }

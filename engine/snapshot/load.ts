@@ -4,7 +4,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
-import { columnTableHash, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
+import { columnTableHash, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 
 export class SnapshotError extends Error {
   override readonly name = 'SnapshotError';
@@ -128,12 +128,11 @@ function copyRows(fd: number, col: SnapshotColumn, spec: ColumnSpec, rows: reado
     if (r < lo) lo = r;
     if (r > hi) hi = r;
   }
-  const size = spec.array.BYTES_PER_ELEMENT;
-  const rowBytes = col.stride * size;
-  const span = Buffer.alloc((hi - lo + 1) * rowBytes);
-  readExactly(fd, span, col.offset + lo * rowBytes);
+  const row = rowBytes(spec);
+  const span = Buffer.alloc((hi - lo + 1) * row);
+  readExactly(fd, span, col.offset + lo * row);
   for (const r of rows) {
-    const from = (r - lo) * rowBytes;
-    bytesOf(spec.array, col.stride, r * col.stride).set(span.subarray(from, from + rowBytes));
+    const from = (r - lo) * row;
+    bytesOf(spec.array, col.stride, r * col.stride).set(span.subarray(from, from + row));
   }
 }

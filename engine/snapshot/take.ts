@@ -11,7 +11,7 @@ import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
 import type { Source } from '../sources/source.js';
 import { runsByShard, type ShardCapture, type ShardRuns } from './capture.js';
-import { keptColumns, usedRows, type SnapshotHeader } from './format.js';
+import { keptColumns, rowBytes, usedRows, type SnapshotHeader } from './format.js';
 import { restorePending } from './pending.js';
 import { logPrunedThrough } from './prune-log.js';
 import type { SnapshotFile, Snapshots } from './snapshots.js';
@@ -71,7 +71,7 @@ const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 /** Bytes a cut copies: every kept column to the rows in use. */
 export function cutBytes(views: EngineViews): number {
   let n = 0;
-  for (const c of keptColumns(views.columnTable)) n += usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * c.stride * c.array.BYTES_PER_ELEMENT;
+  for (const c of keptColumns(views.columnTable)) n += usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * rowBytes(c);
   return n;
 }
 

@@ -17,6 +17,8 @@ import {
   SNAPSHOT_FORMAT_VERSION,
   SNAPSHOT_MAGIC,
   snapshotFileName,
+  rowBytes,
+  usedBytes,
   usedRows,
   type SnapshotColumn,
   type SnapshotHeader,
@@ -43,11 +45,6 @@ export interface MainCut {
   readonly sourceState?: Uint8Array;
 }
 
-function usedBytes(c: ColumnSpec, pools: number, tokens: number, chains: number): Uint8Array {
-  const elements = usedRows(c, pools, tokens, chains) * c.stride;
-  return new Uint8Array(c.array.buffer, c.array.byteOffset, elements * c.array.BYTES_PER_ELEMENT);
-}
-
 /** Copies the kept columns ingest writes (main thread, between two ingest steps: they are as of batch `seq`). */
 export function cutMain(views: EngineViews, seq: number, sourceState?: Uint8Array, nowMs = Date.now()): MainCut {
   const pools = views.poolCount;
@@ -66,7 +63,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   const sourceState = cut.sourceState ?? new Uint8Array(0);
   const rowColumns = shardRowColumns(views.columnTable);
   const kept = keptColumns(views.columnTable);
-  const sizes = kept.map((c) => cut.copies.get(c.name)?.byteLength ?? (c.scope === 'pool' ? cut.pools : cut.tokens) * c.stride * c.array.BYTES_PER_ELEMENT);
+  const sizes = kept.map((c) => cut.copies.get(c.name)?.byteLength ?? usedRows(c, cut.pools, cut.tokens, cut.chains) * rowBytes(c));
   const pending = shards.flatMap((s) => s.capture.pending);
   const pendingBytes = pack(pending) as Uint8Array;
   const tableHash = columnTableHash(views.columnTable);
@@ -113,15 +110,15 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     const at = header.columns[i]!.offset;
     const copy = cut.copies.get(c.name);
     if (copy !== undefined) return void writes.push({ offset: at, bytes: copy });
-    const rowBytes = c.stride * c.array.BYTES_PER_ELEMENT;
+    const row = rowBytes(c);
     const k = rowColumns.indexOf(c);
     for (const { runs, capture } of shards) {
       const r = c.scope === 'pool' ? runs.pools : runs.tokens;
       const data = capture.columns[k]!;
       let from = 0;
       for (let j = 0; j < r.length; j += 2) {
-        const n = (r[j + 1]! - r[j]!) * rowBytes;
-        writes.push({ offset: at + r[j]! * rowBytes, bytes: data.subarray(from, from + n) });
+        const n = (r[j + 1]! - r[j]!) * row;
+        writes.push({ offset: at + r[j]! * row, bytes: data.subarray(from, from + n) });
         from += n;
       }
     }
