@@ -350,8 +350,9 @@ export function snapshotPolicy(config: Config): SnapshotPolicy | null {
   return enabled ? policy : null;
 }
 
-/** Share of the machine's memory the ring blocks may take when the configuration names no count. */
+/** Share of the machine's memory the ring blocks (and the tokens' second blocks) may take when the configuration names no count. */
 const RING_BLOCK_MEMORY_SHARE = 0.25;
+const SECOND_BLOCK_MEMORY_SHARE = 1 / 32;
 
 /**
  * Capacity of the shared views: room for the configured pools plus years of new ones, and as many
@@ -362,9 +363,10 @@ export function engineCapacity(config: Config, memoryBytes = totalmem()): Requir
   const growth = Math.ceil(config.simulator.newPoolsPerHour * 24 * 365);
   const pools = config.capacity.pools ?? Math.max(65_536, Math.ceil(config.simulator.pools * 1.25) + growth);
   const tokens = config.capacity.tokens ?? pools;
-  const blockBytes = ringBlockBytes(EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1 }));
-  const blocks = config.capacity.ringBlocks ?? Math.min(pools, Math.floor((memoryBytes * RING_BLOCK_MEMORY_SHARE) / blockBytes));
-  return { pools, tokens, chains: config.capacity.chains, blocks };
+  const one = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
+  const blocks = config.capacity.ringBlocks ?? Math.min(pools, Math.floor((memoryBytes * RING_BLOCK_MEMORY_SHARE) / ringBlockBytes(one)));
+  const secondBlocks = Math.min(tokens, Math.floor((memoryBytes * SECOND_BLOCK_MEMORY_SHARE) / ringBlockBytes(one, 'secondBlock')));
+  return { pools, tokens, chains: config.capacity.chains, blocks, secondBlocks };
 }
 
 /**

@@ -16,7 +16,7 @@ import { readSection } from './snapshot/load.js';
 import { cutSnapshot, loadState } from './snapshot/take.js';
 import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
-import { blockStats, ringBlockBytes } from './state/ring-blocks.js';
+import { blockStats, ringBlockBytes, secondBlocks } from './state/ring-blocks.js';
 import { DEFAULT_TIER_POLICY, type TierPolicy } from './shards/tiers.js';
 import { openStore, type Store } from './store/store.js';
 
@@ -309,12 +309,16 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     stats() {
       const { logHead, logSinceSnapshot, snapshots: st } = status();
       const blocks = blockStats(views);
-      const pools = ingest.registry.pools.length;
+      const pools = ingest.registry.poolCount;
+      const seconds = blockStats(views, secondBlocks(views));
       return {
         phase,
         pools_hot: blocks.used,
         pools_quiet: pools - blocks.used,
         ring_blocks: { total: blocks.total, used: blocks.used, free: blocks.free, touched: blocks.touched, bytes_each: ringBlockBytes(views) },
+        tokens_hot: seconds.used,
+        tokens_quiet: ingest.registry.tokenCount - seconds.used,
+        second_blocks: { total: seconds.total, used: seconds.used, free: seconds.free, touched: seconds.touched, bytes_each: ringBlockBytes(views, 'secondBlock') },
         log_head: logHead,
         log_batches_since_snapshot: logSinceSnapshot,
         events_since_snapshot: eventsSinceSnapshot,

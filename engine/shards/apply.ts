@@ -23,7 +23,7 @@ import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
-import { takeBlock } from '../state/ring-blocks.js';
+import { secondBlocks, take, takeBlock } from '../state/ring-blocks.js';
 import { createScratchRings, token1Refs } from '../state/read.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
@@ -126,6 +126,8 @@ export class ShardWriter {
   reloads = 0;
   /** Candles a reload expected but LMDB did not have (a store that lost data). */
   reloadMisses = 0;
+  /** Swaps whose 1 s token candle was not kept because every second block was in use. */
+  secondsDropped = 0;
 
   constructor(views: EngineViews, sink: ShardSink | null, stored: StoredCandles | null = null) {
     this.v = views;
@@ -623,11 +625,22 @@ export class ShardWriter {
     const v = this.v;
     const price = v.tokenPriceUsd[tk]!;
     if (!(price > 0)) return;
-    Atomics.add(v.tokenSeq, tk, 1);
     const n = v.secOpened[tk]!;
-    const last = tk * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
-    if (n === 0 || v.secTime[last]! < t) {
-      const slot = tk * TOKEN_SECOND_SLOTS + (n % TOKEN_SECOND_SLOTS);
+    let b = v.tokenSecondBlock[tk]! - 1;
+    if (b < 0) {
+      // A token that was quiet takes a second block; its earlier seconds are gone with the old one.
+      b = take(secondBlocks(v), tk);
+      if (b < 0) {
+        this.secondsDropped++;
+        return;
+      }
+      v.secBase[b] = n;
+    }
+    Atomics.add(v.tokenSeq, tk, 1);
+    v.tokenSecondBlock[tk] = b + 1;
+    const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
+    if (n === v.secBase[b] || v.secTime[last]! < t) {
+      const slot = b * TOKEN_SECOND_SLOTS + (n % TOKEN_SECOND_SLOTS);
       v.secOpened[tk] = n + 1;
       v.secTime[slot] = t;
       v.secOpen[slot] = price;

@@ -87,6 +87,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   sweep(chainCount: number): number {
     this.index.beginTask();
     const changed = sweepChains(this.writer, this.views, Array.from({ length: chainCount }, (_, c) => c));
+    this.tiers.sweepSeconds();
     if (this.sink !== null && this.lastSeq > 0 && this.tiers.sweep() > 0) {
       this.sink.commit(0, this.lastSeq, true);
       this.tiers.written(this.sink.flushed());

@@ -1,4 +1,4 @@
-import { giveBlock } from '../state/ring-blocks.js';
+import { give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import type { EngineViews } from '../state/views.js';
 
 /**
@@ -22,6 +22,9 @@ export function resetState(v: EngineViews, pools: readonly number[], tokens: rea
   for (const t of tokens) {
     Atomics.add(v.tokenSeq, t, 1);
     for (const c of tokenColumns) c.array.fill(0, t * c.stride, (t + 1) * c.stride);
+    const held = v.tokenSecondBlock[t]!;
+    v.tokenSecondBlock[t] = 0;
     Atomics.add(v.tokenSeq, t, 1);
+    if (held !== 0) give(secondBlocks(v), held - 1);
   }
 }

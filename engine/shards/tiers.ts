@@ -9,9 +9,9 @@
  * When blocks run short (fewer than an eighth free) the oldest hot pools go quiet the same way, however
  * recent; when none is left at all, the oldest are written synchronously and freed at once.
  */
-import { INTERVALS, WINDOW_BASES } from '../state/layout.js';
+import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
 import { token1Refs } from '../state/read.js';
-import { blockHighWater, blockStats, giveBlock } from '../state/ring-blocks.js';
+import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import type { EngineViews } from '../state/views.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
 import type { Store } from '../store/store.js';
@@ -26,6 +26,8 @@ export interface TierPolicy {
 export const DEFAULT_TIER_POLICY: TierPolicy = { quietAfterSeconds: 86_400 };
 /** Shortest quiet time allowed: a quiet pool has no candle in the current minute or hour (tokens.ts reads them from rings). */
 export const MIN_QUIET_AFTER_SECONDS = 3_600;
+/** A token whose newest 1 s candle is this much older than its chain's clock gives its second block back (streams have sealed and sent it). */
+export const SECONDS_KEPT_AFTER_S = 60;
 /** Below this share of free blocks, the oldest hot pools go quiet whatever their age. */
 const LOW_FREE_SHARE = 1 / 8;
 
@@ -58,6 +60,29 @@ export class ShardTiers {
     private readonly policy: TierPolicy | null,
   ) {
     if (store !== null) writer.onBlocksExhausted = () => this.freeNow();
+  }
+
+  /** Frees the second blocks of this shard's tokens with no 1 s candle in the last SECONDS_KEPT_AFTER_S (any shard, store or not). */
+  sweepSeconds(): number {
+    const v = this.views;
+    const pool = secondBlocks(v);
+    const high = blockHighWater(v, pool);
+    let freed = 0;
+    for (let b = 0; b < high; b++) {
+      const t = pool.owner[b]! - 1;
+      if (t < 0) continue;
+      const chain = v.tokenChain[t]!;
+      if (!this.ownsChain(chain)) continue;
+      const n = v.secOpened[t]!;
+      const newest = n > v.secBase[b]! ? v.secTime[b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS)]! : 0;
+      if (newest + SECONDS_KEPT_AFTER_S > v.chainClock[chain]!) continue;
+      Atomics.add(v.tokenSeq, t, 1);
+      v.tokenSecondBlock[t] = 0;
+      Atomics.add(v.tokenSeq, t, 1);
+      give(pool, b);
+      freed++;
+    }
+    return freed;
   }
 
   /**

@@ -132,6 +132,7 @@ let lastPruneMs = 0;
 export async function sweep(task: { readonly chains: readonly number[]; readonly now: number }): Promise<number> {
   index.beginTask();
   const changed = sweepChains(writer, views, task.chains);
+  tiers.sweepSeconds();
   // Pools that went quiet hand their candles to the store, written now, with the watermark already true.
   const through = lastPersisted > 0 ? lastPersisted : (storedThrough ?? 0);
   if (sink !== null && through > 0 && tiers.sweep() > 0) {

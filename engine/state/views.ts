@@ -25,6 +25,8 @@ export interface EngineCapacity {
   readonly chains: number;
   /** Ring blocks: pools that may hold candle rings at once (default: one per pool id). */
   readonly blocks?: number;
+  /** Second blocks: tokens that may hold 1 s candles at once (default: one per token id). */
+  readonly secondBlocks?: number;
 }
 
 /** What crosses to a worker: capacities and the buffers, keyed by column name. */
@@ -37,7 +39,7 @@ export interface EngineBuffers {
  * What one element of a column belongs to: a pool, a token, a chain, a ring block (the candle rings
  * of one active pool, ring-blocks.ts), or the whole engine (fixed length).
  */
-export type ColumnScope = 'pool' | 'token' | 'chain' | 'block' | 'fixed';
+export type ColumnScope = 'pool' | 'token' | 'chain' | 'block' | 'secondBlock' | 'fixed';
 /**
  * Who writes a column: ingest (main thread), the shard owning the row's chain, or the gateway.
  * `transient` columns (seqlock versions, rollback counters, stream watch flags) mean nothing after
@@ -82,6 +84,8 @@ export function rowsOf(capacity: EngineCapacity, scope: ColumnScope): number {
       return capacity.chains;
     case 'block':
       return capacity.blocks ?? capacity.pools;
+    case 'secondBlock':
+      return capacity.secondBlocks ?? capacity.tokens;
     default:
       return 1;
   }
@@ -237,8 +241,21 @@ export class EngineViews {
   readonly tokenRouteClass: Uint8Array;
   /** Time (Unix s) of the swap that set the price. */
   readonly tokenPriceTime: Float64Array;
-  /** 1 s candles, slot `t * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS)` holds token t's k-th second. */
+  /**
+   * 1 s candles: secOpened[t] counts token t's seconds ever opened (a token row); they sit in its
+   * second block b = tokenSecondBlock[t] - 1, slot `b * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS)`
+   * holding its k-th second for k in [max(secBase[b], opened - TOKEN_SECOND_SLOTS), opened). A token
+   * quiet for a minute gives its block back (its seconds were streamed; they are not stored).
+   */
   readonly secOpened: Uint32Array;
+  /** Token t's second block + 1, 0 while it has none (writer: owning shard; guarded by tokenSeq). */
+  readonly tokenSecondBlock: Int32Array;
+  /** Per second block: secOpened of its token when it took the block (older seconds are not in it). */
+  readonly secBase: Uint32Array;
+  /** The second blocks' allocator (ring-blocks.ts): owner token + 1, header words, free stack. */
+  readonly secondBlockToken: Int32Array;
+  readonly secondBlockHeader: Int32Array;
+  readonly secondBlockFree: Int32Array;
   readonly secTime: Uint32Array;
   readonly secOpen: Float64Array;
   readonly secHigh: Float64Array;
@@ -346,16 +363,23 @@ export class EngineViews {
     this.tokenRoutePool = token('tokenRoutePool', Int32Array, shard);
     this.tokenRouteClass = token('tokenRouteClass', Uint8Array, shard);
     this.tokenPriceTime = token('tokenPriceTime', Float64Array, shard);
-    const sec = { stride: TOKEN_SECOND_SLOTS, ...shard };
+    // 1 s candles are live data: a snapshot keeps how many each token opened, not the seconds.
+    const sec = { stride: TOKEN_SECOND_SLOTS, ...shard, transient: true };
+    const second = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'secondBlock', o);
     this.secOpened = token('sec.opened', Uint32Array, shard);
-    this.secTime = token('sec.time', Uint32Array, sec);
-    this.secOpen = token('sec.open', Float64Array, sec);
-    this.secHigh = token('sec.high', Float64Array, sec);
-    this.secLow = token('sec.low', Float64Array, sec);
-    this.secClose = token('sec.close', Float64Array, sec);
-    this.secPriceSum = token('sec.priceSum', Float64Array, sec);
-    this.secVolumeUsd = token('sec.volumeUsd', Float64Array, sec);
-    this.secTxns = token('sec.txns', Uint32Array, sec);
+    this.secTime = second('sec.time', Uint32Array, sec);
+    this.secOpen = second('sec.open', Float64Array, sec);
+    this.secHigh = second('sec.high', Float64Array, sec);
+    this.secLow = second('sec.low', Float64Array, sec);
+    this.secClose = second('sec.close', Float64Array, sec);
+    this.secPriceSum = second('sec.priceSum', Float64Array, sec);
+    this.secVolumeUsd = second('sec.volumeUsd', Float64Array, sec);
+    this.secTxns = second('sec.txns', Uint32Array, sec);
+    this.tokenSecondBlock = token('tokenSecondBlock', Int32Array, { ...shard, transient: true });
+    this.secBase = second('secBase', Uint32Array, { ...shard, transient: true });
+    this.secondBlockToken = second('secondBlockToken', Int32Array, { ...shard, transient: true });
+    this.secondBlockHeader = src.col('secondBlockHeader', Int32Array, 'fixed', { stride: 4, ...shard, transient: true });
+    this.secondBlockFree = second('secondBlockFree', Int32Array, { ...shard, transient: true });
     this.watchPool = pool('watchPool', Uint8Array, { writer: 'gateway', transient: true });
     this.watchToken = token('watchToken', Uint8Array, { writer: 'gateway', transient: true });
 
@@ -385,5 +409,10 @@ export class EngineViews {
   /** Ring blocks there are. */
   get blockCount(): number {
     return this.capacity.blocks ?? this.capacity.pools;
+  }
+
+  /** Second blocks there are. */
+  get secondBlockCount(): number {
+    return this.capacity.secondBlocks ?? this.capacity.tokens;
   }
 }

@@ -250,8 +250,13 @@ interface CandleRead {
 }
 
 function copySecondCandle(v: EngineViews, t: number, r: CandleRead): void {
-  const slot = t * TOKEN_SECOND_SLOTS + (r.k % TOKEN_SECOND_SLOTS);
+  const b = v.tokenSecondBlock[t]! - 1;
   const n = v.secOpened[t]!;
+  if (b < 0) {
+    r.kept = false;
+    return;
+  }
+  const slot = b * TOKEN_SECOND_SLOTS + (r.k % TOKEN_SECOND_SLOTS);
   const c = r.c;
   c.time = v.secTime[slot]!;
   c.open = v.secOpen[slot]!;
@@ -261,7 +266,7 @@ function copySecondCandle(v: EngineViews, t: number, r: CandleRead): void {
   c.priceSum = v.secPriceSum[slot]!;
   c.volumeUsd = v.secVolumeUsd[slot]!;
   c.txns = v.secTxns[slot]!;
-  r.kept = r.k < n && n - r.k <= TOKEN_SECOND_SLOTS;
+  r.kept = r.k >= v.secBase[b]! && r.k < n && n - r.k <= TOKEN_SECOND_SLOTS;
 }
 
 export class StreamHub implements ClientHost {
@@ -467,8 +472,9 @@ export class StreamHub implements ClientHost {
         if (w === undefined) {
           // The candle open now is streamed when it seals; earlier ones are not.
           const n = v.secOpened[s.asset]!;
-          const last = s.asset * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
-          const openNow = n > 0 && v.secTime[last]! + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
+          const b = v.tokenSecondBlock[s.asset]! - 1;
+          const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
+          const openNow = b >= 0 && n > v.secBase[b]! && v.secTime[last]! + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
           w = { token: s.asset, subs: new Set(), channels: new Map(), lingerUntil: -1, next: openNow ? n - 1 : n, lastTime: -1 };
           this.candles.set(s.asset, w);
         }
