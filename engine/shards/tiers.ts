@@ -49,6 +49,8 @@ export class ShardTiers {
   private readonly releasing = new Map<number, { readonly swaps: number; readonly generation: number }>();
   private generation = 0;
   private durableGeneration = 0;
+  /** The newest chain clock of this shard's chains at the last sweep (Unix s). */
+  private sweptAt = 0;
   readonly stats: TierStats = { released: 0, reloaded: 0, forced: 0, missing: 0 };
 
   constructor(
@@ -85,6 +87,19 @@ export class ShardTiers {
     return freed;
   }
 
+  /** True when this shard's chain clocks moved a quarter of the quiet time since the last sweep. */
+  due(): boolean {
+    if (this.policy === null) return false;
+    return this.newestClock() - this.sweptAt >= this.policy.quietAfterSeconds / 4;
+  }
+
+  private newestClock(): number {
+    let newest = 0;
+    const clocks = this.views.chainClock;
+    for (let c = 0; c < clocks.length; c++) if (this.ownsChain(c) && clocks[c]! > newest) newest = clocks[c]!;
+    return newest;
+  }
+
   /**
    * One sweep: frees the blocks whose candles are on disk, and hands over the candles of pools that
    * went quiet (or are the oldest, when blocks run short). Returns how many pools began handing over:
@@ -93,7 +108,7 @@ export class ShardTiers {
   sweep(): number {
     const { views: v, sink } = this;
     if (sink === null || this.policy === null) return 0;
-    this.stats.reloaded = this.writer.reloads;
+    this.sweptAt = this.newestClock();
     for (const [p, r] of this.releasing) {
       if (r.generation > this.durableGeneration) continue;
       this.releasing.delete(p);

@@ -82,10 +82,14 @@ export function apply(task: ApplyTask): ApplyStats {
     total.swaps += stats.swaps;
     total.skipped += stats.skipped;
   }
+  // While catching up the chain clocks run hours ahead per second: pools that went quiet meanwhile
+  // hand their candles over with this task's commit rather than wait for the next sweep.
+  const handedOver = persisted > 0 && tiers.due() ? tiers.sweep() : 0;
   // One commit for the whole task.
   if (sink !== null && persisted > 0) {
-    sink.commit(data.shard, persisted, task.live);
+    sink.commit(data.shard, persisted, task.live || handedOver > 0);
     lastPersisted = persisted;
+    if (handedOver > 0) tiers.written(sink.flushed());
   }
   const feed = writer.takeFeed();
   if (feed !== null && task.persist !== false) total.feed = feed;
