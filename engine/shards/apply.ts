@@ -24,7 +24,7 @@ import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
 import { secondBlocks, take, takeBlock } from '../state/ring-blocks.js';
-import { createScratchRings, token1Refs } from '../state/read.js';
+import { createScratchRings, newestCandleOpen, token1Refs } from '../state/read.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
@@ -50,10 +50,11 @@ export interface ShardSink {
  */
 export interface StoredCandles {
   /**
-   * Pool p's newest `count` stored candles of `interval`, oldest first, into `ring` row `row` at the
-   * slots of candles opened - count .. opened - 1 (slot k % slots). Returns how many were found.
+   * Pool p's newest `count` stored candles of `interval` opening at or before `upTo`, oldest first,
+   * into `ring` row `row` at the slots of candles opened - count .. opened - 1 (slot k % slots).
+   * Returns how many were found. (The store may hold later candles: a replay behind a run that went further.)
    */
-  loadNewest(pool: number, interval: number, count: number, opened: number, ring: CandleRing, row: number): number;
+  loadNewest(pool: number, interval: number, count: number, opened: number, upTo: number, ring: CandleRing, row: number): number;
 }
 
 /** USD figures of a transaction at the time it happened. */
@@ -128,11 +129,22 @@ export class ShardWriter {
   reloadMisses = 0;
   /** Swaps whose 1 s token candle was not kept because every second block was in use. */
   secondsDropped = 0;
+  /**
+   * Per chain: the newest event time this writer applied (Unix s). A chain's events come in time
+   * order, so no later event opens or changes a candle whose period ended before it.
+   */
+  readonly chainTime: Float64Array;
 
   constructor(views: EngineViews, sink: ShardSink | null, stored: StoredCandles | null = null) {
     this.v = views;
     this.sink = sink;
     this.stored = stored;
+    this.chainTime = new Float64Array(views.capacity.chains);
+  }
+
+  private passed(p: number, t: number): void {
+    const c = this.v.poolChain[p]!;
+    if (t > this.chainTime[c]!) this.chainTime[c] = t;
   }
 
   applyBatch(bytes: Uint8Array, persist = true): ApplyStats {
@@ -240,6 +252,7 @@ export class ShardWriter {
     v.syncTx[p] = k.txIndex();
     this.normaliseReserves(p);
     v.lastEventTime[p] = e.timestamp();
+    this.passed(p, e.timestamp());
     if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
@@ -256,6 +269,7 @@ export class ShardWriter {
     Atomics.add(v.poolSeq, p, 1);
     v.ratio[p] = (sqrt * sqrt * POW10[v.poolDecimals0[p]!]!) / POW10[v.poolDecimals1[p]!]!;
     v.lastEventTime[p] = e.timestamp();
+    this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
@@ -277,6 +291,7 @@ export class ShardWriter {
       if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
     }
     v.lastEventTime[p] = e.timestamp();
+    this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
@@ -308,6 +323,9 @@ export class ShardWriter {
     const d1 = POW10[v.poolDecimals1[p]!]!;
 
     Atomics.add(v.poolSeq, p, 1);
+    // The pool's ring block, taken back first when it was quiet: before lastSwapTime moves, which
+    // bounds the stored candles that were its own.
+    const row = this.blockOf(p);
 
     // Reserves: a constant-product pool's Sync in the same tx already holds the post-swap reserves.
     let s = e.amount0(this.u128)!;
@@ -342,9 +360,9 @@ export class ShardWriter {
 
     v.lastEventTime[p] = t;
     v.lastSwapTime[p] = t;
+    this.passed(p, t);
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
 
-    const row = this.blockOf(p);
     for (let i = 0; i < INTERVALS.length; i++) this.updateCandle(v.rings[i]!, i, p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
     this.updateWindows(p, t, p0, volumeUsd, buyUsd, isBuy);
 
@@ -440,7 +458,7 @@ export class ShardWriter {
       const n = r.opened[p]!;
       if (n === 0) continue;
       const want = n < r.slots ? n : r.slots;
-      const got = this.stored === null ? 0 : this.stored.loadNewest(p, i, want, n, r, b);
+      const got = this.stored === null ? 0 : this.stored.loadNewest(p, i, want, n, newestCandleOpen(v, p, i), r, b);
       if (got < want) this.reloadMisses += want - got;
     }
     if (v.rings[0]!.opened[p]! > 0) this.reloads++;
@@ -543,7 +561,7 @@ export class ShardWriter {
       r = this.scratch[base]!;
       row = 0;
       const want = n < r.slots ? n : r.slots;
-      const got = want === 0 || this.stored === null ? 0 : this.stored.loadNewest(p, base, want, n, r, 0);
+      const got = want === 0 || this.stored === null ? 0 : this.stored.loadNewest(p, base, want, n, newestCandleOpen(v, p, base), r, 0);
       if (got < want) this.reloadMisses += want - got;
     }
     const R = r.slots;

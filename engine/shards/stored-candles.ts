@@ -7,16 +7,13 @@ import type { Store } from '../store/store.js';
 import type { CandleRing } from '../state/views.js';
 import type { StoredCandles } from './apply.js';
 
-/** Later than any candle's open time (u32 seconds). */
-const NEVER = 2 ** 32;
-
 export class LmdbCandles implements StoredCandles {
   constructor(private readonly store: Store) {}
 
-  loadNewest(pool: number, interval: number, count: number, opened: number, r: CandleRing, row: number): number {
+  loadNewest(pool: number, interval: number, count: number, opened: number, upTo: number, r: CandleRing, row: number): number {
     const R = r.slots;
     let got = 0;
-    for (const { time, record } of storedCandles(this.store, pool, interval, 0, NEVER, true)) {
+    for (const { time, record } of storedCandles(this.store, pool, interval, 0, upTo, true)) {
       if (got >= count) break;
       const slot = row * R + ((opened - 1 - got) % R);
       r.time[slot] = time;

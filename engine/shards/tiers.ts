@@ -1,16 +1,20 @@
 /**
  * Hot and quiet pools on one shard. A pool holds a ring block (state/ring-blocks.ts) while it trades;
- * once its last swap is `quietAfterSeconds` older than its chain's clock it gives the block back, in
- * two sweeps so that no reader ever misses a candle:
+ * once its last swap is `quietAfterSeconds` older than the newest event applied on its chain, and the
+ * period of its newest candle of every interval (the longest is a day) has ended, it gives the block
+ * back. From then on its stored candles can never change (a later swap opens new candles), so a start
+ * that replays the log behind a run that went further reads the same candles as that run did. It
+ * gives the block back in two sweeps so that no reader ever misses a candle:
  *   1. its ring candles are handed to the store (as evictions are) and written at once;
  *   2. at a later sweep, once that write is on disk, the block is freed if the pool is still quiet
  *      (a swap meanwhile keeps it hot). From then on its candles are read from LMDB, and its windows
  *      are re-summed from LMDB (apply.ts) until no window holds a candle any more.
- * When blocks run short (fewer than an eighth free) the oldest hot pools go quiet the same way, however
- * recent; when none is left at all, the oldest are written synchronously and freed at once.
+ * When blocks run short (fewer than an eighth free) the oldest hot pools whose candles are all sealed go
+ * quiet the same way, however recent; when none is left at all, the oldest of those are written
+ * synchronously and freed at once.
  */
-import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
-import { token1Refs } from '../state/read.js';
+import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
+import { newestCandleOpen, token1Refs } from '../state/read.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import type { EngineViews } from '../state/views.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
@@ -28,6 +32,8 @@ export const DEFAULT_TIER_POLICY: TierPolicy = { quietAfterSeconds: 86_400 };
 export const MIN_QUIET_AFTER_SECONDS = 3_600;
 /** A token whose newest 1 s candle is this much older than its chain's clock gives its second block back (streams have sealed and sent it). */
 export const SECONDS_KEPT_AFTER_S = 60;
+/** The longest candle interval: a pool whose newest candle of it is closed has all its candles closed. */
+const LONGEST = INTERVALS.length - 1;
 /** Below this share of free blocks, the oldest hot pools go quiet whatever their age. */
 const LOW_FREE_SHARE = 1 / 8;
 
@@ -87,7 +93,7 @@ export class ShardTiers {
     return freed;
   }
 
-  /** True when this shard's chain clocks moved a quarter of the quiet time since the last sweep. */
+  /** True when the events this shard applied moved a quarter of the quiet time since the last sweep. */
   due(): boolean {
     if (this.policy === null) return false;
     return this.newestClock() - this.sweptAt >= this.policy.quietAfterSeconds / 4;
@@ -95,9 +101,15 @@ export class ShardTiers {
 
   private newestClock(): number {
     let newest = 0;
-    const clocks = this.views.chainClock;
-    for (let c = 0; c < clocks.length; c++) if (this.ownsChain(c) && clocks[c]! > newest) newest = clocks[c]!;
+    const clocks = this.writer.chainTime;
+    for (let c = 0; c < clocks.length; c++) if (clocks[c]! > newest) newest = clocks[c]!;
     return newest;
+  }
+
+  /** True when pool p's newest candle of every interval is closed: the newest event of its chain is past the end of its day. */
+  private sealed(p: number): boolean {
+    const v = this.views;
+    return newestCandleOpen(v, p, LONGEST) + INTERVAL_SECONDS[LONGEST]! <= this.writer.chainTime[v.poolChain[p]!]!;
   }
 
   /**
@@ -124,7 +136,7 @@ export class ShardTiers {
       const p = v.blockPool[b]! - 1;
       if (p < 0 || this.releasing.has(p)) continue;
       const chain = v.poolChain[p]!;
-      if (!this.ownsChain(chain) || v.lastSwapTime[p]! > v.chainClock[chain]! - this.policy.quietAfterSeconds) continue;
+      if (!this.ownsChain(chain) || !this.sealed(p) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds) continue;
       this.handOver(p, b, next);
       begun++;
     }
@@ -177,22 +189,22 @@ export class ShardTiers {
     giveBlock(v, b);
   }
 
-  /** Up to `count` hot pools of this shard not already handing over, oldest last swap first. */
+  /** Up to `count` hot pools of this shard with sealed candles, not already handing over, oldest last swap first. */
   private oldestHot(count: number): number[] {
     const v = this.views;
     const hot: number[] = [];
     const high = blockHighWater(v);
     for (let b = 0; b < high; b++) {
       const p = v.blockPool[b]! - 1;
-      if (p >= 0 && !this.releasing.has(p) && this.ownsChain(v.poolChain[p]!)) hot.push(p);
+      if (p >= 0 && !this.releasing.has(p) && this.ownsChain(v.poolChain[p]!) && this.sealed(p)) hot.push(p);
     }
     hot.sort((a, b) => v.lastSwapTime[a]! - v.lastSwapTime[b]!);
     return hot.slice(0, count);
   }
 
   /**
-   * No block left while applying: the oldest 1/32 of this shard's hot pools (at least 8) have their
-   * ring candles written synchronously and their blocks freed at once.
+   * No block left while applying: the oldest 1/32 of this shard's hot pools with sealed candles (at
+   * least 8) have their ring candles written synchronously and their blocks freed at once.
    */
   private freeNow(): void {
     const v = this.views;

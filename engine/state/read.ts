@@ -305,7 +305,7 @@ export interface RingCandles {
   slots: number;
   /**
    * Open time of the oldest candle still in the ring, in range or not (0 when none); every older
-   * candle is in LMDB. A pool without a ring block has every candle there: RING_NONE.
+   * candle is in LMDB. A pool without a ring block has every candle there: its newest one's open + 1.
    */
   oldestTime: number;
   readonly time: Float64Array;
@@ -366,8 +366,15 @@ export function readRing(views: EngineViews, p: number, intervalIndex: number, f
   return true;
 }
 
-/** oldestTime of a ring that holds nothing in memory: every candle is older (in LMDB). */
-export const RING_NONE = 2 ** 32;
+/**
+ * Open time of pool p's newest candle of `interval`: the one its last swap went into (a chain's
+ * swaps come in time order). The store may hold later ones only when a replay runs behind a run
+ * that went further; they are not the pool's yet.
+ */
+export function newestCandleOpen(v: EngineViews, p: number, interval: number): number {
+  const t = v.lastSwapTime[p]!;
+  return t - (t % INTERVAL_SECONDS[interval]!);
+}
 
 function copyRing(v: EngineViews, p: number, out: RingCandles): void {
   const r = v.rings[out.interval]!;
@@ -377,8 +384,9 @@ function copyRing(v: EngineViews, p: number, out: RingCandles): void {
   out.opened = n;
   out.slots = R;
   if (row < 0) {
+    // Every candle is in LMDB, up to the newest one.
     out.count = 0;
-    out.oldestTime = n > 0 ? RING_NONE : 0;
+    out.oldestTime = n > 0 ? newestCandleOpen(v, p, out.interval) + 1 : 0;
     return;
   }
   const first = n > R ? n - R : 0;

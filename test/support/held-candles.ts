@@ -4,7 +4,7 @@
  * Two engines that went quiet at different moments hold different blocks but the same candles.
  */
 import { INTERVALS } from '../../engine/state/layout.js';
-import { createPoolState, createScratchRings, readPool } from '../../engine/state/read.js';
+import { createPoolState, createScratchRings, newestCandleOpen, readPool } from '../../engine/state/read.js';
 import type { CandleRing, EngineViews } from '../../engine/state/views.js';
 import { LmdbCandles } from '../../engine/shards/stored-candles.js';
 import type { Store } from '../../engine/store/store.js';
@@ -29,7 +29,7 @@ export function heldCandles(views: EngineViews, store: Store): Map<string, numbe
       if (row < 0) {
         r = scratch[i]!;
         row = 0;
-        if (stored.loadNewest(p, i, m, n, r, 0) !== m) throw new Error(`pool ${p} ${INTERVALS[i]}: LMDB lacks candles its ring held`);
+        if (stored.loadNewest(p, i, m, n, newestCandleOpen(views, p, i), r, 0) !== m) throw new Error(`pool ${p} ${INTERVALS[i]}: LMDB lacks candles its ring held`);
       }
       values.push(p, n);
       for (let k = n - m; k < n; k++) for (const f of FIELDS) values.push(r[f][row * R + (k % R)]!);
