@@ -179,8 +179,12 @@ describe('catalog', () => {
     expect(d.dexOf(1, 'ray')?.name).toBe('Raydium');
     expect(d.poolCount).toBe(c.poolCount);
     expect(d.tokenCount).toBe(c.tokenCount);
-    expect([...d.pools]).toEqual([...c.pools]);
-    expect([...d.tokens]).toEqual([...c.tokens]);
+    const records = (x: Catalog) => ({
+      pools: [...x.pools].map((p) => p && x.pool(p.id)),
+      tokens: [...x.tokens].map((t) => t && x.token(t.id)),
+    });
+    expect(records(d)).toEqual(records(c));
+    expect(records(d).pools.filter(Boolean).length).toBe(500);
     for (let i = 0; i < 500; i++) {
       const chain = i % 2;
       const addr = chain === 0 ? evm(1000 + i, true) : b58(1000 + i);
@@ -216,8 +220,9 @@ describe('catalog', () => {
     await Promise.all(writes);
     const loaded = new Catalog(views(), 64);
     loaded.load(store);
-    expect([...loaded.pools]).toEqual([...c.pools]);
-    expect([...loaded.tokens]).toEqual([...c.tokens]);
+    expect([...loaded.pools].map((p) => p && loaded.pool(p.id))).toEqual([...c.pools].map((p) => p && c.pool(p.id)));
+    expect([...loaded.tokens].map((t) => t && loaded.token(t.id))).toEqual([...c.tokens].map((t) => t && c.token(t.id)));
+    expect(loaded.tokenCount).toBe(201);
     expect(loaded.poolsOfChain(1)).toEqual(c.poolsOfChain(1));
     await store.close();
 

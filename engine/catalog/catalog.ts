@@ -531,16 +531,16 @@ export class Catalog {
     return out;
   }
 
-  // ---- records by id, for whole-record callers (taking snapshots, tests): made on each access ----
+  // ---- records by id, for callers that index or iterate them (taking snapshots, tests) ----
 
-  /** Pools by id: a record for every id ever created (removed ones included), undefined in gaps. */
+  /** Pools by id: an entry for every id ever created (removed ones included), undefined in gaps; fields read on access. */
   get pools(): readonly (PoolRecord | undefined)[] {
-    return recordList(() => this.poolBound, (p) => (this.poolKnown(p) ? this.pool(p) : undefined));
+    return recordList(() => this.poolBound, (p) => (this.poolKnown(p) ? new PoolEntry(this, p) : undefined));
   }
 
-  /** Tokens by id: a record for every live token, undefined elsewhere. */
+  /** Tokens by id: an entry for every live token, undefined elsewhere; fields read on access. */
   get tokens(): readonly (TokenRecord | undefined)[] {
-    return recordList(() => this.tokenBound, (t) => (this.tokenLive(t) ? this.token(t) : undefined));
+    return recordList(() => this.tokenBound, (t) => (this.tokenLive(t) ? new TokenEntry(this, t) : undefined));
   }
 
   // ---- writing (ingest) ----
@@ -972,6 +972,72 @@ export class Catalog {
     Atomics.store(views.counts, 0, c.poolIds.bound);
     Atomics.store(views.counts, 1, c.tokenIds.bound);
     return c;
+  }
+}
+
+/** A pool record whose fields are read from the catalog when asked (made cheaply, read rarely). */
+class PoolEntry implements PoolRecord {
+  constructor(
+    private readonly catalog: Catalog,
+    readonly id: number,
+  ) {}
+  get chain() {
+    return this.catalog.poolChain(this.id);
+  }
+  get dex() {
+    return this.catalog.poolDex(this.id);
+  }
+  get address() {
+    return this.catalog.poolAddress(this.id);
+  }
+  get token0() {
+    return this.catalog.poolToken0(this.id);
+  }
+  get token1() {
+    return this.catalog.poolToken1(this.id);
+  }
+  get protocol() {
+    return this.catalog.pool(this.id).protocol;
+  }
+  get feePpm() {
+    return this.catalog.pool(this.id).feePpm;
+  }
+  get createdAt() {
+    return this.catalog.pool(this.id).createdAt;
+  }
+  get createdBlock() {
+    return this.catalog.pool(this.id).createdBlock;
+  }
+}
+
+class TokenEntry implements TokenRecord {
+  constructor(
+    private readonly catalog: Catalog,
+    readonly id: number,
+  ) {}
+  get chain() {
+    return this.catalog.tokenChain(this.id);
+  }
+  get address() {
+    return this.catalog.tokenAddress(this.id);
+  }
+  get name() {
+    return this.catalog.tokenName(this.id);
+  }
+  get symbol() {
+    return this.catalog.tokenSymbol(this.id);
+  }
+  get decimals() {
+    return this.catalog.tokenDecimals(this.id);
+  }
+  get totalSupply() {
+    return this.catalog.tokenTotalSupply(this.id);
+  }
+  get role() {
+    return this.catalog.token(this.id).role;
+  }
+  get addedAt() {
+    return this.catalog.tokenAddedAt(this.id);
   }
 }
 
