@@ -50,17 +50,21 @@ export class AddressKey {
 
   private setHex(address: string): boolean {
     const b = this.bytes;
+    // hashBytes(b, 0, 20, KeyKind.Evm), computed as the bytes are decoded.
+    let hash = (0x811c9dc5 ^ KeyKind.Evm) >>> 0;
     for (let i = 0; i < EVM_ADDRESS_BYTES; i++) {
       const hi = address.charCodeAt(2 + 2 * i);
       const lo = address.charCodeAt(3 + 2 * i);
       const h = hi < 128 ? HEX_VALUE[hi]! : -1;
       const l = lo < 128 ? HEX_VALUE[lo]! : -1;
       if (h < 0 || l < 0) return false;
-      b[i] = (h << 4) | l;
+      const byte = (h << 4) | l;
+      b[i] = byte;
+      hash = Math.imul(hash ^ byte, 0x01000193);
     }
     this.kind = KeyKind.Evm;
     this.length = EVM_ADDRESS_BYTES;
-    this.hash = hashBytes(b, 0, EVM_ADDRESS_BYTES, KeyKind.Evm);
+    this.hash = hash >>> 0;
     return true;
   }
 }

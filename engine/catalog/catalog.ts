@@ -266,12 +266,12 @@ export class Catalog {
     this.poolTable = new AddressTable(
       tableSlots(pools),
       (id) => this.addressHash(this.a.poolAddr, this.a.poolAddrRef, id, this.views.poolChain[id]!),
-      (id, chain, key) => this.views.poolChain[id] === chain && this.sameAddress(this.a.poolAddr, this.a.poolAddrRef, id, key),
+      (id, chain, key) => this.sameAddress(this.a.poolAddr, this.a.poolAddrRef, id, key) && this.views.poolChain[id] === chain,
     );
     this.tokenTable = new AddressTable(
       tableSlots(tokens),
       (id) => this.addressHash(this.a.tokenAddr, this.a.tokenAddrRef, id, this.views.tokenChain[id]!),
-      (id, chain, key) => this.views.tokenChain[id] === chain && this.sameAddress(this.a.tokenAddr, this.a.tokenAddrRef, id, key),
+      (id, chain, key) => this.sameAddress(this.a.tokenAddr, this.a.tokenAddrRef, id, key) && this.views.tokenChain[id] === chain,
     );
   }
 
@@ -535,13 +535,16 @@ export class Catalog {
 
   /** Pools by id: an entry for every id ever created (removed ones included), undefined in gaps; fields read on access. */
   get pools(): readonly (PoolRecord | undefined)[] {
-    return recordList(() => this.poolBound, (p) => (this.poolKnown(p) ? new PoolEntry(this, p) : undefined));
+    return (this.poolList ??= recordList(() => this.poolBound, (p) => (this.poolKnown(p) ? new PoolEntry(this, p) : undefined)));
   }
 
-  /** Tokens by id: an entry for every live token, undefined elsewhere; fields read on access. */
+  /** Tokens by id: an entry for every live token, undefined elsewhere; fields read on access. Hot loops use tokenLive. */
   get tokens(): readonly (TokenRecord | undefined)[] {
-    return recordList(() => this.tokenBound, (t) => (this.tokenLive(t) ? new TokenEntry(this, t) : undefined));
+    return (this.tokenList ??= recordList(() => this.tokenBound, (t) => (this.tokenLive(t) ? new TokenEntry(this, t) : undefined)));
   }
+
+  private poolList: readonly (PoolRecord | undefined)[] | undefined;
+  private tokenList: readonly (TokenRecord | undefined)[] | undefined;
 
   // ---- writing (ingest) ----
 
