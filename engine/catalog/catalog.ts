@@ -256,7 +256,7 @@ export class Catalog {
       }
     }
     this.sabs = sabs;
-    const counts = new Int32Array(sabs.counts);
+    const counts = new Uint32Array(sabs.counts);
     counts[Count.PoolRows] = pools;
     counts[Count.TokenRows] = tokens;
     counts[Count.HeapBytes] = heap;
@@ -289,7 +289,7 @@ export class Catalog {
 
   /** Re-views every part at the sizes the writer published (a reader calls it when an id is past its view). */
   private refresh(): void {
-    const counts = new Int32Array(this.sabs.counts);
+    const counts = new Uint32Array(this.sabs.counts);
     this.poolRows = Atomics.load(counts, Count.PoolRows);
     this.tokenRows = Atomics.load(counts, Count.TokenRows);
     this.heapBytes = Atomics.load(counts, Count.HeapBytes);
@@ -314,7 +314,7 @@ export class Catalog {
     if (need > max) throw new CapacityError(`catalog ${scope} capacity ${max} reached`);
     const rows = Math.min(max, Math.max(need, 2 * have));
     for (const p of PARTS as readonly PartSpec[]) if (p.scope === scope) (this.sabs[p.name] as GrowableBuffer).grow(rows * p.ctor.BYTES_PER_ELEMENT * p.stride);
-    const counts = new Int32Array(this.sabs.counts);
+    const counts = new Uint32Array(this.sabs.counts);
     Atomics.store(counts, scope === 'pool' ? Count.PoolRows : scope === 'token' ? Count.TokenRows : Count.HeapBytes, rows);
     this.refresh();
   }
@@ -944,7 +944,7 @@ export class Catalog {
       if (b === undefined) throw new Error(`catalog export lacks section ${name}`);
       return b;
     };
-    const counts = new Int32Array(section('counts').slice().buffer);
+    const counts = new Uint32Array(section('counts').slice().buffer);
     const poolBound = counts[Count.PoolBound]!;
     const tokenBound = counts[Count.TokenBound]!;
     if (poolBound > views.capacity.pools || tokenBound > views.capacity.tokens) {

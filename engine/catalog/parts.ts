@@ -51,7 +51,7 @@ export const PARTS = [
   // Texts: each a LEB128 length, then that many UTF-8 bytes. Offset 0 is never a text.
   { name: 'heap', ctor: Uint8Array, scope: 'heap', stride: 1 },
   // Count words (Count): published with Atomics after the rows they announce are written.
-  { name: 'counts', ctor: Int32Array, scope: 'fixed', stride: 8 },
+  { name: 'counts', ctor: Uint32Array, scope: 'fixed', stride: 8 },
 ] as const satisfies readonly { name: string; ctor: PartCtor; scope: PartScope; stride: number }[];
 
 export type PartName = (typeof PARTS)[number]['name'];
