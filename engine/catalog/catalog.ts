@@ -184,6 +184,8 @@ export interface CatalogMeta {
 }
 
 const EXPORT_VERSION = 1;
+/** A character outside ASCII (its lower case may not be the ASCII folding). */
+const NON_ASCII = /[^\u0000-\u007f]/;
 const VIEW_SECTION = 'view:';
 
 /** A search text prepared once per query: lower case, and its UTF-8 bytes. */
@@ -427,7 +429,7 @@ export class Catalog {
   tokenLive(t: number): boolean {
     if (t < 0 || t >= this.tokenBound) return false;
     if (t >= this.tokenRows) this.refresh();
-    return this.a.tokenState[t] === TokenState.Live;
+    return (this.a.tokenState[t]! & TokenState.Mask) === TokenState.Live;
   }
 
   tokenAddress(t: number): string {
@@ -465,9 +467,10 @@ export class Catalog {
   tokenMatch(t: number, q: SearchText): TextMatch {
     const name = this.textAt(t);
     const symbol = this.skip(name);
-    const bySymbol = this.textMatch(symbol, q, true);
+    const nonAscii = (this.a.tokenState[t]! & TokenState.NonAscii) !== 0;
+    const bySymbol = this.textMatch(symbol, q, true, nonAscii);
     if (bySymbol === TextMatch.Exact) return bySymbol;
-    const byName = this.textMatch(name, q, true);
+    const byName = this.textMatch(name, q, true, nonAscii);
     const byAddress = this.addressMatch(this.a.tokenAddr, this.a.tokenAddrRef, t, q);
     return Math.max(bySymbol, byName, byAddress) as TextMatch;
   }
@@ -557,7 +560,7 @@ export class Catalog {
   }
 
   private tokenKnown(t: number): boolean {
-    return t < this.tokenRows && this.a.tokenState[t] !== TokenState.None;
+    return t < this.tokenRows && (this.a.tokenState[t]! & TokenState.Mask) !== TokenState.None;
   }
 
   /** Registers the source's networks and DEXes that are new; returns the records to persist. */
@@ -662,7 +665,7 @@ export class Catalog {
     for (const t of tokens) {
       if (!this.tokenLive(t)) continue;
       this.tokenTable!.remove(chain, this.storedKey(a.tokenAddr, a.tokenAddrRef, t));
-      a.tokenState[t] = TokenState.Removed;
+      a.tokenState[t] = (a.tokenState[t]! & ~TokenState.Mask) | TokenState.Removed;
       Atomics.sub(a.counts, Count.Tokens, 1);
     }
   }
@@ -715,7 +718,7 @@ export class Catalog {
     this.appendText(rec.totalSupply);
     this.a.tokenText[t] = text;
     this.a.tokenAddedAt[t] = rec.addedAt;
-    this.a.tokenState[t] = TokenState.Live;
+    this.a.tokenState[t] = TokenState.Live | (NON_ASCII.test(rec.name) || NON_ASCII.test(rec.symbol) ? TokenState.NonAscii : 0);
     this.tokenTable!.insert(t);
     this.bump(Count.TokenBound, this.tokenIds.bound);
     Atomics.add(this.a.counts, Count.Tokens, 1);
@@ -792,8 +795,8 @@ export class Catalog {
   private addressHash(bytes: Uint8Array, ref: Uint32Array, id: number, chain: number): number {
     const at = ref[id]!;
     if (at === 0) return chainHash(hashBytes(bytes, id * EVM_ADDRESS_BYTES, (id + 1) * EVM_ADDRESS_BYTES, KeyKind.Evm), chain);
-    const [from, to] = this.span(at);
-    return chainHash(hashBytes(this.a.heap, from, to, KeyKind.Text), chain);
+    const from = this.textStart(at);
+    return chainHash(hashBytes(this.a.heap, from, this.textEnd, KeyKind.Text), chain);
   }
 
   private sameAddress(bytes: Uint8Array, ref: Uint32Array, id: number, key: AddressKey): boolean {
@@ -806,8 +809,8 @@ export class Catalog {
       return true;
     }
     if (key.kind !== KeyKind.Text) return false;
-    const [from, to] = this.span(at);
-    if (to - from !== key.length) return false;
+    const from = this.textStart(at);
+    if (this.textEnd - from !== key.length) return false;
     const heap = this.a.heap;
     for (let i = 0; i < key.length; i++) if (heap[from + i] !== k[i]) return false;
     return true;
@@ -819,36 +822,39 @@ export class Catalog {
       const m = hexPrefixMatch(bytes, id * EVM_ADDRESS_BYTES, q.text);
       return m === 2 ? TextMatch.Exact : m === 1 ? TextMatch.Prefix : TextMatch.None;
     }
-    return this.textMatch(at, q, false);
+    return this.textMatch(at, q, false, false);
   }
 
   /**
    * How `q` matches the heap text at `at` folded to lower case, as `text.toLowerCase()` would: ASCII
-   * texts byte by byte, others through a decoded string. Without `substring`, exact or prefix only.
+   * byte by byte, through a decoded string once a compared byte is not ASCII (or at once when
+   * `nonAscii` says the text holds such bytes). Without `substring`, exact or prefix only.
    */
-  private textMatch(at: number, q: SearchText, substring: boolean): TextMatch {
-    const [from, to] = this.span(at);
+  private textMatch(at: number, q: SearchText, substring: boolean, nonAscii: boolean): TextMatch {
+    const from = this.textStart(at);
+    const to = this.textEnd;
+    if (nonAscii) return this.decodedMatch(from, to, q, substring);
     const heap = this.a.heap;
-    for (let i = from; i < to; i++) {
-      if (heap[i]! >= 128) {
-        const text = this.heapText.toString('utf8', from, to).toLowerCase();
-        if (text === q.text) return TextMatch.Exact;
-        const k = text.indexOf(q.text);
-        return k === 0 ? TextMatch.Prefix : k > 0 && substring ? TextMatch.Substring : TextMatch.None;
-      }
-    }
     const qb = q.bytes;
     const qn = qb.length;
     const last = substring ? to - qn : Math.min(from, to - qn);
     search: for (let s = from; s <= last; s++) {
       for (let k = 0; k < qn; k++) {
         let b = heap[s + k]!;
+        if (b >= 128) return this.decodedMatch(from, to, q, substring);
         if (b >= 65 && b <= 90) b |= 32;
         if (b !== qb[k]) continue search;
       }
       return s > from ? TextMatch.Substring : to - from === qn ? TextMatch.Exact : TextMatch.Prefix;
     }
     return TextMatch.None;
+  }
+
+  private decodedMatch(from: number, to: number, q: SearchText, substring: boolean): TextMatch {
+    const text = this.heapText.toString('utf8', from, to).toLowerCase();
+    if (text === q.text) return TextMatch.Exact;
+    const k = text.indexOf(q.text);
+    return k === 0 ? TextMatch.Prefix : k > 0 && substring ? TextMatch.Substring : TextMatch.None;
   }
 
   private textAt(t: number): number {
@@ -873,8 +879,11 @@ export class Catalog {
     return used;
   }
 
-  /** [from, to) of the text at heap offset `at`. */
-  private span(at: number): [number, number] {
+  /** End of the text textStart read last. */
+  private textEnd = 0;
+
+  /** Where the bytes of the text at heap offset `at` start (past its length); sets textEnd. */
+  private textStart(at: number): number {
     const heap = this.a.heap;
     let n = 0;
     let shift = 0;
@@ -885,20 +894,22 @@ export class Catalog {
       if (b < 128) break;
       shift += 7;
     }
-    return [i, i + n];
+    this.textEnd = i + n;
+    return i;
   }
 
   private text(at: number): string {
     if (at >= this.heapBytes) this.refresh();
-    const [from, to] = this.span(at);
-    if (to > this.heapBytes) this.refresh();
-    return this.heapText.toString('utf8', from, to);
+    const from = this.textStart(at);
+    if (this.textEnd > this.heapBytes) this.refresh();
+    return this.heapText.toString('utf8', from, this.textEnd);
   }
 
   /** The offset after the text at `at`. */
   private skip(at: number): number {
     if (at >= this.heapBytes) this.refresh();
-    return this.span(at)[1];
+    this.textStart(at);
+    return this.textEnd;
   }
 
   // ---- export and import ----

@@ -34,7 +34,7 @@ export const PARTS = [
   // Token t's address, as for pools.
   { name: 'tokenAddr', ctor: Uint8Array, scope: 'token', stride: 20 },
   { name: 'tokenAddrRef', ctor: Uint32Array, scope: 'token', stride: 1 },
-  // TokenState of token t.
+  // TokenState of token t (its state and flags).
   { name: 'tokenState', ctor: Uint8Array, scope: 'token', stride: 1 },
   // Heap offset of token t's name, symbol and total supply (decimal digits), one after the other.
   { name: 'tokenText', ctor: Uint32Array, scope: 'token', stride: 1 },
@@ -83,6 +83,10 @@ export const enum TokenState {
   None = 0,
   Live = 1,
   Removed = 2,
+  /** The bits above: None, Live or Removed. */
+  Mask = 3,
+  /** Flag: the name or symbol holds non-ASCII text (search folds its case through a decoded string). */
+  NonAscii = 4,
 }
 
 export type PartArrays = { -readonly [K in PartName]: InstanceType<Extract<(typeof PARTS)[number], { name: K }>['ctor']> };
