@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ingest } from './ingest/ingest.js';
 import { errorText, fallbackLog, type Log } from './log.js';
-import type { Registry } from './ingest/registry.js';
+import type { Catalog } from './catalog/catalog.js';
 import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
 import { pruneLog } from './snapshot/prune-log.js';
@@ -71,7 +71,7 @@ export interface Engine {
   /** Rejects if the ingest loop fails (the service should exit). */
   readonly failed: Promise<never>;
   readonly views: EngineViews;
-  readonly registry: Registry;
+  readonly registry: Catalog;
   readonly store: Store;
   readonly ingest: Ingest;
   readonly shards: ShardPool;
