@@ -1,7 +1,8 @@
 /**
  * The HTTP gateway: one uWS app per host role on the calling thread, answering every route from the
  * engine's shared views, the registry and the store without waiting on anything, so each request is
- * answered inside its own callback. Unknown paths and methods other than GET get 404 JSON;
+ * answered inside its own callback. Unknown paths and methods other than GET get 404 JSON (HEAD and
+ * OPTIONS /health answer as GET /health does, HEAD without a body);
  * no exception escapes a uWS callback.
  *
  * With `access` set, every request is evaluated against a plan (gateway/auth) and metered
@@ -160,11 +161,12 @@ export const SHUTDOWN_DRAIN_MS = 10_000; // 10 s
 const UPSTREAM_HOST = '127.0.0.1';
 /** Version of the interface described at /openapi.json. */
 export const API_VERSION = '0.1.0';
-/** Methods other than GET, on any path. */
-function methodNotFound(res: HttpResponse, req: HttpRequest): void {
-  const err = routeNotFound(req.getMethod().toUpperCase(), req.getUrl());
-  sendJson(res, err.status, err.body);
-}
+const HEALTH_PATH = '/health';
+/**
+ * A HEAD answer's body: none (Content-Length: 0). uWS writes a body given to `end` even for HEAD,
+ * and its `endWithoutBody` (which would report the GET body's length) writes nothing in 20.30.
+ */
+const NO_BODY = Buffer.alloc(0);
 
 /**
  * `gate` is the plan the request is evaluated against; undefined = no plan limits. Most answers
@@ -267,6 +269,8 @@ interface Answer {
   plan: string;
   retryAfterSeconds: number;
   contentType: string;
+  /** HEAD: the status and headers only. */
+  bodyless: boolean;
 }
 
 /** What a handler copies out of the request before it dies. */
@@ -375,7 +379,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
 
   /** Fills `a`; returns a promise when the answer waits on the shard threads. */
   function answer(role: RestRole, f: RequestFacts, a: Answer): void | Promise<void> {
-    if (f.path === '/health') {
+    if (f.path === HEALTH_PATH) {
       a.route = ROUTE.health;
       a.body = options.health ? Buffer.from(JSON.stringify(options.health())) : HEALTH_BODY;
       return;
@@ -481,7 +485,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
 
   function send(res: HttpResponse, a: Answer, path: string): void {
     try {
-      sendJson(res, a.status, a.body, a.plan, a.retryAfterSeconds, a.contentType);
+      sendJson(res, a.status, a.bodyless ? NO_BODY : a.body, a.plan, a.retryAfterSeconds, a.contentType);
       if (requestCounters !== null || accessLog) {
         const seconds = a.startedMs > 0 ? (performance.now() - a.startedMs) / 1000 : -1;
         requestCounters?.record(a.host, a.route !== UNMATCHED ? a.route : routeLabelOf(a.host, path), a.status, seconds);
@@ -496,11 +500,17 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   /** Answers waiting on the shard threads; shutdown lets them finish. */
   let answersPending = 0;
 
-  function handler(role: RestRole) {
+  function newAnswer(host: number, bodyless: boolean): Answer {
+    const seq = nextRequestSeq();
+    const timed = accessLog || (requestCounters !== null && seq % LATENCY_SAMPLE_EVERY === 0);
+    return { seq, host, route: UNMATCHED, startedMs: timed ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json', bodyless };
+  }
+
+  /** GET requests; with `bodyless`, HEAD requests answered as GET is, without the body. */
+  function handler(role: RestRole, bodyless = false) {
     const host = REQUEST_HOSTS.indexOf(role);
     return (res: HttpResponse, req: HttpRequest): void => {
-      const requestSeq = nextRequestSeq();
-      const a: Answer = { seq: requestSeq, host, route: UNMATCHED, startedMs: accessLog || (requestCounters !== null && requestSeq % LATENCY_SAMPLE_EVERY === 0) ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
+      const a = newAnswer(host, bodyless);
       let path = '';
       try {
         path = req.getUrl();
@@ -538,6 +548,18 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     };
   }
 
+  /** Other methods, on any path: 404, counted like the GET answers. */
+  function notServed(role: RestRole) {
+    const host = REQUEST_HOSTS.indexOf(role);
+    return (res: HttpResponse, req: HttpRequest): void => {
+      const method = req.getMethod().toUpperCase();
+      const a = newAnswer(host, method === 'HEAD');
+      const path = req.getUrl();
+      fail(a, routeNotFound(method, path), path);
+      send(res, a, path);
+    };
+  }
+
   const listening: Listening[] = [];
   const fronts: Front[] = [];
   /** The role's public port is its HTTP front's (gateway/edge/front.ts); uWS serves on loopback behind it. */
@@ -554,7 +576,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     else {
       if (role === 'agent') agentHost?.register(app);
       app.get('/*', handler(role));
-      app.any('/*', methodNotFound);
+      // Load balancers check health by HEAD or OPTIONS too: answered as GET is.
+      app.head(HEALTH_PATH, handler(role, true));
+      app.options(HEALTH_PATH, handler(role));
+      app.any('/*', notServed(role));
     }
     const withFront = fronted(role);
     const l = await listen(app, withFront ? UPSTREAM_HOST : options.host, withFront ? 0 : port);

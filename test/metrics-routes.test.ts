@@ -1,8 +1,8 @@
 /**
  * /metrics counts every answered request under the route it asked for, refusals included: a 404 of
  * an unknown record or path, the paid host's edge page, an unknown key, a rate-limited request
- * (from the free host's URL cache and from the router), a removed route; the agent host's /api
- * paths under the route they stand for. Real gateway and operator port over sockets, a fixed clock.
+ * (from the free host's URL cache and from the router), a removed route, a method no route
+ * serves; the agent host's /api paths under the route they stand for. Real gateway and operator port over sockets, a fixed clock.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetricsRegistry } from '../gateway/metrics/registry.js';
@@ -72,6 +72,17 @@ describe('requests counted by route', () => {
     const want: Record<string, number> = {};
     for (const [url, key, status, counted] of expected) {
       expect((await call(url, key)).status, `${url} ${key}`).toBe(status);
+      want[counted] = (want[counted] ?? 0) + 1;
+    }
+    // Health checks by other methods, and methods no route serves.
+    const other: [method: string, url: string, status: number, counted: string][] = [
+      ['HEAD', `${free}/health`, 200, 'freeRest health 200'],
+      ['OPTIONS', `${paid}/health`, 200, 'paidRest health 200'],
+      ['POST', `${free}/networks`, 404, 'freeRest networks 404'],
+      ['DELETE', `${paid}${pool}`, 404, 'paidRest pool 404'],
+    ];
+    for (const [method, url, status, counted] of other) {
+      expect((await fetch(url, { method })).status, `${method} ${url}`).toBe(status);
       want[counted] = (want[counted] ?? 0) + 1;
     }
     expect(await requestCounts()).toEqual(want);
