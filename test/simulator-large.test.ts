@@ -208,7 +208,7 @@ describe('simulator, large universe', () => {
       loadConfig({ pools: '40000001' }, {});
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
-      problems = err.problems.join("\n");
+      problems = err.problems.join('\n');
     }
     expect(problems).toMatch(/pools/);
     expect(problems).toMatch(/40000000|40,000,000/);
