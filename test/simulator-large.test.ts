@@ -134,7 +134,7 @@ describe('simulator, large universe', () => {
   }, 600_000);
 
   it('streams its creations in bounded batches while time stays at genesis; deterministic and resumable mid-creation', () => {
-    const opts = options({ pools: 240_000, swapsPerSecond: 2, newPoolsPerHour: 400 });
+    const opts = options({ pools: 50_000, swapsPerSecond: 2, newPoolsPerHour: 200 });
     const whole = createSimulator(opts);
     const first = createSimulator(opts);
     const flat = (batches: ChainEventBatch[]) => batches.flatMap((b) => b.events.map((e) => serialise(b.chain, e)));
@@ -165,19 +165,19 @@ describe('simulator, large universe', () => {
       expected = flat(whole.advance(GENESIS + HOUR));
       expect(flat(resumed.advance(GENESIS + HOUR))).toEqual(expected);
     }
-    expect(total).toBe(204_000);
+    expect(total).toBe(42_500);
     expect(batches).toBe(3);
     // Then history: swaps, and pools created live (launches), byte for byte alike.
     let swaps = 0;
     let live = 0;
-    for (let t = GENESIS + HOUR; t <= GENESIS + 6 * HOUR; t += 1_799.7) {
+    for (let t = GENESIS + HOUR; t <= GENESIS + 3 * HOUR; t += 1_799.7) {
       const next = flat(whole.advance(t));
       swaps += next.filter((l) => l.includes('"kind":"swap"')).length;
       live += created(next);
       expect(flat(resumed.advance(t))).toEqual(next);
     }
     expect(swaps).toBeGreaterThan(10_000);
-    expect(live).toBeGreaterThan(1_000);
+    expect(live).toBeGreaterThan(300);
   }, 300_000);
 
   it(`builds ${MAX_POOLS.toLocaleString('en')} pools holding a few dozen bytes each; its first creations follow the law`, () => {
@@ -193,9 +193,9 @@ describe('simulator, large universe', () => {
     // Living pools (and a few hundred core pools) are the state: 2.5 % of the long tail, within 4 standard deviations.
     expect(Math.abs(sim.poolsInState - genesis * LIVING_SHARE)).toBeLessThan(4 * Math.sqrt(genesis * LIVING_SHARE) + 500);
     let c = census();
-    for (let i = 0; i < 2; i++) c = count(c, sim.advance(GENESIS + HOUR));
-    expect(c.created).toBeGreaterThan(2 * CREATION_BATCH_POOLS - 16);
-    expect(c.created).toBeLessThanOrEqual(2 * CREATION_BATCH_POOLS + 16);
+    for (let i = 0; i < 5; i++) c = count(c, sim.advance(GENESIS + HOUR));
+    expect(c.created).toBeGreaterThan(5 * CREATION_BATCH_POOLS - 40);
+    expect(c.created).toBeLessThanOrEqual(5 * CREATION_BATCH_POOLS + 40);
     expect(sim.time).toBe(GENESIS);
     expect(Math.abs(c.tokens.size / c.created - TOKENS_PER_POOL)).toBeLessThan(0.01);
   }, 600_000);

@@ -16,7 +16,7 @@ import { PPM_NUMBER, arbitrageInput, floorToBigInt } from './amm.js';
 import { networkLaunchTime, type NetworkSpec } from './catalog.js';
 import { BlockClock } from './clock.js';
 import { randomAddress, type AddressFormat } from './encoding.js';
-import { LargeUniverse, LAUNCH_SECONDS, LAUNCH_WEIGHT, CORE_POOL_SPACING_SECONDS, coreWeight } from './large.js';
+import { LargeUniverse, LAUNCH_SECONDS, LAUNCH_WEIGHT, coreCreatedAt, coreWeight } from './large.js';
 import { PoolBook, MIN_RESERVE, type NewPool } from './pools.js';
 import { SECONDS_PER_DAY, type SharedPricePaths } from './prices.js';
 import { Rng, RngBank, hash2, hashString } from './prng.js';
@@ -168,7 +168,7 @@ export class ChainSim implements UniverseBuilder {
     const earliest = Math.min(latest, Math.max(ctx.genesisTime - GENESIS_POOL_HISTORY_SECONDS, networkLaunchTime(spec) + LAUNCH_MARGIN_SECONDS));
     if (large) {
       let core = 0;
-      const coreTime = () => earliest + CORE_POOL_SPACING_SECONDS * core++;
+      const coreTime = () => coreCreatedAt(core++, earliest, latest);
       const coreCount = planCorePools(this, new Rng(this.seed, this.chainHash, TAG_GENESIS_PLAN), genesisPoolCount, coreTime);
       for (let p = 0; p < coreCount; p++) this.poolWeight[p] = coreWeight(this.pools.liquidityUsd[p]!);
       const universe = new LargeUniverse(spec, this.seed, this.chainHash, genesisPoolCount, coreCount, this.tokens.firstLongTail, earliest, latest);
@@ -364,7 +364,7 @@ export class ChainSim implements UniverseBuilder {
    * Emits the creation of up to `limit` more genesis pools of the large universe, in index (and
    * time) order; the pools that do not live go through a throwaway pool book.
    */
-  emitLargeCreations(limit: number): void {
+  private emitLargeCreations(limit: number): void {
     const universe = this.large!;
     const end = Math.min(universe.genesisPools, universe.created + Math.min(limit, universe.genesisPools));
     const clock = this.clock;

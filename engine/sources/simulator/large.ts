@@ -16,8 +16,8 @@
  *   on (with a drawn weight) with probability LIVING_SHARE or stops trading.
  *
  * Invariants:
- * - Pool index order is creation-time order: core pools first, one CORE_POOL_SPACING_SECONDS
- *   apart, then the long tail evenly spread until a minute before genesis; so creations stream
+ * - Pool index order is creation-time order: core pools first (coreCreatedAt), then the long
+ *   tail evenly spread until a minute before genesis; so creations stream
  *   out in index order, a batch at a time, with nothing sorted or held.
  * - Long-tail pool u launches the token with key firstToken + u (LAUNCH_SHARE of them), or lists
  *   the token launched by an earlier pool: token keys are unique per network and a token's
@@ -46,8 +46,8 @@ export const LAUNCH_SHARE = 0.92;
 export const LAUNCH_WEIGHT = 20;
 export const LAUNCH_SECONDS = 2 * 86_400; // 2 days
 /** Core pools are created this far apart from the start of pool history, before the long tail. */
-export const CORE_POOL_SPACING_SECONDS = 3_600; // 1 h
-/** The long tail starts this long after the first core pool. */
+const CORE_POOL_SPACING_SECONDS = 3_600; // 1 h
+/** The long tail starts this long after the first core pool (or when pool history ends, if sooner). */
 const TAIL_START_SECONDS = 60 * 86_400; // 60 days
 /** Core pools' activity weight: (liquidity / LONG_TAIL_MEDIAN_LIQUIDITY_USD)^CORE_WEIGHT_EXPONENT. */
 const CORE_WEIGHT_EXPONENT = 0.6;
@@ -77,6 +77,17 @@ export interface LargePool {
 export function paretoWeight(u: number): number {
   const tail = 1 - (ACTIVITY_WEIGHT_MIN / ACTIVITY_WEIGHT_MAX) ** ACTIVITY_PARETO_SHAPE;
   return ACTIVITY_WEIGHT_MIN * (1 - u * tail) ** (-1 / ACTIVITY_PARETO_SHAPE);
+}
+
+/** When the long tail of pools created between `earliest` and `latest` starts. */
+function tailStart(earliest: number, latest: number): number {
+  return Math.min(latest, earliest + TAIL_START_SECONDS);
+}
+
+/** Creation instant of the k-th core pool: CORE_POOL_SPACING_SECONDS apart, always before the long tail starts. */
+export function coreCreatedAt(k: number, earliest: number, latest: number): number {
+  const span = tailStart(earliest, latest) - earliest;
+  return earliest + Math.min(CORE_POOL_SPACING_SECONDS * k, span * (1 - 1 / (k + 2)));
 }
 
 /** Activity weight of a core pool. */
@@ -111,7 +122,7 @@ export class LargeUniverse {
     this.firstTail = firstTail;
     this.firstToken = firstToken;
     this.dexWeights = spec.dexes.map((d) => d.weight);
-    this.tailStart = Math.min(latest, earliest + TAIL_START_SECONDS);
+    this.tailStart = tailStart(earliest, latest);
     this.tailSpan = latest - this.tailStart;
   }
 

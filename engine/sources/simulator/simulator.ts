@@ -48,8 +48,11 @@ export const DEFAULT_SIMULATOR_OPTIONS: Omit<SimulatorOptions, 'genesisTime'> = 
 /** Share of `pools` that exists at genesis; later pools come at newPoolsPerHour. */
 export const GENESIS_POOL_SHARE = 0.85;
 export const MAX_POOLS = 40_000_000;
-/** Genesis pools a large universe emits per advance() call while creating them (a bounded batch). */
-export const CREATION_BATCH_POOLS = 100_000;
+/**
+ * Genesis pools a large universe emits per advance() call while creating them: about 70,000 events,
+ * the size of an engine catch-up step (engine.ts STEP_EVENTS).
+ */
+export const CREATION_BATCH_POOLS = 20_000;
 /** Version of the saved state's shape: a state of another version is not resumed. */
 const STATE_VERSION = 2;
 const PROGRESS_INTERVAL_MS = 1_000;
