@@ -27,6 +27,7 @@ interface SizeResult {
   readonly buildSeconds: number;
   readonly heapBytesPerPool: number;
   readonly stateBytesPerPool: number;
+  readonly saveSeconds: number;
   readonly creationPoolsPerSecond: number;
   readonly day?: { readonly creationSeconds: number; readonly events: number; readonly poolsTrading: number; readonly daySeconds: number };
 }
@@ -53,14 +54,16 @@ function measure(pools: number, swapsPerSecond: number, day: boolean): SizeResul
   const buildSeconds = (performance.now() - started) / 1000;
   collect();
   const heapBytesPerPool = (held() - before) / pools;
+  const saveStarted = performance.now();
   const stateBytesPerPool = sim.saveState().length / pools;
+  const saveSeconds = (performance.now() - saveStarted) / 1000;
   const genesisPools = sim.creationsPending;
   const creationStarted = performance.now();
   let created = 0;
   for (let i = 0; i < TIMED_BATCHES && sim.creationsPending > 0; i++) sim.advance(genesisTime + 60);
   created = genesisPools - sim.creationsPending;
   const creationPoolsPerSecond = created / ((performance.now() - creationStarted) / 1000);
-  const result = { pools, genesisPools, poolsInState: sim.poolsInState, buildSeconds, heapBytesPerPool, stateBytesPerPool, creationPoolsPerSecond };
+  const result = { pools, genesisPools, poolsInState: sim.poolsInState, buildSeconds, heapBytesPerPool, stateBytesPerPool, saveSeconds, creationPoolsPerSecond };
   if (!day) return result;
   while (sim.creationsPending > 0) sim.advance(genesisTime + 60);
   const creationSeconds = (performance.now() - creationStarted) / 1000;
@@ -81,7 +84,7 @@ function print(r: SizeResult, swapsPerSecond: number): void {
   console.log(
     `${r.pools.toLocaleString('en')} pools (${r.genesisPools.toLocaleString('en')} at genesis, ${r.poolsInState.toLocaleString('en')} living in state): ` +
       `built in ${r.buildSeconds.toFixed(1)} s (${m(r.pools / r.buildSeconds)} M pools/s); ` +
-      `${r.heapBytesPerPool.toFixed(1)} B per pool held, saved state ${r.stateBytesPerPool.toFixed(1)} B per pool; ` +
+      `${r.heapBytesPerPool.toFixed(1)} B per pool held, saved state ${r.stateBytesPerPool.toFixed(1)} B per pool (saved in ${r.saveSeconds.toFixed(1)} s); ` +
       `creations stream at ${Math.round(r.creationPoolsPerSecond).toLocaleString('en')} pools/s ` +
       `(all ${r.genesisPools.toLocaleString('en')} in about ${Math.round(r.genesisPools / r.creationPoolsPerSecond)} s)`,
   );
