@@ -3,12 +3,17 @@
  * counting the events it emits against the law the README states, its creation stream, its memory
  * at 40,000,000 pools, and the determinism the small universe has.
  */
-import { setFlagsFromString } from 'node:v8';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deserialize, serialize, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../engine/config.js';
 import type { ChainEvent, ChainEventBatch } from '../engine/events/model.js';
-import { CREATION_BATCH_POOLS, createSimulator, MAX_POOLS, NETWORKS, resumeSimulator, type SimulatorOptions } from '../engine/sources/simulator/index.js';
+import { openSimulator } from '../engine/sources/open-simulator.js';
+import { CREATION_BATCH_POOLS, createSimulator, MAX_POOLS, NETWORKS, resumeSimulator, type Simulator, type SimulatorOptions } from '../engine/sources/simulator/index.js';
+import { openStore } from '../engine/store/store.js';
 
 setFlagsFromString('--expose_gc');
 const gc = runInNewContext('gc') as () => void;
@@ -212,5 +217,31 @@ describe('simulator, large universe', () => {
     }
     expect(problems).toMatch(/pools/);
     expect(problems).toMatch(/40000000|40,000,000/);
+  });
+
+  it('refuses to resume the saved state of another version of the simulator; a start then makes it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dexdata-sim-version-'));
+    const store = openStore(dir);
+    try {
+      const cfg = { ...loadConfig({ pools: '2000' }, {}).simulator, genesisTime: GENESIS };
+      const sim = openSimulator(store, cfg, GENESIS + DAY) as Simulator;
+      sim.advance(GENESIS + HOUR);
+      const state = sim.saveState();
+      expect(resumeSimulator(state).time).toBe(GENESIS + HOUR);
+      expect(openSimulator(store, cfg, GENESIS + DAY, state).time).toBe(GENESIS + HOUR);
+      const graph = deserialize(state) as Record<string, unknown>;
+      const older = { ...graph };
+      delete older.version;
+      expect(() => resumeSimulator(serialize(older))).toThrow(RangeError);
+      expect(() => resumeSimulator(serialize({ ...graph, version: 1 }))).toThrow(/version 1/);
+      // Made again from its settings: back at genesis, the same events as the first one.
+      const again = openSimulator(store, cfg, GENESIS + DAY, serialize(older)) as Simulator;
+      expect(again.time).toBe(GENESIS);
+      const flat = (b: ChainEventBatch[]) => b.flatMap((x) => x.events.map((e) => serialise(x.chain, e)));
+      expect(flat(again.advance(GENESIS + HOUR))).toEqual(flat(createSimulator({ ...sim.options() }).advance(GENESIS + HOUR)));
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
