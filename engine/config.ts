@@ -12,11 +12,13 @@ import { DEFAULT_TIER_POLICY, MIN_QUIET_AFTER_SECONDS, type TierPolicy } from '.
 import { EngineViews, type EngineCapacity } from './state/views.js';
 import { ringBlockBytes } from './state/ring-blocks.js';
 import { EvmChainsSchema } from './sources/evm/config.js';
+import { LARGE_UNIVERSE_MIN_POOLS } from './sources/simulator/large.js';
+import { MAX_POOLS } from './sources/simulator/simulator.js';
 
 const SimulatorConfig = z
   .object({
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(42),
-    pools: z.number().int().min(1).max(2_000_000).default(20_000),
+    pools: z.number().int().min(1).max(MAX_POOLS).default(20_000),
     backfillDays: z.number().min(0).max(365).default(30),
     swapsPerSecond: z.number().positive().max(100_000).default(1),
     newPoolsPerHour: z.number().min(0).max(100_000).default(2),
@@ -250,7 +252,7 @@ export const CONFIG_OVERRIDES: readonly ConfigOverride[] = [
   { flag: 'paid-stream-port', env: 'DEXDATA_PAID_STREAM_PORT', path: ['listeners', 'paidStream', 'port'], type: 'number', value: 'N', help: 'paid stream host port: SSE for dev, pro and enterprise keys', defaultText: 'port + 3' },
   { flag: 'stream-threads', env: 'DEXDATA_STREAM_THREADS', path: ['streams', 'threads'], type: 'number', value: 'N', help: 'uWS threads serving the stream ports (0 = the main thread)', defaultText: 'cores - 1 - shards, 0 to 8' },
   { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number', value: 'N', help: 'simulator seed' },
-  { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number', value: 'N', help: 'simulated pools (up to 2000000; 85 % exist at genesis)' },
+  { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number', value: 'N', help: `simulated pools (up to ${MAX_POOLS}; 85 % exist at genesis; from ${LARGE_UNIVERSE_MIN_POOLS} a large universe whose activity follows a power law)` },
   { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number', value: 'N', help: 'days of history simulated at first start' },
   { flag: 'genesis-time', env: 'DEXDATA_GENESIS_TIME', path: ['simulator', 'genesisTime'], type: 'number', value: 'UNIX_S', help: 'fixed start of simulated history', defaultText: 'first start minus backfill-days' },
   { flag: 'swaps-per-second', env: 'DEXDATA_SWAPS_PER_SECOND', path: ['simulator', 'swapsPerSecond'], type: 'number', value: 'N', help: 'average simulated swaps per second over all pools' },

@@ -52,7 +52,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
     source: (store, resume) =>
       config.source === 'evm'
         ? createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })
-        : openSimulator(store, config.simulator, now(), resume),
+        : openSimulator(store, config.simulator, now(), resume, engineLog),
     now,
     log: engineLog,
   });
