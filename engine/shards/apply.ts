@@ -567,9 +567,11 @@ export class ShardWriter {
     const R = r.slots;
     const kept = n < R ? n : R;
     const price = v.priceUsd0[p]!;
+    let next = Infinity;
     for (let j = 0; j < windows.length; j++) {
       const w = windows[j]!;
       const start = current - (WINDOWS[w]!.buckets - 1) * r.seconds;
+      let oldest = Infinity;
       let vol = 0;
       let buyVol = 0;
       let txns = 0;
@@ -589,8 +591,12 @@ export class ShardWriter {
           txns += r.txns[slot]!;
           buys += r.buys[slot]!;
           ref = r.open0[slot]!; // until an older candle is found: open of the oldest in the window
+          oldest = time;
         }
       }
+      // The oldest candle in the window leaves it once the window starts after it.
+      const leaves = oldest + WINDOWS[w]!.buckets * r.seconds;
+      if (leaves < next) next = leaves;
       const change = ref > 0 ? (price / ref - 1) * 100 : 0;
       if (v.winVolumeUsd[w]![p] !== vol || v.winTxns[w]![p] !== txns || !Object.is(v.winPriceChange[w]![p], change)) this.windowsMoved = true;
       v.winVolumeUsd[w]![p] = vol;
@@ -601,17 +607,23 @@ export class ShardWriter {
       v.winPriceChange[w]![p] = change;
     }
     v.winAsOf[b]![p] = current;
-    if (held === 0) token1Refs(r, row, n, current, b, v.winRefPrice1, p);
+    if (held === 0) {
+      token1Refs(r, row, n, current, b, v.winRefPrice1, p);
+      v.winNextChange[b]![p] = next;
+    }
   }
 
   /**
-   * True when no window on base `b` of pool p holds a candle: every candle is older than the longest
-   * of them, so re-summing at a later base candle gives the same figures (the price changes follow
-   * the price as it moves). A quiet pool's windows stop reading the store once settled.
+   * True when re-summing the windows on base `b` of pool p (which holds no ring block, so its
+   * candles no longer change) at base candle `current` gives the figures it has: no window holds a
+   * candle, or none leaves its window before `current` (the price changes follow the price as it
+   * moves). A quiet pool's windows read the store only when a candle leaves one of them.
    */
-  private settled(p: number, b: number): boolean {
+  private unchanged(p: number, b: number, current: number): boolean {
+    const v = this.v;
+    if (current < v.winNextChange[b]![p]!) return true;
     const windows = WINDOW_BASES[b]!.windows;
-    for (let j = 0; j < windows.length; j++) if (this.v.winTxns[windows[j]!]![p] !== 0) return false;
+    for (let j = 0; j < windows.length; j++) if (v.winTxns[windows[j]!]![p] !== 0) return false;
     return true;
   }
 
@@ -627,7 +639,7 @@ export class ShardWriter {
       if (asOf !== 0 && asOf < current) {
         if (!changed) Atomics.add(v.poolSeq, p, 1);
         changed = true;
-        if (v.poolBlock[p] === 0 && this.settled(p, b)) v.winAsOf[b]![p] = current;
+        if (v.poolBlock[p] === 0 && this.unchanged(p, b, current)) v.winAsOf[b]![p] = current;
         else this.resumWindows(p, b, current);
       }
     }

@@ -183,6 +183,8 @@ export class ShardTiers {
     for (let w = 0; w < WINDOW_BASES.length; w++) {
       const r = v.rings[WINDOW_BASES[w]!.base]!;
       token1Refs(r, b, r.opened[p]!, v.winAsOf[w]![p]!, w, v.winRefPrice1, p);
+      // Unknown until its windows are re-summed from the store (the next sweep).
+      v.winNextChange[w]![p] = 0;
     }
     v.poolBlock[p] = 0;
     Atomics.add(v.poolSeq, p, 1);

@@ -52,7 +52,7 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
   }
   const t0 = performance.now();
   const main = cutMain(views, seq, source?.saveState?.());
-  const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokens[t] !== undefined);
+  const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokenLive(t));
   const mainMs = performance.now() - t0;
   const parts = ingest
     .afterHandOver(() => shards.capture(runs))

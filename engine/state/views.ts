@@ -208,6 +208,11 @@ export class EngineViews {
   readonly winRefPrice1: readonly Float64Array[];
   /** Per window base (WINDOW_BASES order): open time of the base candle the sums are as of. */
   readonly winAsOf: readonly Float64Array[];
+  /**
+   * Per window base, for a pool without a ring block: the base candle open at which a candle next
+   * leaves one of its windows (Infinity when none holds one). Until then its figures cannot change.
+   */
+  readonly winNextChange: readonly Float64Array[];
 
   // ---- candle rings per interval (writer: owning shard; guarded by poolSeq) ----
   readonly rings: readonly CandleRing[];
@@ -324,6 +329,8 @@ export class EngineViews {
     this.winRefPrice = perWindow('winRefPrice');
     this.winRefPrice1 = perWindow('winRefPrice1');
     this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Float64Array, shard));
+    // Derived from the stored candles again after a start (0: re-sum at the next sweep).
+    this.winNextChange = WINDOW_BASES.map((b) => pool(`winNextChange.${INTERVALS[b.base]}`, Float64Array, { ...shard, transient: true }));
 
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;
