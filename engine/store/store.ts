@@ -1,5 +1,6 @@
 /**
- * The durable store: one LMDB environment, values packed with msgpackr (lmdb's default encoding).
+ * The durable store: one LMDB environment, values packed with msgpackr (lmdb's default encoding),
+ * transactions and candles in a binary form of their own (records.ts).
  *
  *  log       batch sequence -> FlatBuffers EventBatch bytes; the source of truth the views are rebuilt from
  *  meta      string -> value: per-chain checkpoints and recent block hashes, the log head and how far it was pruned, genesis time, shard watermarks
@@ -13,6 +14,7 @@
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { RetryingWriter } from './durable.js';
+import { candleEncoder, txEncoder } from './records.js';
 
 export interface NetworkRecord {
   readonly index: number;
@@ -121,8 +123,9 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     dexes: db<DexRecord, number>('dexes'),
     pools: db<PoolRecord, number>('pools'),
     tokens: db<TokenRecord, number>('tokens'),
-    candles: db<number[], CandleKey>('candles'),
-    txs: db<TxRecord, TxKey>('txs'),
+    // Binary records (records.ts); a record written as msgpack by an older version reads as before.
+    candles: db<number[], CandleKey>('candles', { encoder: candleEncoder }),
+    txs: db<TxRecord, TxKey>('txs', { encoder: txEncoder }),
     writer: new RetryingWriter(root, path),
     close: () => root.close(),
   };
