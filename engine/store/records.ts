@@ -8,8 +8,9 @@
  *  - candle times as deltas, prices that repeat (high = open, close = low, open = the previous
  *    close, ...) as a flag instead of another float64; counts as varints.
  *
- * Invariant: decode(encode(x)) equals x field for field (every float64 bit for bit, -0 included),
- * so every answer built from a record is byte for byte what it was. A record the binary form cannot
+ * Invariant: decode(encode(x)) equals what the msgpack form read back, field for field and every
+ * float64 bit (msgpack writes -0 as the integer 0, and so does this form), so every answer built
+ * from a record is byte for byte what it was. A record the binary form cannot
  * hold exactly (text of another shape, a non-canonical amount, a fraction where a count belongs) is
  * written as msgpack, as before this form existed. Binary records begin with 0xc1, a byte msgpack
  * never uses; anything else is msgpack, which is how a store written before them reads back.
@@ -79,9 +80,10 @@ class Writer {
     this.at += 2;
   }
 
+  /** A float64; -0 as 0, as msgpack has it. */
   f64(x: number): void {
     this.room(8);
-    this.view.setFloat64(this.at, x, true);
+    this.view.setFloat64(this.at, x === 0 ? 0 : x, true);
     this.at += 8;
   }
 
@@ -270,6 +272,11 @@ class Reader {
 
 const writer = new Writer();
 
+/** Whether two numbers read back the same from msgpack: NaN is NaN, -0 is 0. */
+function same(a: number, b: number | undefined): boolean {
+  return a === b || (a !== a && b !== b);
+}
+
 function isBinary(b: Uint8Array, kind: number): boolean {
   return b.length >= 2 && b[0] === BINARY_MARK && b[1] === kind;
 }
@@ -358,15 +365,15 @@ export function encodeCandles(chunk: readonly number[]): Buffer {
         const o = at + F_OPEN[t]!;
         const [open, high, low, close] = [chunk[o]!, chunk[o + 1]!, chunk[o + 2]!, chunk[o + 3]!];
         let f = 0;
-        if (at > 0 && Object.is(open, chunk[o - CANDLE_FIELDS + 3])) f |= OPEN_IS_PREV_CLOSE;
-        if (Object.is(high, open)) f |= HIGH_IS_OPEN;
-        if (Object.is(low, open)) f |= LOW_IS_OPEN;
-        f |= (Object.is(close, open) ? 1 : Object.is(close, high) ? 2 : Object.is(close, low) ? 3 : 0) << CLOSE_SHIFT;
+        if (at > 0 && same(open, chunk[o - CANDLE_FIELDS + 3])) f |= OPEN_IS_PREV_CLOSE;
+        if (same(high, open)) f |= HIGH_IS_OPEN;
+        if (same(low, open)) f |= LOW_IS_OPEN;
+        f |= (same(close, open) ? 1 : same(close, high) ? 2 : same(close, low) ? 3 : 0) << CLOSE_SHIFT;
         flags |= f << (t * TOKEN_BITS);
       }
       const volume = chunk[at + F_VOLUME]!;
       const buyVolume = chunk[at + F_BUY_VOLUME]!;
-      flags |= (Object.is(buyVolume, 0) ? 1 : Object.is(buyVolume, volume) ? 2 : 0) << BUY_SHIFT;
+      flags |= (buyVolume === 0 ? 1 : same(buyVolume, volume) ? 2 : 0) << BUY_SHIFT;
       w.u16(flags);
       w.varint(chunk[at + F_TXNS]!);
       w.varint(chunk[at + F_BUYS]!);
