@@ -143,11 +143,14 @@ export const metaKeys = {
   shardWatermark: (shard: number) => `shard.${shard}.watermark`,
 } as const;
 
-/** Bytes of pages each database holds (branch, leaf and overflow pages; free pages not counted). */
-export function databaseBytes(store: Store): Record<'log' | 'txs' | 'candles' | 'pools' | 'tokens' | 'meta', number> {
+/** Bytes of pages each database holds (branch, leaf and overflow pages), and `unused`: the rest of the file (free pages, the key and usage databases). */
+export function databaseBytes(store: Store): Record<'log' | 'txs' | 'candles' | 'pools' | 'tokens' | 'meta' | 'unused', number> {
   const bytes = (db: Database<unknown, import('lmdb').Key>) => {
     const st = db.getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
     return (st.treeBranchPageCount + st.treeLeafPageCount + st.overflowPages) * st.pageSize;
   };
-  return { log: bytes(store.log), txs: bytes(store.txs), candles: bytes(store.candles), pools: bytes(store.pools), tokens: bytes(store.tokens), meta: bytes(store.meta) };
+  const used = { log: bytes(store.log), txs: bytes(store.txs), candles: bytes(store.candles), pools: bytes(store.pools), tokens: bytes(store.tokens), meta: bytes(store.meta) };
+  const env = store.root.getStats() as { pageSize: number; lastPageNumber: number };
+  const file = (env.lastPageNumber + 1) * env.pageSize;
+  return { ...used, unused: file - Object.values(used).reduce((a, b) => a + b, 0) };
 }
