@@ -1,8 +1,8 @@
 /**
  * The store on disk: transactions and candles are written in their binary form, and a store whose
- * records are msgpack (as versions before it wrote them) answers byte for byte the same; the log
- * before the newest snapshots is pruned by default, and a start that then cannot rebuild its views
- * (its snapshots do not fit the version) says what it needs instead of serving something wrong.
+ * records are msgpack (as versions before it wrote them) answers byte for byte the same; with log
+ * pruning on, a start that cannot rebuild its views (its snapshots do not fit the version) says what
+ * it needs instead of serving something wrong.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,8 +30,8 @@ function tempDir(): string {
   return d;
 }
 
-async function start(dataDir: string): Promise<{ service: RunningService; paid: string }> {
-  const service = await startService(['--data-dir', dataDir, ...SERVICE_ARGS]);
+async function start(dataDir: string, extra: readonly string[] = []): Promise<{ service: RunningService; paid: string }> {
+  const service = await startService(['--data-dir', dataDir, ...SERVICE_ARGS, ...extra]);
   services.push(service);
   await service.waitFor(/caught up/, 60_000);
   const line = await service.waitFor(/paid REST listening on http:\/\/[\d.]+:(\d+)/);
@@ -113,9 +113,11 @@ describe('records on disk', () => {
 });
 
 describe('log pruning', () => {
-  it('is on by default, and a start whose snapshots do not fit the version says what it needs', async () => {
+  it('removes the log behind the snapshots, and a start whose snapshots do not fit the version then says what it needs', async () => {
     const dataDir = tempDir();
-    const { service } = await start(dataDir);
+    const config = join(dataDir, 'prune.json');
+    writeFileSync(config, JSON.stringify({ snapshots: { pruneLog: true } }));
+    const { service } = await start(dataDir, ['--config', config]);
     expect(await service.stop()).toBe(0);
     const store = openStore(dataDir);
     const pruned = logPrunedThrough(store);
@@ -135,7 +137,9 @@ describe('log pruning', () => {
       bytes[at] = bytes[at] === 0x30 ? 0x31 : 0x30;
       writeFileSync(path, bytes);
     }
-    const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', ...SERVICE_ARGS], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'serve', '--data-dir', dataDir, '--config', config, '--port', '0', '--metrics-port', '0', ...SERVICE_ARGS], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));
