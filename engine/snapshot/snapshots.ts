@@ -47,9 +47,7 @@ export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = {
   intervalSeconds: 300, // 5 min
   everyEvents: 2_000_000,
   keep: 2,
-  // Off by default: a start whose column table differs from the snapshots' (a new version) then rebuilds
-  // from the log, and the whole history stays readable. On, the store is a third smaller
-  // (bench/RESULTS.md), and such a start stops and says what it needs (take.ts).
+  // Off by default: a start whose column table differs from the snapshots' (a new version) then rebuilds from the log.
   pruneLog: false,
 };
 
