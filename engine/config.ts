@@ -4,15 +4,21 @@
  * variables (DEXDATA_*), command-line flags.
  */
 import { readFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { z } from 'zod';
 import { INTERVALS } from './state/layout.js';
 import { DEFAULT_SNAPSHOT_POLICY, type SnapshotPolicy } from './snapshot/snapshots.js';
+import { DEFAULT_TIER_POLICY, MIN_QUIET_AFTER_SECONDS, type TierPolicy } from './shards/tiers.js';
+import { EngineViews, type EngineCapacity } from './state/views.js';
+import { ringBlockBytes } from './state/ring-blocks.js';
 import { EvmChainsSchema } from './sources/evm/config.js';
+import { LARGE_UNIVERSE_MIN_POOLS } from './sources/simulator/large.js';
+import { MAX_POOLS } from './sources/simulator/simulator.js';
 
 const SimulatorConfig = z
   .object({
     seed: z.number().int().min(0).max(2 ** 32 - 1).default(42),
-    pools: z.number().int().min(1).max(2_000_000).default(20_000),
+    pools: z.number().int().min(1).max(MAX_POOLS).default(20_000),
     backfillDays: z.number().min(0).max(365).default(30),
     swapsPerSecond: z.number().positive().max(100_000).default(1),
     newPoolsPerHour: z.number().min(0).max(100_000).default(2),
@@ -36,6 +42,15 @@ const CapacityConfig = z
     pools: z.number().int().min(16).max(4_000_000).optional(),
     tokens: z.number().int().min(16).max(4_000_000).optional(),
     chains: z.number().int().min(1).max(1024).default(64),
+    /** Pools that may hold candle rings at once (ring blocks); by default as many as a quarter of the machine's memory holds, at most one per pool. */
+    ringBlocks: z.number().int().min(64).max(100_000_000).optional(),
+  })
+  .strict();
+
+/** Hot and quiet pools: a pool quiet this long gives its candle rings back (its candles are in LMDB). */
+const TiersConfig = z
+  .object({
+    quietAfterSeconds: z.number().int().min(MIN_QUIET_AFTER_SECONDS).default(DEFAULT_TIER_POLICY.quietAfterSeconds),
   })
   .strict();
 
@@ -179,6 +194,7 @@ export const ConfigSchema = z
     listeners: ListenersConfig.default(() => ListenersConfig.parse({})),
     streams: StreamsConfig.default({}),
     snapshots: SnapshotsConfig.default(() => SnapshotsConfig.parse({})),
+    tiers: TiersConfig.default(() => TiersConfig.parse({})),
     /** EVM chains followed when `source` is `evm` (engine/sources/evm/config.ts). */
     chains: EvmChainsSchema.default([]),
     log: LogConfig.default(LogConfig.parse({})),
@@ -236,7 +252,7 @@ export const CONFIG_OVERRIDES: readonly ConfigOverride[] = [
   { flag: 'paid-stream-port', env: 'DEXDATA_PAID_STREAM_PORT', path: ['listeners', 'paidStream', 'port'], type: 'number', value: 'N', help: 'paid stream host port: SSE for dev, pro and enterprise keys', defaultText: 'port + 3' },
   { flag: 'stream-threads', env: 'DEXDATA_STREAM_THREADS', path: ['streams', 'threads'], type: 'number', value: 'N', help: 'uWS threads serving the stream ports (0 = the main thread)', defaultText: 'cores - 1 - shards, 0 to 8' },
   { flag: 'seed', env: 'DEXDATA_SEED', path: ['simulator', 'seed'], type: 'number', value: 'N', help: 'simulator seed' },
-  { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number', value: 'N', help: 'simulated pools (up to 2000000; 85 % exist at genesis)' },
+  { flag: 'pools', env: 'DEXDATA_POOLS', path: ['simulator', 'pools'], type: 'number', value: 'N', help: `simulated pools (up to ${MAX_POOLS}; 85 % exist at genesis; from ${LARGE_UNIVERSE_MIN_POOLS} a large universe whose activity follows a power law)` },
   { flag: 'backfill-days', env: 'DEXDATA_BACKFILL_DAYS', path: ['simulator', 'backfillDays'], type: 'number', value: 'N', help: 'days of history simulated at first start' },
   { flag: 'genesis-time', env: 'DEXDATA_GENESIS_TIME', path: ['simulator', 'genesisTime'], type: 'number', value: 'UNIX_S', help: 'fixed start of simulated history', defaultText: 'first start minus backfill-days' },
   { flag: 'swaps-per-second', env: 'DEXDATA_SWAPS_PER_SECOND', path: ['simulator', 'swapsPerSecond'], type: 'number', value: 'N', help: 'average simulated swaps per second over all pools' },
@@ -247,6 +263,8 @@ export const CONFIG_OVERRIDES: readonly ConfigOverride[] = [
   { flag: 'metrics-port', env: 'DEXDATA_METRICS_PORT', path: ['metrics', 'port'], type: 'number', value: 'N', help: 'operator port (/metrics); 0 = any free port' },
   { flag: 'trusted-proxies', env: 'DEXDATA_TRUSTED_PROXIES', path: ['trustedProxies'], type: 'list', value: 'LIST', help: 'comma-separated addresses or CIDRs of reverse proxies whose X-Forwarded-For / Forwarded is honoured' },
   { flag: 'front', env: 'DEXDATA_FRONT', path: ['gateway', 'front'], type: 'string', value: 'MODE', help: 'the HTTP front: on (REST and agent ports), all (stream ports too) or off (uWS on every port)' },
+  { flag: 'quiet-after', env: 'DEXDATA_QUIET_AFTER', path: ['tiers', 'quietAfterSeconds'], type: 'number', value: 'SECONDS', help: 'a pool this long without a swap gives its candle rings back (its candles are read from LMDB)' },
+  { flag: 'ring-blocks', env: 'DEXDATA_RING_BLOCKS', path: ['capacity', 'ringBlocks'], type: 'number', value: 'N', help: 'pools that may hold candle rings at once', defaultText: 'a quarter of the memory, at most one per pool' },
   { flag: 'snapshot-interval', env: 'DEXDATA_SNAPSHOT_INTERVAL', path: ['snapshots', 'intervalSeconds'], type: 'number', value: 'SECONDS', help: 'seconds between snapshots of the engine views while events arrive' },
 ];
 
@@ -323,18 +341,34 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
   return deepFreeze(result.data);
 }
 
+/** When the engine's pools give their ring blocks back. */
+export function tierPolicy(config: Config): TierPolicy {
+  return config.tiers;
+}
+
 /** What the engine is given for its snapshots (null: none). */
 export function snapshotPolicy(config: Config): SnapshotPolicy | null {
   const { enabled, ...policy } = config.snapshots;
   return enabled ? policy : null;
 }
 
-/** Pool and token capacity of the shared views: room for the configured pools plus years of new ones. */
-export function engineCapacity(config: Config): { pools: number; tokens: number; chains: number } {
+/** Share of the machine's memory the ring blocks (and the tokens' second blocks) may take when the configuration names no count. */
+const RING_BLOCK_MEMORY_SHARE = 0.25;
+const SECOND_BLOCK_MEMORY_SHARE = 1 / 32;
+
+/**
+ * Capacity of the shared views: room for the configured pools plus years of new ones, and as many
+ * ring blocks as RING_BLOCK_MEMORY_SHARE of the memory holds (at most one per pool id). Blocks never
+ * handed out are never touched, so they cost address space, not memory.
+ */
+export function engineCapacity(config: Config, memoryBytes = totalmem()): Required<EngineCapacity> {
   const growth = Math.ceil(config.simulator.newPoolsPerHour * 24 * 365);
   const pools = config.capacity.pools ?? Math.max(65_536, Math.ceil(config.simulator.pools * 1.25) + growth);
   const tokens = config.capacity.tokens ?? pools;
-  return { pools, tokens, chains: config.capacity.chains };
+  const one = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
+  const blocks = config.capacity.ringBlocks ?? Math.min(pools, Math.floor((memoryBytes * RING_BLOCK_MEMORY_SHARE) / ringBlockBytes(one)));
+  const secondBlocks = Math.min(tokens, Math.floor((memoryBytes * SECOND_BLOCK_MEMORY_SHARE) / ringBlockBytes(one, 'secondBlock')));
+  return { pools, tokens, chains: config.capacity.chains, blocks, secondBlocks };
 }
 
 /**

@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ingest } from './ingest/ingest.js';
 import { errorText, fallbackLog, type Log } from './log.js';
-import type { Registry } from './ingest/registry.js';
+import type { Catalog } from './catalog/catalog.js';
 import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
 import { pruneLog } from './snapshot/prune-log.js';
@@ -16,6 +16,8 @@ import { readSection } from './snapshot/load.js';
 import { cutSnapshot, loadState } from './snapshot/take.js';
 import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
+import { blockStats, ringBlockBytes, secondBlocks } from './state/ring-blocks.js';
+import { DEFAULT_TIER_POLICY, type TierPolicy } from './shards/tiers.js';
 import { openStore, type Store } from './store/store.js';
 
 export interface EngineOptions {
@@ -39,6 +41,8 @@ export interface EngineOptions {
   readonly snapshots?: SnapshotPolicy | null;
   /** Progress and failures; warnings and errors on stderr without it (engine/log.ts). */
   readonly log?: Log;
+  /** When pools give their ring blocks back (DEFAULT_TIER_POLICY when absent); null: never. */
+  readonly tiers?: TierPolicy | null;
 }
 
 export interface EngineStatus {
@@ -67,7 +71,7 @@ export interface Engine {
   /** Rejects if the ingest loop fails (the service should exit). */
   readonly failed: Promise<never>;
   readonly views: EngineViews;
-  readonly registry: Registry;
+  readonly registry: Catalog;
   readonly store: Store;
   readonly ingest: Ingest;
   readonly shards: ShardPool;
@@ -111,7 +115,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
   spaceTimer.unref();
   const views = EngineViews.create(options.capacity);
-  const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now, log });
+  const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now, log, tiers: options.tiers === undefined ? DEFAULT_TIER_POLICY : options.tiers });
   const ingest = new Ingest(store, views, shards);
   const policy = options.snapshots === undefined ? DEFAULT_SNAPSHOT_POLICY : options.snapshots;
   const snapshots = policy
@@ -304,8 +308,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     status,
     stats() {
       const { logHead, logSinceSnapshot, snapshots: st } = status();
+      const blocks = blockStats(views);
+      const pools = ingest.registry.poolCount;
+      const seconds = blockStats(views, secondBlocks(views));
       return {
         phase,
+        pools_hot: blocks.used,
+        pools_quiet: pools - blocks.used,
+        ring_blocks: { total: blocks.total, used: blocks.used, free: blocks.free, touched: blocks.touched, bytes_each: ringBlockBytes(views) },
+        tokens_hot: seconds.used,
+        tokens_quiet: ingest.registry.tokenCount - seconds.used,
+        second_blocks: { total: seconds.total, used: seconds.used, free: seconds.free, touched: seconds.touched, bytes_each: ringBlockBytes(views, 'secondBlock') },
         log_head: logHead,
         log_batches_since_snapshot: logSinceSnapshot,
         events_since_snapshot: eventsSinceSnapshot,

@@ -4,7 +4,7 @@
  */
 import type { Checkpoint, Store } from './store/store.js';
 import type { EngineViews } from './state/views.js';
-import type { Registry } from './ingest/registry.js';
+import type { Catalog } from './catalog/catalog.js';
 import type { Snapshots } from './snapshot/snapshots.js';
 
 /** A batch acknowledged by the log, for the shard that owns its chain. */
@@ -33,7 +33,7 @@ export interface ShardDispatcher {
 
 /** What a rollback (ingest/rollback.ts) reads and resets of the ingest stage. */
 export interface RollbackHost {
-  readonly registry: Registry;
+  readonly registry: Catalog;
   readonly logStore: Store;
   readonly sharedViews: EngineViews;
   readonly dispatch: ShardDispatcher;

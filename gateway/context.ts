@@ -1,6 +1,6 @@
-/** What the gateway reads from: the engine's shared views, the registry's side tables and the store. */
+/** What the gateway reads from: the engine's shared views, the catalog (ids, addresses, names) and the store. */
 import type { SwapFeed } from '../engine/feed/swaps.js';
-import type { Registry } from '../engine/ingest/registry.js';
+import type { Catalog } from '../engine/catalog/catalog.js';
 import type { PoolRanker } from '../engine/search/ranker.js';
 import type { Log } from '../engine/log.js';
 import type { EngineViews } from '../engine/state/views.js';
@@ -8,7 +8,8 @@ import type { Store } from '../engine/store/store.js';
 
 export interface GatewayContext {
   views: EngineViews;
-  registry: Registry;
+  /** The catalog: networks, DEXes, pool and token ids, addresses and names. */
+  registry: Catalog;
   store: Store;
   /** Runs ranked pool searches on the shard threads. */
   ranker: PoolRanker;

@@ -1,7 +1,8 @@
 /**
  * The HTTP gateway: one uWS app per host role on the calling thread, answering every route from the
  * engine's shared views, the registry and the store without waiting on anything, so each request is
- * answered inside its own callback. Unknown paths and methods other than GET get 404 JSON;
+ * answered inside its own callback. Unknown paths and methods other than GET get 404 JSON (HEAD and
+ * OPTIONS /health answer as GET /health does, HEAD without a body);
  * no exception escapes a uWS callback.
  *
  * With `access` set, every request is evaluated against a plan (gateway/auth) and metered
@@ -49,7 +50,9 @@ import { startStreamThreads, type StreamThreads } from './streams/threads.js';
 import { errorText, fallbackLog } from '../engine/log.js';
 import { createTrustedProxies, NO_PROXIES } from './http/forwarded.js';
 import { nextRequestSeq, requestId } from './http/request-id.js';
-import { LATENCY_SAMPLE_EVERY, RequestCounters, REQUEST_HOSTS, routeOf, StreamCounters } from './metrics/counters.js';
+import { LATENCY_SAMPLE_EVERY, RequestCounters, REQUEST_HOSTS, StreamCounters } from './metrics/counters.js';
+import type { RouteSet } from './rest/route.js';
+import { API_PREFIX_LENGTH, matchRoute, pathPart, ROUTE, ROUTES, type RouteLabel } from './rest/routes.js';
 
 export type { GatewayContext } from './context.js';
 
@@ -158,11 +161,12 @@ export const SHUTDOWN_DRAIN_MS = 10_000; // 10 s
 const UPSTREAM_HOST = '127.0.0.1';
 /** Version of the interface described at /openapi.json. */
 export const API_VERSION = '0.1.0';
-/** Methods other than GET, on any path. */
-function methodNotFound(res: HttpResponse, req: HttpRequest): void {
-  const err = routeNotFound(req.getMethod().toUpperCase(), req.getUrl());
-  sendJson(res, err.status, err.body);
-}
+const HEALTH_PATH = '/health';
+/**
+ * A HEAD answer's body: none (Content-Length: 0). uWS writes a body given to `end` even for HEAD,
+ * and its `endWithoutBody` (which would report the GET body's length) writes nothing in 20.30.
+ */
+const NO_BODY = Buffer.alloc(0);
 
 /**
  * `gate` is the plan the request is evaluated against; undefined = no plan limits. Most answers
@@ -170,7 +174,14 @@ function methodNotFound(res: HttpResponse, req: HttpRequest): void {
  */
 type Route = (url: string, query: string, gate?: OhlcvPlanGate) => Uint8Array | Promise<Uint8Array>;
 
-function createRouter(ctx: GatewayContext): Route {
+interface Router {
+  /** Answers `url`, whose route id (rest/routes.ts) the caller has matched already. */
+  serve(route: number, url: string, query: string, gate?: OhlcvPlanGate): Uint8Array | Promise<Uint8Array>;
+  /** Matches `url`, then answers it (the agent protocol's tools). */
+  route: Route;
+}
+
+function createRouter(ctx: GatewayContext): Router {
   const cache = new ResponseCache(CACHE_MAX_BYTES);
   const statics = new PoolStatics(ctx.registry);
   const networks = createNetworkHandlers(ctx);
@@ -183,35 +194,50 @@ function createRouter(ctx: GatewayContext): Route {
   const openApi = Buffer.from(JSON.stringify(openApiDocument(API_VERSION)), 'utf8');
   const history = createHistoryRoutes(ctx, cache);
   const searches = createSearchRoutes(ctx, statics);
-  return (url, query, gate) => {
-    const s = url.split('/');
-    const removed = removedRoute(s);
-    if (removed !== null) throw removed;
-    const extra = history(s, query, gate) ?? searches(s, query);
-    if (extra !== null) return extra;
-    if (s.length === 2) {
-      if (s[1] === 'health') return HEALTH_BODY;
-      if (s[1] === 'networks') return networks.networks();
-      if (s[1] === 'stats') return stats();
-      if (s[1] === 'openapi.json') return openApi;
-      throw routeNotFound('GET', url);
-    }
-    if (s.length === 3 && s[1] === 'pools' && s[2] === 'search') return search.global(query);
-    if (s[1] !== 'networks' || s.length > 6) throw routeNotFound('GET', url);
-    const network = segment(s[2]!, 'network');
-    if (s.length === 4 && s[3] === 'dexes') return networks.dexes(network, query);
-    if (s.length === 5 && s[3] === 'multi' && s[4] === 'prices') return prices(network, query);
-    if (s.length === 5 && s[3] === 'tokens') return token(network, segment(s[4]!, 'token'));
-    if (s[3] !== 'pools' || s.length < 5) throw routeNotFound('GET', url);
-    if (s.length === 5) return s[4] === 'search' ? search.network(network, query) : details(network, segment(s[4]!, 'pool'), query);
-    if (s[5] === 'ohlcv') return ohlcv(network, segment(s[4]!, 'pool'), query, gate);
+  const notFound = (url: string): never => {
     throw routeNotFound('GET', url);
+  };
+  /** The route sets of rest/ take the path's segments. */
+  const inSet =
+    (set: RouteSet): Route =>
+    (url, query, gate) =>
+      set(url.split('/'), query, gate) ?? notFound(url);
+  const network = (url: string): string => segment(pathPart(url, 2), 'network');
+  // Every path of a route has the route's shape: /networks/{network}/{kind}/{id}/... where it has these parts.
+  const handlers: Readonly<Record<RouteLabel, Route>> = {
+    root: notFound,
+    health: () => HEALTH_BODY,
+    usage: notFound,
+    stats: () => stats(),
+    openapi: () => openApi,
+    networks: () => networks.networks(),
+    dexes: (url, query) => networks.dexes(network(url), query),
+    pool_search: (url, query) => (url.startsWith('/networks/') ? search.network(network(url), query) : search.global(query)),
+    pool: (url, query) => details(network(url), segment(pathPart(url, 4), 'pool'), query),
+    pool_ohlcv: (url, query, gate) => ohlcv(network(url), segment(pathPart(url, 4), 'pool'), query, gate),
+    pool_transactions: inSet(history),
+    pool_indicators: inSet(history),
+    token_search: inSet(searches),
+    token: (url) => token(network(url), segment(pathPart(url, 4), 'token')),
+    token_ohlcv: inSet(history),
+    token_indicators: inSet(history),
+    multi_prices: (url, query) => prices(network(url), query),
+    search: inSet(searches),
+    removed: (url) => {
+      throw removedRoute(url.split('/')) ?? routeNotFound('GET', url);
+    },
+    other: notFound,
+  };
+  const byId = ROUTES.map((r) => handlers[r]);
+  return {
+    serve: (id, url, query, gate) => byId[id]!(url, query, gate),
+    route: (url, query, gate) => byId[matchRoute(url)]!(url, query, gate),
   };
 }
 
-/** Credits a request costs: 1, or 1 per listed token on batch prices. */
-function costOf(path: string, query: string): number {
-  if (!path.endsWith('/multi/prices')) return 1;
+/** Credits a request to route `route` costs: 1, or 1 per listed token on batch prices. */
+function costOf(route: number, query: string): number {
+  if (route !== ROUTE.multi_prices) return 1;
   const tokens = readQuery(query, TOKENS_PARAM)['tokens'];
   return tokens === undefined ? 1 : Math.max(1, tokens.split(',').length);
 }
@@ -232,6 +258,8 @@ interface Answer {
   seq: number;
   /** Index of the host role in REQUEST_HOSTS. */
   host: number;
+  /** Id of the route the request matched (rest/routes.ts); UNMATCHED when refused before matching. */
+  route: number;
   /** performance.now() when the request was read (0 when nothing measures it). */
   startedMs: number;
   /** The client's address, for the debug request line (null when not logged). */
@@ -241,6 +269,8 @@ interface Answer {
   plan: string;
   retryAfterSeconds: number;
   contentType: string;
+  /** HEAD: the status and headers only. */
+  bodyless: boolean;
 }
 
 /** What a handler copies out of the request before it dies. */
@@ -253,6 +283,15 @@ interface RequestFacts {
   address: ArrayBuffer | null;
   /** The client a trusted proxy named (gateway/http/forwarded.ts); null when the peer is the client. */
   client: string | null;
+}
+
+/** Answer.route of a request refused before its route was matched (send matches it then, if counted). */
+const UNMATCHED = -1;
+const AGENT_HOST = REQUEST_HOSTS.indexOf('agent');
+
+/** The route a request is counted under: the agent host's /api paths as the route they stand for. */
+function routeLabelOf(host: number, path: string): number {
+  return matchRoute(path, host === AGENT_HOST && path.startsWith('/api/') ? API_PREFIX_LENGTH : 0);
 }
 
 /** Host part of a configured public name: `https://pro.example.com/` -> `pro.example.com`. */
@@ -281,7 +320,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   if (typeof uWS.getParts !== 'function') {
     throw new Error('uWebSockets.js native binary is not loaded (the slow fallback is refused)');
   }
-  const route = createRouter(ctx);
+  const router = createRouter(ctx);
   const log = ctx.log ?? fallbackLog();
   /** One line per request at debug level (the level is fixed at start, so this is read once). */
   const accessLog = log.isLevelEnabled('debug');
@@ -297,7 +336,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     access?.agent !== undefined && keys !== null && meter !== null
       ? createAgentHost({
           ctx,
-          route,
+          route: router.route,
           keys,
           meter,
           plans: access.plans,
@@ -340,14 +379,16 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
 
   /** Fills `a`; returns a promise when the answer waits on the shard threads. */
   function answer(role: RestRole, f: RequestFacts, a: Answer): void | Promise<void> {
-    if (f.path === '/health') {
+    if (f.path === HEALTH_PATH) {
+      a.route = ROUTE.health;
       a.body = options.health ? Buffer.from(JSON.stringify(options.health())) : HEALTH_BODY;
       return;
     }
     // The agent host on loopback serves only requests naming it (DNS rebinding), the /api subset as its protocol routes.
     if (role === 'agent' && agentHost !== null && !agentHost.hostAllowed(f.host)) throw FORBIDDEN_HOST;
     if (access === undefined || keys === null || meter === null) {
-      const body = route(f.path, f.query);
+      a.route = matchRoute(f.path);
+      const body = router.serve(a.route, f.path, f.query);
       if (body instanceof Promise)
         return body.then((b) => {
           a.body = b;
@@ -380,6 +421,7 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     if (cacheKey !== null) {
       const hit = freeHostCache.get(cacheKey, 0);
       if (hit !== undefined) {
+        a.route = hit.tag;
         const cost = hit.items;
         meter.charge(meter.admit(caller, cost, now), cost, now);
         a.body = hit.body;
@@ -389,10 +431,12 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     checkHost(served, caller, hostUrl);
     if (served === 'agent' && !f.path.startsWith('/api/')) throw routeNotFound('GET', f.path);
     if (f.path === '/') {
+      a.route = ROUTE.root;
       a.body = Buffer.from(`{"service":"dexdata","api_version":${str(API_VERSION)},"plan":${str(caller.plan)}}`);
       return;
     }
     if (f.path === '/usage') {
+      a.route = ROUTE.usage;
       meter.admit(caller, 0, now);
       a.body = usageBody(meter, caller, now);
       return;
@@ -402,20 +446,24 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     let path = f.path;
     let query = f.query;
     let project: ((body: Uint8Array) => Uint8Array) | undefined;
+    // The route served: the request's own, or on the agent host the route its rewrite names.
+    let id: number;
     if (served === 'agent') {
       const sub = subset(f.path, f.query);
       if (sub === null) throw routeNotFound('GET', f.path);
       ({ path, query, project } = sub);
-    }
+      a.route = routeLabelOf(AGENT_HOST, f.path);
+      id = matchRoute(path);
+    } else id = a.route = matchRoute(path);
     checkPaidOnly(path, caller.plan);
-    const cost = costOf(path, query);
+    const cost = costOf(id, query);
     const slot = meter.admit(caller, cost, now);
     const finish = (body: Uint8Array): void => {
       a.body = project === undefined ? body : project(body);
       meter.charge(slot, cost, now);
-      if (cacheKey !== null) freeHostCache.set(cacheKey, 0, Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength), performance.now() + FREE_HOST_CACHE_TTL_MS, cost);
+      if (cacheKey !== null) freeHostCache.set(cacheKey, 0, Buffer.from(a.body.buffer, a.body.byteOffset, a.body.byteLength), performance.now() + FREE_HOST_CACHE_TTL_MS, cost, a.route);
     };
-    const body = route(path, query, { tier: caller.plan, plans: access.plans });
+    const body = router.serve(id, path, query, { tier: caller.plan, plans: access.plans });
     if (body instanceof Promise) return body.then(finish);
     finish(body);
   }
@@ -437,10 +485,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
 
   function send(res: HttpResponse, a: Answer, path: string): void {
     try {
-      sendJson(res, a.status, a.body, a.plan, a.retryAfterSeconds, a.contentType);
+      sendJson(res, a.status, a.bodyless ? NO_BODY : a.body, a.plan, a.retryAfterSeconds, a.contentType);
       if (requestCounters !== null || accessLog) {
         const seconds = a.startedMs > 0 ? (performance.now() - a.startedMs) / 1000 : -1;
-        requestCounters?.record(a.host, routeOf(path), a.status, seconds);
+        requestCounters?.record(a.host, a.route !== UNMATCHED ? a.route : routeLabelOf(a.host, path), a.status, seconds);
         // The path only: query strings may carry what a caller would not have logged.
         if (accessLog) log.debug({ req_id: requestId(a.seq), host: REQUEST_HOSTS[a.host], path, status: a.status, ms: Math.round(seconds * 1e6) / 1e3, plan: a.plan, client: a.client }, 'request');
       }
@@ -452,11 +500,17 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
   /** Answers waiting on the shard threads; shutdown lets them finish. */
   let answersPending = 0;
 
-  function handler(role: RestRole) {
+  function newAnswer(host: number, bodyless: boolean): Answer {
+    const seq = nextRequestSeq();
+    const timed = accessLog || (requestCounters !== null && seq % LATENCY_SAMPLE_EVERY === 0);
+    return { seq, host, route: UNMATCHED, startedMs: timed ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json', bodyless };
+  }
+
+  /** GET requests; with `bodyless`, HEAD requests answered as GET is, without the body. */
+  function handler(role: RestRole, bodyless = false) {
     const host = REQUEST_HOSTS.indexOf(role);
     return (res: HttpResponse, req: HttpRequest): void => {
-      const requestSeq = nextRequestSeq();
-      const a: Answer = { seq: requestSeq, host, startedMs: accessLog || (requestCounters !== null && requestSeq % LATENCY_SAMPLE_EVERY === 0) ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json' };
+      const a = newAnswer(host, bodyless);
       let path = '';
       try {
         path = req.getUrl();
@@ -494,6 +548,18 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     };
   }
 
+  /** Other methods, on any path: 404, counted like the GET answers. */
+  function notServed(role: RestRole) {
+    const host = REQUEST_HOSTS.indexOf(role);
+    return (res: HttpResponse, req: HttpRequest): void => {
+      const method = req.getMethod().toUpperCase();
+      const a = newAnswer(host, method === 'HEAD');
+      const path = req.getUrl();
+      fail(a, routeNotFound(method, path), path);
+      send(res, a, path);
+    };
+  }
+
   const listening: Listening[] = [];
   const fronts: Front[] = [];
   /** The role's public port is its HTTP front's (gateway/edge/front.ts); uWS serves on loopback behind it. */
@@ -510,7 +576,10 @@ export async function startGateway(ctx: GatewayContext, options: GatewayOptions)
     else {
       if (role === 'agent') agentHost?.register(app);
       app.get('/*', handler(role));
-      app.any('/*', methodNotFound);
+      // Load balancers check health by HEAD or OPTIONS too: answered as GET is.
+      app.head(HEALTH_PATH, handler(role, true));
+      app.options(HEALTH_PATH, handler(role));
+      app.any('/*', notServed(role));
     }
     const withFront = fronted(role);
     const l = await listen(app, withFront ? UPSTREAM_HOST : options.host, withFront ? 0 : port);

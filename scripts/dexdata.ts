@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { createMetricsRegistry } from '../gateway/metrics/registry.js';
 import { METRICS_PATH, startMetricsServer, type MetricsServer } from '../gateway/metrics/server.js';
 import { Command, CommanderError, Option } from 'commander';
-import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, loadConfig, overrideDefault, snapshotPolicy, type Config } from '../engine/config.js';
+import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, tierPolicy, loadConfig, overrideDefault, snapshotPolicy, type Config } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
 import { createLog, errorText, type Log } from '../engine/log.js';
 import type { WriteFault } from '../engine/store/durable.js';
@@ -48,10 +48,11 @@ async function serve({ config, log }: Bundle): Promise<void> {
     shards: config.shards,
     capacity: engineCapacity(config),
     snapshots: snapshotPolicy(config),
+    tiers: tierPolicy(config),
     source: (store, resume) =>
       config.source === 'evm'
         ? createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })
-        : openSimulator(store, config.simulator, now(), resume),
+        : openSimulator(store, config.simulator, now(), resume, engineLog),
     now,
     log: engineLog,
   });

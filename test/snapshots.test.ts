@@ -13,7 +13,7 @@ import type * as LogModule from '../engine/log.js';
 import type { Engine } from '../engine/engine.js';
 import { keptColumns, usedBytes } from '../engine/snapshot/format.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
-import type { EngineViews } from '../engine/state/views.js';
+import { heldCandles, token1Changes } from './support/held-candles.js';
 
 // The compiled engine (npm test builds first): its shard threads load their compiled entry.
 const { startEngine } = (await import('../dist/engine/engine.js' as string)) as typeof EngineModule;
@@ -46,6 +46,8 @@ async function engineAt(dir: string, clock: { now: number }, snapshots: boolean)
     catchUpStepSeconds: 2 * HOUR,
     liveTickMs: 20,
     snapshots: snapshots ? { intervalSeconds: 86_400, everyEvents: Number.MAX_SAFE_INTEGER, keep: 10, pruneLog: false } : null,
+    // Pools quiet for two hours give their rings back: the runs compared let go of them at different moments.
+    tiers: { quietAfterSeconds: 2 * HOUR },
   });
   await engine.caughtUp;
   return engine;
@@ -62,12 +64,20 @@ async function settle(engine: Engine, clock: { now: number }): Promise<void> {
   await engine.shards.sweep(engine.registry.networks.length);
 }
 
-/** Every kept column's rows in use, as bytes by column name. */
-function viewBytes(views: EngineViews): Map<string, Buffer> {
+/**
+ * Every kept column's rows in use, as bytes by column name; the candles each pool's rings hold, by
+ * interval, from its ring block or, for a pool that went quiet, from LMDB; and token 1's window price
+ * changes as readers see them (kept per pool only while it is quiet: winRefPrice1).
+ */
+function viewBytes(engine: Engine): Map<string, Buffer> {
+  const { views } = engine;
   const out = new Map<string, Buffer>();
   for (const c of keptColumns(views.columnTable)) {
+    if (c.name.startsWith('winRefPrice1.')) continue;
     out.set(c.name, Buffer.from(usedBytes(c, views.poolCount, views.tokenCount, views.capacity.chains)));
   }
+  for (const [interval, values] of heldCandles(views, engine.store)) out.set(`held candles ${interval}`, Buffer.from(Float64Array.from(values).buffer));
+  out.set('token 1 price changes', Buffer.from(Float64Array.from(token1Changes(views)).buffer));
   return out;
 }
 
@@ -101,17 +111,21 @@ describe('snapshots', () => {
     await settle(fromSnapshot, clock);
     expect(fromSnapshot.status().loadedSnapshot).toBe(cut);
     expect(fromSnapshot.status().replayedBatches).toBe(fromSnapshot.status().logHead - cut!);
-    const a = viewBytes(fromSnapshot.views);
+    const a = viewBytes(fromSnapshot);
+    const quietA = (fromSnapshot.stats() as { pools_quiet: number }).pools_quiet;
     await fromSnapshot.stop();
 
     const fullReplay = await engineAt(dir, clock, false);
     await settle(fullReplay, clock);
     expect(fullReplay.status().loadedSnapshot).toBe(0);
     expect(fullReplay.status().replayedBatches).toBe(fullReplay.status().logHead);
-    const b = viewBytes(fullReplay.views);
+    const b = viewBytes(fullReplay);
+    const quietB = (fullReplay.stats() as { pools_quiet: number }).pools_quiet;
     await fullReplay.stop();
 
     expect(a.get('counts')!.readInt32LE(0)).toBeGreaterThan(SIM.pools * 0.85);
+    expect(quietA).toBeGreaterThan(0);
+    expect(quietB).toBeGreaterThan(0);
     expectSameViews(a, b);
   }, 240_000);
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plansWith } from './support/access.js';
-import { isData, openRaw, POOL_A, refusal, sleep, START, startStreamFixture, WETH, wethTrade, type RawStream, type StreamFixture } from './support/streams.js';
+import { E18, E6, isData, openRaw, POOL_A, refusal, sleep, START, startStreamFixture, USDC, WETH, wethTrade, type RawStream, type StreamFixture } from './support/streams.js';
 
 const THREADS = 2;
 let fx: StreamFixture;
@@ -59,6 +59,34 @@ describe('stream threads sharing the stream ports', () => {
     // One swap has one id, whichever thread sent it.
     expect(ids.size).toBe(1);
     for (const s of streams) s.close();
+  });
+
+  it('streams the reserves and swaps of a pool created after the streams opened, on every thread, with its addresses as the catalog holds them', async () => {
+    const key = fx.key('dev');
+    const usdc = USDC.address.toLowerCase();
+    const reserves = await spreadStreams(() => openRaw(url('paidStream', `/sse/reserves?method=token_reserves&chain=ethereum&address=${usdc}`), { key }), 1);
+    const swaps: RawStream[] = [];
+    for (let i = 0; i < 8; i++) swaps.push(await openRaw(url('paidStream', `/sse/transactions?method=token&chain=ethereum&address=${USDC.address}`), { key }));
+    const fresh = '0x00000000000000000000000000000000000C0FFE';
+    const dai = { address: '0x6B175474E89094C44Da98b954EedeAC495271d0F', name: 'Dai Stablecoin', symbol: 'DAI', decimals: 18, totalSupply: 10n ** 27n, role: 3 } as const;
+    t += 1;
+    fx.now = t;
+    await fx.createPool(fresh, dai, USDC);
+    // Give the streams a tick to see the new pool of their token, then trade in it.
+    await sleep(100);
+    await fx.trade([{ pool: fresh, t, r0: 5000n * E18, r1: 5001n * E6, a0: E18, a1: -E6, txHash: `0x${'c0'.repeat(32)}` }]);
+    const isFresh = (f: { data: string }) => isData(f as never) && JSON.parse(f.data).pool_id === fresh.toLowerCase();
+    for (const s of reserves) {
+      const [f] = await s.waitFrames(1, isFresh);
+      const body = JSON.parse(f!.data);
+      expect(body).toMatchObject({ chain: 'ethereum', token_id: usdc, pool_id: fresh.toLowerCase(), reserve: '5001' });
+    }
+    for (const s of swaps) {
+      const [f] = await s.waitFrames(1, isFresh);
+      const body = JSON.parse(f!.data);
+      expect(body).toMatchObject({ chain: 'ethereum', pool_id: fresh.toLowerCase(), token_0: dai.address.toLowerCase(), token_1: usdc, tx_hash: `0x${'c0'.repeat(32)}`, amount_0: '-1000000000000000000', amount_1: 1000000 });
+    }
+    for (const s of [...reserves, ...swaps]) s.close();
   });
 
   it('refuses the stream past the cap whichever thread accepts it, and releases a count from the thread that held it', async () => {

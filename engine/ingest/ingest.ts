@@ -9,7 +9,7 @@ import type { ChainEvent, ChainEventBatch, NetworkInfo } from '../events/model.j
 import { metaKeys, type Checkpoint, type PoolRecord, type Store, type TokenRecord } from '../store/store.js';
 import type { EngineViews } from '../state/views.js';
 import type { Snapshots } from '../snapshot/snapshots.js';
-import { Registry } from './registry.js';
+import { Catalog } from '../catalog/catalog.js';
 import { rollbackChain, type RollbackResult } from './rollback.js';
 import type { CommittedBatch, RollbackHost, ShardDispatcher } from '../pipeline.js';
 
@@ -31,7 +31,8 @@ const START: Checkpoint = { block: -1, tx: -1, log: -1, blockEvent: -1, time: 0 
 export const RECENT_BLOCKS_KEPT = 128;
 
 export class Ingest implements RollbackHost {
-  readonly registry: Registry;
+  /** The catalog (ids, addresses, names): this stage writes it. */
+  readonly registry: Catalog;
   private readonly store: Store;
   private readonly views: EngineViews;
   private readonly dispatcher: ShardDispatcher;
@@ -53,11 +54,11 @@ export class Ingest implements RollbackHost {
   rollbacks = 0;
   lastRollback: RollbackResult | null = null;
 
-  constructor(store: Store, views: EngineViews, dispatcher: ShardDispatcher, registry?: Registry) {
+  constructor(store: Store, views: EngineViews, dispatcher: ShardDispatcher, registry?: Catalog) {
     this.store = store;
     this.views = views;
     this.dispatcher = dispatcher;
-    this.registry = registry ?? new Registry(views);
+    this.registry = registry ?? new Catalog(views);
     this.logHead = (store.meta.get(metaKeys.logHead) as number | undefined) ?? 0;
   }
 
@@ -212,7 +213,7 @@ export class Ingest implements RollbackHost {
           }
           newPools.push(created.pool);
           newTokens.push(...created.tokens);
-        } else if (!this.registry.poolOf(chain, e.pool)) {
+        } else if (this.registry.poolId(chain, e.pool) < 0) {
           dropped++;
           this.droppedUnknownPool++;
           continue;
@@ -228,8 +229,8 @@ export class Ingest implements RollbackHost {
       accepted += kept.length;
       this.eventsByChain.set(batch.chain, (this.eventsByChain.get(batch.chain) ?? 0) + kept.length);
       const ids: IdResolver = {
-        poolId: (address) => this.registry.poolOf(chain, address)!.id,
-        tokenId: (address) => this.registry.tokenOf(chain, address)!.id,
+        poolId: (address) => this.registry.poolId(chain, address),
+        tokenId: (address) => this.registry.tokenId(chain, address),
       };
       for (let i = 0; i < kept.length; i += MAX_EVENTS_PER_BATCH) {
         const bytes = encodeBatch(batch.chain, kept.slice(i, i + MAX_EVENTS_PER_BATCH), ids);

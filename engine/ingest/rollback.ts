@@ -126,17 +126,15 @@ export async function rollbackChain(ingest: RollbackHost, chainId: string, toBlo
     if (e.kind === 'pool_created') removedPools.add(e.poolId);
   }
   const survivingTokens = new Set<number>();
-  for (const p of net.poolIds) {
+  for (let p = registry.firstPoolOfChain(chain); p >= 0; p = registry.nextPoolOfChain(p)) {
     if (removedPools.has(p)) continue;
-    const rec = registry.pools[p]!;
-    survivingTokens.add(rec.token0);
-    survivingTokens.add(rec.token1);
+    survivingTokens.add(registry.poolToken0(p));
+    survivingTokens.add(registry.poolToken1(p));
   }
   const removedTokens = new Set<number>();
   for (const p of removedPools) {
-    const rec = registry.pools[p];
-    if (!rec) continue;
-    for (const t of [rec.token0, rec.token1]) if (!survivingTokens.has(t)) removedTokens.add(t);
+    if (!registry.poolKnown(p)) continue;
+    for (const t of [registry.poolToken0(p), registry.poolToken1(p)]) if (!survivingTokens.has(t)) removedTokens.add(t);
   }
 
   // Trimmed batches keep their sequence numbers; ids in them are those the batch carries.
@@ -198,11 +196,11 @@ export async function rollbackChain(ingest: RollbackHost, chainId: string, toBlo
 
   // Views: orphaned pools and tokens leave the lookups, then the chain is rebuilt from its log
   // (not needed when the orphaned blocks carried no event of a known pool).
-  const allPools = net.poolIds.slice();
+  const allPools = registry.poolsOfChain(chain);
   let batchesReplayed = 0;
   let eventsReplayed = 0;
   if (touched.size > 0) {
-  const allTokens = [...new Set(allPools.flatMap((p) => [registry.pools[p]!.token0, registry.pools[p]!.token1]))];
+  const allTokens = [...new Set(allPools.flatMap((p) => [registry.poolToken0(p), registry.poolToken1(p)]))];
   registry.removePools(chain, [...removedPools], [...removedTokens]);
   await dispatcher.reset(chain, allPools, allTokens);
   if (base !== null) {

@@ -23,6 +23,8 @@ import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
+import { secondBlocks, take, takeBlock } from '../state/ring-blocks.js';
+import { createScratchRings, newestCandleOpen, token1Refs } from '../state/read.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
@@ -40,6 +42,19 @@ export interface ShardSink {
   candleEvicted(pool: number, interval: number, ring: CandleRing, slot: number): void;
   /** `kind` 0 swap, 1 mint, 2 burn. Called with the event still readable through `ev`. */
   transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void;
+}
+
+/**
+ * Where a shard finds the candles of a pool that holds no ring block: LMDB in the service. Only pools
+ * whose candles are all stored give their block back, so the newest candles are always there.
+ */
+export interface StoredCandles {
+  /**
+   * Pool p's newest `count` stored candles of `interval` opening at or before `upTo`, oldest first,
+   * into `ring` row `row` at the slots of candles opened - count .. opened - 1 (slot k % slots).
+   * Returns how many were found. (The store may hold later candles: a replay behind a run that went further.)
+   */
+  loadNewest(pool: number, interval: number, count: number, opened: number, upTo: number, ring: CandleRing, row: number): number;
 }
 
 /** USD figures of a transaction at the time it happened. */
@@ -102,10 +117,34 @@ export class ShardWriter {
   private windowsMoved = false;
   /** Watched swaps applied since the last takeFeed (allocated only when one is watched). */
   private feed: FeedSwap[] | null = null;
+  /** Stored candles, for pools that trade again after giving their block back and for their windows meanwhile. */
+  private readonly stored: StoredCandles | null;
+  /** One private row per interval: a quiet pool's stored candles, re-summed as its ring would be. */
+  private readonly scratch = createScratchRings();
+  /** Called when no ring block is free: frees some (tiers.ts), or throws. */
+  onBlocksExhausted: (() => void) | null = null;
+  /** Ring blocks taken back from LMDB (pools that traded again after going quiet). */
+  reloads = 0;
+  /** Candles a reload expected but LMDB did not have (a store that lost data). */
+  reloadMisses = 0;
+  /** Swaps whose 1 s token candle was not kept because every second block was in use. */
+  secondsDropped = 0;
+  /**
+   * Per chain: the newest event time this writer applied (Unix s). A chain's events come in time
+   * order, so no later event opens or changes a candle whose period ended before it.
+   */
+  readonly chainTime: Float64Array;
 
-  constructor(views: EngineViews, sink: ShardSink | null) {
+  constructor(views: EngineViews, sink: ShardSink | null, stored: StoredCandles | null = null) {
     this.v = views;
     this.sink = sink;
+    this.stored = stored;
+    this.chainTime = new Float64Array(views.capacity.chains);
+  }
+
+  private passed(p: number, t: number): void {
+    const c = this.v.poolChain[p]!;
+    if (t > this.chainTime[c]!) this.chainTime[c] = t;
   }
 
   applyBatch(bytes: Uint8Array, persist = true): ApplyStats {
@@ -213,6 +252,7 @@ export class ShardWriter {
     v.syncTx[p] = k.txIndex();
     this.normaliseReserves(p);
     v.lastEventTime[p] = e.timestamp();
+    this.passed(p, e.timestamp());
     if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
@@ -229,6 +269,7 @@ export class ShardWriter {
     Atomics.add(v.poolSeq, p, 1);
     v.ratio[p] = (sqrt * sqrt * POW10[v.poolDecimals0[p]!]!) / POW10[v.poolDecimals1[p]!]!;
     v.lastEventTime[p] = e.timestamp();
+    this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
@@ -250,6 +291,7 @@ export class ShardWriter {
       if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
     }
     v.lastEventTime[p] = e.timestamp();
+    this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp());
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
@@ -281,6 +323,9 @@ export class ShardWriter {
     const d1 = POW10[v.poolDecimals1[p]!]!;
 
     Atomics.add(v.poolSeq, p, 1);
+    // The pool's ring block, taken back first when it was quiet: before lastSwapTime moves, which
+    // bounds the stored candles that were its own.
+    const row = this.blockOf(p);
 
     // Reserves: a constant-product pool's Sync in the same tx already holds the post-swap reserves.
     let s = e.amount0(this.u128)!;
@@ -315,9 +360,10 @@ export class ShardWriter {
 
     v.lastEventTime[p] = t;
     v.lastSwapTime[p] = t;
+    this.passed(p, t);
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
 
-    for (let i = 0; i < INTERVALS.length; i++) this.updateCandle(v.rings[i]!, i, p, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
+    for (let i = 0; i < INTERVALS.length; i++) this.updateCandle(v.rings[i]!, i, p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
     this.updateWindows(p, t, p0, volumeUsd, buyUsd, isBuy);
 
     Atomics.add(v.poolSeq, p, 1);
@@ -393,10 +439,38 @@ export class ShardWriter {
     Atomics.add(v.tokenSeq, tk, 1);
   }
 
+  /**
+   * Pool p's ring block, taken now when it holds none: its newest candles come back from LMDB, so
+   * its rings read exactly as if it had kept them. Called inside p's seqlock.
+   */
+  private blockOf(p: number): number {
+    const v = this.v;
+    const held = v.poolBlock[p]!;
+    if (held !== 0) return held - 1;
+    let b = takeBlock(v, p);
+    if (b < 0 && this.onBlocksExhausted !== null) {
+      this.onBlocksExhausted();
+      b = takeBlock(v, p);
+    }
+    if (b < 0) throw new RangeError(`all ${v.blockCount} ring blocks are in use: raise the ring block capacity`);
+    for (let i = 0; i < INTERVALS.length; i++) {
+      const r = v.rings[i]!;
+      const n = r.opened[p]!;
+      if (n === 0) continue;
+      const want = n < r.slots ? n : r.slots;
+      const got = this.stored === null ? 0 : this.stored.loadNewest(p, i, want, n, newestCandleOpen(v, p, i), r, b);
+      if (got < want) this.reloadMisses += want - got;
+    }
+    if (v.rings[0]!.opened[p]! > 0) this.reloads++;
+    v.poolBlock[p] = b + 1;
+    return b;
+  }
+
   private updateCandle(
     r: CandleRing,
     interval: number,
     p: number,
+    row: number,
     t: number,
     p0: number,
     p1: number,
@@ -408,9 +482,9 @@ export class ShardWriter {
     const R = r.slots;
     const open = t - (t % r.seconds);
     const n = r.opened[p]!;
-    const last = p * R + ((n - 1) % R);
+    const last = row * R + ((n - 1) % R);
     if (n === 0 || r.time[last]! < open) {
-      const slot = p * R + (n % R);
+      const slot = row * R + (n % R);
       if (n >= R && sink !== null) sink.candleEvicted(p, interval, r, slot);
       r.opened[p] = n + 1;
       r.time[slot] = open;
@@ -471,13 +545,26 @@ export class ShardWriter {
     }
   }
 
-  /** Re-sums the windows on base `b` for pool p as of the base candle opening at `current`. */
+  /**
+   * Re-sums the windows on base `b` for pool p as of the base candle opening at `current`, from its
+   * ring block, or, for a pool without one, from its newest stored candles (the same candles its
+   * ring would hold, summed in the same order, so the figures are the same to the last digit).
+   */
   resumWindows(p: number, b: number, current: number): void {
     const v = this.v;
     const { base, windows } = WINDOW_BASES[b]!;
-    const r = v.rings[base]!;
+    const n = v.rings[base]!.opened[p]!;
+    const held = v.poolBlock[p]!;
+    let r = v.rings[base]!;
+    let row = held - 1;
+    if (held === 0) {
+      r = this.scratch[base]!;
+      row = 0;
+      const want = n < r.slots ? n : r.slots;
+      const got = want === 0 || this.stored === null ? 0 : this.stored.loadNewest(p, base, want, n, newestCandleOpen(v, p, base), r, 0);
+      if (got < want) this.reloadMisses += want - got;
+    }
     const R = r.slots;
-    const n = r.opened[p]!;
     const kept = n < R ? n : R;
     const price = v.priceUsd0[p]!;
     for (let j = 0; j < windows.length; j++) {
@@ -490,7 +577,7 @@ export class ShardWriter {
       let ref = 0;
       let k = 0;
       for (; k < kept; k++) {
-        const slot = p * R + ((n - 1 - k) % R);
+        const slot = row * R + ((n - 1 - k) % R);
         const time = r.time[slot]!;
         if (time < start) {
           ref = r.close0[slot]!;
@@ -514,6 +601,18 @@ export class ShardWriter {
       v.winPriceChange[w]![p] = change;
     }
     v.winAsOf[b]![p] = current;
+    if (held === 0) token1Refs(r, row, n, current, b, v.winRefPrice1, p);
+  }
+
+  /**
+   * True when no window on base `b` of pool p holds a candle: every candle is older than the longest
+   * of them, so re-summing at a later base candle gives the same figures (the price changes follow
+   * the price as it moves). A quiet pool's windows stop reading the store once settled.
+   */
+  private settled(p: number, b: number): boolean {
+    const windows = WINDOW_BASES[b]!.windows;
+    for (let j = 0; j < windows.length; j++) if (this.v.winTxns[windows[j]!]![p] !== 0) return false;
+    return true;
   }
 
   /** Brings the windows of pool p up to the chain clock (for pools with no event since). */
@@ -528,7 +627,8 @@ export class ShardWriter {
       if (asOf !== 0 && asOf < current) {
         if (!changed) Atomics.add(v.poolSeq, p, 1);
         changed = true;
-        this.resumWindows(p, b, current);
+        if (v.poolBlock[p] === 0 && this.settled(p, b)) v.winAsOf[b]![p] = current;
+        else this.resumWindows(p, b, current);
       }
     }
     if (changed) {
@@ -543,11 +643,22 @@ export class ShardWriter {
     const v = this.v;
     const price = v.tokenPriceUsd[tk]!;
     if (!(price > 0)) return;
-    Atomics.add(v.tokenSeq, tk, 1);
     const n = v.secOpened[tk]!;
-    const last = tk * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
-    if (n === 0 || v.secTime[last]! < t) {
-      const slot = tk * TOKEN_SECOND_SLOTS + (n % TOKEN_SECOND_SLOTS);
+    let b = v.tokenSecondBlock[tk]! - 1;
+    if (b < 0) {
+      // A token that was quiet takes a second block; its earlier seconds are gone with the old one.
+      b = take(secondBlocks(v), tk);
+      if (b < 0) {
+        this.secondsDropped++;
+        return;
+      }
+      v.secBase[b] = n;
+    }
+    Atomics.add(v.tokenSeq, tk, 1);
+    v.tokenSecondBlock[tk] = b + 1;
+    const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
+    if (n === v.secBase[b] || v.secTime[last]! < t) {
+      const slot = b * TOKEN_SECOND_SLOTS + (n % TOKEN_SECOND_SLOTS);
       v.secOpened[tk] = n + 1;
       v.secTime[slot] = t;
       v.secOpen[slot] = price;

@@ -34,6 +34,11 @@ interface PendingChunk {
   readonly data: number[];
 }
 
+/** Appends the candle in ring slot `s` to a chunk's data, as candles.ts stores it: open time, then the CandleRecord fields. */
+export function appendCandle(data: number[], r: CandleRing, s: number): void {
+  data.push(r.time[s]!, r.open0[s]!, r.high0[s]!, r.low0[s]!, r.close0[s]!, r.open1[s]!, r.high1[s]!, r.low1[s]!, r.close1[s]!, r.volumeUsd[s]!, r.buyVolumeUsd[s]!, r.txns[s]!, r.buys[s]!);
+}
+
 export class LmdbSink implements ShardSink {
   private readonly pending = new Map<number, PendingChunk>();
   private ready: PendingChunk[] = [];
@@ -66,7 +71,7 @@ export class LmdbSink implements ShardSink {
       chunk = { pool, interval, start, firstSeq: this.seq, data: [] };
       this.pending.set(id, chunk);
     }
-    chunk.data.push(time, r.open0[s]!, r.high0[s]!, r.low0[s]!, r.close0[s]!, r.open1[s]!, r.high1[s]!, r.low1[s]!, r.close1[s]!, r.volumeUsd[s]!, r.buyVolumeUsd[s]!, r.txns[s]!, r.buys[s]!);
+    appendCandle(chunk.data, r, s);
   }
 
   transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void {

@@ -8,7 +8,10 @@ import { LmdbSink } from './lmdb-sink.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
 import { captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
+import { captureShardBlocks } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
+import { LmdbCandles } from './stored-candles.js';
+import { ShardTiers, type TierPolicy } from './tiers.js';
 import { SwapFeed } from '../feed/swaps.js';
 
 /**
@@ -25,10 +28,13 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   private readonly views: EngineViews;
   private lastSeq = 0;
 
-  constructor(views: EngineViews, store: Store | null = null) {
+  readonly tiers: ShardTiers;
+
+  constructor(views: EngineViews, store: Store | null = null, tiers: TierPolicy | null = null) {
     this.views = views;
     this.sink = store ? new LmdbSink(store) : null;
-    this.writer = new ShardWriter(views, this.sink);
+    this.writer = new ShardWriter(views, this.sink, store ? new LmdbCandles(store) : null);
+    this.tiers = new ShardTiers(views, this.writer, this.sink, store, () => true, tiers);
     this.index = new PoolRankIndex(views, Array.from({ length: views.capacity.chains }, (_, c) => c));
     this.writer.index = this.index;
   }
@@ -64,6 +70,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   /** Zeroes pools and tokens of a chain being rolled back. */
   reset(_chain: number, pools: readonly number[], tokens: readonly number[]): Promise<void> {
     this.index.beginTask();
+    this.tiers.forget(pools);
     resetState(this.views, pools, tokens);
     for (const p of pools) this.index.markDirty(p);
     return Promise.resolve();
@@ -79,14 +86,21 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
 
   sweep(chainCount: number): number {
     this.index.beginTask();
-    return sweepChains(this.writer, this.views, Array.from({ length: chainCount }, (_, c) => c));
+    const changed = sweepChains(this.writer, this.views, Array.from({ length: chainCount }, (_, c) => c));
+    this.tiers.sweepSeconds();
+    if (this.sink !== null && this.lastSeq > 0 && this.tiers.sweep() > 0) {
+      this.sink.commit(0, this.lastSeq, true);
+      this.tiers.written(this.sink.flushed());
+    }
+    return changed;
   }
 
   /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles. */
   capture(runs: readonly ShardRuns[]): Promise<ShardCapture[]> {
     const t0 = performance.now();
     const columns = captureShardRows(this.views, runs[0]!);
-    return Promise.resolve([{ columns, pending: this.sink?.pendingChunks() ?? [], heldMs: performance.now() - t0 }]);
+    const blocks = captureShardBlocks(this.views, () => true);
+    return Promise.resolve([{ columns, pending: this.sink?.pendingChunks() ?? [], blocks, heldMs: performance.now() - t0 }]);
   }
 
   async durable(): Promise<void> {

@@ -13,6 +13,7 @@ import type { PoolRanker } from '../search/ranker.js';
 import type { ApplyStats } from './apply.js';
 import { SwapFeed } from '../feed/swaps.js';
 import type { ApplyTask, ShardWorkerData } from './worker.js';
+import type { TierPolicy, TierStats } from './tiers.js';
 import type { ShardCapture, ShardRuns } from '../snapshot/capture.js';
 
 export interface ShardPoolOptions {
@@ -23,6 +24,8 @@ export interface ShardPoolOptions {
   readonly now?: () => number;
   /** Where a failing swap-feed listener is reported. */
   readonly log?: Log;
+  /** When pools give their ring blocks back (null: never; needs a store). */
+  readonly tiers?: TierPolicy | null;
 }
 
 export class ShardPool implements ShardDispatcher, PoolRanker {
@@ -45,7 +48,7 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
     this.swapFeed = new SwapFeed(options.log);
     const filename = new URL('./worker.js', import.meta.url).href;
     this.pools = Array.from({ length: options.shards }, (_, shard) => {
-      const workerData: ShardWorkerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath, stopping: this.stopping.buffer as SharedArrayBuffer };
+      const workerData: ShardWorkerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath, stopping: this.stopping.buffer as SharedArrayBuffer, tiers: options.tiers ?? null };
       // 'async': between tasks the thread's event loop must run, or LMDB commit callbacks (and with
       // them the shard's durable candles) would wait for the next task.
       return new Piscina({ filename, minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, atomics: 'async', workerData });
@@ -111,7 +114,12 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
     return counts.reduce((a, b) => a + b, 0);
   }
 
-  /** Zeroes the given pools and tokens on the shard owning `chain`, after the tasks before it. */
+  /** Pools each shard let go of and took back (ring blocks), summed. */
+  async tierStats(): Promise<TierStats> {
+    const all = await Promise.all(this.pools.map((p) => p.run(null, { name: 'tierStats' }) as Promise<TierStats>));
+    return all.reduce((a, s) => ({ released: a.released + s.released, reloaded: a.reloaded + s.reloaded, forced: a.forced + s.forced, missing: a.missing + s.missing }), { released: 0, reloaded: 0, forced: 0, missing: 0 });
+  }
+
   /** Seconds each shard thread has spent busy (running tasks) since it started. */
   busySeconds(): number[] {
     return this.pools.map((p) => p.threads.reduce((s, w) => s + w.performance.eventLoopUtilization().active / 1000, 0));

@@ -14,7 +14,10 @@ import { pruneTransactions } from './prune.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
 import { captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
+import { captureShardBlocks } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
+import { LmdbCandles } from './stored-candles.js';
+import { ShardTiers, type TierPolicy, type TierStats } from './tiers.js';
 
 export interface ShardWorkerData {
   readonly shard: number;
@@ -25,6 +28,8 @@ export interface ShardWorkerData {
   readonly storePath: string | null;
   /** Int32 [0]: 1 once the engine stops: writes waiting for disk space are given up. */
   readonly stopping: SharedArrayBuffer;
+  /** When pools give their ring blocks back (null: never). */
+  readonly tiers: TierPolicy | null;
 }
 
 export interface ApplyTask {
@@ -47,8 +52,10 @@ const store = data.storePath ? openStore(data.storePath) : null;
 const stopping = new Int32Array(data.stopping);
 store?.writer.abandonWhen(() => Atomics.load(stopping, 0) === 1);
 const sink = store ? new LmdbSink(store) : null;
-const writer = new ShardWriter(views, sink);
-const owned = Array.from({ length: views.capacity.chains }, (_, c) => c).filter((c) => c % data.shards === data.shard);
+const writer = new ShardWriter(views, sink, store ? new LmdbCandles(store) : null);
+const ownsChain = (c: number) => c % data.shards === data.shard;
+const owned = Array.from({ length: views.capacity.chains }, (_, c) => c).filter(ownsChain);
+const tiers = new ShardTiers(views, writer, sink, store, ownsChain, data.tiers);
 const index = new PoolRankIndex(views, owned);
 writer.index = index;
 /**
@@ -75,10 +82,14 @@ export function apply(task: ApplyTask): ApplyStats {
     total.swaps += stats.swaps;
     total.skipped += stats.skipped;
   }
+  // While catching up the chain clocks run hours ahead per second: pools that went quiet meanwhile
+  // hand their candles over with this task's commit rather than wait for the next sweep.
+  const handedOver = persisted > 0 && tiers.due() ? tiers.sweep() : 0;
   // One commit for the whole task.
   if (sink !== null && persisted > 0) {
-    sink.commit(data.shard, persisted, task.live);
+    sink.commit(data.shard, persisted, task.live || handedOver > 0);
     lastPersisted = persisted;
+    if (handedOver > 0) tiers.written(sink.flushed());
   }
   const feed = writer.takeFeed();
   if (feed !== null && task.persist !== false) total.feed = feed;
@@ -88,6 +99,7 @@ export function apply(task: ApplyTask): ApplyStats {
 /** Zeroes pools and tokens of a chain being rolled back (its log is applied again next). */
 export function reset(task: { readonly pools: readonly number[]; readonly tokens: readonly number[] }): void {
   index.beginTask();
+  tiers.forget(task.pools);
   resetState(views, task.pools, task.tokens);
   for (const p of task.pools) index.markDirty(p);
 }
@@ -103,11 +115,12 @@ export function restore(task: { readonly path: string; readonly pools: readonly 
 export function capture(runs: ShardRuns): unknown {
   const t0 = performance.now();
   const columns = captureShardRows(views, runs);
+  const blocks = captureShardBlocks(views, ownsChain);
   const pending = sink?.pendingChunks() ?? [];
-  const result: ShardCapture = { columns, pending, heldMs: performance.now() - t0 };
+  const result: ShardCapture = { columns, pending, blocks, heldMs: performance.now() - t0 };
   // The copies move to the main thread rather than being copied again.
   return Piscina.move({
-    [Piscina.transferableSymbol]: columns.map((c) => c.buffer),
+    [Piscina.transferableSymbol]: [...columns, ...blocks.columns, blocks.pools].map((c) => c.buffer),
     [Piscina.valueSymbol]: result,
   } as never);
 }
@@ -123,11 +136,22 @@ let lastPruneMs = 0;
 export async function sweep(task: { readonly chains: readonly number[]; readonly now: number }): Promise<number> {
   index.beginTask();
   const changed = sweepChains(writer, views, task.chains);
+  tiers.sweepSeconds();
+  // Pools that went quiet hand their candles to the store, written now, with the watermark already true.
+  const through = lastPersisted > 0 ? lastPersisted : (storedThrough ?? 0);
+  if (sink !== null && through > 0 && tiers.sweep() > 0) {
+    sink.commit(data.shard, through, true);
+    tiers.written(sink.flushed());
+  }
   if (store && performance.now() - lastPruneMs >= PRUNE_INTERVAL_MS) {
     lastPruneMs = performance.now();
     await pruneTransactions(store, views, task.chains, task.now - TX_RETENTION_SECONDS);
   }
   return changed;
+}
+
+export function tierStats(): TierStats {
+  return { ...tiers.stats, reloaded: writer.reloads, missing: writer.reloadMisses };
 }
 
 /** One page of a ranked pool search over this shard's chains (between apply tasks). */

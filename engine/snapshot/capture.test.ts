@@ -1,3 +1,6 @@
+import { assignBlocks, blockStats, giveBlock, takeBlock } from '../state/ring-blocks.js';
+import { captureShardBlocks } from './blocks.js';
+import { blockColumns } from './format.js';
 import { describe, expect, it } from 'vitest';
 import { EngineViews } from '../state/views.js';
 import type { ColumnSpec } from '../state/views.js';
@@ -41,17 +44,44 @@ describe('snapshot cut', () => {
       v.poolExists[p] = p === 3 ? 0 : 1;
       v.poolChain[p] = p < 2 ? 0 : 1;
       v.reserve0[p] = 100 + p;
-      v.rings[0]!.open0.fill(p + 0.5, p * v.rings[0]!.slots, (p + 1) * v.rings[0]!.slots);
+      v.reserveRaw.fill(p + 7, p * 8, (p + 1) * 8);
     }
     const runs = runsByShard(v, 2, (c) => c, 6, 0, () => false);
     const captures = runs.map((r) => captureShardRows(v, r));
     const columns = shardRowColumns(v.columnTable);
     const reserve = columns.findIndex((c) => c.name === 'reserve0');
-    const ring = columns.findIndex((c) => c.name === 'ring.1m.open0');
-    const back = (i: number) => new Float64Array(unpack(columns[i]!, 6, runs.map((r, s) => ({ runs: r.pools, data: captures[s]![i]! }))).buffer);
-    expect([...back(reserve)]).toEqual([100, 101, 102, 0, 104, 105]);
+    const raw = columns.findIndex((c) => c.name === 'reserveRaw');
+    const back = (i: number) => unpack(columns[i]!, 6, runs.map((r, s) => ({ runs: r.pools, data: captures[s]![i]! }))).buffer;
+    expect([...new Float64Array(back(reserve))]).toEqual([100, 101, 102, 0, 104, 105]);
+    const words = new Uint32Array(back(raw));
+    expect(words[3 * 8]).toBe(0);
+    expect(words[5 * 8 + 7]).toBe(12);
+  });
+
+  it('hands each shard the ring blocks of its own pools, and a load gives them blocks 0..n-1 with the same rows', () => {
+    const v = EngineViews.create({ pools: 16, tokens: 16, chains: 2, blocks: 8 });
     const slots = v.rings[0]!.slots;
-    expect(back(ring)[3 * slots]).toBe(0);
-    expect(back(ring)[5 * slots + slots - 1]).toBe(5.5);
+    const hot = [9, 2, 5, 12];
+    for (const p of hot) {
+      v.poolExists[p] = 1;
+      v.poolChain[p] = p % 2;
+      const b = takeBlock(v, p);
+      v.poolBlock[p] = b + 1;
+      v.rings[0]!.open0.fill(p + 0.5, b * slots, (b + 1) * slots);
+    }
+    // Pool 2 gave its block back: it is not captured.
+    giveBlock(v, v.poolBlock[2]! - 1);
+    v.poolBlock[2] = 0;
+    const even = captureShardBlocks(v, (c) => c === 0);
+    const odd = captureShardBlocks(v, (c) => c === 1);
+    expect([...even.pools]).toEqual([12]);
+    expect([...odd.pools]).toEqual([9, 5]);
+    const open0 = blockColumns(v.columnTable).findIndex((c) => c.name === 'ring.1m.open0');
+    expect(new Float64Array(odd.columns[open0]!.slice().buffer)[slots]).toBe(5.5);
+    const w = EngineViews.create({ pools: 16, tokens: 16, chains: 2, blocks: 8 });
+    assignBlocks(w, [12, 9, 5]);
+    expect([w.poolBlock[12], w.poolBlock[9], w.poolBlock[5], w.poolBlock[2]]).toEqual([1, 2, 3, 0]);
+    expect(blockStats(w)).toEqual({ total: 8, used: 3, free: 5, touched: 3 });
+    expect(takeBlock(w, 2)).toBe(3);
   });
 });

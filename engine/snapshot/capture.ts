@@ -11,6 +11,7 @@
  */
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { keptColumns, rowBytes } from './format.js';
+import type { BlockCapture } from './blocks.js';
 
 /** [first, end) pairs of row ids, per shard. */
 export interface ShardRuns {
@@ -25,6 +26,8 @@ export type PendingChunkData = readonly [pool: number, interval: number, start: 
 export interface ShardCapture {
   readonly columns: readonly Uint8Array[];
   readonly pending: readonly PendingChunkData[];
+  /** Its pools holding a ring block, and the blocks' rows. */
+  readonly blocks: BlockCapture;
   /** Milliseconds the shard spent copying (its only pause). */
   readonly heldMs: number;
 }

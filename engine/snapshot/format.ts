@@ -5,6 +5,8 @@
  *   [8, 12)         header length H, u32 little-endian
  *   [12, 12 + H)    header, JSON (SnapshotHeader)
  *   column data     each column's used rows at the offset its header entry names (8-byte aligned)
+ *   ring blocks     the pools holding a ring block (i32 each), then each block column's rows for them,
+ *                   in that order (blocks.ts): a load hands them blocks 0..n-1
  *   pending candles sealed candles the shards had not yet stored at the cut (msgpack), merged into the store on load
  *   source state    the source's own state at the cut (the simulator's, to resume from), possibly empty
  *   last 8 bytes    magic "DXSNAPOK"
@@ -21,7 +23,7 @@ import type { ColumnSpec } from '../state/views.js';
 
 export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
 export const SNAPSHOT_END = Buffer.from('DXSNAPOK', 'latin1');
-export const SNAPSHOT_FORMAT_VERSION = 1;
+export const SNAPSHOT_FORMAT_VERSION = 2;
 export const SNAPSHOT_SUFFIX = '.snap';
 /** Data of column i starts at a multiple of this, so it can be read straight into a typed array. */
 export const COLUMN_ALIGN_BYTES = 8;
@@ -54,6 +56,14 @@ export interface SnapshotHeader {
   readonly pending: SnapshotSection & { readonly chunks: number };
   /** The source's state as of the cut (empty for sources that keep none): a simulator resumes from it. */
   readonly source: SnapshotSection;
+  readonly blocks: BlocksSection;
+}
+
+/** Pools that held a ring block at the cut: their ids (i32) at `offset`, then each block column's rows, in their order. */
+export interface BlocksSection {
+  readonly offset: number;
+  readonly pools: number;
+  readonly columns: readonly { readonly name: string; readonly offset: number; readonly bytes: number }[];
 }
 
 export interface SnapshotSection {
@@ -61,14 +71,19 @@ export interface SnapshotSection {
   readonly bytes: number;
 }
 
-/** The columns a snapshot keeps. */
+/** The columns a snapshot keeps row by row (ring blocks are kept per pool holding one: blockColumns). */
 export function keptColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
-  return table.filter((c) => !c.transient);
+  return table.filter((c) => !c.transient && c.scope !== 'block');
+}
+
+/** The ring block columns a snapshot keeps, for the pools holding a block. */
+export function blockColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
+  return table.filter((c) => !c.transient && c.scope === 'block');
 }
 
 /** Hash of the kept columns' names, types, scopes and strides, with the format version. */
 export function columnTableHash(table: readonly ColumnSpec[]): string {
-  const shape = keptColumns(table).map((c) => [c.name, c.type, c.scope, c.stride]);
+  const shape = table.filter((c) => !c.transient).map((c) => [c.name, c.type, c.scope, c.stride]);
   return createHash('sha256').update(JSON.stringify([SNAPSHOT_FORMAT_VERSION, shape])).digest('hex').slice(0, 16);
 }
 

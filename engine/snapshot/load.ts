@@ -4,6 +4,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
+import { loadBlocks, restoreBlocks } from './blocks.js';
 import { columnTableHash, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 
 export class SnapshotError extends Error {
@@ -84,6 +85,7 @@ export function loadViews(path: string, views: EngineViews): SnapshotHeader {
       const spec = byName.get(col.name)!;
       readExactly(fd, bytesOf(spec.array, col.bytes / spec.array.BYTES_PER_ELEMENT), col.offset);
     }
+    loadBlocks(fd, header.blocks, views);
     return header;
   } finally {
     closeSync(fd);
@@ -92,8 +94,9 @@ export function loadViews(path: string, views: EngineViews): SnapshotHeader {
 
 /**
  * Copies the shard-written rows of `pools` and `tokens` from the snapshot into the views (rows the
- * snapshot does not hold are left as they are), under the pools' and tokens' seqlocks. Runs on the
- * shard that owns these rows, right after it zeroed them (rollback).
+ * snapshot does not hold are left as they are), and the ring blocks of those pools that held one,
+ * under the pools' and tokens' seqlocks. Runs on the shard that owns these rows, right after it
+ * zeroed them and gave their blocks back (rollback).
  */
 export function restoreRows(path: string, views: EngineViews, pools: readonly number[], tokens: readonly number[]): SnapshotHeader {
   const fd = openSync(path, 'r');
@@ -111,6 +114,7 @@ export function restoreRows(path: string, views: EngineViews, pools: readonly nu
       if (spec.writer !== 'shard' || (col.scope !== 'pool' && col.scope !== 'token')) continue;
       copyRows(fd, col, spec, col.scope === 'pool' ? inPools : inTokens);
     }
+    restoreBlocks(fd, header.blocks, views, inPools);
     for (const p of inPools) Atomics.add(views.poolSeq, p, 1);
     for (const t of inTokens) Atomics.add(views.tokenSeq, t, 1);
     return header;

@@ -11,7 +11,8 @@ import type { EngineViews } from '../state/views.js';
 import type { Store } from '../store/store.js';
 import type { Source } from '../sources/source.js';
 import { runsByShard, type ShardCapture, type ShardRuns } from './capture.js';
-import { keptColumns, rowBytes, usedRows, type SnapshotHeader } from './format.js';
+import { blockColumns, keptColumns, rowBytes, usedRows, type SnapshotHeader } from './format.js';
+import { blockStats } from '../state/ring-blocks.js';
 import { restorePending } from './pending.js';
 import { logPrunedThrough } from './prune-log.js';
 import type { SnapshotFile, Snapshots } from './snapshots.js';
@@ -68,10 +69,12 @@ const CUT_MEMORY_SHARE = 0.5;
 
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 
-/** Bytes a cut copies: every kept column to the rows in use. */
+/** Bytes a cut copies: every kept column to the rows in use, and the ring blocks in use. */
 export function cutBytes(views: EngineViews): number {
   let n = 0;
   for (const c of keptColumns(views.columnTable)) n += usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * rowBytes(c);
+  const hot = blockStats(views).used;
+  for (const c of blockColumns(views.columnTable)) n += hot * rowBytes(c);
   return n;
 }
 

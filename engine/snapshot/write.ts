@@ -11,6 +11,7 @@ import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js';
 import {
   alignUp,
+  blockColumns,
   columnTableHash,
   keptColumns,
   SNAPSHOT_END,
@@ -67,6 +68,8 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   const pending = shards.flatMap((s) => s.capture.pending);
   const pendingBytes = pack(pending) as Uint8Array;
   const tableHash = columnTableHash(views.columnTable);
+  const blockCols = blockColumns(views.columnTable);
+  const hot = shards.reduce((n, s) => n + s.capture.blocks.pools.length, 0);
   // The header's length depends on the offsets it lists: lay out with room to spare, widen until it fits.
   const draft = (base: number): SnapshotHeader => {
     let at = base;
@@ -79,6 +82,13 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     at = alignUp(at + pendingBytes.byteLength);
     const sourceSection = { offset: at, bytes: sourceState.byteLength };
     at = alignUp(at + sourceState.byteLength);
+    const blocksOffset = at;
+    at = alignUp(at + hot * 4);
+    const blockSections = blockCols.map((c) => {
+      const col = { name: c.name, offset: at, bytes: hot * rowBytes(c) };
+      at = alignUp(at + col.bytes);
+      return col;
+    });
     return {
       version: SNAPSHOT_FORMAT_VERSION,
       tableHash,
@@ -91,6 +101,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
       columns,
       pending: pendingSection,
       source: sourceSection,
+      blocks: { offset: blocksOffset, pools: hot, columns: blockSections },
     };
   };
   let base = alignUp(12 + Buffer.byteLength(JSON.stringify(draft(0))) + 64);
@@ -125,6 +136,14 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   });
   writes.push({ offset: header.pending.offset, bytes: pendingBytes });
   writes.push({ offset: header.source.offset, bytes: sourceState });
+  // Ring blocks: each shard's pools, then its rows of each block column, after the shards before it.
+  let prior = 0;
+  for (const { capture } of shards) {
+    const { pools, columns } = capture.blocks;
+    writes.push({ offset: header.blocks.offset + prior * 4, bytes: new Uint8Array(pools.buffer, pools.byteOffset, pools.byteLength) });
+    blockCols.forEach((c, i) => writes.push({ offset: header.blocks.columns[i]!.offset + prior * rowBytes(c), bytes: columns[i]! }));
+    prior += pools.length;
+  }
   writes.push({ offset: header.bytes - SNAPSHOT_END.length, bytes: SNAPSHOT_END });
   return { header, writes };
 }

@@ -1,3 +1,4 @@
+import { takeBlock } from './ring-blocks.js';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { Iv, WINDOWS, Win } from './layout.js';
@@ -9,7 +10,8 @@ const capacity = { pools: 8, tokens: 8, chains: 2 };
 /** Writes candle number k of pool p into ring `iv` the way the shard writer lays it out. */
 function putCandle(v: EngineViews, iv: number, p: number, k: number, time: number, o1: number, c1: number): void {
   const r = v.rings[iv]!;
-  const slot = p * r.slots + (k % r.slots);
+  if (v.poolBlock[p] === 0) v.poolBlock[p] = takeBlock(v, p) + 1;
+  const slot = (v.poolBlock[p]! - 1) * r.slots + (k % r.slots);
   r.time[slot] = time;
   r.open0[slot] = time;
   r.close0[slot] = time + 1;
@@ -99,6 +101,8 @@ describe('readPool', () => {
   it('never returns a torn copy while another thread updates the pool back to back', async () => {
     const v = EngineViews.create(capacity);
     const p = 5;
+    // The writer below puts the pool's candles in ring block p.
+    v.poolBlock[p] = p + 1;
     const stop = new SharedArrayBuffer(4);
     const source = `
       const { workerData, parentPort } = require('node:worker_threads');

@@ -7,8 +7,8 @@
  * a reader keeps retrying for up to READ_TIMEOUT_MS and then gives up (returns false), so a writer
  * that died inside an update cannot hang the reading thread.
  */
-import { RING_SLOTS, Win, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
-import type { EngineViews } from './views.js';
+import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
+import type { CandleRing, EngineViews } from './views.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
 export const READ_TIMEOUT_MS = 20;
@@ -187,32 +187,77 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   for (let b = 0; b < WINDOW_BASES.length; b++) out.winAsOf[b] = v.winAsOf[b]![p]!;
 }
 
-/** Mirrors ShardWriter.resumWindows for token 1, as of the base candle the token-0 figures are as of. */
+/**
+ * Token 1's reference price of window w (on base `b`) as of base candle `current`, from ring `r` row
+ * `row` holding the newest min(n, slots) of n candles: the close of the newest candle opened before
+ * the window, else the open of the oldest in it (the rule ShardWriter.resumWindows applies to token 0).
+ */
+export function token1Ref(r: CandleRing, row: number, n: number, current: number, w: number): number {
+  const R = r.slots;
+  const kept = n < R ? n : R;
+  const start = current - (WINDOWS[w]!.buckets - 1) * r.seconds;
+  let ref = 0;
+  for (let k = 0; k < kept; k++) {
+    const slot = row * R + ((n - 1 - k) % R);
+    const time = r.time[slot]!;
+    if (time < start) return r.close1[slot]!;
+    if (time <= current) ref = r.open1[slot]!;
+  }
+  return ref;
+}
+
+/** Stores token 1's reference prices of the windows on base `b` into `refs` at pool p (a pool giving its ring block back, or re-summed without one). */
+export function token1Refs(r: CandleRing, row: number, n: number, current: number, b: number, refs: readonly Float64Array[], p: number): void {
+  const windows = WINDOW_BASES[b]!.windows;
+  for (let j = 0; j < windows.length; j++) refs[windows[j]!]![p] = token1Ref(r, row, n, current, windows[j]!);
+}
+
+/**
+ * Token 1's price change per window, as of the base candles the token-0 figures are as of: from the
+ * pool's rings while it holds a ring block, else from the references stored when it gave it back
+ * (its candles have not changed since).
+ */
 function token1PriceChanges(v: EngineViews, p: number, out: PoolState): void {
   const latest = out.priceUsd1;
+  const block = v.poolBlock[p]! - 1;
   for (let b = 0; b < WINDOW_BASES.length; b++) {
     const { base, windows } = WINDOW_BASES[b]!;
     const r = v.rings[base]!;
-    const R = r.slots;
     const n = r.opened[p]!;
-    const kept = n < R ? n : R;
     const current = out.winAsOf[b]!;
     for (let j = 0; j < windows.length; j++) {
       const w = windows[j]!;
-      const start = current - (WINDOWS[w]!.buckets - 1) * r.seconds;
-      let ref = 0;
-      for (let k = 0; k < kept; k++) {
-        const slot = p * R + ((n - 1 - k) % R);
-        const time = r.time[slot]!;
-        if (time < start) {
-          ref = r.close1[slot]!;
-          break;
-        }
-        if (time <= current) ref = r.open1[slot]!;
-      }
+      const ref = block >= 0 ? token1Ref(r, block, n, current, w) : v.winRefPrice1[w]![p]!;
       out.winPriceChange1[w] = ref > 0 ? (latest / ref - 1) * 100 : 0;
     }
   }
+}
+
+/** Private one-row candle rings, one per interval, in the shape of the shared ones (a quiet pool's stored candles, re-summed). */
+export function createScratchRings(): CandleRing[] {
+  return INTERVALS.map((_, i) => {
+    const slots = RING_SLOTS[i]!;
+    const f = () => new Float64Array(slots);
+    const u = () => new Uint32Array(slots);
+    return {
+      seconds: INTERVAL_SECONDS[i]!,
+      slots,
+      opened: new Uint32Array(1),
+      time: u(),
+      open0: f(),
+      high0: f(),
+      low0: f(),
+      close0: f(),
+      open1: f(),
+      high1: f(),
+      low1: f(),
+      close1: f(),
+      volumeUsd: f(),
+      buyVolumeUsd: f(),
+      txns: u(),
+      buys: u(),
+    };
+  });
 }
 
 /** A token's USD price and the route it came from, as of version `seq` (even). */
@@ -258,7 +303,10 @@ export interface RingCandles {
   /** Candles ever opened for the pool and interval (the ring keeps the newest `slots`). */
   opened: number;
   slots: number;
-  /** Open time of the oldest candle still in the ring, in range or not (0 when none). */
+  /**
+   * Open time of the oldest candle still in the ring, in range or not (0 when none); every older
+   * candle is in LMDB. A pool without a ring block has every candle there: its newest one's open + 1.
+   */
   oldestTime: number;
   readonly time: Float64Array;
   readonly open0: Float64Array;
@@ -318,14 +366,33 @@ export function readRing(views: EngineViews, p: number, intervalIndex: number, f
   return true;
 }
 
+/**
+ * Open time of pool p's newest candle of `interval`: the one its last swap went into (a chain's
+ * swaps come in time order). The store may hold later ones only when a replay runs behind a run
+ * that went further; they are not the pool's yet.
+ */
+export function newestCandleOpen(v: EngineViews, p: number, interval: number): number {
+  const t = v.lastSwapTime[p]!;
+  return t - (t % INTERVAL_SECONDS[interval]!);
+}
+
 function copyRing(v: EngineViews, p: number, out: RingCandles): void {
   const r = v.rings[out.interval]!;
   const R = r.slots;
   const n = r.opened[p]!;
+  const row = v.poolBlock[p]! - 1;
+  out.opened = n;
+  out.slots = R;
+  if (row < 0) {
+    // Every candle is in LMDB, up to the newest one.
+    out.count = 0;
+    out.oldestTime = n > 0 ? newestCandleOpen(v, p, out.interval) + 1 : 0;
+    return;
+  }
   const first = n > R ? n - R : 0;
   let count = 0;
   for (let k = first; k < n; k++) {
-    const slot = p * R + (k % R);
+    const slot = row * R + (k % R);
     const time = r.time[slot]!;
     if (time < out.fromTime) continue;
     if (time > out.toTime) break;
@@ -345,7 +412,5 @@ function copyRing(v: EngineViews, p: number, out: RingCandles): void {
     count++;
   }
   out.count = count;
-  out.opened = n;
-  out.slots = R;
-  out.oldestTime = n > 0 ? r.time[p * R + (first % R)]! : 0;
+  out.oldestTime = n > 0 ? r.time[row * R + (first % R)]! : 0;
 }

@@ -23,6 +23,10 @@ export interface EngineCapacity {
   readonly pools: number;
   readonly tokens: number;
   readonly chains: number;
+  /** Ring blocks: pools that may hold candle rings at once (default: one per pool id). */
+  readonly blocks?: number;
+  /** Second blocks: tokens that may hold 1 s candles at once (default: one per token id). */
+  readonly secondBlocks?: number;
 }
 
 /** What crosses to a worker: capacities and the buffers, keyed by column name. */
@@ -31,8 +35,11 @@ export interface EngineBuffers {
   readonly columns: Readonly<Record<string, SharedArrayBuffer>>;
 }
 
-/** What one element of a column belongs to: a pool, a token, a chain, or the whole engine (fixed length). */
-export type ColumnScope = 'pool' | 'token' | 'chain' | 'fixed';
+/**
+ * What one element of a column belongs to: a pool, a token, a chain, a ring block (the candle rings
+ * of one active pool, ring-blocks.ts), or the whole engine (fixed length).
+ */
+export type ColumnScope = 'pool' | 'token' | 'chain' | 'block' | 'secondBlock' | 'fixed';
 /**
  * Who writes a column: ingest (main thread), the shard owning the row's chain, or the gateway.
  * `transient` columns (seqlock versions, rollback counters, stream watch flags) mean nothing after
@@ -66,6 +73,24 @@ interface ColumnOptions {
   readonly transient?: boolean;
 }
 
+/** Rows a column of `scope` has at `capacity`. */
+export function rowsOf(capacity: EngineCapacity, scope: ColumnScope): number {
+  switch (scope) {
+    case 'pool':
+      return capacity.pools;
+    case 'token':
+      return capacity.tokens;
+    case 'chain':
+      return capacity.chains;
+    case 'block':
+      return capacity.blocks ?? capacity.pools;
+    case 'secondBlock':
+      return capacity.secondBlocks ?? capacity.tokens;
+    default:
+      return 1;
+  }
+}
+
 class ColumnSource {
   readonly columns: Record<string, SharedArrayBuffer>;
   readonly table: ColumnSpec[] = [];
@@ -76,7 +101,7 @@ class ColumnSource {
   }
   col<C extends ColumnCtor>(name: string, ctor: C, scope: ColumnScope, options: ColumnOptions): InstanceType<C> {
     const stride = options.stride ?? 1;
-    const rows = scope === 'pool' ? this.capacity.pools : scope === 'token' ? this.capacity.tokens : scope === 'chain' ? this.capacity.chains : 1;
+    const rows = rowsOf(this.capacity, scope);
     const length = rows * stride;
     let sab = this.columns[name];
     if (!sab) {
@@ -89,11 +114,16 @@ class ColumnSource {
   }
 }
 
-/** Columns of one candle interval: slot `p * slots + (k % slots)` holds pool p's k-th candle. */
+/**
+ * Columns of one candle interval. `opened[p]` counts pool p's candles ever opened (a pool row); the
+ * candles themselves sit in pool p's ring block b = poolBlock[p] - 1: slot `b * slots + (k % slots)`
+ * holds its k-th candle, for k in [opened - min(opened, slots), opened). A pool without a block (quiet)
+ * has every candle in LMDB.
+ */
 export interface CandleRing {
   readonly seconds: number;
   readonly slots: number;
-  /** Number of candles ever opened per pool; the newest is at index opened - 1. */
+  /** Number of candles ever opened per pool (pool row); the newest is at index opened - 1. */
   readonly opened: Uint32Array;
   readonly time: Uint32Array;
   readonly open0: Float64Array;
@@ -171,11 +201,29 @@ export class EngineViews {
   readonly winPriceChange: readonly Float64Array[];
   /** Reference USD price of token 0 for each window (see layout.ts). */
   readonly winRefPrice: readonly Float64Array[];
+  /**
+   * Reference USD price of token 1 for each window, as of winAsOf, for pools without a ring block
+   * (a hot pool's readers derive it from its rings, as read.ts does).
+   */
+  readonly winRefPrice1: readonly Float64Array[];
   /** Per window base (WINDOW_BASES order): open time of the base candle the sums are as of. */
   readonly winAsOf: readonly Float64Array[];
 
   // ---- candle rings per interval (writer: owning shard; guarded by poolSeq) ----
   readonly rings: readonly CandleRing[];
+
+  // ---- ring blocks (ring-blocks.ts) ----
+  /** Pool p's ring block + 1, 0 while it has none (writer: owning shard; guarded by poolSeq). */
+  readonly poolBlock: Int32Array;
+  /** Block b's pool + 1, 0 while free (writer: the shard that takes or gives it back). */
+  readonly blockPool: Int32Array;
+  /**
+   * Allocator words (writer: any shard, under the lock word): [0] lock (1 held), [1] free-stack depth,
+   * [2] high-water (blocks ever handed out; those above were never touched), [3] blocks in use.
+   */
+  readonly blockHeader: Int32Array;
+  /** Free stack: entries [0, blockHeader[1]) are free block ids below the high-water mark. */
+  readonly blockFree: Int32Array;
 
   // ---- static token columns (writer: ingest) ----
   readonly tokenChain: Uint16Array;
@@ -193,8 +241,21 @@ export class EngineViews {
   readonly tokenRouteClass: Uint8Array;
   /** Time (Unix s) of the swap that set the price. */
   readonly tokenPriceTime: Float64Array;
-  /** 1 s candles, slot `t * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS)` holds token t's k-th second. */
+  /**
+   * 1 s candles: secOpened[t] counts token t's seconds ever opened (a token row); they sit in its
+   * second block b = tokenSecondBlock[t] - 1, slot `b * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS)`
+   * holding its k-th second for k in [max(secBase[b], opened - TOKEN_SECOND_SLOTS), opened). A token
+   * quiet for a minute gives its block back (its seconds were streamed; they are not stored).
+   */
   readonly secOpened: Uint32Array;
+  /** Token t's second block + 1, 0 while it has none (writer: owning shard; guarded by tokenSeq). */
+  readonly tokenSecondBlock: Int32Array;
+  /** Per second block: secOpened of its token when it took the block (older seconds are not in it). */
+  readonly secBase: Uint32Array;
+  /** The second blocks' allocator (ring-blocks.ts): owner token + 1, header words, free stack. */
+  readonly secondBlockToken: Int32Array;
+  readonly secondBlockHeader: Int32Array;
+  readonly secondBlockFree: Int32Array;
   readonly secTime: Uint32Array;
   readonly secOpen: Float64Array;
   readonly secHigh: Float64Array;
@@ -219,6 +280,7 @@ export class EngineViews {
     const shard = { writer: 'shard' } as const;
     const pool = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'pool', o);
     const token = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'token', o);
+    const block = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'block', o);
 
     this.counts = src.col('counts', Int32Array, 'fixed', { stride: 8, ...ingest });
     this.chainClock = src.col('chainClock', Float64Array, 'chain', ingest);
@@ -260,17 +322,18 @@ export class EngineViews {
     this.winBuys = perWindow('winBuys');
     this.winPriceChange = perWindow('winPriceChange');
     this.winRefPrice = perWindow('winRefPrice');
+    this.winRefPrice1 = perWindow('winRefPrice1');
     this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Float64Array, shard));
 
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;
       const ring = { stride: slots, ...shard };
-      const c = (field: string) => pool(`ring.${iv}.${field}`, Float64Array, ring);
+      const c = (field: string) => block(`ring.${iv}.${field}`, Float64Array, ring);
       return {
         seconds: INTERVAL_SECONDS[i]!,
         slots,
         opened: pool(`ring.${iv}.opened`, Uint32Array, shard),
-        time: pool(`ring.${iv}.time`, Uint32Array, ring),
+        time: block(`ring.${iv}.time`, Uint32Array, ring),
         open0: c('open0'),
         high0: c('high0'),
         low0: c('low0'),
@@ -281,10 +344,15 @@ export class EngineViews {
         close1: c('close1'),
         volumeUsd: c('volumeUsd'),
         buyVolumeUsd: c('buyVolumeUsd'),
-        txns: pool(`ring.${iv}.txns`, Uint32Array, ring),
-        buys: pool(`ring.${iv}.buys`, Uint32Array, ring),
+        txns: block(`ring.${iv}.txns`, Uint32Array, ring),
+        buys: block(`ring.${iv}.buys`, Uint32Array, ring),
       };
     });
+    // Which pool holds which block is rebuilt when a snapshot's blocks are loaded (snapshot/blocks.ts).
+    this.poolBlock = pool('poolBlock', Int32Array, { ...shard, transient: true });
+    this.blockPool = block('blockPool', Int32Array, { ...shard, transient: true });
+    this.blockHeader = src.col('blockHeader', Int32Array, 'fixed', { stride: 4, ...shard, transient: true });
+    this.blockFree = block('blockFree', Int32Array, { ...shard, transient: true });
 
     this.tokenChain = token('tokenChain', Uint16Array, ingest);
     this.tokenDecimals = token('tokenDecimals', Uint8Array, ingest);
@@ -295,16 +363,23 @@ export class EngineViews {
     this.tokenRoutePool = token('tokenRoutePool', Int32Array, shard);
     this.tokenRouteClass = token('tokenRouteClass', Uint8Array, shard);
     this.tokenPriceTime = token('tokenPriceTime', Float64Array, shard);
-    const sec = { stride: TOKEN_SECOND_SLOTS, ...shard };
+    // 1 s candles are live data: a snapshot keeps how many each token opened, not the seconds.
+    const sec = { stride: TOKEN_SECOND_SLOTS, ...shard, transient: true };
+    const second = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'secondBlock', o);
     this.secOpened = token('sec.opened', Uint32Array, shard);
-    this.secTime = token('sec.time', Uint32Array, sec);
-    this.secOpen = token('sec.open', Float64Array, sec);
-    this.secHigh = token('sec.high', Float64Array, sec);
-    this.secLow = token('sec.low', Float64Array, sec);
-    this.secClose = token('sec.close', Float64Array, sec);
-    this.secPriceSum = token('sec.priceSum', Float64Array, sec);
-    this.secVolumeUsd = token('sec.volumeUsd', Float64Array, sec);
-    this.secTxns = token('sec.txns', Uint32Array, sec);
+    this.secTime = second('sec.time', Uint32Array, sec);
+    this.secOpen = second('sec.open', Float64Array, sec);
+    this.secHigh = second('sec.high', Float64Array, sec);
+    this.secLow = second('sec.low', Float64Array, sec);
+    this.secClose = second('sec.close', Float64Array, sec);
+    this.secPriceSum = second('sec.priceSum', Float64Array, sec);
+    this.secVolumeUsd = second('sec.volumeUsd', Float64Array, sec);
+    this.secTxns = second('sec.txns', Uint32Array, sec);
+    this.tokenSecondBlock = token('tokenSecondBlock', Int32Array, { ...shard, transient: true });
+    this.secBase = second('secBase', Uint32Array, { ...shard, transient: true });
+    this.secondBlockToken = second('secondBlockToken', Int32Array, { ...shard, transient: true });
+    this.secondBlockHeader = src.col('secondBlockHeader', Int32Array, 'fixed', { stride: 4, ...shard, transient: true });
+    this.secondBlockFree = second('secondBlockFree', Int32Array, { ...shard, transient: true });
     this.watchPool = pool('watchPool', Uint8Array, { writer: 'gateway', transient: true });
     this.watchToken = token('watchToken', Uint8Array, { writer: 'gateway', transient: true });
 
@@ -329,5 +404,15 @@ export class EngineViews {
 
   get tokenCount(): number {
     return Atomics.load(this.counts, 1);
+  }
+
+  /** Ring blocks there are. */
+  get blockCount(): number {
+    return this.capacity.blocks ?? this.capacity.pools;
+  }
+
+  /** Second blocks there are. */
+  get secondBlockCount(): number {
+    return this.capacity.secondBlocks ?? this.capacity.tokens;
   }
 }

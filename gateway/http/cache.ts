@@ -14,6 +14,8 @@ export interface CachedBody {
   readonly body: Buffer;
   /** Items rendered in the body, for bodies that are pieces of a larger one. */
   readonly items: number;
+  /** A small number the owner files with the body (the free host: the route id of its path). */
+  readonly tag: number;
   readonly bytes: number;
 }
 
@@ -52,7 +54,7 @@ export class ResponseCache {
     return e;
   }
 
-  set(key: string, version: number, body: Buffer, expiresAtMs = 0, items = 0): void {
+  set(key: string, version: number, body: Buffer, expiresAtMs = 0, items = 0, tag = 0): void {
     const bytes = body.length + key.length * 2 + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.maxBytes) return;
     const old = this.entries.get(key);
@@ -62,7 +64,7 @@ export class ResponseCache {
       if (oldest === undefined) break;
       this.drop(oldest[0], oldest[1]);
     }
-    this.entries.set(key, { version, expiresAtMs, body, items, bytes });
+    this.entries.set(key, { version, expiresAtMs, body, items, tag, bytes });
     this.bytes += bytes;
   }
 

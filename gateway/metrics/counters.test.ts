@@ -1,54 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LATENCY_BUCKETS_S, RequestCounters, REQUEST_HOSTS, routeOf, ROUTES, STREAM_KINDS, StreamCounters } from './counters.js';
-
-const P = '0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc';
-
-describe('routeOf', () => {
-  it('names the route each path shape matches, the /api subset as the route it stands for', () => {
-    const cases: [string, string][] = [
-      ['/', 'root'],
-      ['/health', 'health'],
-      ['/usage', 'usage'],
-      ['/stats', 'stats'],
-      ['/openapi.json', 'openapi'],
-      ['/networks', 'networks'],
-      ['/search', 'search'],
-      ['/pools/search', 'pool_search'],
-      ['/tokens/search', 'token_search'],
-      ['/networks/ethereum/dexes', 'dexes'],
-      ['/networks/ethereum/pools/search', 'pool_search'],
-      [`/networks/ethereum/pools/${P}`, 'pool'],
-      [`/networks/ethereum/pools/${P}/ohlcv`, 'pool_ohlcv'],
-      [`/networks/ethereum/pools/${P}/transactions`, 'pool_transactions'],
-      [`/networks/ethereum/pools/${P}/indicators`, 'pool_indicators'],
-      ['/networks/ethereum/tokens/search', 'token_search'],
-      [`/networks/ethereum/tokens/${P}`, 'token'],
-      [`/networks/ethereum/tokens/${P}/ohlcv`, 'token_ohlcv'],
-      [`/networks/ethereum/tokens/${P}/indicators`, 'token_indicators'],
-      ['/networks/ethereum/multi/prices', 'multi_prices'],
-      ['/pools', 'removed'],
-      ['/networks/ethereum/pools', 'removed'],
-      ['/networks/ethereum/pools/filter', 'removed'],
-      ['/networks/ethereum/tokens/top', 'removed'],
-      ['/networks/ethereum/tokens/filter', 'removed'],
-      ['/networks/ethereum/dexes/uniswap_v2/pools', 'removed'],
-      [`/networks/ethereum/tokens/${P}/pools`, 'removed'],
-      ['/api/networks', 'networks'],
-      ['/api/networks/eth/dexes/uniswap_v2/pools', 'removed'],
-      [`/api/networks/eth/pools/${P}`, 'pool'],
-      ['/nope', 'other'],
-      ['/health/', 'other'],
-      ['/networksx', 'other'],
-      ['/networks/', 'other'],
-      ['/networks/ethereum/tokens', 'other'],
-      [`/networks/ethereum/pools/${P}/trades`, 'other'],
-      [`/networks/ethereum/pools/${P}/ohlcv/1m`, 'other'],
-      ['/a/b/c/d/e/f/g/h/i', 'other'],
-      ['', 'other'],
-    ];
-    for (const [path, route] of cases) expect(ROUTES[routeOf(path)], path).toBe(route);
-  });
-});
+import { LATENCY_BUCKETS_S, RequestCounters, REQUEST_HOSTS, ROUTES, STREAM_KINDS, StreamCounters } from './counters.js';
 
 describe('RequestCounters', () => {
   it('counts by host, route and status, and times into cumulative buckets only what was timed', () => {

@@ -1,8 +1,10 @@
 /**
  * What the gateway counts for /metrics, kept cheap on the request path: each request adds to plain
  * typed arrays indexed by small integers (host role, route, status), and prom-client reads them only
- * when scraped (gateway/metrics/registry.ts). The label sets are declared here once.
+ * when scraped (gateway/metrics/registry.ts). The label sets are declared here once (the routes in
+ * gateway/rest/routes.ts, which the router dispatches on).
  */
+import { ROUTES } from '../rest/routes.js';
 import type { StreamMethod } from '../streams/request.js';
 
 /** REST host roles counted, in label order. */
@@ -10,33 +12,11 @@ export const REQUEST_HOSTS = ['freeRest', 'paidRest', 'agent'] as const;
 export type RequestHost = (typeof REQUEST_HOSTS)[number];
 
 /**
- * Route labels: the route a path matched (not the path, whose ids would be unbounded). The agent
- * host's /api paths count as the route they stand for.
+ * Route labels: the route a request matched (rest/routes.ts; not the path, whose ids would be
+ * unbounded), recorded by the router and the refusals before it. The agent host's /api paths count
+ * as the route they stand for.
  */
-export const ROUTES = [
-  'root',
-  'health',
-  'usage',
-  'stats',
-  'openapi',
-  'networks',
-  'dexes',
-  'pool_search',
-  'pool',
-  'pool_ohlcv',
-  'pool_transactions',
-  'pool_indicators',
-  'token_search',
-  'token',
-  'token_ohlcv',
-  'token_indicators',
-  'multi_prices',
-  'search',
-  'removed',
-  'other',
-] as const;
-export type RouteLabel = (typeof ROUTES)[number];
-const R = Object.fromEntries(ROUTES.map((r, i) => [r, i])) as Record<RouteLabel, number>;
+export { ROUTES } from '../rest/routes.js';
 
 /** Statuses counted by their own label; any other is counted as `other`. */
 export const STATUSES = [200, 400, 401, 402, 403, 404, 410, 429, 500, 503] as const;
@@ -52,63 +32,6 @@ export const LATENCY_SAMPLE_EVERY = 8;
 
 /** Upper bounds of the latency histogram's buckets, in seconds (+Inf is implied). */
 export const LATENCY_BUCKETS_S = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5] as const;
-
-/** Positions of a path's slashes (scratch for routeOf; one thread). */
-const SLASHES = new Int32Array(8);
-
-/** Whether segment `k` of `path` (1-based, as in path.split('/')[k]) is `name`; `n` slashes were found. */
-function seg(path: string, n: number, k: number, name: string): boolean {
-  if (k >= n + 1 || k < 1) return false;
-  const from = SLASHES[k - 1]! + 1;
-  const to = k < n ? SLASHES[k]! : path.length;
-  return to - from === name.length && path.startsWith(name, from);
-}
-
-/**
- * Route index of a request path (for a 404 too: the shape it has, `other` when none). Runs on
- * every request: it reads the path in place (no split, no substring).
- */
-export function routeOf(path: string): number {
-  // `n` slashes: the path has n segments, path.split('/') would have n + 1 parts.
-  let n = 0;
-  let i = path.startsWith('/api/') ? 4 : 0;
-  while (i >= 0) {
-    if (n === SLASHES.length) return R.other;
-    SLASHES[n++] = i;
-    i = path.indexOf('/', i + 1);
-  }
-  const parts = n + 1;
-  if (parts === 2) {
-    if (SLASHES[0]! + 1 === path.length) return R.root;
-    if (seg(path, n, 1, 'networks')) return R.networks;
-    if (seg(path, n, 1, 'health')) return R.health;
-    if (seg(path, n, 1, 'search')) return R.search;
-    if (seg(path, n, 1, 'stats')) return R.stats;
-    if (seg(path, n, 1, 'usage')) return R.usage;
-    if (seg(path, n, 1, 'openapi.json')) return R.openapi;
-    if (seg(path, n, 1, 'pools')) return R.removed;
-    return R.other;
-  }
-  if (parts === 3) {
-    if (!seg(path, n, 2, 'search')) return R.other;
-    return seg(path, n, 1, 'pools') ? R.pool_search : seg(path, n, 1, 'tokens') ? R.token_search : R.other;
-  }
-  if (!seg(path, n, 1, 'networks')) return R.other;
-  const pools = seg(path, n, 3, 'pools');
-  const tokens = !pools && seg(path, n, 3, 'tokens');
-  if (parts === 4) return seg(path, n, 3, 'dexes') ? R.dexes : pools ? R.removed : R.other;
-  if (parts === 5) {
-    if (pools) return seg(path, n, 4, 'search') ? R.pool_search : seg(path, n, 4, 'filter') ? R.removed : R.pool;
-    if (tokens) return seg(path, n, 4, 'search') ? R.token_search : seg(path, n, 4, 'filter') || seg(path, n, 4, 'top') ? R.removed : R.token;
-    return seg(path, n, 3, 'multi') && seg(path, n, 4, 'prices') ? R.multi_prices : R.other;
-  }
-  if (parts === 6) {
-    if (seg(path, n, 5, 'pools')) return pools ? R.other : tokens || seg(path, n, 3, 'dexes') ? R.removed : R.other;
-    if (pools) return seg(path, n, 5, 'ohlcv') ? R.pool_ohlcv : seg(path, n, 5, 'transactions') ? R.pool_transactions : seg(path, n, 5, 'indicators') ? R.pool_indicators : R.other;
-    if (tokens) return seg(path, n, 5, 'ohlcv') ? R.token_ohlcv : seg(path, n, 5, 'indicators') ? R.token_indicators : R.other;
-  }
-  return R.other;
-}
 
 /** Requests by host, route and status, and their latency by host and route. Main thread only. */
 export class RequestCounters {

@@ -6,7 +6,7 @@
  */
 import { Win } from '../../engine/state/layout.js';
 import { createPoolState, readPool } from '../../engine/state/read.js';
-import type { TokenRecord } from '../../engine/store/store.js';
+import { SearchText, TextMatch } from '../../engine/catalog/catalog.js';
 import type { GatewayContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
 import { integerJson, num, str, timeOrNull } from '../http/json.js';
@@ -18,20 +18,11 @@ import { TokenFigure, TokenFigures } from './token-search.js';
 /** Entries per list in a /search answer. */
 export const GLOBAL_SEARCH_MAX = 10;
 
-const MATCH_EXACT = 3;
-const MATCH_PREFIX = 2;
-const MATCH_SUBSTRING = 1;
-
-/** How well `text` (lower case) matches `q` (lower case): 3 exact, 2 prefix, 1 substring, 0 none. */
-function matchText(text: string, q: string): number {
-  if (text === q) return MATCH_EXACT;
+/** How well `text` (lower case) matches `q` (lower case): exact, prefix, substring (the catalog matches names, symbols and addresses alike). */
+function matchText(text: string, q: string): TextMatch {
+  if (text === q) return TextMatch.Exact;
   const at = text.indexOf(q);
-  return at === 0 ? MATCH_PREFIX : at > 0 ? MATCH_SUBSTRING : 0;
-}
-
-/** Addresses match whole or by prefix only. */
-function matchAddress(address: string, q: string): number {
-  return address === q ? MATCH_EXACT : address.startsWith(q) ? MATCH_PREFIX : 0;
+  return at === 0 ? TextMatch.Prefix : at > 0 ? TextMatch.Substring : TextMatch.None;
 }
 
 /** The best `capacity` (score desc, volume desc, id asc) of what is offered; insertion into a short sorted list. */
@@ -74,13 +65,6 @@ class Best {
   }
 }
 
-/** Lower-case name, symbol and address of a token, computed once (records never change). */
-interface Lower {
-  readonly name: string;
-  readonly symbol: string;
-  readonly address: string;
-}
-
 export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (query: string) => Buffer {
   const parser = new QueryParser(globalSearchQuery);
   const figures = new TokenFigures(ctx);
@@ -88,13 +72,8 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
   const poolBest = new Best(GLOBAL_SEARCH_MAX);
   const dexBest = new Best(GLOBAL_SEARCH_MAX);
   const state = createPoolState();
-  const lowerTokens: Lower[] = [];
-  const lowerPools: string[] = [];
-  /** Match score of each token in this request (reset per request, grown with the registry). */
+  /** Match score of each token in this request (reset per request, grown with the catalog). */
   let tokenScore = new Uint8Array(0);
-
-  const lowerToken = (t: TokenRecord): Lower =>
-    (lowerTokens[t.id] ??= { name: t.name.toLowerCase(), symbol: t.symbol.toLowerCase(), address: t.address.toLowerCase() });
 
   return (query) => {
     const { views, registry } = ctx;
@@ -103,24 +82,22 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
     const q = raw.toLowerCase();
     tokenBest.size = poolBest.size = dexBest.size = 0;
 
-    const tokens = registry.tokens;
-    if (tokenScore.length < tokens.length) tokenScore = new Uint8Array(Math.max(tokens.length, 2 * tokenScore.length));
+    const text = new SearchText(q);
+    const bound = registry.tokenBound;
+    if (tokenScore.length < bound) tokenScore = new Uint8Array(Math.max(bound, 2 * tokenScore.length));
     else tokenScore.fill(0);
-    for (let t = 0; t < tokens.length; t++) {
-      const token = tokens[t];
-      if (token === undefined) continue;
-      const l = lowerToken(token);
-      const s = Math.max(matchText(l.symbol, q), matchText(l.name, q), matchAddress(l.address, q));
+    for (let t = 0; t < bound; t++) {
+      if (!registry.tokenLive(t)) continue;
+      const s = registry.tokenMatch(t, text);
       tokenScore[t] = s;
-      if (s === 0) continue;
-      tokenBest.offer(s, figures.compute(token, false)[TokenFigure.VolumeUsd24h]!, t);
+      if (s === TextMatch.None) continue;
+      tokenBest.offer(s, figures.compute(t, false)[TokenFigure.VolumeUsd24h]!, t);
     }
 
     const vol24 = views.winVolumeUsd[Win.H24]!;
     for (const net of registry.networks) {
-      for (const p of net.poolIds) {
-        const address = (lowerPools[p] ??= registry.pools[p]!.address.toLowerCase());
-        const s = Math.max(matchAddress(address, q), tokenScore[views.poolToken0[p]!]!, tokenScore[views.poolToken1[p]!]!);
+      for (let p = registry.firstPoolOfChain(net.index); p >= 0; p = registry.nextPoolOfChain(p)) {
+        const s = Math.max(registry.poolAddressMatch(p, text), tokenScore[views.poolToken0[p]!]!, tokenScore[views.poolToken1[p]!]!);
         if (s === 0) continue;
         const v = vol24[p]!;
         poolBest.offer(s, v - v === 0 ? v : 0, p);
@@ -142,7 +119,7 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
     const dexCreated = new Float64Array(dexes.length).fill(Infinity);
     const txns24 = views.winTxns[Win.H24]!;
     for (const c of chains) {
-      for (const p of registry.networks[c]!.poolIds) {
+      for (let p = registry.firstPoolOfChain(c); p >= 0; p = registry.nextPoolOfChain(p)) {
         const d = views.poolDex[p]!;
         if (dexScore[d] === 0) continue;
         const v = vol24[p]!;
@@ -157,12 +134,12 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
 
     let body = '{"tokens":[';
     for (let i = 0; i < tokenBest.size; i++) {
-      const token = tokens[tokenBest.id[i]!]!;
-      const f = figures.compute(token, true);
+      const t = tokenBest.id[i]!;
+      const f = figures.compute(t, true);
       if (i > 0) body += ',';
       body +=
-        `{"id":${str(token.address)},"name":${str(token.name)},"symbol":${str(token.symbol)},"chain":${str(registry.networks[token.chain]!.id)}` +
-        `,"decimals":${token.decimals},"total_supply":${integerJson(token.totalSupply)},"price_usd":${num(f[TokenFigure.PriceUsd]!)}` +
+        `{"id":${str(registry.tokenAddress(t))},"name":${str(registry.tokenName(t))},"symbol":${str(registry.tokenSymbol(t))},"chain":${str(registry.networks[registry.tokenChain(t)]!.id)}` +
+        `,"decimals":${registry.tokenDecimals(t)},"total_supply":${integerJson(registry.tokenTotalSupply(t))},"price_usd":${num(f[TokenFigure.PriceUsd]!)}` +
         `,"fdv":${num(f[TokenFigure.FdvUsd]!)},"liquidity_usd":${num(f[TokenFigure.LiquidityUsd]!)}` +
         `,"volume_usd":${num(f[TokenFigure.VolumeUsd24h]!)},"price_usd_change":${num(f[TokenFigure.PriceChange24h]!)}}`;
     }

@@ -75,7 +75,7 @@ export function createPoolIndicators(ctx: GatewayContext): (network: string, add
     const pool = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
     const q = parser.parse(query);
     const r = candleRange(q, ctx.now(), gate, query);
-    const read: Read = (from, to, want, backward) => reader.read(pool.id, r.interval, from, to, want, backward).map((c) => side(c, q.inversed));
+    const read: Read = (from, to, want, backward) => reader.read(pool, r.interval, from, to, want, backward).map((c) => side(c, q.inversed));
     return answer(read, r, q);
   };
 }

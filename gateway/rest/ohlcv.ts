@@ -111,7 +111,7 @@ export function createPoolOhlcv(
   }
 
   return (network, address, query, gate) => {
-    const pool = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
+    const p = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
     const q = parser.parse(query);
     const now = Math.floor(ctx.now());
     let start = resolveOrReject(q.start, now, 'start');
@@ -126,7 +126,6 @@ export function createPoolOhlcv(
     const to = end - (end % seconds);
     const backward = q.count_back !== undefined;
     const want = q.count_back ?? q.limit;
-    const p = pool.id;
 
     const key = `o:${p}:${iv}:${q.inversed ? 1 : 0}:${from}:${to}:${backward ? 'b' : 'f'}${want}`;
     const cached = cache.get(key, Atomics.load(ctx.views.poolSeq, p));

@@ -1,9 +1,10 @@
 /**
  * JSON fragments of what never changes about a pool (addresses, names, DEX, creation, fee, tokens),
- * rendered once per pool on first use. Registry records are immutable once created, so a fragment
- * never goes stale.
+ * rendered once per pool on first use (pool details are the hottest read: rendering them from the
+ * catalog's bytes on every answer would cost more than the cache). What the catalog holds of a pool
+ * never changes once created, so a fragment never goes stale.
  */
-import type { Registry } from '../../engine/ingest/registry.js';
+import type { Catalog } from '../../engine/catalog/catalog.js';
 import type { TokenRecord } from '../../engine/store/store.js';
 import { str, timeOrNull } from '../http/json.js';
 
@@ -20,10 +21,10 @@ export interface PoolStatic {
 }
 
 export class PoolStatics {
-  private readonly registry: Registry;
+  private readonly registry: Catalog;
   private readonly byPool: (PoolStatic | undefined)[] = [];
 
-  constructor(registry: Registry) {
+  constructor(registry: Catalog) {
     this.registry = registry;
   }
 
@@ -33,11 +34,11 @@ export class PoolStatics {
 
   private render(p: number): PoolStatic {
     const reg = this.registry;
-    const pool = reg.pools[p]!;
+    const pool = reg.pool(p);
     const dex = reg.dexes[pool.dex]!;
     const chain = str(reg.networks[pool.chain]!.id);
-    const t0 = reg.tokens[pool.token0]!;
-    const t1 = reg.tokens[pool.token1]!;
+    const t0 = reg.token(pool.token0);
+    const t1 = reg.token(pool.token1);
     const full = (t: TokenRecord) =>
       `{"id":${str(t.address)},"name":${str(t.name)},"symbol":${str(t.symbol)},"chain":${chain},"decimals":${t.decimals},"added_at":${timeOrNull(t.addedAt)}}`;
     const short = (t: TokenRecord) => `{"id":${str(t.address)},"name":${str(t.name)},"symbol":${str(t.symbol)},"chain":${chain}}`;

@@ -61,9 +61,8 @@ export function createPoolDetails(ctx: GatewayContext, cache: ResponseCache, sta
   const parser = new QueryParser(poolDetailsQuery);
   const state = createPoolState();
   return (network, address, query) => {
-    const pool = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
+    const p = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
     const { inversed } = parser.parse(query);
-    const p = pool.id;
     const key = inversed ? `d:${p}:i` : `d:${p}`;
     const cached = cache.get(key, Atomics.load(ctx.views.poolSeq, p));
     if (cached !== undefined) return cached.body;

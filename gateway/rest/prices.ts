@@ -21,12 +21,12 @@ export function createMultiPrices(ctx: GatewayContext): (network: string, query:
     const seen = new Set<number>();
     const rows: string[] = [];
     for (const address of tokens) {
-      const token = ctx.registry.tokenOf(net.index, address);
-      if (token === undefined || seen.has(token.id)) continue;
-      seen.add(token.id);
-      if (!readTokenPrice(ctx.views, token.id, price)) throw new Error(`token ${token.id} price did not settle`);
+      const t = ctx.registry.tokenId(net.index, address);
+      if (t < 0 || seen.has(t)) continue;
+      seen.add(t);
+      if (!readTokenPrice(ctx.views, t, price)) throw new Error(`token ${t} price did not settle`);
       if (!(price.priceUsd > 0)) continue;
-      rows.push(`{"id":${str(token.address)},"chain":${str(net.id)},"price_usd":${texts.text(token.id)}}`);
+      rows.push(`{"id":${str(ctx.registry.tokenAddress(t))},"chain":${str(net.id)},"price_usd":${texts.text(t)}}`);
     }
     return Buffer.from(`[${rows.join(',')}]`, 'utf8');
   };

@@ -1,28 +1,23 @@
-/** Path segments to registry entries; anything unknown is not_found. */
-import { normalizeAddress, type NetworkEntry, type Registry } from '../../engine/ingest/registry.js';
-import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
+/** Path segments to catalog entries (networks, pool and token ids); anything unknown is not_found. */
+import type { NetworkEntry, Catalog } from '../../engine/catalog/catalog.js';
 import { notFound } from '../errors.js';
 
-export function networkOrNotFound(registry: Registry, id: string): NetworkEntry {
+export function networkOrNotFound(registry: Catalog, id: string): NetworkEntry {
   const net = registry.networkOf(id);
   if (net === undefined) throw notFound('network', id);
   return net;
 }
 
-/** EVM hex addresses match in any case (`0X` prefix included); others (base58) exactly. */
-function normalPathAddress(address: string): string {
-  const hex = address.length > 2 && address.charCodeAt(0) === 48 && (address.charCodeAt(1) | 32) === 120;
-  return hex ? address.toLowerCase() : normalizeAddress(address);
-}
-
-export function poolOrNotFound(registry: Registry, network: NetworkEntry, address: string): PoolRecord {
-  const pool = registry.poolOf(network.index, normalPathAddress(address));
-  if (pool === undefined) throw notFound('pool', address, network.id);
+/** The pool id. EVM hex addresses match in any case (`0X` prefix included); others (base58) exactly. */
+export function poolOrNotFound(registry: Catalog, network: NetworkEntry, address: string): number {
+  const pool = registry.poolId(network.index, address);
+  if (pool < 0) throw notFound('pool', address, network.id);
   return pool;
 }
 
-export function tokenOrNotFound(registry: Registry, network: NetworkEntry, address: string): TokenRecord {
-  const token = registry.tokenOf(network.index, normalPathAddress(address));
-  if (token === undefined) throw notFound('token', address, network.id);
+/** The token id. */
+export function tokenOrNotFound(registry: Catalog, network: NetworkEntry, address: string): number {
+  const token = registry.tokenId(network.index, address);
+  if (token < 0) throw notFound('token', address, network.id);
   return token;
 }

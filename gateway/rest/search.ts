@@ -9,7 +9,7 @@
  * same ranking: while figures move underneath, no pool repeats and none is skipped. The shared
  * helpers here (cursor, range filters, envelope) also serve token search.
  */
-import { normalizeAddress, type NetworkEntry, type Registry } from '../../engine/ingest/registry.js';
+import { normalizeAddress, type NetworkEntry, type Catalog } from '../../engine/catalog/catalog.js';
 import { readPoolRow, ROW, ROW_LENGTH } from '../../engine/state/read.js';
 import { figureIndex, POOL_FIGURES } from '../../engine/search/figures.js';
 import type { RankQuery } from '../../engine/search/rank-index.js';
@@ -72,7 +72,7 @@ export function cursorOf(q: { readonly cursor?: string | undefined; readonly ord
 }
 
 /** `chains`: the network ids asked for, each known, in the order given (duplicates dropped); all when absent. */
-export function networksOf(registry: Registry, chains: string | undefined): NetworkEntry[] {
+export function networksOf(registry: Catalog, chains: string | undefined): NetworkEntry[] {
   const all = registry.networks;
   if (chains === undefined) return all;
   const out: NetworkEntry[] = [];
@@ -262,9 +262,8 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
       }
       let token = -1;
       if (tokenAddress !== undefined) {
-        const t = registry.tokenOf(net.index, tokenAddress);
-        if (t === undefined) continue;
-        token = t.id;
+        token = registry.tokenId(net.index, tokenAddress);
+        if (token < 0) continue;
       }
       const s = perShard[ranker.shardOf(net.index)]!;
       s.chains.push(net.index);

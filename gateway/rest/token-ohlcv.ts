@@ -13,7 +13,6 @@
  * never be among the first (last) `want` open times of the union, so each pool reads only `want`.
  */
 import { createPoolState, readPool } from '../../engine/state/read.js';
-import type { TokenRecord } from '../../engine/store/store.js';
 import type { GatewayContext } from '../context.js';
 import { QueryParser } from '../http/params.js';
 import { candleJson, candleRange, PoolCandleReader, side, type PriceCandle } from './candles.js';
@@ -47,16 +46,16 @@ export class TokenCandleReader {
   }
 
   /** Up to `want` token candles opening in [from, to], oldest first: the first, or the last when `backward`. */
-  read(token: TokenRecord, interval: number, from: number, to: number, want: number, backward: boolean): PriceCandle[] {
+  read(token: number, interval: number, from: number, to: number, want: number, backward: boolean): PriceCandle[] {
     const buckets = new Map<number, Bucket>();
-    for (const p of this.ctx.registry.tokenPools[token.id] ?? []) {
-      const pool = this.ctx.registry.pools[p]!;
+    const reg = this.ctx.registry;
+    for (let p = reg.firstPoolOfToken(token); p >= 0; p = reg.nextPoolOfToken(token, p)) {
       const candles = this.pools.read(p, interval, from, to, want, backward);
       if (candles.length === 0) continue;
       if (!readPool(this.ctx.views, p, this.state)) throw new Error(`pool ${p} state did not settle`);
       const liquidity = this.state.liquidityUsd > 0 ? this.state.liquidityUsd : 0;
       for (const raw of candles) {
-        const c = side(raw, pool.token1 === token.id && pool.token0 !== token.id);
+        const c = side(raw, reg.poolToken1(p) === token && reg.poolToken0(p) !== token);
         let b = buckets.get(c.time);
         if (b === undefined) {
           b = { weight: 0, priced: 0, open: 0, high: 0, low: 0, close: 0, open1: 0, high1: 0, low1: 0, close1: 0, volume: 0 };

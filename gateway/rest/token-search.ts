@@ -13,10 +13,9 @@
  * the pool its USD price is routed through, from the token's side. Reads are unlocked while
  * ranking (a pool mid-update may count on either side of it); nothing is allocated per token.
  */
-import type { NetworkEntry } from '../../engine/ingest/registry.js';
+import type { NetworkEntry } from '../../engine/catalog/catalog.js';
 import { Win } from '../../engine/state/layout.js';
 import { createPoolState, readPool } from '../../engine/state/read.js';
-import type { TokenRecord } from '../../engine/store/store.js';
 import type { GatewayContext } from '../context.js';
 import { num, str, timeOrNull } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
@@ -51,19 +50,17 @@ export class TokenFigures {
   readonly out = new Float64Array(FIGURE_COUNT);
   private readonly ctx: GatewayContext;
   private readonly state = createPoolState();
-  /** total_supply / 10^decimals per token id, computed on first use (records never change). */
-  private readonly supply: number[] = [];
+  /** total_supply / 10^decimals per token id (NaN: not computed yet; a token's supply never changes). */
+  private supply = new Float64Array(0);
 
   constructor(ctx: GatewayContext) {
     this.ctx = ctx;
   }
 
   /** Fills `out` for token t; the price change (a ring scan when the token is its route pool's token 1) only with `change`. */
-  compute(token: TokenRecord, change: boolean): Float64Array {
+  compute(t: number, change: boolean): Float64Array {
     const { views, registry } = this.ctx;
-    const t = token.id;
     const out = this.out;
-    const pools = registry.tokenPools[t] ?? [];
     const v24 = views.winVolumeUsd[Win.H24]!;
     const v7 = views.winVolumeUsd[Win.D7]!;
     const v30 = views.winVolumeUsd[Win.D30]!;
@@ -74,8 +71,7 @@ export class TokenFigures {
     let c = 0;
     let d = 0;
     let e = 0;
-    for (let i = 0; i < pools.length; i++) {
-      const p = pools[i]!;
+    for (let p = registry.firstPoolOfToken(t); p >= 0; p = registry.nextPoolOfToken(t, p)) {
       a += finite(v24[p]!);
       b += finite(v7[p]!);
       c += finite(v30[p]!);
@@ -83,14 +79,19 @@ export class TokenFigures {
       e += finite(tx[p]!);
     }
     const price = finite(views.tokenPriceUsd[t]!);
-    let scale = this.supply[t];
-    if (scale === undefined) scale = this.supply[t] = Number(BigInt(token.totalSupply)) / 10 ** token.decimals;
+    if (t >= this.supply.length) {
+      const grown = new Float64Array(Math.max(registry.tokenBound, 2 * this.supply.length)).fill(Number.NaN);
+      grown.set(this.supply);
+      this.supply = grown;
+    }
+    let scale = this.supply[t]!;
+    if (Number.isNaN(scale)) scale = this.supply[t] = Number(BigInt(registry.tokenTotalSupply(t))) / 10 ** registry.tokenDecimals(t);
     out[TokenFigure.VolumeUsd24h] = a;
     out[TokenFigure.VolumeUsd7d] = b;
     out[TokenFigure.VolumeUsd30d] = c;
     out[TokenFigure.LiquidityUsd] = d;
     out[TokenFigure.Txns24h] = e;
-    out[TokenFigure.CreatedAt] = token.addedAt;
+    out[TokenFigure.CreatedAt] = registry.tokenAddedAt(t);
     out[TokenFigure.FdvUsd] = finite(price * scale);
     out[TokenFigure.PriceUsd] = price;
     out[TokenFigure.PriceChange24h] = change ? this.change24h(t) : 0;
@@ -153,12 +154,13 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
     return name;
   }
 
-  function headOf(token: TokenRecord): string {
-    let h = heads[token.id];
+  function headOf(t: number): string {
+    let h = heads[t];
     if (h === undefined) {
-      const address = str(token.address);
-      const chain = str(ctx.registry.networks[token.chain]!.id);
-      h = heads[token.id] = `{"id":${address},"address":${address},"chain":${chain},"name":${str(token.name)},"symbol":${str(token.symbol)},"decimals":${token.decimals},`;
+      const reg = ctx.registry;
+      const address = str(reg.tokenAddress(t));
+      const chain = str(reg.networks[reg.tokenChain(t)]!.id);
+      h = heads[t] = `{"id":${address},"address":${address},"chain":${chain},"name":${str(reg.tokenName(t))},"symbol":${str(reg.tokenSymbol(t))},"decimals":${reg.tokenDecimals(t)},`;
     }
     return h;
   }
@@ -195,7 +197,8 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
     onChain.fill(0);
     for (const net of nets) onChain[net.index] = 1;
     top.reset(q.limit + 1, q.sort === 'desc');
-    const tokens = registry.tokens;
+    const bound = registry.tokenBound;
+    const tokenChain = ctx.views.tokenChain;
     const nowMs = performance.now();
     const name = after?.rankings.length === 1 ? after.rankings[0]! : '';
     const frozen = rankings.get(name);
@@ -204,12 +207,11 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
       rankings.delete(name);
       rankings.set(name, frozen);
     }
-    if (current.length < tokens.length) current = new Float64Array(Math.max(tokens.length, 2 * current.length));
-    for (let t = 0; t < tokens.length; t++) {
+    if (current.length < bound) current = new Float64Array(Math.max(bound, 2 * current.length));
+    for (let t = 0; t < bound; t++) {
       current[t] = Number.NaN;
-      const token = tokens[t];
-      if (token === undefined || onChain[token.chain] !== 1) continue;
-      const out = figures.compute(token, needChange);
+      if (onChain[tokenChain[t]!] !== 1 || !registry.tokenLive(t)) continue;
+      const out = figures.compute(t, needChange);
       current[t] = out[order]!;
       if (!filters.accepts(figure)) continue;
       // A token newer than the frozen ranking is not in it.
@@ -220,20 +222,20 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
     }
     const found = top.drain(values, ids);
     let ranking: string[] = [];
-    if (found > q.limit) ranking = [frozen !== undefined ? name : keep(order, tokens.length, nowMs)];
+    if (found > q.limit) ranking = [frozen !== undefined ? name : keep(order, bound, nowMs)];
     const rows = found > q.limit ? q.limit : found;
 
     let body = '{"results":[';
     for (let i = 0; i < rows; i++) {
-      const token = tokens[ids[i]!]!;
-      const f = figures.compute(token, true);
+      const t = ids[i]!;
+      const f = figures.compute(t, true);
       if (i > 0) body += ',';
       body +=
-        `${headOf(token)}"price_usd":${num(f[TokenFigure.PriceUsd]!)},"fdv_usd":${num(f[TokenFigure.FdvUsd]!)}` +
+        `${headOf(t)}"price_usd":${num(f[TokenFigure.PriceUsd]!)},"fdv_usd":${num(f[TokenFigure.FdvUsd]!)}` +
         `,"liquidity_usd":${num(f[TokenFigure.LiquidityUsd]!)},"volume_usd_24h":${num(f[TokenFigure.VolumeUsd24h]!)}` +
         `,"volume_usd_7d":${num(f[TokenFigure.VolumeUsd7d]!)},"volume_usd_30d":${num(f[TokenFigure.VolumeUsd30d]!)}` +
         `,"txns_24h":${num(f[TokenFigure.Txns24h]!)},"price_change_percentage_24h":${num(f[TokenFigure.PriceChange24h]!)}` +
-        `,"created_at":${timeOrNull(token.addedAt)},"pools_count":${(registry.tokenPools[token.id] ?? []).length}}`;
+        `,"created_at":${timeOrNull(registry.tokenAddedAt(t))},"pools_count":${registry.tokenPoolCount(t)}}`;
     }
     return Buffer.from(body + envelopeEnd(q, found, values, ids, `${chainsEcho}${filters.echo}`, ranking), 'utf8');
   }

@@ -40,16 +40,15 @@ export function createTokenDetails(ctx: GatewayContext): (network: string, addre
   return (network, address) => {
     const { views, registry } = ctx;
     const net = networkOrNotFound(registry, network);
-    const token = tokenOrNotFound(registry, net, address);
-    if (!readTokenPrice(views, token.id, price)) throw new Error(`token ${token.id} price did not settle`);
+    const t = tokenOrNotFound(registry, net, address);
+    if (!readTokenPrice(views, t, price)) throw new Error(`token ${t} price did not settle`);
     const minute = Math.floor(views.chainClock[net.index]! / 60) * 60;
     for (const s of sums) s.volumeUsd = s.buyUsd = s.txns = s.buys = 0;
     changes.fill(0);
     let liquidityUsd = 0;
-    const poolIds = registry.tokenPools[token.id] ?? [];
     const routePool = price.routePool - 1;
-    for (const p of poolIds) {
-      const isToken0 = views.poolToken0[p] === token.id;
+    for (let p = registry.firstPoolOfToken(t); p >= 0; p = registry.nextPoolOfToken(t, p)) {
+      const isToken0 = views.poolToken0[p] === t;
       if (!readPool(views, p, pool, p === routePool && !isToken0)) throw new Error(`pool ${p} state did not settle`);
       if (!readRing(views, p, MINUTE_INTERVAL, minute - 60, minute, ring)) throw new Error(`pool ${p} candles did not settle`);
       liquidityUsd += pool.liquidityUsd;
@@ -92,8 +91,11 @@ export function createTokenDetails(ctx: GatewayContext): (network: string, addre
     }
     const usd = price.priceUsd;
     // The price shown: the same digits as the price streams (engine/state/exact-price.ts), as a JSON number.
-    const shown = usd > 0 ? texts.text(token.id) : '0';
-    const fdv = (usd * Number(BigInt(token.totalSupply))) / 10 ** token.decimals;
+    const shown = usd > 0 ? texts.text(t) : '0';
+    const totalSupply = registry.tokenTotalSupply(t);
+    const decimals = registry.tokenDecimals(t);
+    const addedAt = registry.tokenAddedAt(t);
+    const fdv = (usd * Number(BigInt(totalSupply))) / 10 ** decimals;
     let windows = '';
     SUMMARY_WINDOWS.forEach(([name], i) => {
       const s = sums[i]!;
@@ -103,11 +105,11 @@ export function createTokenDetails(ctx: GatewayContext): (network: string, addre
         `,"buys":${num(s.buys)},"sells":${num(Math.max(0, s.txns - s.buys))},"txns":${num(s.txns)},"last_price_usd_change":${num(changes[i]!)}}`;
     });
     const body =
-      `{"id":${str(token.address)},"name":${str(token.name)},"symbol":${str(token.symbol)},"chain":${str(net.id)}` +
-      `,"decimals":${token.decimals},"total_supply":${integerJson(token.totalSupply)},"description":"","website":"","explorer":"","telegram":"","twitter":""` +
-      `,"has_image":false,"added_at":${timeOrNull(token.addedAt)},"last_updated":${timeOrNull(price.priceTime || token.addedAt)}` +
+      `{"id":${str(registry.tokenAddress(t))},"name":${str(registry.tokenName(t))},"symbol":${str(registry.tokenSymbol(t))},"chain":${str(net.id)}` +
+      `,"decimals":${decimals},"total_supply":${integerJson(totalSupply)},"description":"","website":"","explorer":"","telegram":"","twitter":""` +
+      `,"has_image":false,"added_at":${timeOrNull(addedAt)},"last_updated":${timeOrNull(price.priceTime || addedAt)}` +
       `,"fdv":${num(fdv)},"price_usd":${shown}` +
-      `,"summary":{"price_usd":${shown},"fdv":${num(fdv)},"liquidity_usd":${num(liquidityUsd)},"pools":${poolIds.length}${windows}}}`;
+      `,"summary":{"price_usd":${shown},"fdv":${num(fdv)},"liquidity_usd":${num(liquidityUsd)},"pools":${registry.tokenPoolCount(t)}${windows}}}`;
     return Buffer.from(body, 'utf8');
   };
 }

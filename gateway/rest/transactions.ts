@@ -43,7 +43,8 @@ export function createPoolTransactions(ctx: GatewayContext): (network: string, a
   const parser = new QueryParser(poolTransactionsQuery);
 
   return (network, address, query) => {
-    const pool = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
+    const reg = ctx.registry;
+    const p = poolOrNotFound(reg, networkOrNotFound(reg, network), address);
     const q = parser.parse(query);
     const now = Math.floor(ctx.now());
     const from = timeOrReject(q.from, now, 'from');
@@ -52,12 +53,11 @@ export function createPoolTransactions(ctx: GatewayContext): (network: string, a
     const lower = Math.max(from ?? 0, now - TX_WINDOW_SECONDS);
     const upper = to ?? Infinity;
 
-    const p = pool.id;
-    const t0 = ctx.registry.tokens[pool.token0]!;
-    const t1 = ctx.registry.tokens[pool.token1]!;
+    const [t0, t1] = [reg.poolToken0(p), reg.poolToken1(p)];
+    const [decimals0, decimals1] = [reg.tokenDecimals(t0), reg.tokenDecimals(t1)];
     const fixed =
-      `,"token_0_symbol":${str(t0.symbol)},"token_1_symbol":${str(t1.symbol)},"pool_id":${str(pool.address)}` +
-      `,"token_0":${str(t0.address)},"token_1":${str(t1.address)}`;
+      `,"token_0_symbol":${str(reg.tokenSymbol(t0))},"token_1_symbol":${str(reg.tokenSymbol(t1))},"pool_id":${str(reg.poolAddress(p))}` +
+      `,"token_0":${str(reg.tokenAddress(t0))},"token_1":${str(reg.tokenAddress(t1))}`;
 
     const cursor = q.cursor;
     // Reverse range: from the cursor key (skipped: strictly older) or the end of pool p, down to [p].
@@ -81,7 +81,7 @@ export function createPoolTransactions(ctx: GatewayContext): (network: string, a
           `,"price_0":${num(ratio)},"price_1":${num(ratio > 0 ? 1 / ratio : 0)},"price_0_usd":${num(v[6] as number)},"price_1_usd":${num(v[7] as number)}` +
           `,"created_at":"${rfc3339(time)}","created_at_block_number":${key[1]},"transaction_index":${key[2]},"log_index":${key[3]}` +
           `,"sender":${str(v[2] as string)},"recipient":${str(v[3] as string)}` +
-          `,"amount_0":"${scaled(v[4] as string, t0.decimals)}","amount_1":"${scaled(v[5] as string, t1.decimals)}","volume_usd":${num(v[8] as number)}}`,
+          `,"amount_0":"${scaled(v[4] as string, decimals0)}","amount_1":"${scaled(v[5] as string, decimals1)}","volume_usd":${num(v[8] as number)}}`,
       );
       if (rows.length >= q.limit) break;
     }

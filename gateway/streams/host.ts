@@ -127,8 +127,8 @@ export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, s
   const showcase = options.showcase === undefined ? null : new Set(options.showcase.map((s) => s.replace(/:(0x[0-9a-fA-F]+)$/, (_, a: string) => `:${a.toLowerCase()}`)));
   const isShowcase = (token: number): boolean => {
     if (showcase === null) return ctx.views.tokenRole[token]! <= 2;
-    const t = ctx.registry.tokens[token]!;
-    return showcase.has(`${ctx.registry.networks[t.chain]!.id}:${t.address}`);
+    const reg = ctx.registry;
+    return showcase.has(`${reg.networks[reg.tokenChain(token)]!.id}:${reg.tokenAddress(token)}`);
   };
 
   /**

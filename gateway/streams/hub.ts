@@ -32,7 +32,7 @@ import { TOKEN_SECOND_SLOTS } from '../../engine/state/layout.js';
 import { createTokenPriceState, readStable, readTokenPrice } from '../../engine/state/read.js';
 import type { EngineViews } from '../../engine/state/views.js';
 import type { SwapFeed } from '../../engine/feed/swaps.js';
-import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
+import type { Catalog } from '../../engine/catalog/catalog.js';
 import { Channel } from './channel.js';
 import { MAX_QUEUED_BYTES, StreamClient, type ClientHost, type ClientOptions, type ClientSubscription } from './client.js';
 import { PriceTexts } from '../../engine/state/exact-price.js';
@@ -123,7 +123,7 @@ interface PoolWatch extends Watch {
 
 interface TokenReservesWatch extends Watch {
   readonly token: number;
-  /** How many entries of the token's pool list (registry.tokenPools order) were looked at. */
+  /** How many entries of the token's pool list (the catalog's order) were looked at. */
   pools: number;
   /** The pools watched for it (their PoolWatch counts it in refs). */
   readonly covered: number[];
@@ -147,19 +147,11 @@ export interface StreamBilling {
 
 const UNMETERED: StreamBilling = { spend: (_, n) => n, exhaustedMessage: () => 'credits exhausted', released: () => undefined };
 
-/** The registry's side tables a hub renders from (the engine's Registry, or a stream thread's copy of what it needs). */
-export interface StreamRegistry {
-  readonly networks: readonly { readonly id: string }[];
-  readonly pools: readonly PoolRecord[];
-  readonly tokens: readonly TokenRecord[];
-  /** Pools of each token, by id, in creation order. */
-  readonly tokenPools: readonly (readonly number[])[];
-}
-
 /** What a hub reads: the engine's shared views, the side tables, the clock and the swap feed. */
 export interface StreamContext {
   readonly views: EngineViews;
-  readonly registry: StreamRegistry;
+  /** The catalog (the engine's, or a stream thread's reader of the same buffers). */
+  readonly registry: Catalog;
   /** Unix seconds. */
   now(): number;
   readonly swaps?: SwapFeed;
@@ -250,8 +242,13 @@ interface CandleRead {
 }
 
 function copySecondCandle(v: EngineViews, t: number, r: CandleRead): void {
-  const slot = t * TOKEN_SECOND_SLOTS + (r.k % TOKEN_SECOND_SLOTS);
+  const b = v.tokenSecondBlock[t]! - 1;
   const n = v.secOpened[t]!;
+  if (b < 0) {
+    r.kept = false;
+    return;
+  }
+  const slot = b * TOKEN_SECOND_SLOTS + (r.k % TOKEN_SECOND_SLOTS);
   const c = r.c;
   c.time = v.secTime[slot]!;
   c.open = v.secOpen[slot]!;
@@ -261,7 +258,7 @@ function copySecondCandle(v: EngineViews, t: number, r: CandleRead): void {
   c.priceSum = v.secPriceSum[slot]!;
   c.volumeUsd = v.secVolumeUsd[slot]!;
   c.txns = v.secTxns[slot]!;
-  r.kept = r.k < n && n - r.k <= TOKEN_SECOND_SLOTS;
+  r.kept = r.k >= v.secBase[b]! && r.k < n && n - r.k <= TOKEN_SECOND_SLOTS;
 }
 
 export class StreamHub implements ClientHost {
@@ -467,8 +464,9 @@ export class StreamHub implements ClientHost {
         if (w === undefined) {
           // The candle open now is streamed when it seals; earlier ones are not.
           const n = v.secOpened[s.asset]!;
-          const last = s.asset * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
-          const openNow = n > 0 && v.secTime[last]! + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
+          const b = v.tokenSecondBlock[s.asset]! - 1;
+          const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
+          const openNow = b >= 0 && n > v.secBase[b]! && v.secTime[last]! + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
           w = { token: s.asset, subs: new Set(), channels: new Map(), lingerUntil: -1, next: openNow ? n - 1 : n, lastTime: -1 };
           this.candles.set(s.asset, w);
         }
@@ -518,11 +516,16 @@ export class StreamHub implements ClientHost {
 
   /** Watches the token's pools not yet watched (new pools appear over time). */
   private coverPools(w: TokenReservesWatch): void {
-    const list = this.ctx.registry.tokenPools[w.token] ?? [];
-    for (; w.pools < list.length; w.pools++) {
-      const p = list[w.pools]!;
+    const reg = this.ctx.registry;
+    const t = w.token;
+    const count = reg.tokenPoolCount(t);
+    if (w.pools >= count) return;
+    let k = 0;
+    for (let p = reg.firstPoolOfToken(t); p >= 0 && w.pools < count; p = reg.nextPoolOfToken(t, p), k++) {
+      if (k < w.pools) continue;
       this.poolWatch(p).refs++;
       w.covered.push(p);
+      w.pools++;
     }
   }
 
@@ -842,8 +845,7 @@ export class StreamHub implements ClientHost {
   /** Renders watch w's token price as it stands (w.time: its time) and hands it to the subscribers. */
   private emitPrice(w: PriceWatch, nowMs: number, now: number): void {
     const reg = this.ctx.registry;
-    const token = reg.tokens[w.token]!;
-    const p = tokenPricePayloads(token.address, reg.networks[token.chain]!.id, this.priceTexts.text(w.token), now, w.time);
+    const p = tokenPricePayloads(reg.tokenAddress(w.token), reg.networks[reg.tokenChain(w.token)]!.id, this.priceTexts.text(w.token), now, w.time);
     const e = this.replay.add([keyOf('token_price', w.token)], p.post, p.get, -1, nowMs);
     for (const sub of w.subs) sub.client.push(sub, e);
     fannedOut(e);
@@ -875,31 +877,31 @@ export class StreamHub implements ClientHost {
   private emitPool(w: PoolWatch, nowMs: number, now: number): void {
     const reg = this.ctx.registry;
     const o = this.poolScratch;
-    const pool = reg.pools[w.pool]!;
-    const t0 = reg.tokens[pool.token0]!;
-    const t1 = reg.tokens[pool.token1]!;
-    const chain = reg.networks[pool.chain]!.id;
-    const side0 = reserveSide(t0.address, u128BigInt(o.raw, 0), u128BigInt(w.raw, 0), t0.decimals, o.price0);
-    const side1 = reserveSide(t1.address, u128BigInt(o.raw, 4), u128BigInt(w.raw, 4), t1.decimals, o.price1);
+    const p = w.pool;
+    const [t0, t1] = [reg.poolToken0(p), reg.poolToken1(p)];
+    const chain = reg.networks[reg.poolChain(p)]!.id;
+    const side0 = reserveSide(reg.tokenAddress(t0), u128BigInt(o.raw, 0), u128BigInt(w.raw, 0), reg.tokenDecimals(t0), o.price0);
+    const side1 = reserveSide(reg.tokenAddress(t1), u128BigInt(o.raw, 4), u128BigInt(w.raw, 4), reg.tokenDecimals(t1), o.price1);
+    const address = reg.poolAddress(p);
     if (o.block !== w.block) {
       w.prevBlock = w.block;
       w.block = o.block;
     }
     w.raw.set(o.raw);
     if (w.subs.size > 0 || nowMs < w.lingerUntil) {
-      const data = poolReservesPayload(chain, pool.address, o.block, w.prevBlock, [side0, side1], now, o.time);
+      const data = poolReservesPayload(chain, address, o.block, w.prevBlock, [side0, side1], now, o.time);
       const e = this.replay.add([keyOf('pool_reserves', w.pool)], data, null, -1, nowMs);
       for (const sub of w.subs) sub.client.push(sub, e);
       fannedOut(e);
     }
     if (w.refs > 0) {
       for (const [tk, side] of [
-        [pool.token0, side0],
-        [pool.token1, side1],
+        [t0, side0],
+        [t1, side1],
       ] as const) {
         const tw = this.tokenReserves.get(tk);
         if (tw === undefined) continue;
-        const data = tokenReservesPayload(chain, pool.address, o.block, side, now, o.time);
+        const data = tokenReservesPayload(chain, address, o.block, side, now, o.time);
         const e = this.replay.add([keyOf('token_reserves', tk)], data, null, w.pool, nowMs);
         for (const sub of tw.subs) sub.client.push(sub, e);
         fannedOut(e);
@@ -930,8 +932,7 @@ export class StreamHub implements ClientHost {
         if (!sealed) break;
         w.next++;
         w.lastTime = c.time;
-        const token = reg.tokens[t]!;
-        const data = ohlcvPayload(reg.networks[token.chain]!.id, token.address, c);
+        const data = ohlcvPayload(reg.networks[reg.tokenChain(t)]!.id, reg.tokenAddress(t), c);
         const e = this.replay.add([keyOf('ohlcv', t)], data, null, -1, nowMs);
         deliver(w, e);
         fannedOut(e);

@@ -7,7 +7,7 @@
 import { Decimal } from 'decimal.js';
 import type { FeedSwap } from '../../engine/feed/swaps.js';
 export { u128BigInt } from '../../engine/state/exact-price.js';
-import type { StreamRegistry } from './hub.js';
+import type { Catalog } from '../../engine/catalog/catalog.js';
 import { integerJson, num, str } from '../http/json.js';
 import { rfc3339 } from '../http/time.js';
 
@@ -74,19 +74,18 @@ export function tokenReservesPayload(chain: string, pool: string, block: number,
  * pool / token swap data. Amounts are the trader's view: negative when tokens left the trader's
  * wallet (went into the pool), positive when they came in; the feed holds the pool's view.
  */
-export function swapPayload(registry: StreamRegistry, s: FeedSwap): string {
-  const pool = registry.pools[s.pool]!;
-  const t0 = registry.tokens[pool.token0]!;
-  const t1 = registry.tokens[pool.token1]!;
-  const chain = registry.networks[pool.chain]!.id;
+export function swapPayload(registry: Catalog, s: FeedSwap): string {
+  const p = s.pool;
+  const [t0, t1] = [registry.poolToken0(p), registry.poolToken1(p)];
+  const chain = registry.networks[registry.poolChain(p)]!.id;
   const a0 = negate(s.amount0);
   const a1 = negate(s.amount1);
-  const usd0 = (Number(a0) / 10 ** t0.decimals) * s.price0Usd;
-  const usd1 = (Number(a1) / 10 ** t1.decimals) * s.price1Usd;
+  const usd0 = (Number(a0) / 10 ** registry.tokenDecimals(t0)) * s.price0Usd;
+  const usd1 = (Number(a1) / 10 ** registry.tokenDecimals(t1)) * s.price1Usd;
   return (
-    `{"chain":${str(chain)},"pool_id":${str(pool.address)},"block_number":"${s.block}","block_timestamp":"${rfc3339(s.time)}"` +
+    `{"chain":${str(chain)},"pool_id":${str(registry.poolAddress(p))},"block_number":"${s.block}","block_timestamp":"${rfc3339(s.time)}"` +
     `,"tx_hash":${str(s.txHash)},"tx_index":${s.txIndex},"log_index":${s.logIndex},"sender":${str(s.sender)},"recipient":${str(s.recipient)}` +
-    `,"token_0":${str(t0.address)},"token_1":${str(t1.address)},"amount_0":${integerJson(a0)},"amount_1":${integerJson(a1)}` +
+    `,"token_0":${str(registry.tokenAddress(t0))},"token_1":${str(registry.tokenAddress(t1))},"amount_0":${integerJson(a0)},"amount_1":${integerJson(a1)}` +
     `,"amount_0_usd":${num(usd0)},"amount_1_usd":${num(usd1)},"price_0_usd":${num(s.price0Usd)},"price_1_usd":${num(s.price1Usd)},"volume_usd":${num(s.volumeUsd)}}`
   );
 }

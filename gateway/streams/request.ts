@@ -3,8 +3,7 @@
  * body of a POST), the event count `limit` and the id to resume after. Everything is checked before
  * the stream opens: one invalid subscription rejects the whole request with 400.
  */
-import type { NetworkEntry, Registry } from '../../engine/ingest/registry.js';
-import { normalizeAddress } from '../../engine/ingest/registry.js';
+import type { NetworkEntry, Catalog } from '../../engine/catalog/catalog.js';
 import { ApiError, invalidParameter } from '../errors.js';
 import { readQuery } from '../http/query.js';
 
@@ -54,7 +53,7 @@ function assetNotFound(index: number | null): ApiError {
   return new ApiError('invalid_parameter', 'asset not found', index === null ? { param: 'address' } : { param: 'address', index });
 }
 
-function unsupportedChain(registry: Registry, index: number | null): ApiError {
+function unsupportedChain(registry: Catalog, index: number | null): ApiError {
   const accepted = registry.networks.map((n) => n.id);
   return new ApiError('invalid_parameter', 'unsupported chain', index === null ? { param: 'chain', accepted } : { param: 'chain', accepted, index });
 }
@@ -72,17 +71,12 @@ function badMethod(endpoint: Endpoint, index: number | null): ApiError {
 }
 
 /** EVM hex addresses match in any case; others (base58) exactly. */
-function normalAddress(address: string): string {
-  const hex = address.length > 2 && address.charCodeAt(0) === 48 && (address.charCodeAt(1) | 32) === 120;
-  return hex ? address.toLowerCase() : normalizeAddress(address);
-}
-
-function resolve(registry: Registry, method: StreamMethod, chain: string, address: string, requestId: number, index: number | null): Subscription {
+function resolve(registry: Catalog, method: StreamMethod, chain: string, address: string, requestId: number, index: number | null): Subscription {
   const network = registry.networkOf(chain);
   if (network === undefined) throw unsupportedChain(registry, index);
-  const a = normalAddress(address);
-  const asset = POOL_METHODS.has(method) ? registry.poolOf(network.index, a)?.id : registry.tokenOf(network.index, a)?.id;
-  if (asset === undefined) throw assetNotFound(index);
+  // The catalog reads 0x addresses in any case, others exactly.
+  const asset = POOL_METHODS.has(method) ? registry.poolId(network.index, address) : registry.tokenId(network.index, address);
+  if (asset < 0) throw assetNotFound(index);
   return { method, network, asset, requestId };
 }
 
@@ -120,7 +114,7 @@ function parseLastEventId(header: string, query: string | undefined): number | n
 }
 
 /** GET /sse/{endpoint}?... */
-export function parseGet(registry: Registry, endpoint: Endpoint, query: string, lastEventIdHeader: string): StreamRequest {
+export function parseGet(registry: Catalog, endpoint: Endpoint, query: string, lastEventIdHeader: string): StreamRequest {
   const q = readQuery(query, GET_PARAMS[endpoint]);
   const requestId = queryRequestId(q['request_id'], 0);
   const limit = parseLimit(q['limit']);
@@ -148,7 +142,7 @@ export function parseGet(registry: Registry, endpoint: Endpoint, query: string, 
 const BODY_ERROR = invalidParameter('body', `must be a JSON array of 1 to ${MAX_BATCH} subscriptions`);
 
 /** POST /sse/prices or /sse/reserves: the body is a JSON array of subscription objects. */
-export function parsePost(registry: Registry, endpoint: 'prices' | 'reserves', query: string, body: Buffer, lastEventIdHeader: string): StreamRequest {
+export function parsePost(registry: Catalog, endpoint: 'prices' | 'reserves', query: string, body: Buffer, lastEventIdHeader: string): StreamRequest {
   const q = readQuery(query, POST_PARAMS);
   const limit = parseLimit(q['limit']);
   let items: unknown;

@@ -13,7 +13,7 @@
  *    charges it and answers with what is left;
  *  - swap watch bytes are counts (one per hub watching), and the main thread forwards the change
  *    feed's swaps, ids given, to the threads that watch any;
- *  - the registry's records arrive with the answers and the swaps that need them;
+ *  - the catalog (addresses, names, pools of each token) is read from its shared buffers;
  *  - event ids come from one shared counter; the clock is the main thread's (an offset to the wall clock).
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -23,15 +23,15 @@ import { StreamCounters } from '../metrics/counters.js';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import type { FeedSwap } from '../../engine/feed/swaps.js';
-import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
+import { Catalog } from '../../engine/catalog/catalog.js';
 import { EngineViews } from '../../engine/state/views.js';
 import { sendJson } from '../http/respond.js';
 import { NO_TARGET, registerStreamRoutes, sendRefusal, type AbortTarget, type Facts, type StreamRole } from './host.js';
-import { StreamHub, type StreamRegistry } from './hub.js';
+import { StreamHub } from './hub.js';
 import { sharedEventIds } from './replay.js';
 import type { Endpoint } from './request.js';
 import { StreamSlots } from './slots.js';
-import type { FromThread, StreamThreadData, ToThread, ThreadRecords } from './threads.js';
+import type { FromThread, StreamThreadData, ToThread } from './threads.js';
 
 /** Credits delivered are reported to the main thread this often. */
 const REPORT_MS = 20;
@@ -45,28 +45,8 @@ const slots = new StreamSlots(data.slots);
 const clockOffset = new Float64Array(data.clock);
 const swapWatchCount = new Int32Array(data.swapWatches);
 
-/** The side tables this thread was sent (append-only, like the registry). */
-const registry: StreamRegistry & { pools: PoolRecord[]; tokens: TokenRecord[]; tokenPools: number[][] } = {
-  networks: data.networks.map((id) => ({ id })),
-  pools: [],
-  tokens: [],
-  tokenPools: [],
-};
-
-function learn(r: ThreadRecords | undefined): void {
-  if (r === undefined) return;
-  for (const t of r.tokens) {
-    if (registry.tokens[t.id] !== undefined) continue;
-    registry.tokens[t.id] = t;
-    registry.tokenPools[t.id] ??= [];
-  }
-  for (const p of r.pools) {
-    if (registry.pools[p.id] !== undefined) continue;
-    registry.pools[p.id] = p;
-    (registry.tokenPools[p.token0] ??= []).push(p.id);
-    (registry.tokenPools[p.token1] ??= []).push(p.id);
-  }
-}
+/** A reader of the engine's catalog (the main thread writes it). */
+const registry = Catalog.attach(data.catalog, views, data.networks);
 
 /** Who pays for this thread's streams of one caller, and what they may still spend. */
 interface Owner {
@@ -177,7 +157,6 @@ function admitted(m: Extract<ToThread, { t: 'admitted' }>): void {
     slots.releaseSlot(m.slot);
     return;
   }
-  learn(m.records);
   let o = owners.get(m.owner.key);
   if (o === undefined || o.slot !== m.slot) {
     o = { key: m.owner.key, plan: m.owner.plan, slot: m.slot, budget: 0, pending: 0, inflight: 0, message: '', streams: 0 };
@@ -252,11 +231,7 @@ port.on('message', (m: ToThread) => {
         admitted(m);
         return;
       case 'swaps':
-        learn(m.records);
         hub.onSwaps(m.swaps as FeedSwap[], m.firstId);
-        return;
-      case 'records':
-        learn(m.records);
         return;
       case 'budget':
         budget(m.items);

@@ -2,7 +2,7 @@
  * The stream hosts on several uWS threads sharing each stream port (thread.ts is one thread's side):
  * this main-thread side answers their admission questions (StreamAdmission: the meter, the keys and
  * the slots' bookkeeping live here), charges the credits they report, forwards the change feed's
- * swaps to the threads that watch any, sends them the registry records they need, and keeps their
+ * swaps to the threads that watch any (the threads read the catalog's shared buffers), and keeps their
  * clock in step with the gateway's.
  */
 import { createServer } from 'node:net';
@@ -11,18 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { FeedSwap } from '../../engine/feed/swaps.js';
 import type { EngineBuffers } from '../../engine/state/views.js';
-import type { PoolRecord, TokenRecord } from '../../engine/store/store.js';
+import type { CatalogBuffers } from '../../engine/catalog/catalog.js';
+import type { NetworkRecord } from '../../engine/store/store.js';
 import type { Caller } from '../auth/access.js';
 import type { GatewayContext } from '../context.js';
 import type { Facts, StreamAdmission, StreamRole } from './host.js';
 import type { HubStats } from './hub.js';
 import { sharedEventIds } from './replay.js';
 import { POOL_METHODS, type Endpoint, type StreamMethod } from './request.js';
-
-export interface ThreadRecords {
-  readonly pools: readonly PoolRecord[];
-  readonly tokens: readonly TokenRecord[];
-}
 
 export interface StreamThreadData {
   readonly index: number;
@@ -38,8 +34,9 @@ export interface StreamThreadData {
   readonly clock: SharedArrayBuffer;
   /** Int32 per thread: swap watches its hub holds (the feed goes out while any thread holds one). */
   readonly swapWatches: SharedArrayBuffer;
-  /** Network ids by chain index. */
-  readonly networks: readonly string[];
+  readonly catalog: CatalogBuffers;
+  /** Networks by chain index. */
+  readonly networks: readonly NetworkRecord[];
   /** The log each thread makes, alike the main thread's. */
   readonly log: Pick<LogOptions, 'level' | 'format'>;
   readonly counters?: SharedArrayBuffer;
@@ -59,11 +56,9 @@ export type ToThread =
       readonly lastEventId: number | null;
       /** `remaining`: credits left, null when unmetered. */
       readonly owner: { readonly key: string; readonly plan: string; readonly remaining: number | null; readonly message: string };
-      readonly records: ThreadRecords;
     }
   | { readonly t: 'admitted'; readonly id: number; readonly ok: false; readonly status: number; readonly body: Uint8Array; readonly plan: string; readonly retryAfterSeconds: number }
-  | { readonly t: 'swaps'; readonly swaps: readonly FeedSwap[]; readonly firstId: number; readonly records?: ThreadRecords }
-  | { readonly t: 'records'; readonly records: ThreadRecords }
+  | { readonly t: 'swaps'; readonly swaps: readonly FeedSwap[]; readonly firstId: number }
   /** Per caller: [key, credits left, credits of the report answered, exhausted message or ''] */
   | { readonly t: 'budget'; readonly items: readonly (readonly [string, number, number, string])[] }
   | { readonly t: 'stats'; readonly id: number; readonly percentiles: readonly number[]; readonly reset: boolean }
@@ -116,8 +111,8 @@ export interface StreamThreads {
 
 /** The gateway clock is copied to the threads this often. */
 const CLOCK_MS = 5;
-/** New pools of the tokens a thread streams token reserves or swaps of are sent this often. */
-const RECORDS_MS = 250;
+/** Stream slots are swept and idle callers forgotten this often. */
+const HOUSEKEEPING_MS = 250;
 /** Callers whose streams all ended are forgotten after this long (a late credit report still finds them). */
 const CALLER_LINGER_MS = 60_000;
 
@@ -141,10 +136,6 @@ function freePort(host: string): Promise<number> {
 interface Thread {
   readonly worker: Worker;
   readonly index: number;
-  readonly sentPools: Set<number>;
-  readonly sentTokens: Set<number>;
-  /** Tokens whose pools the thread needs as they appear (token reserves, token swaps): pools sent so far. */
-  readonly poolsOf: Map<number, number>;
   exited: Promise<void>;
 }
 
@@ -170,29 +161,6 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
   const callers = new Map<string, { caller: Caller; seenMs: number }>();
   const entry = threadEntry();
 
-  function records(t: Thread, pools: Iterable<number>, tokens: Iterable<number>): ThreadRecords {
-    const outPools: PoolRecord[] = [];
-    const outTokens: TokenRecord[] = [];
-    const token = (id: number): void => {
-      if (t.sentTokens.has(id)) return;
-      const r = reg.tokens[id];
-      if (r === undefined) return;
-      t.sentTokens.add(id);
-      outTokens.push(r);
-    };
-    for (const id of tokens) token(id);
-    for (const id of pools) {
-      if (t.sentPools.has(id)) continue;
-      const r = reg.pools[id];
-      if (r === undefined) continue;
-      t.sentPools.add(id);
-      token(r.token0);
-      token(r.token1);
-      outPools.push(r);
-    }
-    return { pools: outPools, tokens: outTokens };
-  }
-
   function admit(t: Thread, m: Extract<FromThread, { t: 'admit' }>): void {
     let plan = 'keyless';
     try {
@@ -201,19 +169,6 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
       const caller = a.caller;
       plan = caller.plan;
       callers.set(caller.key, { caller, seenMs: performance.now() });
-      const pools: number[] = [];
-      const tokens: number[] = [];
-      for (const s of a.request.subscriptions) {
-        if (POOL_METHODS.has(s.method)) pools.push(s.asset);
-        else {
-          tokens.push(s.asset);
-          if (s.method === 'token_reserves' || s.method === 'token') {
-            const list = reg.tokenPools[s.asset] ?? [];
-            pools.push(...list);
-            t.poolsOf.set(s.asset, list.length);
-          }
-        }
-      }
       const metered = caller.plan !== 'enterprise';
       const remaining = metered ? admission.remaining(caller) : null;
       t.worker.postMessage({
@@ -226,7 +181,6 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
         limit: a.request.limit,
         lastEventId: a.request.lastEventId,
         owner: { key: caller.key, plan: caller.plan, remaining, message: metered ? admission.exhaustedMessage(caller) : '' },
-        records: records(t, pools, tokens),
       } satisfies ToThread);
     } catch (err) {
       const r = admission.refusal(err, plan, `/sse/${m.endpoint}`);
@@ -260,14 +214,15 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
       ids: ids.buffer,
       clock,
       swapWatches,
-      networks: reg.networks.map((n) => n.id),
+      catalog: reg.buffers,
+      networks: reg.networks.map(({ dexes: _, ...n }) => n),
       log: threadLogOptions(log),
       trustedProxies: o.trustedProxies ?? [],
       ...(o.counters !== undefined ? { counters: o.counters } : {}),
       hub: o.hub ?? {},
     };
     const worker = new Worker(entry, { workerData: data });
-    const t: Thread = { worker, index, sentPools: new Set(), sentTokens: new Set(), poolsOf: new Map(), exited: Promise.resolve() };
+    const t: Thread = { worker, index, exited: Promise.resolve() };
     t.exited = new Promise((r) => worker.once('exit', () => r()));
     return new Promise((resolve, reject) => {
       worker.on('error', (err) => {
@@ -330,26 +285,15 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
       if (!any) return;
       const firstId = ids.take(swaps.length);
       for (const t of threads) {
-        const unknown = swaps.some((s) => !t.sentPools.has(s.pool));
-        t.worker.postMessage({ t: 'swaps', swaps, firstId, ...(unknown ? { records: records(t, swaps.map((s) => s.pool), []) } : {}) } satisfies ToThread);
+        t.worker.postMessage({ t: 'swaps', swaps, firstId } satisfies ToThread);
       }
     }) ?? (() => undefined);
 
   const housekeeping = setInterval(() => {
-    for (const t of threads) {
-      const pools: number[] = [];
-      for (const [token, sent] of t.poolsOf) {
-        const list = reg.tokenPools[token] ?? [];
-        if (list.length === sent) continue;
-        for (let k = sent; k < list.length; k++) pools.push(list[k]!);
-        t.poolsOf.set(token, list.length);
-      }
-      if (pools.length > 0) t.worker.postMessage({ t: 'records', records: records(t, pools, []) } satisfies ToThread);
-    }
     admission.slots.sweep();
     const old = performance.now() - CALLER_LINGER_MS;
     for (const [key, c] of callers) if (c.seenMs < old && admission.slots.open(key) === 0) callers.delete(key);
-  }, RECORDS_MS);
+  }, HOUSEKEEPING_MS);
   housekeeping.unref();
 
   function stop(t: Thread): Promise<void> {

@@ -12,7 +12,7 @@ import { LocalShards } from '../../engine/shards/local.js';
 import { EngineViews } from '../../engine/state/views.js';
 import { openStore, type Store } from '../../engine/store/store.js';
 import { openKeyStore, type KeyStore } from '../../gateway/auth/key-store.js';
-import { startGateway, type Gateway, type GatewayContext } from '../../gateway/server.js';
+import { startGateway, type Gateway, type GatewayContext, type GatewayOptions } from '../../gateway/server.js';
 import { E18, E6, NETWORKS, USDC, WETH } from './market.js';
 
 export const DAY = 86_400;
@@ -49,7 +49,8 @@ export function plansWith(overrides: Partial<Record<PlanName, Partial<PlanLimits
   return out;
 }
 
-export async function startAccessFixture(plans: Record<PlanName, PlanLimits>): Promise<AccessFixture> {
+/** `options`: gateway options beyond the fixture's own (`metrics: true` counts requests, `front`). */
+export async function startAccessFixture(plans: Record<PlanName, PlanLimits>, options: Pick<GatewayOptions, 'metrics' | 'front'> = {}): Promise<AccessFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'access-test-'));
   const store = openStore(dir);
   const views = EngineViews.create({ pools: 64, tokens: 64, chains: 4 });
@@ -105,7 +106,7 @@ export async function startAccessFixture(plans: Record<PlanName, PlanLimits>): P
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  const start = () => startGateway(fx.context, { host: '127.0.0.1', port: 0, access: { plans, paidRest: { port: 0 }, agent: { port: 0 } } });
+  const start = () => startGateway(fx.context, { ...options, host: '127.0.0.1', port: 0, access: { plans, paidRest: { port: 0 }, agent: { port: 0 } } });
   fx.gateway = await start();
   return fx;
 }

@@ -55,6 +55,8 @@ export interface StreamFixture {
   key(plan: KeyedPlan): string;
   /** Feeds trades (each in its own block unless `sameBlock`), applied when it resolves. */
   trade(trades: readonly Trade[], sameBlock?: boolean): Promise<void>;
+  /** Creates a pool of the first DEX on ethereum in a block of its own, applied when it resolves. */
+  createPool(pool: string, token0: TokenInfo, token1: TokenInfo): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -139,6 +141,11 @@ export async function startStreamFixture(plans: Record<PlanName, PlanLimits>, op
         tx++;
       }
       await (await ingest.ingest([{ chain: 'ethereum', events }])).applied;
+    },
+    async createPool(pool, token0, token1) {
+      fx.block++;
+      const e: ChainEvent = { kind: 'pool_created', key: { blockNumber: fx.block, txIndex: 0, logIndex: 0 }, timestamp: fx.now, pool, dexId: dex.id, factory: dex.factory, protocol: 0, feePpm: 3000, token0, token1 };
+      await (await ingest.ingest([{ chain: 'ethereum', events: [e] }])).applied;
     },
     async close() {
       await gateway.close();

@@ -11,17 +11,18 @@
  *   before the Swap/Mint/Burn of the same tx; concentrated pools as signed swap amounts and
  *   mint/burn amounts.
  */
-import { PoolProtocol, type ChainEvent, type DexInfo, type NetworkInfo } from '../../events/model.js';
+import { PoolProtocol, type ChainEvent, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
 import { PPM_NUMBER, arbitrageInput, floorToBigInt } from './amm.js';
 import { networkLaunchTime, type NetworkSpec } from './catalog.js';
 import { BlockClock } from './clock.js';
 import { randomAddress, type AddressFormat } from './encoding.js';
-import { PoolBook, MIN_RESERVE } from './pools.js';
+import { LargeUniverse, LAUNCH_SECONDS, LAUNCH_WEIGHT, coreCreatedAt, coreWeight } from './large.js';
+import { PoolBook, MIN_RESERVE, type NewPool } from './pools.js';
 import { SECONDS_PER_DAY, type SharedPricePaths } from './prices.js';
 import { Rng, RngBank, hash2, hashString } from './prng.js';
 import { Schedule } from './schedule.js';
 import { ChainTokens } from './tokens.js';
-import { GENESIS_POOL_HISTORY_SECONDS, planGenesisPools, planNewPool, type PoolPlan, type UniverseBuilder } from './universe.js';
+import { GENESIS_POOL_HISTORY_SECONDS, planCorePools, planGenesisPools, planNewPool, type PoolPlan, type UniverseBuilder } from './universe.js';
 import { EventWriter } from './writer.js';
 
 /** Share of a pool's events that add or remove liquidity instead of swapping. */
@@ -49,6 +50,8 @@ const LAUNCH_MARGIN_SECONDS = 86_400;
 const SECONDS_PER_HOUR = 3600;
 
 const TRADER_COUNT = 4096;
+/** Large universe: pools that do not live pass through a throwaway pool book of at most this many. */
+const SCRATCH_POOLS = 4096;
 const ARBITRAGE_BOT_COUNT = 16;
 
 /** Stream tags: distinct keys for the independent random streams of a network. */
@@ -64,6 +67,14 @@ export interface ChainContext {
   readonly seed: number;
   readonly genesisTime: number;
   readonly shared: SharedPricePaths;
+}
+
+/** What a pool's reserves are made from: its token's address, fair USD price at creation and 10^-decimals. */
+interface TokenAtCreation {
+  readonly index: number;
+  readonly info: TokenInfo;
+  readonly priceUsd: number;
+  readonly unit: number;
 }
 
 /** New pools per second on one network, given the total per hour over all networks. */
@@ -100,6 +111,18 @@ export class ChainSim implements UniverseBuilder {
   private readonly poolNoiseMedian: number[] = [];
   /** Product of the liquidity changes since creation (mints > 1, burns < 1). */
   private readonly poolLiquidityScale: number[] = [];
+  /** Activity weight: the noise swap rate is rateScale * weight (small universe: liquidityUsd^RATE_LIQUIDITY_EXPONENT). */
+  private readonly poolWeight: number[] = [];
+  /** Large universe, pools created after genesis: end of the launch (Infinity: none) and the weight after it (0: stops). */
+  private readonly poolUntil: number[] = [];
+  private readonly poolAfter: number[] = [];
+  /** The large universe's genesis pools (null: the small universe, every pool in the pool book). */
+  private readonly large: LargeUniverse | null = null;
+  /** Large universe: pool book token index of each long-tail token key made into state. */
+  private readonly tokenIndex = new Map<number, number>();
+  /** Large universe: keys of the next pool and token created after genesis (beyond the genesis keys). */
+  private nextPoolKey = 0;
+  private nextTokenKey = 0;
   private genesisPools: number[] = [];
   private genesisEmitted = false;
   private rateScale = 0;
@@ -110,7 +133,11 @@ export class ChainSim implements UniverseBuilder {
   private fairUnit0 = 0;
   private fairUnit1 = 0;
 
-  constructor(spec: NetworkSpec, ctx: ChainContext, genesisPoolCount: number, newPoolsPerSecond: number) {
+  /**
+   * `large`: the large universe (large.ts): genesis pools are drawn when needed and only the living
+   * ones become state; otherwise every pool is planned and kept (universe.ts).
+   */
+  constructor(spec: NetworkSpec, ctx: ChainContext, genesisPoolCount: number, newPoolsPerSecond: number, large = false) {
     this.spec = spec;
     this.seed = ctx.seed >>> 0;
     this.chainHash = hashString(spec.id);
@@ -139,9 +166,21 @@ export class ChainSim implements UniverseBuilder {
 
     const latest = ctx.genesisTime - GENESIS_CREATION_MARGIN_SECONDS;
     const earliest = Math.min(latest, Math.max(ctx.genesisTime - GENESIS_POOL_HISTORY_SECONDS, networkLaunchTime(spec) + LAUNCH_MARGIN_SECONDS));
-    planGenesisPools(this, new Rng(this.seed, this.chainHash, TAG_GENESIS_PLAN), genesisPoolCount, earliest, latest);
-    const createdAt = this.pools.createdAt;
-    this.genesisPools = Array.from({ length: this.pools.size }, (_, i) => i).sort((a, b) => createdAt[a]! - createdAt[b]! || a - b);
+    if (large) {
+      let core = 0;
+      const coreTime = () => coreCreatedAt(core++, earliest, latest);
+      const coreCount = planCorePools(this, new Rng(this.seed, this.chainHash, TAG_GENESIS_PLAN), genesisPoolCount, coreTime);
+      for (let p = 0; p < coreCount; p++) this.poolWeight[p] = coreWeight(this.pools.liquidityUsd[p]!);
+      const universe = new LargeUniverse(spec, this.seed, this.chainHash, genesisPoolCount, coreCount, this.tokens.firstLongTail, earliest, latest);
+      this.large = universe;
+      for (let u = coreCount; u < genesisPoolCount; u++) if (universe.livingWeight(u) > 0) this.addLargePool(u);
+      this.nextPoolKey = genesisPoolCount;
+      this.nextTokenKey = universe.firstToken + genesisPoolCount;
+    } else {
+      planGenesisPools(this, new Rng(this.seed, this.chainHash, TAG_GENESIS_PLAN), genesisPoolCount, earliest, latest);
+      const createdAt = this.pools.createdAt;
+      this.genesisPools = Array.from({ length: this.pools.size }, (_, i) => i).sort((a, b) => createdAt[a]! - createdAt[b]! || a - b);
+    }
 
     this.livePlanRng = new Rng(this.seed, this.chainHash, TAG_LIVE_PLAN);
     this.liveCreationRate = newPoolsPerSecond;
@@ -155,10 +194,20 @@ export class ChainSim implements UniverseBuilder {
     return this.tokens.infos[this.tokens.native]!.address;
   }
 
-  /** Sum over the pools so far of liquidityUsd^RATE_LIQUIDITY_EXPONENT, for rate normalisation. */
+  /** Pools in the pool book: all of them in the small universe, the living ones in the large. */
+  get poolsInState(): number {
+    return this.pools.size;
+  }
+
+  /** Large universe: genesis pools whose creation is still to be emitted (0 once all are, or in the small universe). */
+  get creationsPending(): number {
+    return this.large === null ? 0 : this.large.genesisPools - this.large.created;
+  }
+
+  /** Sum over the pools so far of their activity weights, for rate normalisation. */
   rateWeight(): number {
     let sum = 0;
-    for (const l of this.pools.liquidityUsd) sum += l ** RATE_LIQUIDITY_EXPONENT;
+    for (const w of this.poolWeight) sum += w;
     return sum;
   }
 
@@ -177,6 +226,7 @@ export class ChainSim implements UniverseBuilder {
     const clock = this.clock;
     const cutoff = clock.lastBlockAtOrBefore(until);
     if (!this.genesisEmitted) {
+      if (this.large !== null) this.emitLargeCreations(Infinity);
       this.genesisEmitted = true;
       for (const p of this.genesisPools) this.emitCreation(p, clock.blockAt(this.pools.createdAt[p]!));
       this.genesisPools = [];
@@ -218,31 +268,50 @@ export class ChainSim implements UniverseBuilder {
   }
 
   addLongTailToken(rng: Rng, startTime: number, liquidityUsd: number): number {
-    return this.tokens.addLongTail(rng, startTime, liquidityUsd);
+    if (this.large === null) return this.tokens.addLongTail(rng, startTime, liquidityUsd);
+    return this.tokens.addDescribed(this.tokens.describeLongTail(rng, liquidityUsd, this.nextTokenKey++), startTime);
   }
 
   hasPool(plan: PoolPlan): boolean {
     return this.venues.has(this.venueKey(plan));
   }
 
-  /** Adds a pool holding half of plan.liquidityUsd on each side at the fair prices (of genesis, for older pools). */
-  addPool(plan: PoolPlan): number {
+  /**
+   * Adds a pool holding half of plan.liquidityUsd on each side at the fair prices (of genesis, for
+   * older pools); `key` (unique on the network) makes its address.
+   */
+  addPool(plan: PoolPlan, key = this.pools.size): number {
     const tokens = this.tokens;
     const p = this.pools.size;
-    const aFirst = tokens.infos[plan.tokenA]!.address < tokens.infos[plan.tokenB]!.address;
-    const t0 = aFirst ? plan.tokenA : plan.tokenB;
-    const t1 = aFirst ? plan.tokenB : plan.tokenA;
-    this.poolRngs.add(this.rng, this.seed, this.chainHash, p, TAG_POOL);
-    this.rng.reseed(this.seed, this.chainHash, p, TAG_POOL_ADDRESS);
-    const address = randomAddress(this.rng, this.format);
     const t = Math.max(plan.createdAt, this.genesis);
+    const at = (index: number): TokenAtCreation => ({ index, info: tokens.infos[index]!, priceUsd: tokens.priceUsd(index, t), unit: tokens.unit[index]! });
+    this.poolRngs.add(this.rng, this.seed, this.chainHash, p, TAG_POOL);
+    const pool = this.newPool(plan, key, at(plan.tokenA), at(plan.tokenB));
+    this.pools.add(pool);
+    this.venues.add(this.venueKey(plan));
+    tokens.poolCount[pool.token0]!++;
+    tokens.poolCount[pool.token1]!++;
+    this.poolRate.push(0);
+    this.poolNoiseMedian.push(0);
+    this.poolLiquidityScale.push(1);
+    this.poolWeight.push(plan.liquidityUsd ** RATE_LIQUIDITY_EXPONENT);
+    this.poolUntil.push(Infinity);
+    this.poolAfter.push(0);
+    return p;
+  }
+
+  /** The pool of `plan` (tokens ordered by address, reserves at their prices), its address made from `key`. */
+  private newPool(plan: PoolPlan, key: number, a: TokenAtCreation, b: TokenAtCreation): NewPool {
+    const [x, y] = a.info.address < b.info.address ? [a, b] : [b, a];
+    this.rng.reseed(this.seed, this.chainHash, key, TAG_POOL_ADDRESS);
+    const address = randomAddress(this.rng, this.format);
     const half = plan.liquidityUsd / 2;
-    const r0 = floorToBigInt(half / (tokens.priceUsd(t0, t) * tokens.unit[t0]!));
-    const r1 = floorToBigInt(half / (tokens.priceUsd(t1, t) * tokens.unit[t1]!));
-    this.pools.add({
+    const r0 = floorToBigInt(half / (x.priceUsd * x.unit));
+    const r1 = floorToBigInt(half / (y.priceUsd * y.unit));
+    return {
       address,
-      token0: t0,
-      token1: t1,
+      token0: x.index,
+      token1: y.index,
       dex: plan.dex,
       feePpm: plan.feePpm,
       concentrated: this.spec.dexes[plan.dex]!.poolProtocol === PoolProtocol.Concentrated,
@@ -251,14 +320,77 @@ export class ChainSim implements UniverseBuilder {
       liquidityUsd: plan.liquidityUsd,
       reserve0: r0 < MIN_RESERVE ? MIN_RESERVE : r0,
       reserve1: r1 < MIN_RESERVE ? MIN_RESERVE : r1,
-    });
-    this.venues.add(this.venueKey(plan));
-    tokens.poolCount[t0]!++;
-    tokens.poolCount[t1]!++;
-    this.poolRate.push(0);
-    this.poolNoiseMedian.push(0);
-    this.poolLiquidityScale.push(1);
-    return p;
+    };
+  }
+
+  // ---------------------------------------------------------------- large universe
+
+  /** The creations of up to `limit` more genesis pools of the large universe (see emitLargeCreations). */
+  createGenesisPools(limit: number): ChainEvent[] {
+    this.emitLargeCreations(limit);
+    return this.writer.take();
+  }
+
+  /** Pool book index of a large-universe token key, making the token into state when it is not yet. */
+  private tokenOfKey(key: number): number {
+    const universe = this.large!;
+    if (key < universe.firstToken) return key;
+    let i = this.tokenIndex.get(key);
+    if (i === undefined) {
+      i = this.tokens.addDescribed(universe.token(key, this.tokens), this.genesis);
+      this.tokenIndex.set(key, i);
+    }
+    return i;
+  }
+
+  /** Makes living long-tail pool u into state (in index order: see large.ts). */
+  private addLargePool(u: number): void {
+    const universe = this.large!;
+    const pool = universe.pool(u, this.tokens);
+    const p = this.addPool(universe.plan(pool, this.tokenOfKey(pool.token), this.tokenOfKey(pool.quote)), u);
+    this.poolWeight[p] = pool.weight;
+  }
+
+  /** A token of a long-tail pool that is not in state, as it stands at genesis. */
+  private tokenAtGenesis(key: number): TokenAtCreation {
+    const universe = this.large!;
+    if (key < universe.firstToken) return { index: key, info: this.tokens.infos[key]!, priceUsd: this.tokens.priceUsd(key, this.genesis), unit: this.tokens.unit[key]! };
+    const token = universe.token(key, this.tokens);
+    // As a price walk at its start gives it (prices.ts).
+    return { index: -1, info: token.info, priceUsd: Math.exp(Math.log(token.priceUsd)), unit: token.unit };
+  }
+
+  /**
+   * Emits the creation of up to `limit` more genesis pools of the large universe, in index (and
+   * time) order; the pools that do not live go through a throwaway pool book.
+   */
+  private emitLargeCreations(limit: number): void {
+    const universe = this.large!;
+    const end = Math.min(universe.genesisPools, universe.created + Math.min(limit, universe.genesisPools));
+    const clock = this.clock;
+    let scratch = new PoolBook();
+    for (let u = universe.created; u < end; u++) {
+      if (u < universe.firstTail) {
+        this.emitCreation(u, clock.blockAt(this.pools.createdAt[u]!));
+        continue;
+      }
+      const pool = universe.pool(u, this.tokens);
+      const block = clock.blockAt(pool.createdAt);
+      if (pool.living) {
+        const p = universe.firstTail + universe.livingCreated++;
+        this.emitCreation(p, block, this.pools, this.tokens.infos[this.pools.token0[p]!]!, this.tokens.infos[this.pools.token1[p]!]!, u);
+        continue;
+      }
+      const a = this.tokenAtGenesis(pool.token);
+      const b = this.tokenAtGenesis(pool.quote);
+      const created = this.newPool(universe.plan(pool, a.index, b.index), u, a, b);
+      if (scratch.size >= SCRATCH_POOLS) scratch = new PoolBook();
+      const s = scratch.add(created);
+      const [info0, info1] = a.info.address < b.info.address ? [a.info, b.info] : [b.info, a.info];
+      this.emitCreation(s, block, scratch, info0, info1, u);
+    }
+    universe.created = end;
+    if (end === universe.genesisPools) this.genesisEmitted = true;
   }
 
   /** Packs (token pair, DEX, fee tier) into one number: tokens < 2^22, DEX < 8, tier < 4 per DEX. */
@@ -271,12 +403,18 @@ export class ChainSim implements UniverseBuilder {
 
   // ---------------------------------------------------------------- behaviour
 
-  private activatePool(p: number, from: number): void {
-    const noiseRate = this.rateScale * this.pools.liquidityUsd[p]! ** RATE_LIQUIDITY_EXPONENT;
+  /** Sets pool p's event rate and noise swap size from its activity weight. */
+  private setRate(p: number, weight: number): void {
+    this.poolWeight[p] = weight;
+    const noiseRate = this.rateScale * weight;
     this.poolRate[p] = noiseRate / (1 - LIQUIDITY_EVENT_SHARE);
     const meanFraction = (2 * TARGET_DAILY_TURNOVER) / (noiseRate * SECONDS_PER_DAY);
     const median = meanFraction / Math.exp((NOISE_FRACTION_SIGMA * NOISE_FRACTION_SIGMA) / 2);
     this.poolNoiseMedian[p] = Math.min(NOISE_MAX_MEDIAN_FRACTION, median);
+  }
+
+  private activatePool(p: number, from: number): void {
+    this.setRate(p, this.poolWeight[p]!);
     const rng = this.rng;
     this.poolRngs.load(rng, p);
     const first = from + rng.nextExp() / this.poolRate[p]!;
@@ -285,7 +423,15 @@ export class ChainSim implements UniverseBuilder {
   }
 
   private createLivePool(t: number, block: number): void {
-    const p = this.addPool(planNewPool(this, this.livePlanRng, t));
+    const large = this.large;
+    const key = large === null ? this.pools.size : this.nextPoolKey++;
+    const p = this.addPool(planNewPool(this, this.livePlanRng, t), key);
+    if (large !== null) {
+      // A launch, then the pool lives on (with its weight) or stops trading.
+      this.poolWeight[p] = LAUNCH_WEIGHT;
+      this.poolUntil[p] = t + LAUNCH_SECONDS;
+      this.poolAfter[p] = large.livingWeight(key);
+    }
     this.emitCreation(p, block);
     this.activatePool(p, t);
     this.nextCreationTime = t + this.livePlanRng.nextExp() / this.liveCreationRate;
@@ -310,9 +456,21 @@ export class ChainSim implements UniverseBuilder {
       if (tokens.isArbitraged(t0) && tokens.isArbitraged(t1)) this.arbitrage(p);
     }
     if (pools.concentrated[p] && pools.planRecentre(p)) this.recentre(p);
-    const next = t + rng.nextExp() / this.poolRate[p]!;
+    let next = t + rng.nextExp() / this.poolRate[p]!;
+    if (next > this.poolUntil[p]!) next = this.endLaunch(p);
     this.poolRngs.store(rng, p);
-    this.schedule.replaceTop(next, p);
+    if (next === Infinity) this.schedule.pop();
+    else this.schedule.replaceTop(next, p);
+  }
+
+  /** Pool p's launch is over: it goes on at its living weight (the next event after the launch) or stops (Infinity). */
+  private endLaunch(p: number): number {
+    const until = this.poolUntil[p]!;
+    const after = this.poolAfter[p]!;
+    this.poolUntil[p] = Infinity;
+    if (!(after > 0)) return Infinity;
+    this.setRate(p, after);
+    return until + this.rng.nextExp() / this.poolRate[p]!;
   }
 
   /**
@@ -397,10 +555,19 @@ export class ChainSim implements UniverseBuilder {
 
   // ---------------------------------------------------------------- events
 
-  /** PoolCreated (factory tx), then the initial deposit in the next tx. */
-  private emitCreation(p: number, block: number): void {
+  /**
+   * PoolCreated (factory tx), then the initial deposit in the next tx, of pool p of `pools` (this
+   * network's pool book, or a throwaway one for large-universe pools that do not live).
+   */
+  private emitCreation(
+    p: number,
+    block: number,
+    pools = this.pools,
+    token0 = this.tokens.infos[pools.token0[p]!]!,
+    token1 = this.tokens.infos[pools.token1[p]!]!,
+    ownerKey = p,
+  ): void {
     const w = this.writer;
-    const pools = this.pools;
     const dex = this.info.dexes[pools.dex[p]!]!;
     w.moveTo(block);
     const tx = w.beginTx();
@@ -413,13 +580,13 @@ export class ChainSim implements UniverseBuilder {
       factory: dex.factory,
       protocol: dex.poolProtocol,
       feePpm: pools.feePpm[p]!,
-      token0: this.tokens.infos[pools.token0[p]!]!,
-      token1: this.tokens.infos[pools.token1[p]!]!,
+      token0,
+      token1,
     });
     pools.amount0 = pools.reserve0[p]!;
     pools.amount1 = pools.reserve1[p]!;
     pools.liquidityDelta = pools.initialMintLiquidity(p);
-    this.emitLiquidity(p, 'mint', this.traders[hash2(this.chainHash, p) % TRADER_COUNT]!);
+    this.emitLiquidity(p, 'mint', this.traders[hash2(this.chainHash, ownerKey) % TRADER_COUNT]!, pools);
   }
 
   /** The last swap of pool p (amounts from the pool book), preceded by a Sync for constant-product pools. */
@@ -450,9 +617,8 @@ export class ChainSim implements UniverseBuilder {
   }
 
   /** A Mint or Burn of the amounts in the pool book, preceded by a Sync for constant-product pools. */
-  private emitLiquidity(p: number, kind: 'mint' | 'burn', owner: string): void {
+  private emitLiquidity(p: number, kind: 'mint' | 'burn', owner: string, pools = this.pools): void {
     const w = this.writer;
-    const pools = this.pools;
     const tx = w.beginTx();
     const pool = pools.address[p]!;
     if (!pools.concentrated[p]) {

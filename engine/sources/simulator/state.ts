@@ -12,6 +12,7 @@
 import { deserialize, serialize } from 'node:v8';
 import { ChainSim } from './chain.js';
 import { BlockClock } from './clock.js';
+import { LargeUniverse } from './large.js';
 import { PoolBook } from './pools.js';
 import { LocalPriceWalks, SharedPricePaths } from './prices.js';
 import { Rng, RngBank } from './prng.js';
@@ -23,6 +24,7 @@ import { EventWriter } from './writer.js';
 const CLASSES: Readonly<Record<string, { readonly prototype: object }>> = {
   ChainSim,
   BlockClock,
+  LargeUniverse,
   PoolBook,
   SharedPricePaths,
   LocalPriceWalks,

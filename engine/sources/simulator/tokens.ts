@@ -33,6 +33,15 @@ const CATALOGUE_STABLE_SUPPLY_TOKENS = 5e10;
 /** POW10_NEGATIVE[d] = 10^-d: USD of one raw unit = price * 10^-decimals. */
 const POW10_NEGATIVE: readonly number[] = Array.from({ length: 40 }, (_, i) => 10 ** -i);
 
+/** A generated token before it is added: its info, 10^-decimals, its price at the start of its walk. */
+export interface LongTailToken {
+  readonly info: TokenInfo;
+  readonly unit: number;
+  readonly priceUsd: number;
+  readonly dailyVolatility: number;
+  readonly key: number;
+}
+
 export interface TokenKeys {
   readonly seed: number;
   readonly chainHash: number;
@@ -88,20 +97,40 @@ export class ChainTokens {
 
   /** A generated token; its price walk starts at max(startTime, genesis). */
   addLongTail(rng: Rng, startTime: number, liquidityUsd: number): number {
-    const i = this.infos.length;
+    return this.addDescribed(this.describeLongTail(rng, liquidityUsd, this.infos.length), startTime);
+  }
+
+  /**
+   * A generated token's traits drawn from `rng`; `key` (unique on the network) makes its address
+   * and its price walk's stream. A pure function of the stream and the key: a large universe
+   * describes a token whenever it needs it and keeps nothing of the tokens that do not trade.
+   */
+  describeLongTail(rng: Rng, liquidityUsd: number, key: number): LongTailToken {
     const { name, symbol } = tokenName(rng);
     const decimals = this.longTailDecimals(rng);
     const priceUsd = Math.min(LONG_TAIL_MAX_PRICE_USD, Math.max(LONG_TAIL_MIN_PRICE_USD, rng.nextLogNormal(LONG_TAIL_MEDIAN_PRICE_USD, LONG_TAIL_PRICE_SIGMA)));
     const dailyVolatility = rng.nextRange(LONG_TAIL_DAILY_VOLATILITY[0], LONG_TAIL_DAILY_VOLATILITY[1]);
     const supplyTokens = Math.max(MIN_SUPPLY_TOKENS, (liquidityUsd * rng.nextRange(LONG_TAIL_CAP_TO_LIQUIDITY[0], LONG_TAIL_CAP_TO_LIQUIDITY[1])) / priceUsd);
-    const { seed, chainHash, genesisTime } = this.keys;
-    this.scratch.reseed(seed, chainHash, i, TAG_TOKEN_ADDRESS);
+    this.scratch.reseed(this.keys.seed, this.keys.chainHash, key, TAG_TOKEN_ADDRESS);
     const address = randomAddress(this.scratch, this.spec.addressFormat);
-    this.infos.push({ address, name, symbol, decimals, totalSupply: roundedSupply(supplyTokens, decimals), role: TokenRole.Other });
-    this.unit.push(POW10_NEGATIVE[decimals]!);
+    return {
+      info: { address, name, symbol, decimals, totalSupply: roundedSupply(supplyTokens, decimals), role: TokenRole.Other },
+      unit: POW10_NEGATIVE[decimals]!,
+      priceUsd,
+      dailyVolatility,
+      key,
+    };
+  }
+
+  /** Adds a described token; its price walk starts at max(startTime, genesis). */
+  addDescribed(token: LongTailToken, startTime: number): number {
+    const i = this.infos.length;
+    const { seed, chainHash, genesisTime } = this.keys;
+    this.infos.push(token.info);
+    this.unit.push(token.unit);
     this.poolCount.push(0);
     this.priceKind.push(PRICE_LOCAL);
-    this.priceRef.push(this.walks.addVolatile(priceUsd, dailyVolatility, Math.max(startTime, genesisTime), seed, chainHash, i, TAG_TOKEN_PRICE));
+    this.priceRef.push(this.walks.addVolatile(token.priceUsd, token.dailyVolatility, Math.max(startTime, genesisTime), seed, chainHash, token.key, TAG_TOKEN_PRICE));
     this.longTail.push(i);
     return i;
   }
@@ -139,9 +168,17 @@ export class ChainTokens {
   }
 }
 
+/** POW10_BIG[k] = 10n ** k, grown on demand (a large universe describes millions of tokens). */
+const POW10_BIG: bigint[] = [1n];
+
+function pow10Big(k: number): bigint {
+  while (POW10_BIG.length <= k) POW10_BIG.push(POW10_BIG[POW10_BIG.length - 1]! * 10n);
+  return POW10_BIG[k]!;
+}
+
 /** Total supply in raw units: `tokens` rounded to three significant digits, times 10^decimals. */
 function roundedSupply(tokens: number, decimals: number): bigint {
   const magnitude = Math.max(0, Math.floor(Math.log10(tokens)) - 2);
   const mantissa = Math.round(tokens / 10 ** magnitude);
-  return BigInt(mantissa) * 10n ** BigInt(magnitude + decimals);
+  return BigInt(mantissa) * pow10Big(magnitude + decimals);
 }

@@ -13,8 +13,8 @@ export const SECONDS_PER_YEAR = 365 * 86_400;
 export const GENESIS_POOL_HISTORY_SECONDS = 2 * SECONDS_PER_YEAR;
 
 const CORE_LIQUIDITY_SIGMA = 0.8;
-const LONG_TAIL_MEDIAN_LIQUIDITY_USD = 12_000;
-const LONG_TAIL_LIQUIDITY_SIGMA = 1.7;
+export const LONG_TAIL_MEDIAN_LIQUIDITY_USD = 12_000;
+export const LONG_TAIL_LIQUIDITY_SIGMA = 1.7;
 const NEW_POOL_MEDIAN_LIQUIDITY_USD = 6_000;
 const NEW_POOL_LIQUIDITY_SIGMA = 1.4;
 const MIN_POOL_LIQUIDITY_USD = 300;
@@ -33,7 +33,7 @@ const SECOND_QUOTE_PROBABILITY = 0.08;
 /** Amplification (virtual / real reserves) of concentrated pools, by pair kind. */
 const STABLE_PAIR_AMPLIFICATION = [15, 20] as const;
 const CORE_PAIR_AMPLIFICATION = [4, 10] as const;
-const LONG_TAIL_AMPLIFICATION = [3, 8] as const;
+export const LONG_TAIL_AMPLIFICATION = [3, 8] as const;
 
 export interface PoolPlan {
   /** Chain-local token indices, in any order. */
@@ -104,16 +104,16 @@ function topDex(dexes: readonly DexSpec[], protocol: PoolProtocol): number {
   return best;
 }
 
-function range(rng: Rng, bounds: readonly [number, number]): number {
+export function range(rng: Rng, bounds: readonly [number, number]): number {
   return rng.nextRange(bounds[0], bounds[1]);
 }
 
-function clampLiquidity(usd: number): number {
+export function clampLiquidity(usd: number): number {
   return Math.min(MAX_POOL_LIQUIDITY_USD, Math.max(MIN_POOL_LIQUIDITY_USD, usd));
 }
 
 /** Fee tier of a long-tail pool: mostly the 0.3 % / 1 % tiers. */
-function longTailFee(rng: Rng, dex: DexSpec): number {
+export function longTailFee(rng: Rng, dex: DexSpec): number {
   const tiers = dex.feeTiersPpm;
   if (tiers.length === 1) return tiers[0]!;
   const r = rng.nextFloat();
@@ -128,18 +128,15 @@ function weightedDex(rng: Rng, dexes: readonly DexSpec[], exclude: ReadonlySet<n
 }
 
 /**
- * Adds `count` pools that exist at genesis, created between `earliest` and `latest`. Core
- * pools come first (and are older); the long tail fills the rest.
+ * Adds the core pools (catalogue pairs on their DEXes), at most `count`, each created at the
+ * instant `coreTime()` gives (called once per pool, after its other draws); returns how many.
  */
-export function planGenesisPools(b: UniverseBuilder, rng: Rng, count: number, earliest: number, latest: number): void {
+export function planCorePools(b: UniverseBuilder, rng: Rng, count: number, coreTime: () => number): number {
   const dexes = b.spec.dexes;
   const scale = b.spec.liquidityScale;
   const maxWeight = Math.max(...dexes.map((d) => d.weight));
   const topCp = topDex(dexes, PoolProtocol.ConstantProduct);
   const topCl = topDex(dexes, PoolProtocol.Concentrated);
-  const span = Math.max(0, latest - earliest);
-  const coreTime = (): number => earliest + span * 0.6 * rng.nextFloat();
-  const tailTime = (): number => earliest + span * rng.nextFloat();
   let added = 0;
 
   for (const pair of corePairs(b)) {
@@ -174,8 +171,21 @@ export function planGenesisPools(b: UniverseBuilder, rng: Rng, count: number, ea
         added++;
       }
     }
-    if (added >= count) return;
+    if (added >= count) return added;
   }
+  return added;
+}
+
+/**
+ * Adds `count` pools that exist at genesis, created between `earliest` and `latest`. Core
+ * pools come first (and are older); the long tail fills the rest.
+ */
+export function planGenesisPools(b: UniverseBuilder, rng: Rng, count: number, earliest: number, latest: number): void {
+  const dexes = b.spec.dexes;
+  const span = Math.max(0, latest - earliest);
+  const coreTime = (): number => earliest + span * 0.6 * rng.nextFloat();
+  const tailTime = (): number => earliest + span * rng.nextFloat();
+  let added = planCorePools(b, rng, count, coreTime);
 
   const primaryStable = b.stableTokens[0]!;
   while (added < count) {

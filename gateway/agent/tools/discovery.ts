@@ -104,8 +104,8 @@ export function discoveryTools(q: QueryLayer): ToolSpec[] {
       // Pools name the factory that created them (the agent layer's identifier of a DEX deployment).
       for (const row of answer.pools) {
         const net = q.registry.networkOf(row.chain);
-        const pool = net === undefined ? undefined : q.registry.poolOf(net.index, row.id);
-        const dex = pool === undefined ? undefined : q.registry.dexes[pool.dex];
+        const pool = net === undefined ? -1 : q.registry.poolId(net.index, row.id);
+        const dex = pool < 0 ? undefined : q.registry.dexes[q.registry.poolDex(pool)];
         row.factory_id = dex?.factory ?? '';
       }
       if (args.limit !== undefined) {

@@ -5,7 +5,7 @@
  * the credits (meter.admit), then the route with the caller's plan window, and credits charged only
  * for an answer. Also the identifier lookups that let a tool say which identifier to use instead.
  */
-import { normalizeAddress, type NetworkEntry, type Registry } from '../../../engine/ingest/registry.js';
+import { normalizeAddress, type NetworkEntry, type Catalog } from '../../../engine/catalog/catalog.js';
 import type { PlanLimits, PlanName } from '../../../engine/config.js';
 import type { DexRecord, PoolRecord, TokenRecord } from '../../../engine/store/store.js';
 import type { Caller } from '../../auth/access.js';
@@ -39,7 +39,7 @@ export class QueryLayer {
     this.plans = options.plans;
   }
 
-  get registry(): Registry {
+  get registry(): Catalog {
     return this.ctx.registry;
   }
 
@@ -82,12 +82,12 @@ export class QueryLayer {
   /** The pool at `address` on `net`, or a failure saying where the address does belong. */
   pool(net: NetworkEntry, address: string): PoolRecord {
     const a = normalizeAddress(address.trim());
-    const pool = this.registry.poolOf(net.index, a);
-    if (pool !== undefined) return pool;
-    if (this.registry.tokenOf(net.index, a) !== undefined) {
+    const pool = this.registry.poolId(net.index, a);
+    if (pool >= 0) return this.registry.pool(pool);
+    if (this.registry.tokenId(net.index, a) >= 0) {
       throw new ToolFailure(`${clip(address)} is a token on ${net.id}, not a pool. getTokenPools lists the pools holding it; pass one of their ids as pool_address.`);
     }
-    const elsewhere = this.otherNetwork(net, (n) => this.registry.poolOf(n.index, a) !== undefined);
+    const elsewhere = this.otherNetwork(net, (n) => this.registry.poolId(n.index, a) >= 0);
     if (elsewhere !== undefined) throw new ToolFailure(`Pool ${clip(address)} is on ${elsewhere.id}, not ${net.id}: call again with network "${elsewhere.id}".`);
     throw new ToolFailure(
       `No pool ${clip(address)} on ${net.id}. Pool addresses are the \`id\` of pool rows from getNetworkPools, getTokenPools or search (search finds pools by token name or symbol).`,
@@ -97,12 +97,12 @@ export class QueryLayer {
   /** The token at `address` on `net`, or a failure saying where the address does belong. */
   token(net: NetworkEntry, address: string): TokenRecord {
     const a = normalizeAddress(address.trim());
-    const token = this.registry.tokenOf(net.index, a);
-    if (token !== undefined) return token;
-    if (this.registry.poolOf(net.index, a) !== undefined) {
+    const token = this.registry.tokenId(net.index, a);
+    if (token >= 0) return this.registry.token(token);
+    if (this.registry.poolId(net.index, a) >= 0) {
       throw new ToolFailure(`${clip(address)} is a pool on ${net.id}, not a token. getPoolDetails shows its two tokens; pass one of their ids as token_address.`);
     }
-    const elsewhere = this.otherNetwork(net, (n) => this.registry.tokenOf(n.index, a) !== undefined);
+    const elsewhere = this.otherNetwork(net, (n) => this.registry.tokenId(n.index, a) >= 0);
     if (elsewhere !== undefined) throw new ToolFailure(`Token ${clip(address)} is on ${elsewhere.id}, not ${net.id}: call again with network "${elsewhere.id}".`);
     throw new ToolFailure(`No token ${clip(address)} on ${net.id}. Find token addresses with search (by name or symbol) or getTopTokens.`);
   }

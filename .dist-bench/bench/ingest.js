@@ -1,0 +1,75 @@
+/**
+ * Ingest throughput: simulator events encoded into FlatBuffers batches once, then applied by the
+ * shard threads (every candle interval, every rolling window, token prices and 1 s candles) with
+ * nothing persisted, so the figure is the engine's own rate.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ingest } from '../engine/ingest/ingest.js';
+import { ShardPool } from '../engine/shards/shard-pool.js';
+import { createSimulator } from '../engine/sources/simulator/index.js';
+import { EngineViews } from '../engine/state/views.js';
+import { openStore } from '../engine/store/store.js';
+const GROUPS_IN_FLIGHT = 4;
+export async function benchIngest(o) {
+    const dir = mkdtempSync(join(tmpdir(), 'dexdata-bench-ingest-'));
+    const store = openStore(dir);
+    const views = EngineViews.create({ pools: Math.max(4096, o.pools * 2), tokens: Math.max(4096, o.pools * 2), chains: 16 });
+    /** What the service would hand the shards, one group per source step. */
+    const captured = [];
+    const capture = {
+        apply(batches) {
+            captured.push(batches);
+            return Promise.resolve();
+        },
+    };
+    const ingest = new Ingest(store, views, capture);
+    const genesisTime = Math.floor(Date.now() / 1000 / 3600) * 3600 - o.hours * 3600;
+    const sim = createSimulator({ seed: 1, pools: o.pools, genesisTime, swapsPerSecond: o.swapsPerSecond, newPoolsPerHour: 0 });
+    await ingest.registerNetworks(sim.networks);
+    const prepStarted = performance.now();
+    let prepared = 0;
+    for (let t = genesisTime + 600; t <= genesisTime + o.hours * 3600; t += 600) {
+        const r = await ingest.ingest(await sim.advance(t));
+        await r.applied;
+        prepared += r.accepted;
+    }
+    const prepSeconds = (performance.now() - prepStarted) / 1000;
+    const shards = new ShardPool({ shards: o.shards, buffers: views.buffers, storePath: null });
+    // Start the threads before timing.
+    await shards.sweep(0);
+    const elu0 = performance.eventLoopUtilization();
+    const started = performance.now();
+    const inFlight = new Set();
+    let events = 0;
+    let swaps = 0;
+    for (const group of captured) {
+        const p = shards.apply(group).then((s) => {
+            events += s.events;
+            swaps += s.swaps;
+            inFlight.delete(p);
+            return s;
+        });
+        inFlight.add(p);
+        if (inFlight.size >= GROUPS_IN_FLIGHT)
+            await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    const seconds = (performance.now() - started) / 1000;
+    const mainThreadUtilization = performance.eventLoopUtilization(elu0).utilization;
+    await shards.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    return {
+        events,
+        swaps,
+        batches: captured.reduce((a, g) => a + g.length, 0),
+        seconds,
+        eventsPerSecond: events / seconds,
+        swapsPerSecond: swaps / seconds,
+        prepareEventsPerSecond: prepared / prepSeconds,
+        mainThreadUtilization,
+    };
+}
+//# sourceMappingURL=ingest.js.map

@@ -1,0 +1,300 @@
+/**
+ * `npm run bench`: every throughput figure of the project, measured side by side in one run.
+ *
+ *  1. ingest: events/s folded into every candle interval and rolling window by 2 shard threads;
+ *  2. the service on its default dataset: backfill rate, resident memory and memory per pool;
+ *  3. reads over HTTP, each as a ratio to a uWS server returning a static body of the same size,
+ *     server on core 0 and load generator on core 1; static and service loads alternate three times
+ *     and the best round of each side is compared (the round the shared machine disturbed least);
+ *  4. pool search with two filters and an ordering over 1,000,000 pools (bench/search.ts);
+ *  5. SSE streams: concurrent streams one process holds, memory per stream, events/s delivered to
+ *     10,000 streams and creation-to-client latency (bench/streams.ts);
+ *  6. EVM backfill from a local anvil node holding 200,000 Uniswap v2 swaps, as a ratio to the raw
+ *     eth_getLogs ceiling measured beside it, and the cost of a reorganisation's rollback (bench/evm-backfill.ts).
+ *
+ * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load,
+ * --skip a,b (sections left out: ingest, reads, search, streams, evm).
+ */
+import { output, residentBytes, waitForLine } from './process.js';
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { benchIngest } from './ingest.js';
+import { databaseBytes, openStore } from '../engine/store/store.js';
+import { benchSearch } from './search.js';
+import { benchStreams } from './streams.js';
+import { benchEvmBackfill } from './evm-backfill.js';
+import { hasTaskset, hasWrk, runLoad, runWrk } from './load.js';
+const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
+const STATIC_SERVER = fileURLToPath(new URL('./static-server.js', import.meta.url));
+const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seconds: { type: 'string' }, skip: { type: 'string' } } });
+/** Sections left out (--skip ingest,reads,search,streams,evm): the backfill and restarts always run. */
+const skip = new Set((values.skip ?? '').split(',').filter((x) => x !== ''));
+const quick = values.quick === true;
+const loadSeconds = Number(values.seconds ?? (quick ? 3 : 10));
+const CONNECTIONS = 64;
+/** Reads alternate static and service loads this many times each, of `readSeconds` each. */
+const READ_ROUNDS = quick ? 1 : 3;
+const readSeconds = Number(values.seconds ?? (quick ? 3 : 5));
+/** Searches are heavier than single reads: fewer connections keep the queue, not the work, out of the latency. */
+const SEARCH_CONNECTIONS = 16;
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
+function print(line) {
+    process.stdout.write(`${line}\n`);
+}
+/** CPU seconds a process has used so far (all its threads), from /proc; NaN where there is none. */
+function cpuSeconds(pid) {
+    try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+    }
+    catch {
+        return NaN;
+    }
+}
+/**
+ * Waits until the process has used under `idleShare` of a core for `windowSeconds`, at most
+ * `maxSeconds`; returns the seconds waited and the shares seen, one per window.
+ */
+async function waitQuiet(pid, idleShare, windowSeconds, maxSeconds) {
+    const started = performance.now();
+    const shares = [];
+    while ((performance.now() - started) / 1000 < maxSeconds) {
+        const before = cpuSeconds(pid);
+        await new Promise((r) => setTimeout(r, windowSeconds * 1000));
+        const share = (cpuSeconds(pid) - before) / windowSeconds;
+        if (Number.isNaN(share))
+            break;
+        shares.push(share);
+        if (share < idleShare)
+            break;
+    }
+    return { seconds: (performance.now() - started) / 1000, shares };
+}
+/** Waits for the process to idle (< 5 % of a core over 5 s) and says how long that took. */
+async function settle(pid, maxSeconds) {
+    const q = await waitQuiet(pid, 0.05, 5, maxSeconds);
+    return `after ${q.seconds.toFixed(0)} s, its CPU meanwhile ${q.shares.map((x) => `${Math.round(x * 100)}`).join(', ')} % of a core`;
+}
+/** The data directory's size: LMDB's file and the snapshot folder. */
+function storeBytes(dir) {
+    const snaps = join(dir, 'snapshots');
+    const files = existsSync(snaps) ? readdirSync(snaps).filter((n) => n.endsWith('.snap')) : [];
+    const snapshots = files.reduce((a, n) => a + statSync(join(snaps, n)).size, 0);
+    const total = directoryBytes(dir);
+    return { total, lmdb: total - snapshots, snapshots, snapshotFiles: files.length };
+}
+function directoryBytes(dir) {
+    return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split(/\s/)[0]);
+}
+function pin(pid, core, pinning) {
+    if (pinning)
+        execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
+}
+async function main() {
+    const pinning = await hasTaskset();
+    const wrk = await hasWrk();
+    const load = (o) => (wrk ? runWrk(o) : runLoad(o));
+    const cpu = cpus()[0]?.model ?? 'unknown CPU';
+    print(`# dexdata benchmark, ${new Date().toISOString()}`);
+    print(`machine: ${cpu}, ${cpus().length} cores, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB, Node ${process.version}`);
+    print(`load generator: ${wrk ? 'wrk' : 'autocannon'}, ${CONNECTIONS} connections, ${loadSeconds} s per run${pinning ? `, server on core ${SERVER_CORE}, load on core ${LOAD_CORE}` : ' (taskset missing: unpinned)'}`);
+    print('');
+    // 1. Ingest.
+    const ing = skip.has('ingest') ? null : await benchIngest({ shards: 2, pools: quick ? 1000 : 2000, hours: quick ? 2 : 6, swapsPerSecond: 200 });
+    if (ing !== null) {
+        print(`ingest (2 shard threads, every interval and window): ${fmt(ing.eventsPerSecond)} events/s, ${fmt(ing.swapsPerSecond)} swap events/s (${fmt(ing.events)} events, ${ing.seconds.toFixed(2)} s)`);
+        print(`ingest pipeline (simulate, dedupe, encode, commit to LMDB, one thread): ${fmt(ing.prepareEventsPerSecond)} events/s`);
+    }
+    // 2. The service on its default dataset.
+    const pools = quick ? 2000 : 20_000;
+    const backfillDays = quick ? 3 : 30;
+    const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-bench-'));
+    // Plans with room for a load test: metering still runs on every request, it just never refuses
+    // (a read load passes a million requests in well under a minute).
+    const roomy = { requestsPerMinute: 1_000_000_000, credits: 2_000_000_000 };
+    const configFile = join(dataDir, 'bench-config.json');
+    writeFileSync(configFile, JSON.stringify({ plans: { keyless: roomy, free: roomy, pro: roomy } }));
+    const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'pro', '--label', 'bench', '--data-dir', dataDir, '--config', configFile], { encoding: 'utf8' });
+    const proKey = /key: (api_\w+)/.exec(created)[1];
+    const serveArgs = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays)];
+    const service = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+    output(service);
+    let again = null;
+    try {
+        const caught = await waitForLine(service, /caught up: (\d+) events in ([\d.]+) s/, 30 * 60_000);
+        const backfillEvents = Number(caught[1]);
+        const backfillSeconds = Number(caught[2]);
+        await new Promise((r) => setTimeout(r, 2_000));
+        const rss = residentBytes(service.pid);
+        const disk = directoryBytes(dataDir);
+        const mib = (b) => `${(b / 1024 ** 2).toFixed(0)} MiB`;
+        print(`service backfill: ${fmt(backfillEvents)} events of ${backfillDays} days over ${pools} pools in ${backfillSeconds.toFixed(1)} s (${fmt(backfillEvents / backfillSeconds)} events/s)`);
+        print(`service memory: ${mib(rss.total)} resident = ${mib(rss.anon)} engine and heaps (${(rss.anon / pools / 1024).toFixed(1)} KiB per pool) + ${mib(rss.file)} LMDB pages cached; data on disk ${mib(disk)}`);
+        // Restart on the same data: the newest snapshot (the one a SIGTERM leaves) and the log after it.
+        // Reads are measured on the restarted service: for the first minutes after the first catch-up,
+        // LMDB commits merge a large free-page list left by the backfill and take CPU from the gateway.
+        service.kill('SIGTERM');
+        await new Promise((r) => service.once('exit', r));
+        const restartStarted = performance.now();
+        again = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+        output(again);
+        const portLine = await waitForLine(again, /(?<!paid )REST listening on http:\/\/[\d.]+:(\d+)/, 10 * 60_000);
+        const listeningSeconds = (performance.now() - restartStarted) / 1000;
+        const paidLine = await waitForLine(again, /paid REST listening on http:\/\/[\d.]+:(\d+)/, 60_000);
+        await waitForLine(again, /caught up/, 10 * 60_000);
+        const restart = { listeningSeconds, caughtUpSeconds: (performance.now() - restartStarted) / 1000 };
+        const store = storeBytes(dataDir);
+        print('');
+        print(`data on disk after the stop: ${mib(store.total)} = LMDB ${mib(store.lmdb)} + snapshots ${mib(store.snapshots)} (${store.snapshotFiles} kept); ${fmt(store.total / backfillEvents)} B per event ingested, ${fmt(store.total / backfillDays / 2 ** 20)} MiB per day of history`);
+        const dbs = await (async () => {
+            const st = openStore(dataDir);
+            try {
+                return databaseBytes(st);
+            }
+            finally {
+                await st.close();
+            }
+        })();
+        print(`LMDB by database: ${Object.entries(dbs).map(([name, b]) => `${name} ${mib(b)} (${fmt(b / backfillEvents)} B per event)`).join(', ')}`);
+        print(`restart after SIGTERM (the snapshot written at the stop, the log after it): serving after ${restart.listeningSeconds.toFixed(1)} s, caught up after ${restart.caughtUpSeconds.toFixed(1)} s`);
+        const base = `http://127.0.0.1:${portLine[1]}`;
+        const paidBase = `http://127.0.0.1:${paidLine[1]}`;
+        pin(again.pid, SERVER_CORE, pinning);
+        const restarted = again;
+        // Reads measure the gateway: they start once the store's commits after the restart have settled
+        // (the wait and the service's CPU meanwhile are printed; see "LMDB after a start" in bench/RESULTS.md).
+        const quiet = skip.has('reads') ? 'reads skipped' : await settle(restarted.pid, quick ? 30 : 300);
+        print(`reads start once the restarted service idles (< 5 % of a core over 5 s): ${quiet}`);
+        const top = (await (await fetch(`${base}/networks/ethereum/pools/search?limit=1`)).json());
+        const pool = top.results[0].id;
+        const detailsUrl = `${base}/networks/ethereum/pools/${pool}`;
+        // 1,000 candles need a plan without a history cap: the pro key on the paid host.
+        const paidHeaders = { authorization: proKey };
+        let ohlcvUrl = '';
+        let candles = 0;
+        for (const interval of ['1m', '5m', '15m', '30m', '1h']) {
+            const url = `${paidBase}/networks/ethereum/pools/${pool}/ohlcv?start=-${backfillDays}d&interval=${interval}&limit=1000`;
+            const body = (await (await fetch(url, { headers: paidHeaders })).json());
+            if (Array.isArray(body) && body.length > candles)
+                [ohlcvUrl, candles] = [url, body.length];
+            if (candles === 1000)
+                break;
+        }
+        print('');
+        print(`| read | body bytes | service req/s | static req/s | ratio of the best of ${READ_ROUNDS} rounds each | p99 ms |`);
+        print('|---|---|---|---|---|---|');
+        const rows = [];
+        for (const [name, url, headers] of [
+            ['pool details, free host (cached by URL)', detailsUrl, {}],
+            ['pool details, paid host (no URL cache)', detailsUrl.replace(base, paidBase), paidHeaders],
+            [`OHLCV, ${candles} candles, paid host`, ohlcvUrl, paidHeaders],
+        ]) {
+            if (skip.has('reads'))
+                break;
+            const bytes = Buffer.byteLength(await (await fetch(url, { headers })).text());
+            const staticPort = 20_000 + Math.floor(Math.random() * 20_000);
+            const st = spawn(process.execPath, [STATIC_SERVER, String(staticPort), String(bytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+            await waitForLine(st, /listening/, 10_000);
+            pin(st.pid, SERVER_CORE, pinning);
+            // Static and service loads alternate, READ_ROUNDS of each; the best round of each side is
+            // the one the machine disturbed least, and the ratio is taken between those.
+            const ceilings = [];
+            const services = [];
+            for (let round = 0; round < READ_ROUNDS; round++) {
+                ceilings.push(await load({ url: `http://127.0.0.1:${staticPort}/`, seconds: readSeconds, connections: CONNECTIONS, core: pinning ? LOAD_CORE : null }));
+                services.push(await load({ url, seconds: readSeconds, connections: CONNECTIONS, core: pinning ? LOAD_CORE : null, headers }));
+            }
+            st.kill('SIGKILL');
+            const best = (runs) => runs.reduce((a, b) => (b.requestsPerSecond > a.requestsPerSecond ? b : a));
+            const ceiling = best(ceilings);
+            const measured = best(services);
+            const ratio = measured.requestsPerSecond / ceiling.requestsPerSecond;
+            const rounds = services.map((m, i) => `${((m.requestsPerSecond / ceilings[i].requestsPerSecond) * 100).toFixed(0)}`).join('/');
+            print(`| ${name} | ${bytes} | ${fmt(measured.requestsPerSecond)} | ${fmt(ceiling.requestsPerSecond)} | ${(ratio * 100).toFixed(0)} % (rounds ${rounds} %) | ${measured.p99Ms.toFixed(2)} |`);
+            const failures = services.reduce((n, m) => n + m.errors + m.non2xx, 0);
+            if (failures > 0)
+                print(`  (${failures} socket errors or non-2xx answers)`);
+            rows.push({ name, bytes, service: measured, ceiling, ratio, rounds: { services, ceilings } });
+        }
+        // Restart after kill -9: the newest periodic snapshot and the log after it.
+        restarted.kill('SIGKILL');
+        await new Promise((r) => restarted.once('exit', r));
+        const killedAt = performance.now();
+        again = spawn(process.execPath, [CLI, ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+        output(again);
+        await waitForLine(again, /^\S+ REST listening on http:\/\/[\d.]+:(\d+)/m, 10 * 60_000);
+        restart.afterKill9ListeningSeconds = (performance.now() - killedAt) / 1000;
+        const replayed = await waitForLine(again, /replayed (\d+) log batches/, 60_000).catch(() => null);
+        await waitForLine(again, /caught up/, 10 * 60_000);
+        restart.afterKill9CaughtUpSeconds = (performance.now() - killedAt) / 1000;
+        print('');
+        print(`restart after kill -9 (the newest periodic snapshot, ${replayed ? replayed[1] : 'no'} log batches after it replayed): serving after ${restart.afterKill9ListeningSeconds.toFixed(1)} s, caught up after ${restart.afterKill9CaughtUpSeconds.toFixed(1)} s`);
+        const last = again;
+        last.kill('SIGTERM');
+        await new Promise((r) => last.once('exit', r));
+        // 4. Pool search over a large universe (its own service: the default one is stopped by now).
+        const searchPools = quick ? 120_000 : 1_200_000;
+        let search = null;
+        if (!skip.has('search')) {
+            print('');
+            print(`pool search, 256 distinct searches with two filters and an ordering, paid host, ${SEARCH_CONNECTIONS} connections:`);
+            print('| service | req/s | p50 ms | p99 ms |');
+            print('|---|---|---|---|');
+            search = await benchSearch({
+                cli: CLI,
+                pools: searchPools,
+                seconds: loadSeconds,
+                connections: SEARCH_CONNECTIONS,
+                pinning,
+                serverCore: SERVER_CORE,
+                loadCore: LOAD_CORE,
+                load,
+                waitForLine,
+                print,
+                waitQuiet: (pid) => settle(pid, quick ? 30 : 300),
+            });
+            print(`(${fmt(search.pools)} pools; the loads start once the service idles: ${search.quiet})`);
+        }
+        // 5. Streams (their own server and load generator, pinned like the rest).
+        let streams = null;
+        if (!skip.has('streams')) {
+            print('');
+            print('SSE streams:');
+            print('| stream figure | value |');
+            print('|---|---|');
+            streams = await benchStreams({ quick, pinning, serverCore: SERVER_CORE, loadCore: LOAD_CORE, print });
+        }
+        // 6. EVM backfill against its raw eth_getLogs ceiling, and a rollback on that chain.
+        let evm = null;
+        if (!skip.has('evm')) {
+            print('');
+            print('EVM backfill from a local anvil node:');
+            evm = await benchEvmBackfill({ swaps: quick ? 20_000 : 200_000, print });
+        }
+        mkdirSync(OUT_DIR, { recursive: true });
+        writeFileSync(join(OUT_DIR, 'results.json'), JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, readsAfter: quiet, restart, search, streams, evm }, null, 2));
+    }
+    finally {
+        for (const child of [service, again]) {
+            if (child !== null && child.exitCode === null && child.signalCode === null) {
+                child.kill('SIGTERM');
+                await new Promise((r) => child.once('exit', r));
+            }
+        }
+        rmSync(dataDir, { recursive: true, force: true });
+    }
+}
+function fmt(n) {
+    return Math.round(n).toLocaleString('en-US');
+}
+main().catch((err) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+});
+//# sourceMappingURL=run.js.map

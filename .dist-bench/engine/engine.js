@@ -1,0 +1,285 @@
+/**
+ * The engine assembled: LMDB store, shared-memory views, shard threads and ingest, with the driver
+ * that pulls a source from its checkpoint to now (accelerated) and then follows it in real time.
+ * On start the views are loaded from the newest snapshot and the durable log after it is replayed, so
+ * a crash loses nothing acknowledged and a start does not grow with the length of history.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ingest } from './ingest/ingest.js';
+import { errorText, fallbackLog } from './log.js';
+import { ShardPool } from './shards/shard-pool.js';
+import { pruneLog } from './snapshot/prune-log.js';
+import { readSection } from './snapshot/load.js';
+import { cutSnapshot, loadState } from './snapshot/take.js';
+import { DEFAULT_SNAPSHOT_POLICY, Snapshots } from './snapshot/snapshots.js';
+import { EngineViews } from './state/views.js';
+import { blockStats, ringBlockBytes, secondBlocks } from './state/ring-blocks.js';
+import { DEFAULT_TIER_POLICY } from './shards/tiers.js';
+import { openStore } from './store/store.js';
+const DEFAULT_CATCH_UP_STEP_SECONDS = 3_600; // 1 h of simulated time for the first step
+const MIN_STEP_SECONDS = 60; // 1 min
+const MAX_STEP_SECONDS = 86_400; // 1 day
+/** Events a catch-up step aims for. */
+const STEP_EVENTS = 50_000;
+const DEFAULT_LIVE_TICK_MS = 250;
+const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
+const PROGRESS_INTERVAL_MS = 1_000;
+/** How often the data directory's free space is looked at. */
+const DISK_CHECK_INTERVAL_MS = 1_000;
+/** Source steps whose commit or shard work may still be running while the next one is produced. */
+const STEPS_IN_FLIGHT = 3;
+export async function startEngine(options) {
+    const now = options.now ?? (() => Date.now() / 1000);
+    const log = options.log ?? fallbackLog();
+    mkdirSync(options.dataDir, { recursive: true });
+    const store = openStore(options.dataDir);
+    // A start on a full disk serves what is stored; ingest waits for space (store/durable.ts). The
+    // free space is looked at every second too: the shard threads' writes may be the ones failing.
+    await store.writer.checkSpace();
+    if (store.writer.fault !== null)
+        log.warn(`${store.writer.fault.message}: serving what is stored`);
+    const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
+    spaceTimer.unref();
+    const views = EngineViews.create(options.capacity);
+    const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now, log, tiers: options.tiers === undefined ? DEFAULT_TIER_POLICY : options.tiers });
+    const ingest = new Ingest(store, views, shards);
+    const policy = options.snapshots === undefined ? DEFAULT_SNAPSHOT_POLICY : options.snapshots;
+    const snapshots = policy
+        ? new Snapshots(join(options.dataDir, 'snapshots'), views, policy.keep, (oldestKept) => (policy.pruneLog ? pruneLog(store, oldestKept) : Promise.resolve()))
+        : null;
+    ingest.snapshots = snapshots;
+    let phase = 'replaying';
+    let eventsIngested = 0;
+    const started = performance.now();
+    const { snapshot: loaded, replayedBatches } = await loadState(store, ingest, snapshots, options.shards, (line) => log.warn(line));
+    if (loaded)
+        log.info(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB)`);
+    if (replayedBatches > 0 || loaded)
+        log.info(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    let snapshotSeq = loaded?.seq ?? 0;
+    let eventsSinceSnapshot = 0;
+    let lastSnapshotMs = performance.now();
+    /** Why the last snapshot was skipped (told once, until it changes). */
+    let lastSkip = '';
+    /** Callers of snapshot() waiting for the next cut. */
+    let snapshotWanted = [];
+    /**
+     * Cuts a snapshot after the last batch ingested: the main thread copies its columns now, each shard
+     * its rows when its queue reaches the cut (ingest goes on meanwhile); the file is written in the
+     * background. Called between ingest steps; null when one is being written or nothing is new.
+     */
+    const takeSnapshot = () => {
+        if (!snapshots || snapshots.writing)
+            return null;
+        eventsSinceSnapshot = 0;
+        lastSnapshotMs = performance.now();
+        if (ingest.head === snapshotSeq)
+            return null;
+        const cut = cutSnapshot(views, ingest, snapshots, shards, source);
+        if ('skipped' in cut) {
+            if (cut.skipped !== lastSkip)
+                log.warn(`snapshot skipped: ${cut.skipped}`);
+            lastSkip = cut.skipped;
+            return null;
+        }
+        lastSkip = '';
+        snapshotSeq = cut.seq;
+        return cut.written.then((file) => {
+            const st = snapshots.stats();
+            log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms, shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms`);
+            return cut.seq;
+        }, (err) => {
+            log.error(`snapshot of log batch ${cut.seq} failed: ${errorText(err)}`);
+            throw err;
+        });
+    };
+    const snapshotDue = () => policy !== null &&
+        snapshots !== null &&
+        !snapshots.writing &&
+        (eventsSinceSnapshot >= policy.everyEvents || (eventsSinceSnapshot > 0 && performance.now() - lastSnapshotMs >= policy.intervalSeconds * 1000));
+    const resume = loaded && loaded.source.bytes > 0 ? readSection(loaded.path, loaded.source) : null;
+    const source = typeof options.source === 'function' ? options.source(store, resume) : options.source;
+    await ingest.registerNetworks(source.networks);
+    const tickMs = options.liveTickMs ?? DEFAULT_LIVE_TICK_MS;
+    const sweepMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
+    let stopping = false;
+    let wake = null;
+    let markCaughtUp;
+    const caughtUp = new Promise((resolve) => (markCaughtUp = resolve));
+    const sleep = (ms) => new Promise((resolve) => {
+        const timer = setTimeout(() => ((wake = null), resolve()), ms);
+        wake = () => (clearTimeout(timer), (wake = null), resolve());
+    });
+    const chainCount = () => ingest.registry.networks.length;
+    let lastSweep = 0;
+    let rollbacksLogged = 0;
+    const run = async () => {
+        const inFlight = [];
+        let step = options.catchUpStepSeconds ?? DEFAULT_CATCH_UP_STEP_SECONDS;
+        phase = 'catching_up';
+        const catchUpStarted = performance.now();
+        const historyStart = source.time;
+        let lastProgress = catchUpStarted;
+        while (!stopping) {
+            const wall = now();
+            const live = source.time >= wall - 1;
+            const from = source.time;
+            const target = live ? wall : Math.min(wall, source.time + step);
+            const batches = await source.advance(target);
+            const result = await ingest.ingest(batches);
+            eventsIngested += result.accepted;
+            eventsSinceSnapshot += result.accepted;
+            if (ingest.rollbacks !== rollbacksLogged && ingest.lastRollback) {
+                rollbacksLogged = ingest.rollbacks;
+                const r = ingest.lastRollback;
+                log.warn(`${r.chain}: rolled back to block ${r.toBlock}: ${r.eventsOrphaned} orphaned events in ${r.batchesRewritten} log batches, ${r.poolsRemoved} pools and ${r.transactionsRemoved} stored transactions removed; ` +
+                    `views rebuilt from ${r.eventsReplayed} events in ${r.batchesReplayed} batches; ${r.totalMs.toFixed(0)} ms (settle ${r.settleMs.toFixed(0)}, commit ${r.commitMs.toFixed(0)}, rebuild ${r.rebuildMs.toFixed(0)})`);
+            }
+            // Steps sized for about STEP_EVENTS events: big enough to amortise a commit, small enough to stay responsive.
+            if (!live && target > from)
+                step = Math.min(MAX_STEP_SECONDS, Math.max(MIN_STEP_SECONDS, ((target - from) * STEP_EVENTS) / Math.max(1, result.accepted)));
+            const clockTarget = target;
+            inFlight.push(result.committed.then(() => {
+                for (let c = 0; c < chainCount(); c++)
+                    ingest.advanceClock(c, clockTarget);
+            }), result.applied);
+            while (inFlight.length > 2 * STEPS_IN_FLIGHT)
+                await inFlight.shift();
+            if ((snapshotWanted.length > 0 && !snapshots?.writing) || snapshotDue()) {
+                const waiting = snapshotWanted;
+                snapshotWanted = [];
+                const taken = takeSnapshot();
+                if (taken === null)
+                    for (const w of waiting)
+                        w(null);
+                else
+                    taken.then((seq) => waiting.forEach((w) => w(seq)), () => waiting.forEach((w) => w(null)));
+            }
+            if (phase === 'catching_up' && performance.now() - lastProgress >= PROGRESS_INTERVAL_MS) {
+                lastProgress = performance.now();
+                const pct = Math.floor((100 * (source.time - historyStart)) / Math.max(1, now() - historyStart));
+                const rate = eventsIngested / ((lastProgress - catchUpStarted) / 1000);
+                log.info(`catching up: ${pct}% of history, ${eventsIngested} events, ${Math.round(rate)} events/s, at ${new Date(source.time * 1000).toISOString()}`);
+            }
+            if (phase === 'catching_up' && source.time >= now() - 1) {
+                await Promise.all(inFlight.splice(0));
+                shards.live = true;
+                await shards.flush();
+                await shards.sweep(chainCount());
+                phase = 'live';
+                log.info(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
+                markCaughtUp();
+            }
+            if (phase === 'live') {
+                await Promise.all(inFlight.splice(0));
+                if (performance.now() - lastSweep >= sweepMs) {
+                    lastSweep = performance.now();
+                    await shards.sweep(chainCount());
+                }
+                await sleep(tickMs);
+            }
+        }
+        await Promise.all(inFlight);
+        // A stop leaves a snapshot of everything ingested: the next start replays nothing.
+        await snapshots?.idle();
+        await takeSnapshot()?.catch(() => null);
+        for (const w of snapshotWanted.splice(0))
+            w(null);
+    };
+    // The shard threads are up before the source's first read (replay above waits for them only when
+    // the log holds batches): a fresh start would otherwise load them while the backfill runs. On a
+    // full disk their writes wait for space: the start does not.
+    if (store.writer.fault === null)
+        await shards.flush();
+    const running = run();
+    const failed = running.then(() => new Promise(() => { }), (err) => {
+        log.error(`engine stopped on error: ${errorText(err)}`);
+        throw err;
+    });
+    failed.catch(() => { });
+    const status = () => {
+        const st = snapshots?.stats() ?? null;
+        return {
+            phase,
+            logHead: ingest.head,
+            sourceTime: source.time,
+            eventsIngested,
+            replayedBatches,
+            loadedSnapshot: loaded?.seq ?? 0,
+            logSinceSnapshot: ingest.head - (st?.newestSeq ?? 0),
+            snapshots: st,
+        };
+    };
+    return {
+        views,
+        registry: ingest.registry,
+        store,
+        ingest,
+        shards,
+        caughtUp,
+        failed,
+        status,
+        stats() {
+            const { logHead, logSinceSnapshot, snapshots: st } = status();
+            const blocks = blockStats(views);
+            const pools = ingest.registry.poolCount;
+            const seconds = blockStats(views, secondBlocks(views));
+            return {
+                phase,
+                pools_hot: blocks.used,
+                pools_quiet: pools - blocks.used,
+                ring_blocks: { total: blocks.total, used: blocks.used, free: blocks.free, touched: blocks.touched, bytes_each: ringBlockBytes(views) },
+                tokens_hot: seconds.used,
+                tokens_quiet: ingest.registry.tokenCount - seconds.used,
+                second_blocks: { total: seconds.total, used: seconds.used, free: seconds.free, touched: seconds.touched, bytes_each: ringBlockBytes(views, 'secondBlock') },
+                log_head: logHead,
+                log_batches_since_snapshot: logSinceSnapshot,
+                events_since_snapshot: eventsSinceSnapshot,
+                snapshot_skipped: lastSkip === '' ? null : lastSkip,
+                snapshots: st === null
+                    ? null
+                    : {
+                        count: st.count,
+                        newest_log_batch: st.newestSeq,
+                        newest_age_seconds: st.newestAgeSeconds === null ? null : Math.round(st.newestAgeSeconds),
+                        newest_bytes: st.newestBytes,
+                        writing: st.writing,
+                        last_shard_pause_ms: st.lastPauseMs === null ? null : Number(st.lastPauseMs.toFixed(1)),
+                        last_write_ms: st.lastWriteMs === null ? null : Math.round(st.lastWriteMs),
+                    },
+            };
+        },
+        snapshot() {
+            if (snapshots === null || stopping)
+                return Promise.resolve(null);
+            return new Promise((resolve) => {
+                snapshotWanted.push(resolve);
+                wake?.();
+            });
+        },
+        health() {
+            const chains = source.health?.() ?? [];
+            const down = chains.some((c) => c.state === 'node_down');
+            const fault = store.writer.fault;
+            if (fault !== null)
+                return { status: 'degraded', reason: fault.message, phase, chains };
+            return { status: down ? 'degraded' : 'ok', phase, chains };
+        },
+        async stop() {
+            stopping = true;
+            wake?.();
+            // Writes still waiting for space are not acknowledged: they are given up, not waited for.
+            clearInterval(spaceTimer);
+            store.writer.abandon();
+            shards.abandonWrites();
+            await running.catch(() => { });
+            await snapshots?.idle();
+            await shards.close();
+            await source.close?.();
+            await store.close();
+            phase = 'stopped';
+        },
+    };
+}
+//# sourceMappingURL=engine.js.map

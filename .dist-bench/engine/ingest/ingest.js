@@ -1,0 +1,304 @@
+/**
+ * Ingest: normalise, dedupe, persist, dispatch. Events at or before a chain's checkpoint are
+ * dropped, so feeding the same events twice changes nothing. A batch is acknowledged once it and
+ * the checkpoint it advances are committed to LMDB; only then is it handed to the chain's shard.
+ * A `reorg` event rolls the chain back first (rollback.ts), then the events after it are taken.
+ */
+import { encodeBatch, batchRoot } from '../events/codec.js';
+import { metaKeys } from '../store/store.js';
+import { Registry } from './registry.js';
+import { rollbackChain } from './rollback.js';
+/** Events per log batch; larger source batches are cut. */
+export const MAX_EVENTS_PER_BATCH = 4096;
+const START = { block: -1, tx: -1, log: -1, blockEvent: -1, time: 0 };
+/** Hashes of a chain's newest blocks persisted with its checkpoint: where a follower resumes its reorg checks. */
+export const RECENT_BLOCKS_KEPT = 128;
+export class Ingest {
+    registry;
+    store;
+    views;
+    dispatcher;
+    checkpoints = new Map();
+    logHead = 0;
+    /** Settles once the previous ingest call's batches were handed to the dispatcher. */
+    dispatchTail = Promise.resolve();
+    /** Settles once every batch handed over so far was applied (or failed). */
+    appliedTail = Promise.resolve();
+    /** Per chain id: [number, hash] of the newest blocks ingested, oldest first. */
+    recent = new Map();
+    /** Events accepted since start, per chain id (/metrics). */
+    eventsByChain = new Map();
+    droppedDuplicates = 0;
+    droppedUnknownPool = 0;
+    /** Snapshots of the views, when the engine keeps them: a rollback rebuilds a chain from one. */
+    snapshots = null;
+    /** Rollbacks done since start, and the last one's figures. */
+    rollbacks = 0;
+    lastRollback = null;
+    constructor(store, views, dispatcher, registry) {
+        this.store = store;
+        this.views = views;
+        this.dispatcher = dispatcher;
+        this.registry = registry ?? new Registry(views);
+        this.logHead = store.meta.get(metaKeys.logHead) ?? 0;
+    }
+    get head() {
+        return this.logHead;
+    }
+    checkpoint(chain) {
+        return this.checkpoints.get(chain) ?? this.store.meta.get(metaKeys.checkpoint(chain)) ?? START;
+    }
+    /** [number, hash] of the chain's newest blocks ingested, oldest first (at most RECENT_BLOCKS_KEPT). */
+    recentBlocks(chain) {
+        let r = this.recent.get(chain);
+        if (r === undefined) {
+            r = (this.store.meta.get(metaKeys.recentBlocks(chain)) ?? []).slice();
+            this.recent.set(chain, r);
+        }
+        return r;
+    }
+    /** Sets the chain's position after a rollback (rollback.ts, with the store already rewritten). */
+    resetChain(chain, ck, recent) {
+        this.checkpoints.set(chain, ck);
+        this.recent.set(chain, recent);
+    }
+    /** Resolves once every batch ingested so far is durable and applied by its shard. */
+    async settled() {
+        await this.dispatchTail;
+        await this.appliedTail;
+    }
+    /**
+     * Calls `fn` once every batch ingested so far was handed to the dispatcher, and before any batch
+     * ingested later is: work `fn` submits to the shards runs between the two (a snapshot cut).
+     */
+    afterHandOver(fn) {
+        const handed = this.dispatchTail.then(() => ({ done: fn() }));
+        this.dispatchTail = handed.catch(() => undefined);
+        return handed.then((h) => h.done);
+    }
+    get dispatch() {
+        return this.dispatcher;
+    }
+    get logStore() {
+        return this.store;
+    }
+    get sharedViews() {
+        return this.views;
+    }
+    /** Registers the source's networks and DEXes (persisted at once). */
+    async registerNetworks(infos) {
+        const { networks, dexes } = this.registry.syncNetworks(infos);
+        if (networks.length === 0 && dexes.length === 0)
+            return;
+        await this.store.root.transaction(() => {
+            for (const n of networks)
+                this.store.networks.put(n.index, n);
+            for (const d of dexes)
+                this.store.dexes.put(d.index, d);
+        });
+    }
+    /**
+     * Takes the events that are new: ids, encoding and the log write are issued now, in call order;
+     * shards get the batches once the write is durable. Calls must not overlap (await each one);
+     * their commits may, which keeps the source busy while the disk syncs.
+     */
+    async ingest(batches) {
+        let reorgs = false;
+        for (const b of batches)
+            for (const e of b.events)
+                if (e.kind === 'reorg')
+                    reorgs = true;
+        if (!reorgs)
+            return this.take(batches);
+        // Events before a reorg are taken (and settled), the chain is rolled back, then the rest is taken.
+        const results = [];
+        let pending = [];
+        for (const b of batches) {
+            let run = [];
+            for (const e of b.events) {
+                if (e.kind !== 'reorg') {
+                    run.push(e);
+                    continue;
+                }
+                if (run.length > 0)
+                    pending.push({ chain: b.chain, events: run });
+                run = [];
+                if (pending.length > 0)
+                    results.push(await this.take(pending));
+                pending = [];
+                this.lastRollback = await rollbackChain(this, b.chain, e.toBlock);
+                this.rollbacks++;
+            }
+            if (run.length > 0)
+                pending.push({ chain: b.chain, events: run });
+        }
+        if (pending.length > 0)
+            results.push(await this.take(pending));
+        return {
+            accepted: results.reduce((a, r) => a + r.accepted, 0),
+            dropped: results.reduce((a, r) => a + r.dropped, 0),
+            batches: results.reduce((a, r) => a + r.batches, 0),
+            committed: Promise.all(results.map((r) => r.committed)).then(() => undefined),
+            applied: Promise.all(results.map((r) => r.applied)).then(() => undefined),
+        };
+    }
+    async take(batches) {
+        const committed = [];
+        const newPools = [];
+        const newTokens = [];
+        const checkpoints = [];
+        const recentWrites = [];
+        let accepted = 0;
+        let dropped = 0;
+        for (const batch of batches) {
+            const net = this.registry.networkOf(batch.chain);
+            if (!net)
+                throw new Error(`events for unregistered network ${batch.chain}`);
+            const chain = net.index;
+            // The checkpoint's fields as locals: no object per event (this loop runs for every event).
+            const ck0 = this.checkpoint(batch.chain);
+            let block = ck0.block;
+            let tx = ck0.tx;
+            let log = ck0.log;
+            let blockEvent = ck0.blockEvent;
+            let time = ck0.time;
+            const kept = [];
+            let recent = null;
+            for (const e of batch.events) {
+                if (e.kind === 'block') {
+                    if (e.number <= blockEvent) {
+                        dropped++;
+                        this.droppedDuplicates++;
+                        continue;
+                    }
+                    blockEvent = e.number;
+                    if (e.timestamp > time)
+                        time = e.timestamp;
+                    kept.push(e);
+                    if (e.hash !== '')
+                        (recent ??= this.recentBlocks(batch.chain)).push([e.number, e.hash]);
+                    continue;
+                }
+                // Reorgs are split off by ingest() before events get here.
+                if (e.kind === 'reorg')
+                    continue;
+                const k = e.key;
+                if ((k.blockNumber - block || k.txIndex - tx || k.logIndex - log) <= 0) {
+                    dropped++;
+                    this.droppedDuplicates++;
+                    continue;
+                }
+                if (e.kind === 'pool_created') {
+                    const created = this.registry.createPool(chain, e);
+                    if (!created) {
+                        dropped++;
+                        this.droppedDuplicates++;
+                        continue;
+                    }
+                    newPools.push(created.pool);
+                    newTokens.push(...created.tokens);
+                }
+                else if (!this.registry.poolOf(chain, e.pool)) {
+                    dropped++;
+                    this.droppedUnknownPool++;
+                    continue;
+                }
+                block = k.blockNumber;
+                tx = k.txIndex;
+                log = k.logIndex;
+                if (e.timestamp > time)
+                    time = e.timestamp;
+                kept.push(e);
+            }
+            const ck = { block, tx, log, blockEvent, time };
+            if (kept.length === 0)
+                continue;
+            accepted += kept.length;
+            this.eventsByChain.set(batch.chain, (this.eventsByChain.get(batch.chain) ?? 0) + kept.length);
+            const ids = {
+                poolId: (address) => this.registry.poolOf(chain, address).id,
+                tokenId: (address) => this.registry.tokenOf(chain, address).id,
+            };
+            for (let i = 0; i < kept.length; i += MAX_EVENTS_PER_BATCH) {
+                const bytes = encodeBatch(batch.chain, kept.slice(i, i + MAX_EVENTS_PER_BATCH), ids);
+                committed.push({ chain, seq: ++this.logHead, bytes });
+            }
+            this.checkpoints.set(batch.chain, ck);
+            checkpoints.push([batch.chain, ck]);
+            if (recent !== null) {
+                if (recent.length > RECENT_BLOCKS_KEPT)
+                    recent.splice(0, recent.length - RECENT_BLOCKS_KEPT);
+                recentWrites.push([batch.chain, recent.slice()]);
+            }
+        }
+        if (committed.length === 0)
+            return { accepted, dropped, batches: 0, committed: Promise.resolve(), applied: Promise.resolve() };
+        const head = this.logHead;
+        // Waits out a full disk (durable.ts): the step is acknowledged, and handed to the shards, once written.
+        const durable = this.store.writer
+            .write(() => {
+            for (const t of newTokens)
+                this.store.tokens.put(t.id, t);
+            for (const p of newPools)
+                this.store.pools.put(p.id, p);
+            for (const c of committed)
+                this.store.log.put(c.seq, c.bytes);
+            for (const [chain, ck] of checkpoints)
+                this.store.meta.put(metaKeys.checkpoint(chain), ck);
+            for (const [chain, r] of recentWrites)
+                this.store.meta.put(metaKeys.recentBlocks(chain), r);
+            this.store.meta.put(metaKeys.logHead, head);
+        })
+            .then(() => {
+            for (const [chain, ck] of checkpoints)
+                this.advanceClock(this.registry.networkOf(chain).index, ck.time);
+        });
+        // Hand-overs are chained in call order (after the previous one and after this commit), so shards
+        // receive batches in log order; only the hand-over is chained, the shards' work overlaps.
+        const handedOver = Promise.all([this.dispatchTail, durable]).then(() => ({ done: this.dispatcher.apply(committed) }));
+        this.dispatchTail = handedOver.catch(() => undefined);
+        const applied = handedOver.then((h) => h.done).then(() => undefined);
+        this.appliedTail = Promise.all([this.appliedTail, applied]).catch(() => undefined);
+        return { accepted, dropped, batches: committed.length, committed: durable, applied };
+    }
+    /** Moves a chain's clock forward (never back): block time while catching up, wall time when live. */
+    advanceClock(chain, time) {
+        if (time > this.views.chainClock[chain])
+            this.views.chainClock[chain] = time;
+    }
+    /**
+     * Re-applies the log after batch `after` (0: all of it) to views that hold the state as of that
+     * batch (zeroed, or loaded from a snapshot) after a restart, keeping at most `inFlight` batches
+     * queued; resolves with the number of batches replayed.
+     */
+    async replay(after = 0, inFlight = 8, group = 32) {
+        const pending = new Set();
+        let count = 0;
+        let next = [];
+        const flush = async () => {
+            const p = this.dispatcher.apply(next).finally(() => pending.delete(p));
+            pending.add(p);
+            next = [];
+            if (pending.size >= inFlight)
+                await Promise.race(pending);
+        };
+        for (const { key, value } of this.store.log.getRange({ start: after + 1 })) {
+            const chainId = batchRoot(value).chain() ?? '';
+            const net = this.registry.networkOf(chainId);
+            if (!net)
+                throw new Error(`log batch ${key} names unknown network ${chainId}`);
+            // A private copy: dispatchers may take ownership of the buffer.
+            next.push({ chain: net.index, seq: key, bytes: new Uint8Array(value) });
+            count++;
+            if (next.length >= group)
+                await flush();
+        }
+        if (next.length > 0)
+            await flush();
+        await Promise.all(pending);
+        for (const net of this.registry.networks)
+            this.advanceClock(net.index, this.checkpoint(net.id).time);
+        return count;
+    }
+}
+//# sourceMappingURL=ingest.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=pipeline.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=ranker.js.map

@@ -1,0 +1,614 @@
+/**
+ * The shard writer: folds a chain's events, in chain order, into the shared views. One writer per
+ * chain (the shard that owns it), so every read-modify-write here is race free, and results depend
+ * only on the event sequence, never on batch boundaries or thread timing.
+ *
+ * Per swap the cost is constant: reserves, price routing, 9 candle rings, 9 rolling windows and two
+ * 1 s token candles. A window is re-summed from its base ring (at most 48 candles) only when the
+ * event opens a new base candle; otherwise it is updated by addition.
+ */
+import { Burn } from '../events/fb/dex/events/burn.js';
+import { EventBatch } from '../events/fb/dex/events/event-batch.js';
+import { EventBody } from '../events/fb/dex/events/event-body.js';
+import { Event } from '../events/fb/dex/events/event.js';
+import { EventKey } from '../events/fb/dex/events/event-key.js';
+import { FastByteBuffer } from '../events/fast-byte-buffer.js';
+import { Mint } from '../events/fb/dex/events/mint.js';
+import { PoolCreated } from '../events/fb/dex/events/pool-created.js';
+import { Swap } from '../events/fb/dex/events/swap.js';
+import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
+import { Sync } from '../events/fb/dex/events/sync.js';
+import { TokenInfo } from '../events/fb/dex/events/token-info.js';
+import { U128 } from '../events/fb/dex/events/u128.js';
+import { U160 } from '../events/fb/dex/events/u160.js';
+import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/layout.js';
+import { secondBlocks, take, takeBlock } from '../state/ring-blocks.js';
+import { createScratchRings, token1Refs } from '../state/read.js';
+import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
+import { feedSwap } from '../feed/swaps.js';
+const Q96 = 2 ** 96;
+const POW10 = Array.from({ length: 78 }, (_, i) => 10 ** i);
+const NO_CLASS = 255;
+/** Anchor rank of a token role: 0 reference stablecoin, 1 stablecoin or wrapped native, 2 other. */
+function rank(role) {
+    return role === 0 ? 0 : role === 3 ? 2 : 1;
+}
+/**
+ * Route class of pricing token `role` through a counterpart of role `via`: lower is better,
+ * NO_CLASS when that route is not allowed (it would price an anchor from a lesser token).
+ */
+function routeClass(role, via) {
+    switch (role) {
+        case 0:
+            return NO_CLASS;
+        case 1:
+            return via === 0 ? 0 : via === 2 ? 1 : NO_CLASS;
+        case 2:
+            return via === 0 ? 0 : via === 1 ? 1 : NO_CLASS;
+        default:
+            return via === 0 ? 0 : via === 3 ? 2 : 1;
+    }
+}
+export class ShardWriter {
+    v;
+    sink;
+    ev = new Event();
+    swap = new Swap();
+    sync = new Sync();
+    mint = new Mint();
+    burn = new Burn();
+    created = new PoolCreated();
+    token = new TokenInfo();
+    key = new EventKey();
+    u128 = new U128();
+    u160 = new U160();
+    usd = { price0Usd: 0, price1Usd: 0, volumeUsd: 0, ratio: 0 };
+    /** Transactions older than this (Unix s) are not handed to the sink. */
+    transactionsSince = 0;
+    /** Told of every pool whose figures this writer changes (the shard's search ranking). */
+    index = null;
+    /** Set by resumWindows when a window figure took a new value. */
+    windowsMoved = false;
+    /** Watched swaps applied since the last takeFeed (allocated only when one is watched). */
+    feed = null;
+    /** Stored candles, for pools that trade again after giving their block back and for their windows meanwhile. */
+    stored;
+    /** One private row per interval: a quiet pool's stored candles, re-summed as its ring would be. */
+    scratch = createScratchRings();
+    /** Called when no ring block is free: frees some (tiers.ts), or throws. */
+    onBlocksExhausted = null;
+    /** Ring blocks taken back from LMDB (pools that traded again after going quiet). */
+    reloads = 0;
+    /** Candles a reload expected but LMDB did not have (a store that lost data). */
+    reloadMisses = 0;
+    /** Swaps whose 1 s token candle was not kept because every second block was in use. */
+    secondsDropped = 0;
+    constructor(views, sink, stored = null) {
+        this.v = views;
+        this.sink = sink;
+        this.stored = stored;
+    }
+    applyBatch(bytes, persist = true) {
+        const root = EventBatch.getRootAsEventBatch(new FastByteBuffer(bytes));
+        const n = root.eventsLength();
+        const sink = persist ? this.sink : null;
+        const stats = { events: n, swaps: 0, skipped: 0 };
+        for (let i = 0; i < n; i++) {
+            const ev = root.events(i, this.ev);
+            switch (ev.bodyType()) {
+                case EventBody.Swap:
+                    this.applySwap(ev.body(this.swap), sink);
+                    stats.swaps++;
+                    break;
+                case EventBody.Sync:
+                    this.applySync(ev.body(this.sync));
+                    break;
+                case EventBody.Mint:
+                    this.applyLiquidity(ev.body(this.mint), 1, sink);
+                    break;
+                case EventBody.Burn:
+                    this.applyLiquidity(ev.body(this.burn), 2, sink);
+                    break;
+                case EventBody.PoolCreated:
+                    this.applyPoolCreated(ev.body(this.created));
+                    break;
+                case EventBody.Block:
+                    break;
+                default:
+                    // Reorgs are resolved by ingest before batches reach a shard.
+                    stats.skipped++;
+            }
+        }
+        return stats;
+    }
+    /** The watched swaps applied since the last call (null when none). */
+    takeFeed() {
+        const f = this.feed;
+        this.feed = null;
+        return f;
+    }
+    applyPoolCreated(e) {
+        this.index?.markDirty(e.poolId());
+        // Static columns were written by ingest; here the shard seeds the reference stablecoin's price.
+        for (const t of [e.token0(this.token).tokenId(), e.token1(this.token).tokenId()]) {
+            const v = this.v;
+            if (v.tokenRole[t] === 0 && v.tokenPriceUsd[t] !== 1) {
+                Atomics.add(v.tokenSeq, t, 1);
+                v.tokenPriceUsd[t] = 1;
+                v.tokenRouteClass[t] = 0;
+                v.tokenPriceTime[t] = e.timestamp();
+                Atomics.add(v.tokenSeq, t, 1);
+            }
+        }
+    }
+    /** Keeps the block-start snapshot of raw reserves current before they change in `block`. */
+    beginReserveChange(p, block, time) {
+        const v = this.v;
+        if (v.reserveBlock[p] !== block) {
+            const o = p * 8;
+            for (let k = 0; k < 8; k++)
+                v.prevReserveRaw[o + k] = v.reserveRaw[o + k];
+            v.reserveBlock[p] = block;
+        }
+        v.reserveTime[p] = time;
+    }
+    normaliseReserves(p) {
+        const v = this.v;
+        v.reserve0[p] = u128ToNumber(v.reserveRaw, p * 8) / POW10[v.poolDecimals0[p]];
+        v.reserve1[p] = u128ToNumber(v.reserveRaw, p * 8 + 4) / POW10[v.poolDecimals1[p]];
+    }
+    /** Applies a signed delta (magnitude words + negative flag) to reserve `side` of pool p. */
+    moveReserve(p, side, s, negative) {
+        const at = p * 8 + side * 4;
+        if (negative)
+            subU128(this.v.reserveRaw, at, s.w0(), s.w1(), s.w2(), s.w3());
+        else
+            addU128(this.v.reserveRaw, at, s.w0(), s.w1(), s.w2(), s.w3());
+    }
+    applySync(e) {
+        const v = this.v;
+        const p = e.poolId();
+        if (v.poolProtocol[p] === 1 && e.sqrtPriceX96(this.u160) !== null) {
+            this.applyInitialPrice(p, e);
+            return;
+        }
+        const k = e.key(this.key);
+        Atomics.add(v.poolSeq, p, 1);
+        this.beginReserveChange(p, k.blockNumber(), e.timestamp());
+        const o = p * 8;
+        let s = e.reserve0(this.u128);
+        v.reserveRaw[o] = s.w0();
+        v.reserveRaw[o + 1] = s.w1();
+        v.reserveRaw[o + 2] = s.w2();
+        v.reserveRaw[o + 3] = s.w3();
+        s = e.reserve1(this.u128);
+        v.reserveRaw[o + 4] = s.w0();
+        v.reserveRaw[o + 5] = s.w1();
+        v.reserveRaw[o + 6] = s.w2();
+        v.reserveRaw[o + 7] = s.w3();
+        v.syncBlock[p] = k.blockNumber();
+        v.syncTx[p] = k.txIndex();
+        this.normaliseReserves(p);
+        v.lastEventTime[p] = e.timestamp();
+        if (v.poolProtocol[p] === 0 && v.reserve0[p] > 0)
+            v.ratio[p] = v.reserve1[p] / v.reserve0[p];
+        this.reprice(p, e.timestamp());
+        this.updatePriceChanges(p, v.priceUsd0[p]);
+        Atomics.add(v.poolSeq, p, 1);
+        this.index?.markDirty(p);
+    }
+    /** A concentrated pool's `Initialize`: the price it starts at, from sqrtPriceX96, before any swap. */
+    applyInitialPrice(p, e) {
+        const v = this.v;
+        const q = e.sqrtPriceX96(this.u160);
+        const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
+        if (!(sqrt > 0))
+            return;
+        Atomics.add(v.poolSeq, p, 1);
+        v.ratio[p] = (sqrt * sqrt * POW10[v.poolDecimals0[p]]) / POW10[v.poolDecimals1[p]];
+        v.lastEventTime[p] = e.timestamp();
+        this.reprice(p, e.timestamp());
+        this.updatePriceChanges(p, v.priceUsd0[p]);
+        Atomics.add(v.poolSeq, p, 1);
+        this.index?.markDirty(p);
+    }
+    applyLiquidity(e, kind, sink) {
+        const v = this.v;
+        const p = e.poolId();
+        const k = e.key(this.key);
+        const block = k.blockNumber();
+        Atomics.add(v.poolSeq, p, 1);
+        const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+        if (!synced) {
+            this.beginReserveChange(p, block, e.timestamp());
+            this.moveReserve(p, 0, e.amount0(this.u128), kind === 2);
+            this.moveReserve(p, 1, e.amount1(this.u128), kind === 2);
+            this.normaliseReserves(p);
+            if (v.poolProtocol[p] === 0 && v.reserve0[p] > 0)
+                v.ratio[p] = v.reserve1[p] / v.reserve0[p];
+        }
+        v.lastEventTime[p] = e.timestamp();
+        this.reprice(p, e.timestamp());
+        this.updatePriceChanges(p, v.priceUsd0[p]);
+        Atomics.add(v.poolSeq, p, 1);
+        this.index?.markDirty(p);
+        if (sink !== null && e.timestamp() >= this.transactionsSince) {
+            const u = this.usd;
+            u.price0Usd = v.priceUsd0[p];
+            u.price1Usd = v.priceUsd1[p];
+            const a0 = e.amount0(this.u128);
+            const n0 = wordsToNumber(a0.w0(), a0.w1(), a0.w2(), a0.w3()) / POW10[v.poolDecimals0[p]];
+            const a1 = e.amount1(this.u128);
+            const n1 = wordsToNumber(a1.w0(), a1.w1(), a1.w2(), a1.w3()) / POW10[v.poolDecimals1[p]];
+            u.volumeUsd = n0 * u.price0Usd + n1 * u.price1Usd;
+            u.ratio = v.ratio[p];
+            sink.transaction(kind, p, e, k, u);
+        }
+    }
+    applySwap(e, sink) {
+        const v = this.v;
+        const p = e.poolId();
+        const k = e.key(this.key);
+        const block = k.blockNumber();
+        const t = e.timestamp();
+        const flags = e.flags();
+        const neg0 = (flags & SwapFlags.Amount0Negative) !== 0;
+        const neg1 = (flags & SwapFlags.Amount1Negative) !== 0;
+        const d0 = POW10[v.poolDecimals0[p]];
+        const d1 = POW10[v.poolDecimals1[p]];
+        Atomics.add(v.poolSeq, p, 1);
+        // Reserves: a constant-product pool's Sync in the same tx already holds the post-swap reserves.
+        let s = e.amount0(this.u128);
+        const amount0 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d0;
+        const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+        if (!synced) {
+            this.beginReserveChange(p, block, t);
+            this.moveReserve(p, 0, s, neg0);
+        }
+        s = e.amount1(this.u128);
+        const amount1 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d1;
+        if (!synced) {
+            this.moveReserve(p, 1, s, neg1);
+            this.normaliseReserves(p);
+        }
+        // Price of token 0 in token 1 after the swap.
+        if (v.poolProtocol[p] === 1) {
+            const q = e.sqrtPriceX96(this.u160);
+            const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
+            if (sqrt > 0)
+                v.ratio[p] = ((sqrt * sqrt) * d0) / d1;
+        }
+        else if (v.reserve0[p] > 0) {
+            v.ratio[p] = v.reserve1[p] / v.reserve0[p];
+        }
+        const base1 = this.reprice(p, t);
+        const p0 = v.priceUsd0[p];
+        const p1 = v.priceUsd1[p];
+        const volumeUsd = base1 ? amount1 * p1 : amount0 * p0;
+        const isBuy = neg0; // token 0 left the pool: the trader bought token 0
+        const buyUsd = isBuy ? volumeUsd : 0;
+        v.lastEventTime[p] = t;
+        v.lastSwapTime[p] = t;
+        v.txnsTotal[p] = v.txnsTotal[p] + 1;
+        const row = this.blockOf(p);
+        for (let i = 0; i < INTERVALS.length; i++)
+            this.updateCandle(v.rings[i], i, p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
+        this.updateWindows(p, t, p0, volumeUsd, buyUsd, isBuy);
+        Atomics.add(v.poolSeq, p, 1);
+        this.index?.markDirty(p);
+        const tk0 = v.poolToken0[p];
+        const tk1 = v.poolToken1[p];
+        this.updateSecondCandle(tk0, t, volumeUsd);
+        this.updateSecondCandle(tk1, t, volumeUsd);
+        if ((v.watchPool[p] | v.watchToken[tk0] | v.watchToken[tk1]) !== 0)
+            (this.feed ??= []).push(feedSwap(e, k, p, this.u128, p0, p1, volumeUsd));
+        if (sink !== null && t >= this.transactionsSince) {
+            const u = this.usd;
+            u.price0Usd = p0;
+            u.price1Usd = p1;
+            u.volumeUsd = volumeUsd;
+            u.ratio = v.ratio[p];
+            sink.transaction(0, p, e, k, u);
+        }
+    }
+    /**
+     * Re-derives token prices routed through pool p, then the pool's USD prices and liquidity.
+     * Returns true when token 1 is the pool's base (the side whose USD price is not taken from p).
+     */
+    reprice(p, t) {
+        const v = this.v;
+        const ratio = v.ratio[p];
+        const t0 = v.poolToken0[p];
+        const t1 = v.poolToken1[p];
+        if (ratio > 0) {
+            if (v.tokenRoutePool[t1] !== p + 1 && v.tokenPriceUsd[t1] > 0)
+                this.offerRoute(t0, v.tokenRole[t1], p, ratio * v.tokenPriceUsd[t1], 2 * v.reserve1[p] * v.tokenPriceUsd[t1], t);
+            if (v.tokenRoutePool[t0] !== p + 1 && v.tokenPriceUsd[t0] > 0)
+                this.offerRoute(t1, v.tokenRole[t0], p, v.tokenPriceUsd[t0] / ratio, 2 * v.reserve0[p] * v.tokenPriceUsd[t0], t);
+        }
+        const r0 = rank(v.tokenRole[t0]);
+        const r1 = rank(v.tokenRole[t1]);
+        const base1 = r1 < r0 ||
+            (r1 === r0 && v.tokenRoutePool[t1] !== p + 1 && (v.tokenRoutePool[t0] === p + 1 || v.tokenRouteLiquidityUsd[t1] >= v.tokenRouteLiquidityUsd[t0]));
+        let p0;
+        let p1;
+        if (base1) {
+            p1 = v.tokenPriceUsd[t1];
+            p0 = ratio * p1;
+        }
+        else {
+            p0 = v.tokenPriceUsd[t0];
+            p1 = ratio > 0 ? p0 / ratio : 0;
+        }
+        v.priceUsd0[p] = p0;
+        v.priceUsd1[p] = p1;
+        v.liquidityUsd[p] = v.reserve0[p] * p0 + v.reserve1[p] * p1;
+        return base1;
+    }
+    /** Pool p offers USD price `price` for token `tk` via a counterpart of role `viaRole`. */
+    offerRoute(tk, viaRole, p, price, liquidityUsd, t) {
+        const v = this.v;
+        const cls = routeClass(v.tokenRole[tk], viaRole);
+        if (cls === NO_CLASS || !(price > 0) || !Number.isFinite(price))
+            return;
+        const current = v.tokenRoutePool[tk];
+        if (current !== p + 1) {
+            const curClass = current === 0 ? NO_CLASS : v.tokenRouteClass[tk];
+            if (cls > curClass || (cls === curClass && liquidityUsd <= v.tokenRouteLiquidityUsd[tk]))
+                return;
+        }
+        Atomics.add(v.tokenSeq, tk, 1);
+        v.tokenPriceUsd[tk] = price;
+        v.tokenRouteLiquidityUsd[tk] = liquidityUsd;
+        v.tokenRoutePool[tk] = p + 1;
+        v.tokenRouteClass[tk] = cls;
+        v.tokenPriceTime[tk] = t;
+        Atomics.add(v.tokenSeq, tk, 1);
+    }
+    /**
+     * Pool p's ring block, taken now when it holds none: its newest candles come back from LMDB, so
+     * its rings read exactly as if it had kept them. Called inside p's seqlock.
+     */
+    blockOf(p) {
+        const v = this.v;
+        const held = v.poolBlock[p];
+        if (held !== 0)
+            return held - 1;
+        let b = takeBlock(v, p);
+        if (b < 0 && this.onBlocksExhausted !== null) {
+            this.onBlocksExhausted();
+            b = takeBlock(v, p);
+        }
+        if (b < 0)
+            throw new RangeError(`all ${v.blockCount} ring blocks are in use: raise the ring block capacity`);
+        for (let i = 0; i < INTERVALS.length; i++) {
+            const r = v.rings[i];
+            const n = r.opened[p];
+            if (n === 0)
+                continue;
+            const want = n < r.slots ? n : r.slots;
+            const got = this.stored === null ? 0 : this.stored.loadNewest(p, i, want, n, r, b);
+            if (got < want)
+                this.reloadMisses += want - got;
+        }
+        if (v.rings[0].opened[p] > 0)
+            this.reloads++;
+        v.poolBlock[p] = b + 1;
+        return b;
+    }
+    updateCandle(r, interval, p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink) {
+        const R = r.slots;
+        const open = t - (t % r.seconds);
+        const n = r.opened[p];
+        const last = row * R + ((n - 1) % R);
+        if (n === 0 || r.time[last] < open) {
+            const slot = row * R + (n % R);
+            if (n >= R && sink !== null)
+                sink.candleEvicted(p, interval, r, slot);
+            r.opened[p] = n + 1;
+            r.time[slot] = open;
+            r.open0[slot] = p0;
+            r.high0[slot] = p0;
+            r.low0[slot] = p0;
+            r.close0[slot] = p0;
+            r.open1[slot] = p1;
+            r.high1[slot] = p1;
+            r.low1[slot] = p1;
+            r.close1[slot] = p1;
+            r.volumeUsd[slot] = volumeUsd;
+            r.buyVolumeUsd[slot] = buyUsd;
+            r.txns[slot] = 1;
+            r.buys[slot] = isBuy ? 1 : 0;
+            return;
+        }
+        // Same candle (a timestamp that went backwards is folded into the newest candle).
+        if (p0 > r.high0[last])
+            r.high0[last] = p0;
+        if (p0 < r.low0[last])
+            r.low0[last] = p0;
+        r.close0[last] = p0;
+        if (p1 > r.high1[last])
+            r.high1[last] = p1;
+        if (p1 < r.low1[last])
+            r.low1[last] = p1;
+        r.close1[last] = p1;
+        r.volumeUsd[last] = r.volumeUsd[last] + volumeUsd;
+        r.buyVolumeUsd[last] = r.buyVolumeUsd[last] + buyUsd;
+        r.txns[last] = r.txns[last] + 1;
+        if (isBuy)
+            r.buys[last] = r.buys[last] + 1;
+    }
+    updateWindows(p, t, p0, volumeUsd, buyUsd, isBuy) {
+        const v = this.v;
+        for (let b = 0; b < WINDOW_BASES.length; b++) {
+            const { base, windows } = WINDOW_BASES[b];
+            const seconds = v.rings[base].seconds;
+            const current = t - (t % seconds);
+            if (v.winAsOf[b][p] !== current) {
+                this.resumWindows(p, b, current);
+                continue;
+            }
+            for (let j = 0; j < windows.length; j++) {
+                const w = windows[j];
+                v.winVolumeUsd[w][p] = v.winVolumeUsd[w][p] + volumeUsd;
+                v.winBuyVolumeUsd[w][p] = v.winBuyVolumeUsd[w][p] + buyUsd;
+                v.winTxns[w][p] = v.winTxns[w][p] + 1;
+                if (isBuy)
+                    v.winBuys[w][p] = v.winBuys[w][p] + 1;
+            }
+        }
+        this.updatePriceChanges(p, p0);
+    }
+    /** Price changes follow every move of the price (swaps, syncs, liquidity changes). */
+    updatePriceChanges(p, p0) {
+        const v = this.v;
+        for (let w = 0; w < WINDOWS.length; w++) {
+            const ref = v.winRefPrice[w][p];
+            v.winPriceChange[w][p] = ref > 0 ? (p0 / ref - 1) * 100 : 0;
+        }
+    }
+    /**
+     * Re-sums the windows on base `b` for pool p as of the base candle opening at `current`, from its
+     * ring block, or, for a pool without one, from its newest stored candles (the same candles its
+     * ring would hold, summed in the same order, so the figures are the same to the last digit).
+     */
+    resumWindows(p, b, current) {
+        const v = this.v;
+        const { base, windows } = WINDOW_BASES[b];
+        const n = v.rings[base].opened[p];
+        const held = v.poolBlock[p];
+        let r = v.rings[base];
+        let row = held - 1;
+        if (held === 0) {
+            r = this.scratch[base];
+            row = 0;
+            const want = n < r.slots ? n : r.slots;
+            const got = want === 0 || this.stored === null ? 0 : this.stored.loadNewest(p, base, want, n, r, 0);
+            if (got < want)
+                this.reloadMisses += want - got;
+        }
+        const R = r.slots;
+        const kept = n < R ? n : R;
+        const price = v.priceUsd0[p];
+        for (let j = 0; j < windows.length; j++) {
+            const w = windows[j];
+            const start = current - (WINDOWS[w].buckets - 1) * r.seconds;
+            let vol = 0;
+            let buyVol = 0;
+            let txns = 0;
+            let buys = 0;
+            let ref = 0;
+            let k = 0;
+            for (; k < kept; k++) {
+                const slot = row * R + ((n - 1 - k) % R);
+                const time = r.time[slot];
+                if (time < start) {
+                    ref = r.close0[slot];
+                    break;
+                }
+                if (time <= current) {
+                    vol += r.volumeUsd[slot];
+                    buyVol += r.buyVolumeUsd[slot];
+                    txns += r.txns[slot];
+                    buys += r.buys[slot];
+                    ref = r.open0[slot]; // until an older candle is found: open of the oldest in the window
+                }
+            }
+            const change = ref > 0 ? (price / ref - 1) * 100 : 0;
+            if (v.winVolumeUsd[w][p] !== vol || v.winTxns[w][p] !== txns || !Object.is(v.winPriceChange[w][p], change))
+                this.windowsMoved = true;
+            v.winVolumeUsd[w][p] = vol;
+            v.winBuyVolumeUsd[w][p] = buyVol;
+            v.winTxns[w][p] = txns;
+            v.winBuys[w][p] = buys;
+            v.winRefPrice[w][p] = ref;
+            v.winPriceChange[w][p] = change;
+        }
+        v.winAsOf[b][p] = current;
+        if (held === 0)
+            token1Refs(r, row, n, current, b, v.winRefPrice1, p);
+    }
+    /**
+     * True when no window on base `b` of pool p holds a candle: every candle is older than the longest
+     * of them, so re-summing at a later base candle gives the same figures (the price changes follow
+     * the price as it moves). A quiet pool's windows stop reading the store once settled.
+     */
+    settled(p, b) {
+        const windows = WINDOW_BASES[b].windows;
+        for (let j = 0; j < windows.length; j++)
+            if (this.v.winTxns[windows[j]][p] !== 0)
+                return false;
+        return true;
+    }
+    /** Brings the windows of pool p up to the chain clock (for pools with no event since). */
+    refreshWindows(p, now) {
+        const v = this.v;
+        let changed = false;
+        this.windowsMoved = false;
+        for (let b = 0; b < WINDOW_BASES.length; b++) {
+            const seconds = v.rings[WINDOW_BASES[b].base].seconds;
+            const current = now - (now % seconds);
+            const asOf = v.winAsOf[b][p];
+            if (asOf !== 0 && asOf < current) {
+                if (!changed)
+                    Atomics.add(v.poolSeq, p, 1);
+                changed = true;
+                if (v.poolBlock[p] === 0 && this.settled(p, b))
+                    v.winAsOf[b][p] = current;
+                else
+                    this.resumWindows(p, b, current);
+            }
+        }
+        if (changed) {
+            Atomics.add(v.poolSeq, p, 1);
+            // Re-summing an idle pool's windows mostly lands on the same figures: search need not know.
+            if (this.windowsMoved)
+                this.index?.markDirty(p);
+        }
+        return changed;
+    }
+    updateSecondCandle(tk, t, volumeUsd) {
+        const v = this.v;
+        const price = v.tokenPriceUsd[tk];
+        if (!(price > 0))
+            return;
+        const n = v.secOpened[tk];
+        let b = v.tokenSecondBlock[tk] - 1;
+        if (b < 0) {
+            // A token that was quiet takes a second block; its earlier seconds are gone with the old one.
+            b = take(secondBlocks(v), tk);
+            if (b < 0) {
+                this.secondsDropped++;
+                return;
+            }
+            v.secBase[b] = n;
+        }
+        Atomics.add(v.tokenSeq, tk, 1);
+        v.tokenSecondBlock[tk] = b + 1;
+        const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
+        if (n === v.secBase[b] || v.secTime[last] < t) {
+            const slot = b * TOKEN_SECOND_SLOTS + (n % TOKEN_SECOND_SLOTS);
+            v.secOpened[tk] = n + 1;
+            v.secTime[slot] = t;
+            v.secOpen[slot] = price;
+            v.secHigh[slot] = price;
+            v.secLow[slot] = price;
+            v.secClose[slot] = price;
+            v.secPriceSum[slot] = price;
+            v.secVolumeUsd[slot] = volumeUsd;
+            v.secTxns[slot] = 1;
+        }
+        else {
+            if (price > v.secHigh[last])
+                v.secHigh[last] = price;
+            if (price < v.secLow[last])
+                v.secLow[last] = price;
+            v.secClose[last] = price;
+            v.secPriceSum[last] = v.secPriceSum[last] + price;
+            v.secVolumeUsd[last] = v.secVolumeUsd[last] + volumeUsd;
+            v.secTxns[last] = v.secTxns[last] + 1;
+        }
+        Atomics.add(v.tokenSeq, tk, 1);
+    }
+}
+//# sourceMappingURL=apply.js.map

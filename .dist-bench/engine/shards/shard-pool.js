@@ -1,0 +1,127 @@
+/**
+ * The engine shards: one Piscina pool of exactly one thread per shard. Whole chains are assigned to
+ * shards: USD price routing reads other pools of the same chain, and one writer per chain keeps that
+ * exact and deterministic. Piscina does not keep submission order even on a one-thread pool, so each
+ * shard's tasks are chained: a task is submitted once the one before it has settled.
+ */
+import { Piscina } from 'piscina';
+import { SwapFeed } from '../feed/swaps.js';
+export class ShardPool {
+    shards;
+    pools;
+    /** Per shard: settles when the last submitted task has settled. */
+    tails;
+    now;
+    /** Set once the source has caught up: shards then write evicted candles at once. */
+    live = false;
+    /** Watched swaps, published as each shard's task settles. */
+    swapFeed;
+    /** [0] = 1 once stopping: the threads give up writes waiting for disk space (ShardWorkerData.stopping). */
+    stopping = new Int32Array(new SharedArrayBuffer(4));
+    constructor(options) {
+        if (!Number.isInteger(options.shards) || options.shards < 1)
+            throw new TypeError('options.shards must be a positive integer');
+        this.shards = options.shards;
+        this.now = options.now ?? (() => Date.now() / 1000);
+        this.swapFeed = new SwapFeed(options.log);
+        const filename = new URL('./worker.js', import.meta.url).href;
+        this.pools = Array.from({ length: options.shards }, (_, shard) => {
+            const workerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath, stopping: this.stopping.buffer, tiers: options.tiers ?? null };
+            // 'async': between tasks the thread's event loop must run, or LMDB commit callbacks (and with
+            // them the shard's durable candles) would wait for the next task.
+            return new Piscina({ filename, minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, atomics: 'async', workerData });
+        });
+        this.tails = this.pools.map(() => Promise.resolve());
+    }
+    /** Runs `name` on shard `shard` after every task submitted to it before. */
+    run(shard, task, name, transferList) {
+        const pool = this.pools[shard];
+        const result = this.tails[shard].then(() => pool.run(task, transferList ? { name, transferList } : { name }));
+        this.tails[shard] = result.catch(() => undefined);
+        return result;
+    }
+    shardOf(chain) {
+        return chain % this.shards;
+    }
+    chainsOf(shard, chainCount) {
+        return Array.from({ length: chainCount }, (_, c) => c).filter((c) => this.shardOf(c) === shard);
+    }
+    /**
+     * One task per shard carrying all of that shard's batches, in order. Each `bytes` must own its
+     * whole buffer: it moves to the shard thread rather than being copied.
+     */
+    async apply(batches, options) {
+        const perShard = this.pools.map(() => []);
+        for (const b of batches)
+            perShard[this.shardOf(b.chain)].push(b);
+        const now = this.now();
+        const results = await Promise.all(perShard.map((items, shard) => {
+            if (items.length === 0)
+                return null;
+            const task = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now, live: this.live, ...(options?.persist === false ? { persist: false } : {}) };
+            return this.run(shard, task, 'apply', items.map((b) => b.bytes.buffer)).then((r) => {
+                if (r.feed !== undefined)
+                    this.swapFeed.publish(r.feed);
+                return r;
+            });
+        }));
+        const total = { events: 0, swaps: 0, skipped: 0 };
+        for (const r of results) {
+            if (!r)
+                continue;
+            total.events += r.events;
+            total.swaps += r.swaps;
+            total.skipped += r.skipped;
+        }
+        return total;
+    }
+    /**
+     * A ranked search on one shard. Not chained: it runs as soon as the shard thread finishes the
+     * task in hand, and reads nothing a later task could change under it.
+     */
+    rank(shard, q) {
+        return this.pools[shard].run(q, { name: 'search' });
+    }
+    /** Refreshes stale rolling windows on every shard; resolves with the number of pools changed. */
+    async sweep(chainCount) {
+        const counts = await Promise.all(this.pools.map((_, s) => this.run(s, { chains: this.chainsOf(s, chainCount), now: this.now() }, 'sweep')));
+        return counts.reduce((a, b) => a + b, 0);
+    }
+    /** Pools each shard let go of and took back (ring blocks), summed. */
+    async tierStats() {
+        const all = await Promise.all(this.pools.map((p) => p.run(null, { name: 'tierStats' })));
+        return all.reduce((a, s) => ({ released: a.released + s.released, reloaded: a.reloaded + s.reloaded, forced: a.forced + s.forced, missing: a.missing + s.missing }), { released: 0, reloaded: 0, forced: 0, missing: 0 });
+    }
+    /** Seconds each shard thread has spent busy (running tasks) since it started. */
+    busySeconds() {
+        return this.pools.map((p) => p.threads.reduce((s, w) => s + w.performance.eventLoopUtilization().active / 1000, 0));
+    }
+    async reset(chain, pools, tokens) {
+        await this.run(this.shardOf(chain), { pools, tokens }, 'reset');
+    }
+    /** Copies snapshot rows of the given pools and tokens on the shard owning `chain`, after the tasks before it. */
+    async restore(chain, path, pools, tokens) {
+        await this.run(this.shardOf(chain), { path, pools, tokens }, 'restore');
+    }
+    /** A snapshot cut on every shard, after the tasks submitted before it: each shard's rows (runs[shard]) and pending candles. */
+    capture(runs) {
+        return Promise.all(this.pools.map((_, s) => this.run(s, runs[s], 'capture')));
+    }
+    /** Resolves once every store write the shards issued so far is on disk. */
+    async durable() {
+        await Promise.all(this.pools.map((_, s) => this.run(s, null, 'durable')));
+    }
+    async flush() {
+        await Promise.all(this.pools.map((_, s) => this.run(s, null, 'flush')));
+    }
+    /** The threads give up their writes that wait for disk space (at shutdown, before their last tasks). */
+    abandonWrites() {
+        Atomics.store(this.stopping, 0, 1);
+    }
+    async close() {
+        this.abandonWrites();
+        await Promise.all(this.pools.map((_, s) => this.run(s, null, 'close')));
+        await Promise.all(this.pools.map((p) => p.destroy()));
+    }
+}
+//# sourceMappingURL=shard-pool.js.map

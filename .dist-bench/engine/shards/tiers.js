@@ -1,0 +1,222 @@
+/**
+ * Hot and quiet pools on one shard. A pool holds a ring block (state/ring-blocks.ts) while it trades;
+ * once its last swap is `quietAfterSeconds` older than its chain's clock it gives the block back, in
+ * two sweeps so that no reader ever misses a candle:
+ *   1. its ring candles are handed to the store (as evictions are) and written at once;
+ *   2. at a later sweep, once that write is on disk, the block is freed if the pool is still quiet
+ *      (a swap meanwhile keeps it hot). From then on its candles are read from LMDB, and its windows
+ *      are re-summed from LMDB (apply.ts) until no window holds a candle any more.
+ * When blocks run short (fewer than an eighth free) the oldest hot pools go quiet the same way, however
+ * recent; when none is left at all, the oldest are written synchronously and freed at once.
+ */
+import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
+import { token1Refs } from '../state/read.js';
+import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
+import { chunkStart, mergeChunk } from '../store/candles.js';
+import { appendCandle } from './lmdb-sink.js';
+export const DEFAULT_TIER_POLICY = { quietAfterSeconds: 86_400 };
+/** Shortest quiet time allowed: a quiet pool has no candle in the current minute or hour (tokens.ts reads them from rings). */
+export const MIN_QUIET_AFTER_SECONDS = 3_600;
+/** A token whose newest 1 s candle is this much older than its chain's clock gives its second block back (streams have sealed and sent it). */
+export const SECONDS_KEPT_AFTER_S = 60;
+/** Below this share of free blocks, the oldest hot pools go quiet whatever their age. */
+const LOW_FREE_SHARE = 1 / 8;
+export class ShardTiers {
+    views;
+    writer;
+    sink;
+    store;
+    ownsChain;
+    policy;
+    /**
+     * Pools handing their candles over: their swap count then (a swap since, even in the same second,
+     * keeps them hot), and the write generation that stores them.
+     */
+    releasing = new Map();
+    generation = 0;
+    durableGeneration = 0;
+    /** The newest chain clock of this shard's chains at the last sweep (Unix s). */
+    sweptAt = 0;
+    stats = { released: 0, reloaded: 0, forced: 0, missing: 0 };
+    constructor(views, writer, sink, store, ownsChain, policy) {
+        this.views = views;
+        this.writer = writer;
+        this.sink = sink;
+        this.store = store;
+        this.ownsChain = ownsChain;
+        this.policy = policy;
+        if (store !== null)
+            writer.onBlocksExhausted = () => this.freeNow();
+    }
+    /** Frees the second blocks of this shard's tokens with no 1 s candle in the last SECONDS_KEPT_AFTER_S (any shard, store or not). */
+    sweepSeconds() {
+        const v = this.views;
+        const pool = secondBlocks(v);
+        const high = blockHighWater(v, pool);
+        let freed = 0;
+        for (let b = 0; b < high; b++) {
+            const t = pool.owner[b] - 1;
+            if (t < 0)
+                continue;
+            const chain = v.tokenChain[t];
+            if (!this.ownsChain(chain))
+                continue;
+            const n = v.secOpened[t];
+            const newest = n > v.secBase[b] ? v.secTime[b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS)] : 0;
+            if (newest + SECONDS_KEPT_AFTER_S > v.chainClock[chain])
+                continue;
+            Atomics.add(v.tokenSeq, t, 1);
+            v.tokenSecondBlock[t] = 0;
+            Atomics.add(v.tokenSeq, t, 1);
+            give(pool, b);
+            freed++;
+        }
+        return freed;
+    }
+    /** True when this shard's chain clocks moved a quarter of the quiet time since the last sweep. */
+    due() {
+        if (this.policy === null)
+            return false;
+        return this.newestClock() - this.sweptAt >= this.policy.quietAfterSeconds / 4;
+    }
+    newestClock() {
+        let newest = 0;
+        const clocks = this.views.chainClock;
+        for (let c = 0; c < clocks.length; c++)
+            if (this.ownsChain(c) && clocks[c] > newest)
+                newest = clocks[c];
+        return newest;
+    }
+    /**
+     * One sweep: frees the blocks whose candles are on disk, and hands over the candles of pools that
+     * went quiet (or are the oldest, when blocks run short). Returns how many pools began handing over:
+     * the caller then commits the sink and passes its write to `written`.
+     */
+    sweep() {
+        const { views: v, sink } = this;
+        if (sink === null || this.policy === null)
+            return 0;
+        this.sweptAt = this.newestClock();
+        for (const [p, r] of this.releasing) {
+            if (r.generation > this.durableGeneration)
+                continue;
+            this.releasing.delete(p);
+            if (v.poolBlock[p] !== 0 && v.txnsTotal[p] === r.swaps) {
+                this.release(p);
+                this.stats.released++;
+            }
+        }
+        const next = this.generation + 1;
+        let begun = 0;
+        const high = blockHighWater(v);
+        for (let b = 0; b < high; b++) {
+            const p = v.blockPool[b] - 1;
+            if (p < 0 || this.releasing.has(p))
+                continue;
+            const chain = v.poolChain[p];
+            if (!this.ownsChain(chain) || v.lastSwapTime[p] > v.chainClock[chain] - this.policy.quietAfterSeconds)
+                continue;
+            this.handOver(p, b, next);
+            begun++;
+        }
+        const { free, total } = blockStats(v);
+        const short = Math.ceil(total * LOW_FREE_SHARE) - free - this.releasing.size;
+        if (short > 0)
+            for (const p of this.oldestHot(short))
+                begun += this.handOver(p, v.poolBlock[p] - 1, next);
+        if (begun > 0)
+            this.generation = next;
+        return begun;
+    }
+    /** The sink write issued after a sweep that began handing over: once it is on disk, those pools may be freed. */
+    written(write) {
+        const generation = this.generation;
+        write.then(() => {
+            if (generation > this.durableGeneration)
+                this.durableGeneration = generation;
+        }, () => undefined);
+    }
+    /** Forgets pools being rolled back (their rings are rebuilt from the log or a snapshot). */
+    forget(pools) {
+        for (const p of pools)
+            this.releasing.delete(p);
+    }
+    handOver(p, b, generation) {
+        const v = this.views;
+        for (let i = 0; i < INTERVALS.length; i++) {
+            const r = v.rings[i];
+            const n = r.opened[p];
+            const R = r.slots;
+            for (let k = n > R ? n - R : 0; k < n; k++)
+                this.sink.candleEvicted(p, i, r, b * R + (k % R));
+        }
+        this.releasing.set(p, { swaps: v.txnsTotal[p], generation });
+        return 1;
+    }
+    /** Frees pool p's block (its candles are on disk); token 1's window references are kept, as its rings gave them. */
+    release(p) {
+        const v = this.views;
+        const b = v.poolBlock[p] - 1;
+        Atomics.add(v.poolSeq, p, 1);
+        for (let w = 0; w < WINDOW_BASES.length; w++) {
+            const r = v.rings[WINDOW_BASES[w].base];
+            token1Refs(r, b, r.opened[p], v.winAsOf[w][p], w, v.winRefPrice1, p);
+        }
+        v.poolBlock[p] = 0;
+        Atomics.add(v.poolSeq, p, 1);
+        giveBlock(v, b);
+    }
+    /** Up to `count` hot pools of this shard not already handing over, oldest last swap first. */
+    oldestHot(count) {
+        const v = this.views;
+        const hot = [];
+        const high = blockHighWater(v);
+        for (let b = 0; b < high; b++) {
+            const p = v.blockPool[b] - 1;
+            if (p >= 0 && !this.releasing.has(p) && this.ownsChain(v.poolChain[p]))
+                hot.push(p);
+        }
+        hot.sort((a, b) => v.lastSwapTime[a] - v.lastSwapTime[b]);
+        return hot.slice(0, count);
+    }
+    /**
+     * No block left while applying: the oldest 1/32 of this shard's hot pools (at least 8) have their
+     * ring candles written synchronously and their blocks freed at once.
+     */
+    freeNow() {
+        const v = this.views;
+        const store = this.store;
+        const owned = this.oldestHot(Number.MAX_SAFE_INTEGER);
+        const victims = owned.slice(0, Math.max(8, Math.floor(owned.length / 32)));
+        if (victims.length === 0)
+            return;
+        const chunks = new Map();
+        for (const p of victims) {
+            const b = v.poolBlock[p] - 1;
+            for (let i = 0; i < INTERVALS.length; i++) {
+                const r = v.rings[i];
+                const n = r.opened[p];
+                const R = r.slots;
+                for (let k = n > R ? n - R : 0; k < n; k++) {
+                    const s = b * R + (k % R);
+                    const key = [p, i, chunkStart(i, r.time[s])];
+                    const id = key.join(':');
+                    let chunk = chunks.get(id);
+                    if (chunk === undefined)
+                        chunks.set(id, (chunk = { key, data: [] }));
+                    appendCandle(chunk.data, r, s);
+                }
+            }
+        }
+        store.root.transactionSync(() => {
+            for (const { key, data } of chunks.values())
+                store.candles.put(key, mergeChunk(store.candles.get(key), data));
+        });
+        for (const p of victims) {
+            this.releasing.delete(p);
+            this.release(p);
+            this.stats.forced++;
+        }
+    }
+}
+//# sourceMappingURL=tiers.js.map

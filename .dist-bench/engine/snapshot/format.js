@@ -1,0 +1,61 @@
+/**
+ * The snapshot file: the shared-memory views as they stood after log batch `seq` was applied.
+ *
+ *   [0, 8)          magic "DXSNAP01"
+ *   [8, 12)         header length H, u32 little-endian
+ *   [12, 12 + H)    header, JSON (SnapshotHeader)
+ *   column data     each column's used rows at the offset its header entry names (8-byte aligned)
+ *   ring blocks     the pools holding a ring block (i32 each), then each block column's rows for them,
+ *                   in that order (blocks.ts): a load hands them blocks 0..n-1
+ *   pending candles sealed candles the shards had not yet stored at the cut (msgpack), merged into the store on load
+ *   source state    the source's own state at the cut (the simulator's, to resume from), possibly empty
+ *   last 8 bytes    magic "DXSNAPOK"
+ *
+ * A file is complete when its size equals the header's `bytes` and it ends with the closing magic;
+ * it is written under a temporary name, synced, then renamed (write.ts), so a kill -9 at any point
+ * leaves either no file or a complete one. Only columns that are not transient are kept, each to the
+ * rows in use (pool and token ids below the counts), so a snapshot loads into views of any capacity
+ * that holds those rows. `tableHash` names the column table the file was written with: a file whose
+ * hash differs from the running engine's is not loaded.
+ */
+import { createHash } from 'node:crypto';
+export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
+export const SNAPSHOT_END = Buffer.from('DXSNAPOK', 'latin1');
+export const SNAPSHOT_FORMAT_VERSION = 2;
+export const SNAPSHOT_SUFFIX = '.snap';
+/** Data of column i starts at a multiple of this, so it can be read straight into a typed array. */
+export const COLUMN_ALIGN_BYTES = 8;
+/** The columns a snapshot keeps row by row (ring blocks are kept per pool holding one: blockColumns). */
+export function keptColumns(table) {
+    return table.filter((c) => !c.transient && c.scope !== 'block');
+}
+/** The ring block columns a snapshot keeps, for the pools holding a block. */
+export function blockColumns(table) {
+    return table.filter((c) => !c.transient && c.scope === 'block');
+}
+/** Hash of the kept columns' names, types, scopes and strides, with the format version. */
+export function columnTableHash(table) {
+    const shape = table.filter((c) => !c.transient).map((c) => [c.name, c.type, c.scope, c.stride]);
+    return createHash('sha256').update(JSON.stringify([SNAPSHOT_FORMAT_VERSION, shape])).digest('hex').slice(0, 16);
+}
+/** Rows of a column the views hold in use: pools and tokens below their id bounds, every chain. */
+export function usedRows(c, pools, tokens, chains) {
+    return c.scope === 'pool' ? pools : c.scope === 'token' ? tokens : c.scope === 'chain' ? chains : 1;
+}
+/** Bytes of one row of a column (its stride of elements). */
+export function rowBytes(c) {
+    return c.stride * c.array.BYTES_PER_ELEMENT;
+}
+/** The rows in use of a column, as a byte view of its shared buffer (no copy). */
+export function usedBytes(c, pools, tokens, chains) {
+    return new Uint8Array(c.array.buffer, c.array.byteOffset, usedRows(c, pools, tokens, chains) * rowBytes(c));
+}
+export function snapshotFileName(seq) {
+    return `${String(seq).padStart(12, '0')}${SNAPSHOT_SUFFIX}`;
+}
+export function seqOfFileName(name) {
+    const m = /^(\d{12})\.snap$/.exec(name);
+    return m ? Number(m[1]) : null;
+}
+export const alignUp = (n) => Math.ceil(n / COLUMN_ALIGN_BYTES) * COLUMN_ALIGN_BYTES;
+//# sourceMappingURL=format.js.map

@@ -1,0 +1,156 @@
+/**
+ * Reading snapshot files: the header (to choose one), the whole views at a start, or the rows of
+ * some pools and tokens when a chain is rolled back behind the newest snapshot.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { loadBlocks, restoreBlocks } from './blocks.js';
+import { columnTableHash, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC } from './format.js';
+export class SnapshotError extends Error {
+    name = 'SnapshotError';
+}
+function readExactly(fd, into, offset) {
+    let done = 0;
+    while (done < into.byteLength) {
+        const n = readSync(fd, into, done, into.byteLength - done, offset + done);
+        if (n === 0)
+            throw new SnapshotError(`snapshot ends early at byte ${offset + done}`);
+        done += n;
+    }
+}
+/** The header of a complete snapshot file; throws SnapshotError for an incomplete or foreign file. */
+export function readHeader(path) {
+    const fd = openSync(path, 'r');
+    try {
+        return headerOf(fd, path);
+    }
+    finally {
+        closeSync(fd);
+    }
+}
+function headerOf(fd, path) {
+    const size = fstatSync(fd).size;
+    const head = Buffer.alloc(12);
+    if (size < 12 + SNAPSHOT_END.length)
+        throw new SnapshotError(`${path}: too short to be a snapshot`);
+    readExactly(fd, head, 0);
+    if (!head.subarray(0, 8).equals(SNAPSHOT_MAGIC))
+        throw new SnapshotError(`${path}: not a snapshot file`);
+    const json = Buffer.alloc(head.readUInt32LE(8));
+    readExactly(fd, json, 12);
+    const header = JSON.parse(json.toString());
+    if (header.version !== SNAPSHOT_FORMAT_VERSION)
+        throw new SnapshotError(`${path}: format version ${header.version}, expected ${SNAPSHOT_FORMAT_VERSION}`);
+    const end = Buffer.alloc(SNAPSHOT_END.length);
+    if (header.bytes !== size)
+        throw new SnapshotError(`${path}: ${size} bytes, the header says ${header.bytes} (incomplete)`);
+    readExactly(fd, end, size - end.length);
+    if (!end.equals(SNAPSHOT_END))
+        throw new SnapshotError(`${path}: no closing mark (incomplete)`);
+    return header;
+}
+/** The bytes of one section of a snapshot file. */
+export function readSection(path, section) {
+    const bytes = Buffer.alloc(section.bytes);
+    const fd = openSync(path, 'r');
+    try {
+        readExactly(fd, bytes, section.offset);
+    }
+    finally {
+        closeSync(fd);
+    }
+    return bytes;
+}
+/** Why `header` cannot load into `views`, or null when it can. */
+export function incompatibility(header, views) {
+    if (header.tableHash !== columnTableHash(views.columnTable))
+        return `written with another column table (${header.tableHash})`;
+    if (header.pools > views.capacity.pools)
+        return `holds ${header.pools} pool ids, capacity is ${views.capacity.pools}`;
+    if (header.tokens > views.capacity.tokens)
+        return `holds ${header.tokens} token ids, capacity is ${views.capacity.tokens}`;
+    if (header.chains > views.capacity.chains)
+        return `holds ${header.chains} chains, capacity is ${views.capacity.chains}`;
+    return null;
+}
+function bytesOf(array, elements, at = 0) {
+    const size = array.BYTES_PER_ELEMENT;
+    return new Uint8Array(array.buffer, array.byteOffset + at * size, elements * size);
+}
+/** Reads every kept column of the snapshot straight into the views' shared buffers (before any shard runs). */
+export function loadViews(path, views) {
+    const fd = openSync(path, 'r');
+    try {
+        const header = headerOf(fd, path);
+        const why = incompatibility(header, views);
+        if (why !== null)
+            throw new SnapshotError(`${path}: ${why}`);
+        const byName = new Map(views.columnTable.map((c) => [c.name, c]));
+        for (const col of header.columns) {
+            const spec = byName.get(col.name);
+            readExactly(fd, bytesOf(spec.array, col.bytes / spec.array.BYTES_PER_ELEMENT), col.offset);
+        }
+        loadBlocks(fd, header.blocks, views);
+        return header;
+    }
+    finally {
+        closeSync(fd);
+    }
+}
+/**
+ * Copies the shard-written rows of `pools` and `tokens` from the snapshot into the views (rows the
+ * snapshot does not hold are left as they are), and the ring blocks of those pools that held one,
+ * under the pools' and tokens' seqlocks. Runs on the shard that owns these rows, right after it
+ * zeroed them and gave their blocks back (rollback).
+ */
+export function restoreRows(path, views, pools, tokens) {
+    const fd = openSync(path, 'r');
+    try {
+        const header = headerOf(fd, path);
+        const why = incompatibility(header, views);
+        if (why !== null)
+            throw new SnapshotError(`${path}: ${why}`);
+        const inPools = pools.filter((p) => p < header.pools);
+        const inTokens = tokens.filter((t) => t < header.tokens);
+        const byName = new Map(views.columnTable.map((c) => [c.name, c]));
+        for (const p of inPools)
+            Atomics.add(views.poolSeq, p, 1);
+        for (const t of inTokens)
+            Atomics.add(views.tokenSeq, t, 1);
+        for (const col of header.columns) {
+            const spec = byName.get(col.name);
+            if (spec.writer !== 'shard' || (col.scope !== 'pool' && col.scope !== 'token'))
+                continue;
+            copyRows(fd, col, spec, col.scope === 'pool' ? inPools : inTokens);
+        }
+        restoreBlocks(fd, header.blocks, views, inPools);
+        for (const p of inPools)
+            Atomics.add(views.poolSeq, p, 1);
+        for (const t of inTokens)
+            Atomics.add(views.tokenSeq, t, 1);
+        return header;
+    }
+    finally {
+        closeSync(fd);
+    }
+}
+/** Reads the span of rows from the lowest to the highest wanted id once, then copies the wanted rows. */
+function copyRows(fd, col, spec, rows) {
+    if (rows.length === 0)
+        return;
+    let lo = Infinity;
+    let hi = -1;
+    for (const r of rows) {
+        if (r < lo)
+            lo = r;
+        if (r > hi)
+            hi = r;
+    }
+    const row = rowBytes(spec);
+    const span = Buffer.alloc((hi - lo + 1) * row);
+    readExactly(fd, span, col.offset + lo * row);
+    for (const r of rows) {
+        const from = (r - lo) * row;
+        bytesOf(spec.array, col.stride, r * col.stride).set(span.subarray(from, from + row));
+    }
+}
+//# sourceMappingURL=load.js.map

@@ -1,0 +1,143 @@
+/**
+ * The snapshot folder of a store (`<data dir>/snapshots`): which files are complete, which one a
+ * start loads, which ones a rollback may rebuild a chain from, and which ones go.
+ *
+ * Invariant: every file named `<seq>.snap` here was complete when it got that name, and describes
+ * the views after log batch `seq` of the log as it stands (a rollback that rewrites a batch at or
+ * before `seq` removes the file first: `dropFrom`).
+ */
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { seqOfFileName, SNAPSHOT_SUFFIX } from './format.js';
+import { incompatibility, loadViews, readHeader, SnapshotError } from './load.js';
+import { layoutSnapshot, writeSnapshot } from './write.js';
+export const DEFAULT_SNAPSHOT_POLICY = {
+    intervalSeconds: 300, // 5 min
+    everyEvents: 2_000_000,
+    keep: 2,
+    // Off by default: a start whose column table differs from the snapshots' (a new version) then rebuilds from the log.
+    pruneLog: false,
+};
+export class Snapshots {
+    dir;
+    views;
+    keep;
+    newestTakenAtMs = null;
+    lastPauseMs = null;
+    lastWriteMs = null;
+    inFlight = null;
+    /** Run once each snapshot is durable and the old ones are gone, before `idle()` resolves (log pruning). */
+    afterWrite;
+    constructor(dir, views, keep, afterWrite = () => Promise.resolve()) {
+        if (!Number.isInteger(keep) || keep < 1)
+            throw new TypeError('keep must be a positive integer');
+        this.dir = dir;
+        this.views = views;
+        this.keep = keep;
+        this.afterWrite = afterWrite;
+        mkdirSync(dir, { recursive: true });
+        // A write cut short by a crash leaves only its temporary file.
+        for (const name of readdirSync(dir))
+            if (name.endsWith(`${SNAPSHOT_SUFFIX}.tmp`))
+                rmSync(join(dir, name), { force: true });
+    }
+    /** Snapshot files by log batch, oldest first (names only: completeness is checked on load). */
+    list() {
+        const out = [];
+        for (const name of readdirSync(this.dir)) {
+            const seq = seqOfFileName(name);
+            if (seq === null)
+                continue;
+            const path = join(this.dir, name);
+            out.push({ seq, path, bytes: statSync(path).size });
+        }
+        return out.sort((a, b) => a.seq - b.seq);
+    }
+    /**
+     * Loads the newest snapshot that is complete, fits these views and is not past the log head into
+     * the (fresh, zeroed) views; returns its header, or null when none does. Skipped files are told to `log`.
+     */
+    loadNewest(logHead, log) {
+        for (const file of this.list().reverse()) {
+            try {
+                if (file.seq > logHead)
+                    throw new SnapshotError(`${file.path}: past the log head ${logHead}`);
+                const header = loadViews(file.path, this.views);
+                this.newestTakenAtMs = header.takenAtMs;
+                return { ...header, path: file.path };
+            }
+            catch (err) {
+                log(`snapshot ${file.path} skipped: ${err instanceof Error ? err.message : String(err)}`);
+            }
+        }
+        return null;
+    }
+    /** The newest complete, compatible snapshot taken before log batch `seq` (a rollback's base), or null. */
+    before(seq) {
+        for (const file of this.list().reverse()) {
+            if (file.seq >= seq)
+                continue;
+            try {
+                if (incompatibility(readHeader(file.path), this.views) === null)
+                    return file;
+            }
+            catch {
+                // incomplete or foreign: try an older one
+            }
+        }
+        return null;
+    }
+    /** Removes every snapshot of log batch `seq` or later (their batches are being rewritten). */
+    dropFrom(seq) {
+        for (const file of this.list())
+            if (file.seq >= seq)
+                rmSync(file.path, { force: true });
+    }
+    get writing() {
+        return this.inFlight !== null;
+    }
+    /**
+     * Writes the snapshot of a cut once the shards have handed their rows over (`shardParts`, in shard
+     * order); settles once the file is durable and the older files beyond `keep` are gone.
+     */
+    take(cut, shardParts) {
+        if (this.inFlight !== null)
+            throw new Error('a snapshot is already being written');
+        const run = shardParts.then(async (parts) => {
+            const t1 = performance.now();
+            const captured = layoutSnapshot(this.views, cut, parts);
+            const path = await writeSnapshot(this.dir, captured);
+            this.lastWriteMs = performance.now() - t1;
+            this.lastPauseMs = Math.max(...parts.map((p) => p.capture.heldMs));
+            this.newestTakenAtMs = captured.header.takenAtMs;
+            const files = this.list();
+            const gone = Math.max(0, files.length - this.keep);
+            for (const old of files.slice(0, gone))
+                rmSync(old.path, { force: true });
+            await this.afterWrite(files[gone].seq);
+            return { seq: cut.seq, path, bytes: captured.header.bytes };
+        });
+        this.inFlight = run.finally(() => {
+            this.inFlight = null;
+        });
+        return this.inFlight;
+    }
+    /** Resolves once a snapshot being written is on disk (or failed). */
+    async idle() {
+        await this.inFlight?.catch(() => { });
+    }
+    stats(nowMs = Date.now()) {
+        const files = this.list();
+        const newest = files.at(-1);
+        return {
+            count: files.length,
+            newestSeq: newest?.seq ?? null,
+            newestAgeSeconds: newest && this.newestTakenAtMs !== null ? Math.max(0, (nowMs - this.newestTakenAtMs) / 1000) : null,
+            newestBytes: newest?.bytes ?? null,
+            lastPauseMs: this.lastPauseMs,
+            lastWriteMs: this.lastWriteMs,
+            writing: this.writing,
+        };
+    }
+}
+//# sourceMappingURL=snapshots.js.map

@@ -1,0 +1,146 @@
+/**
+ * Taking a snapshot: the copies of a cut (capture.ts) are laid out as one file (format.ts), and
+ * `writeSnapshot` puts them on disk in the background, each shard's runs straight at their rows'
+ * place (no second copy), under a temporary name, synced, renamed, the folder synced: a kill -9 at
+ * any point leaves the files before it as they were.
+ */
+import { open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pack } from 'msgpackr';
+import { shardRowColumns } from './capture.js';
+import { alignUp, blockColumns, columnTableHash, keptColumns, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, snapshotFileName, rowBytes, usedBytes, usedRows, } from './format.js';
+/** Copies the kept columns ingest writes (main thread, between two ingest steps: they are as of batch `seq`). */
+export function cutMain(views, seq, sourceState, nowMs = Date.now()) {
+    const pools = views.poolCount;
+    const tokens = views.tokenCount;
+    const chains = views.capacity.chains;
+    const copies = new Map();
+    for (const c of keptColumns(views.columnTable)) {
+        if (c.writer === 'ingest')
+            copies.set(c.name, usedBytes(c, pools, tokens, chains).slice());
+        else if (c.writer !== 'shard' || (c.scope !== 'pool' && c.scope !== 'token'))
+            throw new Error(`column ${c.name}: a snapshot cannot take a ${c.scope} column written by ${c.writer}`);
+    }
+    return { seq, pools, tokens, chains, takenAtMs: nowMs, copies, ...(sourceState ? { sourceState } : {}) };
+}
+/** Lays out the file from the main thread's copies and each shard's runs (capture.ts), without copying them again. */
+export function layoutSnapshot(views, cut, shards) {
+    const sourceState = cut.sourceState ?? new Uint8Array(0);
+    const rowColumns = shardRowColumns(views.columnTable);
+    const kept = keptColumns(views.columnTable);
+    const sizes = kept.map((c) => cut.copies.get(c.name)?.byteLength ?? usedRows(c, cut.pools, cut.tokens, cut.chains) * rowBytes(c));
+    const pending = shards.flatMap((s) => s.capture.pending);
+    const pendingBytes = pack(pending);
+    const tableHash = columnTableHash(views.columnTable);
+    const blockCols = blockColumns(views.columnTable);
+    const hot = shards.reduce((n, s) => n + s.capture.blocks.pools.length, 0);
+    // The header's length depends on the offsets it lists: lay out with room to spare, widen until it fits.
+    const draft = (base) => {
+        let at = base;
+        const columns = kept.map((c, i) => {
+            const col = { name: c.name, type: c.type, scope: c.scope, stride: c.stride, offset: at, bytes: sizes[i] };
+            at = alignUp(at + sizes[i]);
+            return col;
+        });
+        const pendingSection = { offset: at, bytes: pendingBytes.byteLength, chunks: pending.length };
+        at = alignUp(at + pendingBytes.byteLength);
+        const sourceSection = { offset: at, bytes: sourceState.byteLength };
+        at = alignUp(at + sourceState.byteLength);
+        const blocksOffset = at;
+        at = alignUp(at + hot * 4);
+        const blockSections = blockCols.map((c) => {
+            const col = { name: c.name, offset: at, bytes: hot * rowBytes(c) };
+            at = alignUp(at + col.bytes);
+            return col;
+        });
+        return {
+            version: SNAPSHOT_FORMAT_VERSION,
+            tableHash,
+            seq: cut.seq,
+            pools: cut.pools,
+            tokens: cut.tokens,
+            chains: cut.chains,
+            takenAtMs: cut.takenAtMs,
+            bytes: at + SNAPSHOT_END.length,
+            columns,
+            pending: pendingSection,
+            source: sourceSection,
+            blocks: { offset: blocksOffset, pools: hot, columns: blockSections },
+        };
+    };
+    let base = alignUp(12 + Buffer.byteLength(JSON.stringify(draft(0))) + 64);
+    let header = draft(base);
+    let json = Buffer.from(JSON.stringify(header));
+    while (12 + json.length > base) {
+        base = alignUp(12 + json.length + 64);
+        header = draft(base);
+        json = Buffer.from(JSON.stringify(header));
+    }
+    const head = Buffer.alloc(12 + json.length);
+    SNAPSHOT_MAGIC.copy(head, 0);
+    head.writeUInt32LE(json.length, 8);
+    json.copy(head, 12);
+    const writes = [{ offset: 0, bytes: head }];
+    kept.forEach((c, i) => {
+        const at = header.columns[i].offset;
+        const copy = cut.copies.get(c.name);
+        if (copy !== undefined)
+            return void writes.push({ offset: at, bytes: copy });
+        const row = rowBytes(c);
+        const k = rowColumns.indexOf(c);
+        for (const { runs, capture } of shards) {
+            const r = c.scope === 'pool' ? runs.pools : runs.tokens;
+            const data = capture.columns[k];
+            let from = 0;
+            for (let j = 0; j < r.length; j += 2) {
+                const n = (r[j + 1] - r[j]) * row;
+                writes.push({ offset: at + r[j] * row, bytes: data.subarray(from, from + n) });
+                from += n;
+            }
+        }
+    });
+    writes.push({ offset: header.pending.offset, bytes: pendingBytes });
+    writes.push({ offset: header.source.offset, bytes: sourceState });
+    // Ring blocks: each shard's pools, then its rows of each block column, after the shards before it.
+    let prior = 0;
+    for (const { capture } of shards) {
+        const { pools, columns } = capture.blocks;
+        writes.push({ offset: header.blocks.offset + prior * 4, bytes: new Uint8Array(pools.buffer, pools.byteOffset, pools.byteLength) });
+        blockCols.forEach((c, i) => writes.push({ offset: header.blocks.columns[i].offset + prior * rowBytes(c), bytes: columns[i] }));
+        prior += pools.length;
+    }
+    writes.push({ offset: header.bytes - SNAPSHOT_END.length, bytes: SNAPSHOT_END });
+    return { header, writes };
+}
+/** Writes a captured snapshot into `dir`; resolves with its path once it is durable under its final name. */
+export async function writeSnapshot(dir, captured) {
+    const path = join(dir, snapshotFileName(captured.header.seq));
+    const tmp = `${path}.tmp`;
+    const file = await open(tmp, 'w');
+    try {
+        // The full size first: what no write covers (rows of no shard, padding) reads as zero.
+        await file.truncate(captured.header.bytes);
+        for (const { offset, bytes } of captured.writes) {
+            let done = 0;
+            while (done < bytes.byteLength)
+                done += (await file.write(bytes, done, bytes.byteLength - done, offset + done)).bytesWritten;
+        }
+        await file.sync();
+    }
+    catch (err) {
+        await file.close().catch(() => { });
+        await rm(tmp, { force: true });
+        throw err;
+    }
+    await file.close();
+    await rename(tmp, path);
+    const folder = await open(dir, 'r');
+    try {
+        await folder.sync();
+    }
+    finally {
+        await folder.close();
+    }
+    return path;
+}
+//# sourceMappingURL=write.js.map

@@ -1,0 +1,575 @@
+/**
+ * One chain followed over JSON-RPC: factory logs discover pools, pool logs become swaps, syncs and
+ * liquidity changes, each block that carries events is announced with its hash, parent hash and
+ * timestamp. Only blocks at least `confirmations` deep are read. A step reads factory logs first,
+ * then the logs of every pool known by then, so a pool created and traded in one step loses nothing.
+ *
+ * Reorgs: the follower keeps the hashes of recent blocks it read (those that carried events and the
+ * last block of each step; on resume, those ingest persisted). Before each step the hash of the last
+ * block read is checked again; if it changed, the kept hashes are walked back to the newest block the
+ * node still has, the fork point, and the step begins with a `reorg` event to that block followed by
+ * the canonical blocks after it (pools created after the fork are forgotten and found again). Rolling
+ * back the ingested effects is ingest's part. A fork older than every hash kept stops the follower
+ * with a ReorgDetectedError.
+ */
+import { PoolProtocol } from '../../events/model.js';
+import { hexNumber, signed, topicAddress, TOPICS, word, wordAddress } from './abi.js';
+import { createLogReader, MAX_FILTER_ADDRESSES } from './logs.js';
+import { createRpcClient, RpcError } from './rpc.js';
+import { readTokenMetadata, tokenInfo, tokenRole } from './tokens.js';
+export class ChainIdMismatchError extends Error {
+    name = 'ChainIdMismatchError';
+}
+export class ReorgDetectedError extends Error {
+    name = 'ReorgDetectedError';
+    /** Last block read whose hash still matches the node (the fork point), -1 if none is known. */
+    forkBlock;
+    /** First block whose hash changed. */
+    changedBlock;
+    constructor(chain, changedBlock, forkBlock, kept) {
+        super(`${chain}: block ${changedBlock} was replaced and none of the ${kept} recent block hashes kept is canonical any more; the reorganisation is deeper than can be rolled back`);
+        this.changedBlock = changedBlock;
+        this.forkBlock = forkBlock;
+    }
+}
+/** Block hashes kept to find the fork point of a reorganisation (well beyond any confirmation depth in use). */
+export const RECENT_HASHES = 256;
+/** Events a step aims for. */
+const STEP_EVENTS = 8_192;
+/** Headers asked for per JSON-RPC batch. */
+const HEADER_BATCH = 100;
+/** Ranges up to this many blocks have every header read together with their logs. */
+const EARLY_HEADER_BLOCKS = 2 * HEADER_BATCH;
+const FACTORY_TOPICS = [TOPICS.pairCreated, TOPICS.poolCreated];
+const POOL_TOPICS = [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn, TOPICS.v3Swap, TOPICS.v3Mint, TOPICS.v3Burn, TOPICS.v3Initialize];
+const FACTORY_AND_POOL_TOPICS = [...FACTORY_TOPICS, ...POOL_TOPICS];
+const hex = (n) => `0x${n.toString(16)}`;
+/** Position of a log in its chain: block number times 2^20 plus log index (exact below 2^53). */
+function position(l) {
+    return hexNumber(l.blockNumber) * 1_048_576 + hexNumber(l.logIndex);
+}
+/** Merges two lists of logs, each in chain order, into one in chain order. */
+function mergeByPosition(a, b) {
+    if (a.length === 0)
+        return b.slice();
+    if (b.length === 0)
+        return a.slice();
+    const out = [];
+    let i = 0;
+    let j = 0;
+    let pa = position(a[0]);
+    let pb = position(b[0]);
+    while (i < a.length && j < b.length) {
+        if (pa <= pb) {
+            out.push(a[i++]);
+            if (i < a.length)
+                pa = position(a[i]);
+        }
+        else {
+            out.push(b[j++]);
+            if (j < b.length)
+                pb = position(b[j]);
+        }
+    }
+    while (i < a.length)
+        out.push(a[i++]);
+    while (j < b.length)
+        out.push(b[j++]);
+    return out;
+}
+/** Block number of the first log whose block hash is not its header's, -1 when all match. */
+function firstMismatch(logs, numbers, headers) {
+    for (let i = 0; i < logs.length; i++) {
+        const h = headers.get(numbers[i]);
+        if (!h || h.hash !== logs[i].blockHash)
+            return numbers[i];
+    }
+    return -1;
+}
+export function networkInfo(config) {
+    return {
+        id: config.id,
+        displayName: config.displayName,
+        blockTimeSeconds: config.blockTimeSeconds,
+        dexes: config.factories.map((f) => ({
+            id: f.dexId,
+            name: f.name ?? f.dexId,
+            protocol: f.protocol,
+            poolProtocol: f.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct,
+            factory: f.address.toLowerCase(),
+        })),
+    };
+}
+export class ChainFollower {
+    config;
+    rpc;
+    /** Unix seconds up to which this chain's events were produced. */
+    time = 0;
+    caughtUp = false;
+    logs;
+    now;
+    log;
+    factories = new Map();
+    pools = new Map();
+    /** Creation block of each known pool (absent: created before anything a reorganisation can reach). */
+    poolBlocks = new Map();
+    tokens = new Map();
+    recent = new Map();
+    /** Last block read and its hash: checked again before the next step. */
+    last = null;
+    nextBlock;
+    /** Blocks of the next step: adapted to the event density, at most config.stepBlocks. */
+    stepSize;
+    safeBlock = -1;
+    lastHeadPoll = 0;
+    /** The step after the last one delivered, being read while the caller ingests. */
+    prefetched = null;
+    chainChecked = false;
+    /** Memos of lower() and topicAddress(): the last raw string seen and its result. */
+    lastAddress = '';
+    lastLower = '';
+    lastTopic = '';
+    lastTopicAddress = '';
+    events = 0;
+    reorgs = 0;
+    lastReorgBlock = -1;
+    constructor(options) {
+        this.config = options.config;
+        this.now = options.now ?? (() => Date.now() / 1000);
+        this.log = options.log ?? (() => { });
+        this.rpc =
+            options.rpc ??
+                createRpcClient({
+                    urls: options.config.rpcUrls,
+                    timeoutMs: options.config.requestTimeoutMs,
+                    maxRetries: options.config.maxRetries,
+                    onRetry: (err, attempt, delay) => this.log(`${options.config.id}: RPC attempt ${attempt} failed (${err.message}); retrying in ${delay} ms`),
+                });
+        this.logs = createLogReader(this.rpc, options.config.logBatchBlocks);
+        this.stepSize = Math.min(options.config.stepBlocks, options.config.logBatchBlocks);
+        for (const f of options.config.factories)
+            this.factories.set(f.address.toLowerCase(), f);
+        const firstBlock = Math.min(options.config.startBlock, ...options.config.factories.map((f) => f.startBlock ?? options.config.startBlock));
+        this.nextBlock = Math.max(firstBlock, options.resume?.nextBlock ?? 0);
+        for (const p of options.resume?.pools ?? []) {
+            this.pools.set(p.address.toLowerCase(), p.protocol);
+            if (p.createdBlock !== undefined)
+                this.poolBlocks.set(p.address.toLowerCase(), p.createdBlock);
+        }
+        for (const t of options.resume?.tokens ?? [])
+            this.tokens.set(t.address.toLowerCase(), t);
+        // The newest block ingested before the restart is checked against the node on the first step.
+        const recent = [...(options.resume?.recentBlocks ?? [])].sort((a, b) => a[0] - b[0]);
+        for (const [n, h] of recent)
+            this.remember(n, h);
+        const newest = recent[recent.length - 1];
+        if (newest)
+            this.last = { number: newest[0], hash: newest[1] };
+    }
+    progress() {
+        return {
+            chain: this.config.id,
+            nextBlock: this.nextBlock,
+            safeBlock: this.safeBlock,
+            caughtUp: this.caughtUp,
+            pools: this.pools.size,
+            events: this.events,
+            logRangeBlocks: this.logs.rangeBlocks,
+            rangeSplits: this.logs.splits,
+            rpcRetries: this.rpc.stats.retries,
+            rpcLastError: this.rpc.stats.lastError,
+            rpcLastSuccessAt: this.rpc.stats.lastSuccessAt,
+            reorgs: this.reorgs,
+            lastReorgBlock: this.lastReorgBlock,
+        };
+    }
+    /**
+     * Delivers the next step of confirmed blocks: their events in chain order (null when none). While
+     * behind, the step after it is read in the background, so reading overlaps the caller's ingest.
+     */
+    async step() {
+        if (!this.chainChecked) {
+            const id = hexNumber(await this.rpc.request('eth_chainId', []));
+            if (id !== this.config.chainId)
+                throw new ChainIdMismatchError(`${this.config.id}: the node at ${this.config.rpcUrls[0]} serves chain id ${id}, the configuration says ${this.config.chainId}`);
+            this.chainChecked = true;
+        }
+        let result;
+        if (this.prefetched) {
+            const prefetched = this.prefetched;
+            this.prefetched = null;
+            result = await prefetched;
+        }
+        else {
+            const wall = this.now();
+            if (this.caughtUp && (wall - this.lastHeadPoll) * 1000 < this.config.pollIntervalMs) {
+                this.time = Math.max(this.time, wall);
+                return null;
+            }
+            result = await this.readNext();
+        }
+        this.caughtUp = result.caughtUp;
+        this.time = Math.max(this.time, result.caughtUp ? this.now() : result.time);
+        if (!result.caughtUp) {
+            const next = this.readNext();
+            next.catch(() => { }); // rethrown when the next step awaits it
+            this.prefetched = next;
+        }
+        if (!result.events || result.events.length === 0)
+            return null;
+        this.events += result.events.length;
+        return { chain: this.config.id, events: result.events };
+    }
+    /** Reads the blocks after the last ones read, up to the confirmed head and at most stepBlocks of them. */
+    async readNext() {
+        this.lastHeadPoll = this.now();
+        // While backfilling (the head seen last is a whole step ahead) the step's logs are asked for
+        // together with the head and the last block's hash, not one round trip after them; they are
+        // dropped when the hash check finds a reorganisation or the head moved back.
+        const ahead = this.nextBlock + this.stepSize - 1;
+        const early = this.safeBlock >= ahead ? this.fetch(this.nextBlock, ahead) : null;
+        early?.logs.catch(() => { }); // awaited below, or dropped
+        early?.headers?.catch(() => { });
+        const [headHex, reorg] = await Promise.all([this.rpc.request('eth_blockNumber', []), this.checkLastHash()]);
+        this.safeBlock = hexNumber(headHex) - this.config.confirmations;
+        if (this.nextBlock > this.safeBlock)
+            return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
+        const from = this.nextBlock;
+        const to = Math.min(this.safeBlock, from + this.stepSize - 1);
+        const read = await this.read(from, to, early !== null && reorg === null && to === ahead ? early : this.fetch(from, to));
+        // The node changed its answer while the step was read: read it again next time.
+        if (read === null)
+            return { events: reorg ? [reorg] : null, caughtUp: false, time: this.time };
+        if (reorg)
+            read.events.unshift(reorg);
+        this.nextBlock = to + 1;
+        // Steps sized for about STEP_EVENTS events: one commit amortised, and reading overlaps ingest.
+        // A step at most doubles the one before: a sparse first range (deployments, a quiet start) must
+        // not turn the next step into the whole backfill, which would leave nothing to overlap.
+        const blocks = to - from + 1;
+        const fit = read.events.length > 0 ? Math.round((blocks * STEP_EVENTS) / read.events.length) : blocks * 2;
+        this.stepSize = Math.max(1, Math.min(this.config.stepBlocks, blocks * 2, fit));
+        return { events: read.events, caughtUp: to >= this.safeBlock, time: read.time };
+    }
+    /**
+     * Checks that the last block read is still canonical. When it is not, finds the fork point (the
+     * newest kept block whose hash the node still has), forgets everything read after it and returns
+     * the `reorg` event that tells ingest to roll back to it; the caller then reads on from the fork.
+     */
+    async checkLastHash() {
+        if (!this.last)
+            return null;
+        const header = await this.rpc.request('eth_getBlockByNumber', [hex(this.last.number), false]);
+        if (header && header.hash === this.last.hash)
+            return null;
+        const changed = this.last.number;
+        // Walk back over the hashes kept to the newest block that is still canonical.
+        const numbers = [...this.recent.keys()].sort((a, b) => b - a);
+        let fork = -1;
+        for (const n of numbers) {
+            const h = await this.rpc.request('eth_getBlockByNumber', [hex(n), false]);
+            if (h && h.hash === this.recent.get(n)) {
+                fork = n;
+                break;
+            }
+        }
+        if (fork < 0)
+            throw new ReorgDetectedError(this.config.id, changed, fork, numbers.length);
+        const toHash = this.recent.get(fork);
+        for (const n of numbers)
+            if (n > fork)
+                this.recent.delete(n);
+        for (const [pool, block] of this.poolBlocks) {
+            if (block <= fork)
+                continue;
+            this.poolBlocks.delete(pool);
+            this.pools.delete(pool);
+        }
+        this.last = { number: fork, hash: toHash };
+        this.nextBlock = fork + 1;
+        this.reorgs++;
+        this.lastReorgBlock = fork;
+        this.log(`${this.config.id}: block ${changed} was replaced; rolling back to block ${fork} (${toHash}) and reading the canonical blocks after it`);
+        return { kind: 'reorg', toBlock: fork, toHash };
+    }
+    /**
+     * Asks for the logs of blocks [from, to]: one query for the factories and every pool known so far.
+     * A short range (dense blocks, or live following) has its headers asked for beside its logs,
+     * which saves a round trip per step; a long one gets only those of the blocks that carry logs, later.
+     */
+    fetch(from, to) {
+        const factories = [...this.factories.keys()];
+        const known = [...this.pools.keys()];
+        const everything = [...factories, ...known];
+        const headers = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
+        const logs = this.logs.read(from, to, {
+            address: everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
+            topics0: known.length === 0 ? FACTORY_TOPICS : FACTORY_AND_POOL_TOPICS,
+        });
+        return { logs, headers };
+    }
+    async read(from, to, requests) {
+        const factoryLogs = [];
+        let all = this.keep(await requests.logs, factoryLogs);
+        // The pools a factory creates in this range get a second query of their own (from their
+        // creation on), so nothing of theirs is missed.
+        const created = await this.discoverPools(factoryLogs);
+        if (created.size > 0) {
+            const fresh = [...created.keys()];
+            const since = Math.min(...factoryLogs.map((l) => hexNumber(l.blockNumber)));
+            const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: POOL_TOPICS })).filter((l) => !l.removed && created.has(this.lower(l.address)));
+            // Each list is in chain order as the node returns it: merge them.
+            all = mergeByPosition(all, more);
+        }
+        const numbers = new Array(all.length);
+        for (let i = 0; i < all.length; i++)
+            numbers[i] = hexNumber(all[i].blockNumber);
+        let headers;
+        if (requests.headers)
+            headers = await requests.headers;
+        else {
+            const wanted = new Set(numbers);
+            wanted.add(from);
+            wanted.add(to);
+            headers = await this.headers([...wanted].sort((a, b) => a - b));
+        }
+        const mismatch = firstMismatch(all, numbers, headers);
+        if (mismatch >= 0) {
+            this.log(`${this.config.id}: logs of block ${mismatch} do not match its header; reading blocks ${from}..${to} again`);
+            return null;
+        }
+        // The blocks read must extend the last one read, and each other (where consecutive headers are
+        // known): a reorganisation between two steps' reads would otherwise mix two forks undetected.
+        // On a mismatch the range is read again, after the next step's hash check has found the fork.
+        if (this.last !== null && this.last.number === from - 1 && headers.get(from).parentHash !== this.last.hash) {
+            this.log(`${this.config.id}: block ${from} does not extend block ${from - 1} as read; checking for a reorganisation`);
+            return null;
+        }
+        for (let n = from + 1; n <= to; n++) {
+            const h = headers.get(n);
+            const parent = headers.get(n - 1);
+            if (h && parent && h.parentHash !== parent.hash) {
+                this.log(`${this.config.id}: block ${n} does not extend block ${n - 1} as read; reading blocks ${from}..${to} again`);
+                return null;
+            }
+        }
+        const last = headers.get(to);
+        if (!last)
+            throw new RpcError(`${this.config.id}: block ${to} not found at the node`, 0, true);
+        const out = this.decodeAll(all, numbers, headers, created);
+        // Hashes kept: blocks with logs (remembered by decodeAll) and the step's last block.
+        this.remember(to, last.hash);
+        this.last = { number: to, hash: last.hash };
+        return { events: out, time: hexNumber(last.timestamp) };
+    }
+    /**
+     * The logs worth decoding, in their order: those of known pools, and pool creations by the
+     * factories (also collected into `factoryLogs`); removed logs are dropped.
+     */
+    keep(logs, factoryLogs) {
+        const out = [];
+        for (let i = 0; i < logs.length; i++) {
+            const l = logs[i];
+            if (l.removed)
+                continue;
+            const a = this.lower(l.address);
+            if (this.factories.has(a)) {
+                if (!FACTORY_TOPICS.includes(l.topics[0]))
+                    continue;
+                out.push(l);
+                factoryLogs.push(l);
+            }
+            else if (this.pools.has(a))
+                out.push(l);
+        }
+        return out;
+    }
+    /** The step's events: a `block` before the first log of each block, then the block's decoded logs. */
+    decodeAll(all, numbers, headers, created) {
+        const out = [];
+        let block = -1;
+        let timestamp = 0;
+        for (let i = 0; i < all.length; i++) {
+            const number = numbers[i];
+            if (number !== block) {
+                const header = headers.get(number);
+                block = number;
+                timestamp = hexNumber(header.timestamp);
+                out.push({ kind: 'block', number, hash: header.hash, parentHash: header.parentHash, timestamp });
+                this.remember(number, header.hash);
+            }
+            const ev = this.decode(all[i], number, timestamp, created);
+            if (ev)
+                out.push(ev);
+        }
+        return out;
+    }
+    /** An address in lowercase; the last one asked for is kept (a pool's logs come in runs). */
+    lower(address) {
+        if (address !== this.lastAddress) {
+            this.lastAddress = address;
+            this.lastLower = address.toLowerCase();
+        }
+        return this.lastLower;
+    }
+    /** topicAddress of a topic; the last one asked for is kept (routers repeat as sender and recipient). */
+    topicAddress(topic) {
+        if (topic !== this.lastTopic) {
+            this.lastTopic = topic;
+            this.lastTopicAddress = topicAddress(topic);
+        }
+        return this.lastTopicAddress;
+    }
+    remember(number, hash) {
+        // Blocks are remembered in increasing order (a reorganisation first forgets those after the
+        // fork), so the map's first key is the oldest.
+        this.recent.set(number, hash);
+        if (this.recent.size > RECENT_HASHES)
+            this.recent.delete(this.recent.keys().next().value);
+    }
+    async headers(numbers) {
+        const out = new Map();
+        for (let i = 0; i < numbers.length; i += HEADER_BATCH) {
+            const chunk = numbers.slice(i, i + HEADER_BATCH);
+            const got = await this.rpc.batch(chunk.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));
+            got.forEach((h, k) => {
+                if (!h)
+                    throw new RpcError(`${this.config.id}: block ${chunk[k]} not found at the node`, 0, true);
+                out.set(chunk[k], h);
+            });
+        }
+        return out;
+    }
+    /** Registers the pools created by these factory logs, reading their tokens' metadata; returns their creation data. */
+    async discoverPools(logs) {
+        const out = new Map();
+        const found = [];
+        for (const l of logs) {
+            const factory = this.factories.get(l.address.toLowerCase());
+            if (!factory || l.removed)
+                continue;
+            if (hexNumber(l.blockNumber) < (factory.startBlock ?? 0))
+                continue;
+            if (factory.protocol === 'uniswap_v2' && l.topics[0] === TOPICS.pairCreated) {
+                found.push({ pool: wordAddress(l.data, 0), t0: topicAddress(l.topics[1]), t1: topicAddress(l.topics[2]), feePpm: factory.feePpm, factory, block: hexNumber(l.blockNumber) });
+            }
+            else if (factory.protocol === 'uniswap_v3' && l.topics[0] === TOPICS.poolCreated) {
+                found.push({ pool: wordAddress(l.data, 1), t0: topicAddress(l.topics[1]), t1: topicAddress(l.topics[2]), feePpm: Number(BigInt(l.topics[3])), factory, block: hexNumber(l.blockNumber) });
+            }
+        }
+        const missing = [...new Set(found.flatMap((f) => [f.t0, f.t1]))].filter((t) => !this.tokens.has(t));
+        const metas = await Promise.all(missing.map((t) => readTokenMetadata(this.rpc, t)));
+        missing.forEach((t, i) => this.tokens.set(t, tokenInfo(t, metas[i], tokenRole(t, this.config.stablecoins, this.config.wrappedNative))));
+        for (const f of found) {
+            out.set(f.pool, { token0: this.tokens.get(f.t0), token1: this.tokens.get(f.t1), feePpm: f.feePpm, factory: f.factory });
+            this.pools.set(f.pool, f.factory.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct);
+            if (!this.poolBlocks.has(f.pool))
+                this.poolBlocks.set(f.pool, f.block);
+        }
+        return out;
+    }
+    decode(l, blockNumber, timestamp, created) {
+        const key = { blockNumber, txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) };
+        const pool = this.lower(l.address);
+        const txHash = l.transactionHash;
+        const t = l.topics;
+        switch (t[0]) {
+            case TOPICS.pairCreated:
+            case TOPICS.poolCreated: {
+                const addr = t[0] === TOPICS.pairCreated ? wordAddress(l.data, 0) : wordAddress(l.data, 1);
+                const c = created.get(addr);
+                if (!c || c.factory.address.toLowerCase() !== pool)
+                    return null;
+                return {
+                    kind: 'pool_created',
+                    key,
+                    timestamp,
+                    pool: addr,
+                    dexId: c.factory.dexId,
+                    factory: pool,
+                    protocol: c.factory.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct,
+                    feePpm: c.feePpm,
+                    token0: c.token0,
+                    token1: c.token1,
+                };
+            }
+            case TOPICS.v2Swap: {
+                if (this.pools.get(pool) !== PoolProtocol.ConstantProduct)
+                    return null;
+                const amount0 = word(l.data, 0) - word(l.data, 2);
+                const amount1 = word(l.data, 1) - word(l.data, 3);
+                return { kind: 'swap', key, timestamp, pool, amount0, amount1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash, sender: this.topicAddress(t[1]), recipient: this.topicAddress(t[2]) };
+            }
+            case TOPICS.v2Sync:
+                if (this.pools.get(pool) !== PoolProtocol.ConstantProduct)
+                    return null;
+                return { kind: 'sync', key, timestamp, pool, reserve0: word(l.data, 0), reserve1: word(l.data, 1) };
+            case TOPICS.v2Mint:
+                if (this.pools.get(pool) !== PoolProtocol.ConstantProduct)
+                    return null;
+                return { kind: 'mint', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: this.topicAddress(t[1]), txHash };
+            case TOPICS.v2Burn:
+                if (this.pools.get(pool) !== PoolProtocol.ConstantProduct)
+                    return null;
+                return { kind: 'burn', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: this.topicAddress(t[1]), txHash };
+            case TOPICS.v3Swap: {
+                if (this.pools.get(pool) !== PoolProtocol.Concentrated)
+                    return null;
+                return {
+                    kind: 'swap',
+                    key,
+                    timestamp,
+                    pool,
+                    amount0: signed(word(l.data, 0)),
+                    amount1: signed(word(l.data, 1)),
+                    sqrtPriceX96: word(l.data, 2),
+                    liquidity: word(l.data, 3),
+                    tick: Number(signed(word(l.data, 4))),
+                    txHash,
+                    sender: this.topicAddress(t[1]),
+                    recipient: this.topicAddress(t[2]),
+                };
+            }
+            case TOPICS.v3Mint:
+                if (this.pools.get(pool) !== PoolProtocol.Concentrated)
+                    return null;
+                return {
+                    kind: 'mint',
+                    key,
+                    timestamp,
+                    pool,
+                    amount0: word(l.data, 2),
+                    amount1: word(l.data, 3),
+                    liquidity: word(l.data, 1),
+                    tickLower: Number(signed(BigInt(t[2]))),
+                    tickUpper: Number(signed(BigInt(t[3]))),
+                    owner: this.topicAddress(t[1]),
+                    txHash,
+                };
+            case TOPICS.v3Burn:
+                if (this.pools.get(pool) !== PoolProtocol.Concentrated)
+                    return null;
+                return {
+                    kind: 'burn',
+                    key,
+                    timestamp,
+                    pool,
+                    amount0: word(l.data, 1),
+                    amount1: word(l.data, 2),
+                    liquidity: word(l.data, 0),
+                    tickLower: Number(signed(BigInt(t[2]))),
+                    tickUpper: Number(signed(BigInt(t[3]))),
+                    owner: this.topicAddress(t[1]),
+                    txHash,
+                };
+            case TOPICS.v3Initialize:
+                // The pool's starting price, before any swap; its reserves are those its positions paid in.
+                if (this.pools.get(pool) !== PoolProtocol.Concentrated)
+                    return null;
+                return { kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96: word(l.data, 0) };
+            default:
+                return null;
+        }
+    }
+}
+//# sourceMappingURL=chain.js.map

@@ -1,0 +1,70 @@
+/**
+ * Configuration of the EVM JSON-RPC source: one entry per chain, validated by zod with every problem
+ * listed at once (the service's config loader reports them together with its own).
+ */
+import { z } from 'zod';
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const address = z.string().regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address');
+/** The factory contracts a DEX is followed through. */
+export const EVM_PROTOCOLS = ['uniswap_v2', 'uniswap_v3'];
+export const EvmFactorySchema = z
+    .object({
+    /** DEX id as served by the interface (`uniswap_v2`, `sushiswap`, ...); unique per chain. */
+    dexId: z.string().regex(/^[a-z0-9_-]+$/, 'must be lowercase letters, digits, _ or -'),
+    /** Display name; the DEX id when absent. */
+    name: z.string().min(1).optional(),
+    protocol: z.enum(EVM_PROTOCOLS),
+    address,
+    /** Constant-product pools only: swap fee in millionths (3000 = 0.3 %, Uniswap v2). v3 pools carry their own. */
+    feePpm: z.number().int().min(0).max(1_000_000).default(3_000),
+    /** First block to scan for this factory's pools; the chain's startBlock when absent. */
+    startBlock: z.number().int().min(0).optional(),
+})
+    .strict();
+export const EvmChainSchema = z
+    .object({
+    /** Network id as served by the interface (`ethereum`, `base`, ...). */
+    id: z.string().regex(/^[a-z0-9_-]+$/, 'must be lowercase letters, digits, _ or -'),
+    displayName: z.string().min(1),
+    /** Checked against `eth_chainId` before anything is read; ingest refuses to start on a mismatch. */
+    chainId: z.number().int().min(1),
+    /** JSON-RPC endpoints over HTTP(S); on repeated failures the next one is tried. */
+    rpcUrls: z.array(z.string().url()).min(1),
+    blockTimeSeconds: z.number().positive().max(3_600).default(12),
+    /** First block scanned (the factories' deployment block is a good choice). */
+    startBlock: z.number().int().min(0).default(0),
+    /** Blocks behind the head that are ingested: only blocks at least this deep are read. */
+    confirmations: z.number().int().min(0).max(10_000).default(12),
+    /** Blocks per `eth_getLogs` request to start with; halved when the node refuses a range, regrown on success. */
+    logBatchBlocks: z.number().int().min(1).max(1_000_000).default(2_000),
+    /** Blocks read per source step (several `eth_getLogs` ranges), which bounds one ingest commit. */
+    stepBlocks: z.number().int().min(1).max(10_000_000).default(20_000),
+    /** Stablecoins priced at 1 USD; the first is the chain's reference for USD routing. */
+    stablecoins: z.array(address).min(1),
+    /** Wrapped native token (WETH, WBNB, ...), routed to USD through the stablecoins. */
+    wrappedNative: address,
+    factories: z.array(EvmFactorySchema).min(1),
+    requestTimeoutMs: z.number().int().min(100).max(600_000).default(20_000),
+    /** Retries of a failed request (timeouts, 429, 5xx, network errors) with exponential backoff and jitter. */
+    maxRetries: z.number().int().min(0).max(1_000).default(8),
+    /** Milliseconds between head polls once live. */
+    pollIntervalMs: z.number().int().min(10).max(600_000).default(2_000),
+})
+    .strict()
+    .superRefine((c, ctx) => {
+    const seen = new Set();
+    c.factories.forEach((f, i) => {
+        if (seen.has(f.dexId))
+            ctx.addIssue({ code: 'custom', path: ['factories', i, 'dexId'], message: `duplicate DEX id "${f.dexId}"` });
+        seen.add(f.dexId);
+    });
+});
+export const EvmChainsSchema = z.array(EvmChainSchema).superRefine((chains, ctx) => {
+    const seen = new Set();
+    chains.forEach((c, i) => {
+        if (seen.has(c.id))
+            ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `duplicate network id "${c.id}"` });
+        seen.add(c.id);
+    });
+});
+//# sourceMappingURL=config.js.map

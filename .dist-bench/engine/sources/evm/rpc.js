@@ -1,0 +1,146 @@
+/**
+ * JSON-RPC over HTTP with the fault handling a node or provider needs: per-request timeout, retries
+ * of retryable failures (timeouts, 429, 5xx, network errors) with exponential backoff and full
+ * jitter, and failover across the configured endpoints. Errors split into retryable and not.
+ */
+export class RpcError extends Error {
+    name = 'RpcError';
+    /** JSON-RPC error code, or the HTTP status for transport errors, or 0 for network errors and timeouts. */
+    code;
+    retryable;
+    constructor(message, code, retryable) {
+        super(message);
+        this.code = code;
+        this.retryable = retryable;
+    }
+}
+/** The node refused an `eth_getLogs` range as too large or too many results: split it, do not retry it. */
+export class RangeTooLargeError extends RpcError {
+    name = 'RangeTooLargeError';
+}
+const DEFAULT_BASE_BACKOFF_MS = 250;
+const DEFAULT_MAX_BACKOFF_MS = 30_000; // 30 s
+/** Messages nodes and providers use when an eth_getLogs range or answer is too large. */
+const RANGE_TOO_LARGE = /(more than \d+ results|query returned more than|block range|range (is )?too (large|wide|big)|too many (blocks|results|logs)|limit exceeded|response size|exceed(s|ed)? (max|maximum)|log response size|range limit)/i;
+/** Classifies a JSON-RPC error object; execution reverts and bad params are not retryable. */
+function fromRpcError(method, e) {
+    const msg = `${method}: ${e.message} (code ${e.code})`;
+    if (method === 'eth_getLogs' && (RANGE_TOO_LARGE.test(e.message) || e.code === -32005))
+        return new RangeTooLargeError(msg, e.code, false);
+    // -32005 limit exceeded, -32603 internal error, -32000 generic server error (header not found, ...), -32016 rate limited
+    const retryable = e.code === -32005 || e.code === -32603 || e.code === -32016 || (e.code === -32000 && !/revert|execution/i.test(e.message)) || /rate|timeout|busy|try again/i.test(e.message);
+    return new RpcError(msg, e.code, retryable);
+}
+export function createRpcClient(options) {
+    const doFetch = options.fetch ?? fetch;
+    const random = options.random ?? Math.random;
+    const base = options.baseBackoffMs ?? DEFAULT_BASE_BACKOFF_MS;
+    const cap = options.maxBackoffMs ?? DEFAULT_MAX_BACKOFF_MS;
+    const stats = { requests: 0, retries: 0, failures: 0, lastFailureAt: 0, lastError: '', lastSuccessAt: 0 };
+    let urlIndex = 0;
+    let nextId = 1;
+    async function post(body, label) {
+        const url = options.urls[urlIndex % options.urls.length];
+        const controller = new AbortController();
+        const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+        let res;
+        try {
+            res = await doFetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: controller.signal });
+        }
+        catch (err) {
+            clearTimeout(timer);
+            const timedOut = controller.signal.aborted;
+            throw new RpcError(`${label}: ${timedOut ? `timed out after ${options.timeoutMs} ms` : `network error: ${err instanceof Error ? err.message : String(err)}`}`, 0, true);
+        }
+        try {
+            const text = await res.text();
+            if (res.status < 500 && res.status !== 429)
+                stats.lastSuccessAt = Date.now();
+            if (res.status === 429 || res.status >= 500)
+                throw new RpcError(`${label}: HTTP ${res.status}`, res.status, true);
+            if (res.status === 413 && label === 'eth_getLogs')
+                throw new RangeTooLargeError(`${label}: HTTP 413`, 413, false);
+            try {
+                return JSON.parse(text);
+            }
+            catch {
+                if (res.status >= 400)
+                    throw new RpcError(`${label}: HTTP ${res.status}`, res.status, false);
+                throw new RpcError(`${label}: answer is not JSON`, res.status, true);
+            }
+        }
+        catch (err) {
+            if (err instanceof RpcError)
+                throw err;
+            throw new RpcError(`${label}: ${controller.signal.aborted ? `timed out after ${options.timeoutMs} ms` : String(err)}`, 0, true);
+        }
+        finally {
+            clearTimeout(timer);
+        }
+    }
+    /** Runs `attempt` until it succeeds, fails with a non-retryable error, or runs out of retries. */
+    async function withRetries(attempt) {
+        for (let n = 0;; n++) {
+            stats.requests++;
+            try {
+                return await attempt();
+            }
+            catch (err) {
+                const e = err instanceof RpcError ? err : new RpcError(String(err), 0, false);
+                stats.failures++;
+                stats.lastFailureAt = Date.now();
+                stats.lastError = e.message;
+                if (!e.retryable || n >= options.maxRetries)
+                    throw e;
+                // Full jitter: uniform in [0, min(cap, base * 2^n)].
+                const delay = Math.round(random() * Math.min(cap, base * 2 ** n));
+                stats.retries++;
+                options.onRetry?.(e, n + 1, delay);
+                if (options.urls.length > 1)
+                    urlIndex++;
+                await new Promise((resolve) => setTimeout(resolve, delay));
+            }
+        }
+    }
+    return {
+        stats,
+        request(method, params) {
+            return withRetries(async () => {
+                const answer = (await post({ jsonrpc: '2.0', id: nextId++, method, params }, method));
+                if (answer.error)
+                    throw fromRpcError(method, answer.error);
+                if (!('result' in answer))
+                    throw new RpcError(`${method}: answer without result`, 0, true);
+                return answer.result;
+            });
+        },
+        batch(calls) {
+            if (calls.length === 0)
+                return Promise.resolve([]);
+            return withRetries(async () => {
+                const first = nextId;
+                const body = calls.map((c) => ({ jsonrpc: '2.0', id: nextId++, method: c.method, params: c.params }));
+                const answer = await post(body, calls[0].method);
+                if (!Array.isArray(answer)) {
+                    const single = answer;
+                    throw single.error ? fromRpcError(calls[0].method, single.error) : new RpcError('batch answer is not an array', 0, true);
+                }
+                const out = new Array(calls.length);
+                const seen = new Array(calls.length).fill(false);
+                for (const a of answer) {
+                    const i = (a.id ?? -1) - first;
+                    if (i < 0 || i >= calls.length)
+                        continue;
+                    if (a.error)
+                        throw fromRpcError(calls[i].method, a.error);
+                    out[i] = a.result;
+                    seen[i] = true;
+                }
+                if (seen.some((s) => !s))
+                    throw new RpcError('batch answer misses calls', 0, true);
+                return out;
+            });
+        },
+    };
+}
+//# sourceMappingURL=rpc.js.map

@@ -1,0 +1,135 @@
+import { metaKeys } from '../../store/store.js';
+import { ChainFollower, networkInfo } from './chain.js';
+import { RpcError } from './rpc.js';
+const DEFAULT_PROGRESS_INTERVAL_MS = 5_000; // 5 s
+const BAR_REDRAW_MS = 200;
+/** Pause before asking an unreachable node again (after the client's own retries). */
+const DOWN_RETRY_MS = 1_000;
+/** Pools, tokens and the next block of a chain from what the store holds. */
+export function resumeFromStore(store, chain) {
+    let index = -1;
+    for (const { value } of store.networks.getRange())
+        if (value.id === chain)
+            index = value.index;
+    if (index < 0)
+        return undefined;
+    const ck = store.meta.get(metaKeys.checkpoint(chain));
+    const pools = [];
+    for (const { value } of store.pools.getRange())
+        if (value.chain === index)
+            pools.push({ address: value.address, protocol: value.protocol, createdBlock: value.createdBlock });
+    const tokens = [];
+    for (const { value } of store.tokens.getRange())
+        if (value.chain === index)
+            tokens.push({ address: value.address, name: value.name, symbol: value.symbol, decimals: value.decimals, totalSupply: BigInt(value.totalSupply), role: value.role });
+    // Every event of blocks up to the checkpoint's block is committed (a step is committed in one transaction).
+    const nextBlock = ck ? Math.max(ck.block, ck.blockEvent) + 1 : 0;
+    const recentBlocks = store.meta.get(metaKeys.recentBlocks(chain)) ?? [];
+    return { nextBlock, pools, tokens, recentBlocks };
+}
+export function createEvmSource(options) {
+    const now = options.now ?? (() => Date.now() / 1000);
+    const log = options.log ?? (() => { });
+    const followers = options.chains.map((config) => new ChainFollower({ config, now, log, ...(options.store ? { resume: resumeFromStore(options.store, config.id) } : {}) }));
+    const networks = options.chains.map(networkInfo);
+    const progressMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+    const started = performance.now();
+    const startBlocks = followers.map((f) => f.progress().nextBlock);
+    let lastProgress = started;
+    let allCaughtUp = false;
+    /** Per chain: Unix ms since when its node is unreachable, null while it answers. */
+    const down = followers.map(() => null);
+    const bar = options.progressBar;
+    const report = () => {
+        const elapsed = (performance.now() - started) / 1000;
+        if (bar) {
+            const parts = followers.map((f, i) => {
+                const p = f.progress();
+                const total = Math.max(1, p.safeBlock + 1 - startBlocks[i]);
+                const done = Math.min(total, p.nextBlock - startBlocks[i]);
+                const width = 20;
+                const filled = Math.round((width * done) / total);
+                const bps = done / Math.max(elapsed, 1e-3);
+                const eta = bps > 0 ? Math.round((total - done) / bps) : NaN;
+                return `${p.chain} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${Math.floor((100 * done) / total)}% ${Math.round(bps)} blocks/s ${Math.round(p.events / Math.max(elapsed, 1e-3))} events/s ETA ${Number.isFinite(eta) ? `${eta}s` : '?'}`;
+            });
+            bar.write(`\r${parts.join('  ')}\x1b[K${allCaughtUp ? '\n' : ''}`);
+            return;
+        }
+        for (const [i, f] of followers.entries()) {
+            const p = f.progress();
+            const done = p.nextBlock - startBlocks[i];
+            const left = Math.max(0, p.safeBlock + 1 - p.nextBlock);
+            const bps = done / Math.max(elapsed, 1e-3);
+            const eta = bps > 0 ? Math.round(left / bps) : NaN;
+            log(`${p.chain}: backfill at block ${p.nextBlock - 1} of ${p.safeBlock}, ${Math.round(bps)} blocks/s, ${Math.round(p.events / Math.max(elapsed, 1e-3))} events/s, ` +
+                `${p.pools} pools, ETA ${Number.isFinite(eta) ? `${eta} s` : 'unknown'}${p.rpcRetries > 0 ? `, ${p.rpcRetries} RPC retries` : ''}`);
+        }
+    };
+    return {
+        name: 'evm',
+        networks,
+        followers,
+        progress: () => followers.map((f, i) => ({ ...f.progress(), nodeDownSince: down[i] ?? null })),
+        health: () => followers.map((f, i) => {
+            const p = f.progress();
+            const iso = (ms) => new Date(ms).toISOString();
+            const known = p.safeBlock >= 0;
+            return {
+                chain: p.chain,
+                state: down[i] !== null ? 'node_down' : p.caughtUp ? 'live' : 'backfilling',
+                node_down_since: down[i] !== null ? iso(down[i]) : null,
+                last_error: p.rpcLastError === '' ? null : p.rpcLastError,
+                last_success_at: p.rpcLastSuccessAt > 0 ? iso(p.rpcLastSuccessAt) : null,
+                head_block: known ? p.safeBlock + f.config.confirmations : null,
+                next_block: p.nextBlock,
+                blocks_behind: known ? Math.max(0, p.safeBlock + 1 - p.nextBlock) : null,
+                reorgs: p.reorgs,
+                last_reorg_block: p.lastReorgBlock >= 0 ? p.lastReorgBlock : null,
+                rpc_retries: p.rpcRetries,
+            };
+        }),
+        pricingAnchors(chain) {
+            const c = options.chains.find((x) => x.id === chain);
+            if (!c)
+                throw new Error(`unknown network ${chain}`);
+            return { stablecoins: c.stablecoins.map((a) => a.toLowerCase()), wrappedNative: c.wrappedNative.toLowerCase() };
+        },
+        get time() {
+            return followers.length === 0 ? now() : Math.min(...followers.map((f) => f.time));
+        },
+        async advance(_until) {
+            const batches = await Promise.all(followers.map(async (f, i) => {
+                try {
+                    const b = await f.step();
+                    if (down[i] !== null)
+                        log(`${f.config.id}: node reachable again after ${Math.round((Date.now() - down[i]) / 1000)} s; ingestion resumes`);
+                    down[i] = null;
+                    return b;
+                }
+                catch (err) {
+                    // A node that stays unreachable after the client's retries does not stop the service: the
+                    // chain waits (reported in progress()) and resumes where it stopped when the node returns.
+                    if (!(err instanceof RpcError) || !err.retryable)
+                        throw err;
+                    if (down[i] === null)
+                        down[i] = Date.now();
+                    log(`${f.config.id}: node unreachable since ${new Date(down[i]).toISOString()} (${err.message}); retrying`);
+                    await new Promise((r) => setTimeout(r, DOWN_RETRY_MS));
+                    return null;
+                }
+            }));
+            if (progressMs > 0 && !allCaughtUp && performance.now() - lastProgress >= (bar ? BAR_REDRAW_MS : progressMs)) {
+                lastProgress = performance.now();
+                report();
+            }
+            if (!allCaughtUp && followers.every((f) => f.caughtUp)) {
+                allCaughtUp = true;
+                if (progressMs > 0)
+                    report();
+            }
+            return batches.filter((b) => b !== null);
+        },
+    };
+}
+//# sourceMappingURL=source.js.map

@@ -1,0 +1,60 @@
+/**
+ * ERC-20 metadata by `eth_call`: `name`, `symbol`, `decimals`, `totalSupply`, each read on its own so
+ * that one missing or reverting function does not lose the others. `bytes32` names and symbols are
+ * decoded as text. Fallbacks: symbol → first bytes of the address, name → symbol, decimals → 18
+ * (the ERC-20 convention; also for answers above 77), total supply → 0.
+ */
+import { TokenRole } from '../../events/model.js';
+import { decodeStringOrBytes32, SELECTORS, word } from './abi.js';
+import { RpcError } from './rpc.js';
+export const DEFAULT_DECIMALS = 18;
+const MAX_DECIMALS = 77n;
+/** The answer of a view call, or null when the call reverts or the contract lacks the function. */
+async function call(rpc, to, data, block) {
+    try {
+        const out = await rpc.request('eth_call', [{ to, data }, block]);
+        return typeof out === 'string' && out.length > 2 ? out : null;
+    }
+    catch (err) {
+        if (err instanceof RpcError && !err.retryable)
+            return null;
+        throw err;
+    }
+}
+export async function readTokenMetadata(rpc, address, block = 'latest') {
+    const [name, symbol, decimals, supply] = await Promise.all([
+        call(rpc, address, SELECTORS.name, block),
+        call(rpc, address, SELECTORS.symbol, block),
+        call(rpc, address, SELECTORS.decimals, block),
+        call(rpc, address, SELECTORS.totalSupply, block),
+    ]);
+    const sym = (symbol && decodeStringOrBytes32(symbol)) || `${address.slice(0, 8)}`;
+    let dec = DEFAULT_DECIMALS;
+    if (decimals && decimals.length >= 66) {
+        const d = word(decimals, 0);
+        // Amounts are scaled by 10^decimals up to 10^77 (the largest uint256 has 78 digits); beyond that the answer is nonsense.
+        if (d <= MAX_DECIMALS)
+            dec = Number(d);
+    }
+    return {
+        name: (name && decodeStringOrBytes32(name)) || sym,
+        symbol: sym,
+        decimals: dec,
+        totalSupply: supply && supply.length >= 66 ? word(supply, 0) : 0n,
+    };
+}
+/** The pricing role of a token on its chain from the configured anchors. */
+export function tokenRole(address, stablecoins, wrappedNative) {
+    const a = address.toLowerCase();
+    if (stablecoins.length > 0 && stablecoins[0].toLowerCase() === a)
+        return TokenRole.PrimaryStable;
+    if (stablecoins.some((s) => s.toLowerCase() === a))
+        return TokenRole.Stable;
+    if (wrappedNative.toLowerCase() === a)
+        return TokenRole.WrappedNative;
+    return TokenRole.Other;
+}
+export function tokenInfo(address, meta, role) {
+    return { address: address.toLowerCase(), name: meta.name, symbol: meta.symbol, decimals: meta.decimals, totalSupply: meta.totalSupply, role };
+}
+//# sourceMappingURL=tokens.js.map

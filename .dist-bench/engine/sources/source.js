@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=source.js.map

@@ -1,0 +1,314 @@
+/**
+ * The engine's shared-memory views: typed-array columns over SharedArrayBuffers, created once by
+ * the main thread and attached by every worker, so any thread reads pool state without messages.
+ *
+ * Ownership (single writer per cell):
+ *  - static pool and token columns, chain clocks and counts: the ingest stage on the main thread,
+ *    written before the first event that needs them is dispatched to a shard;
+ *  - everything dynamic of a pool or token: the engine shard that owns the pool's chain.
+ * Readers use the seqlocks: `poolSeq[p]` guards all dynamic columns and candle rings of pool p,
+ * `tokenSeq[t]` the price and 1 s candles of token t. A version word is odd while its writer is
+ * inside an update; a reader retries when it saw an odd value or the word changed under it.
+ */
+import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from './layout.js';
+const TYPE_OF = new Map([
+    [Float64Array, 'f64'],
+    [Uint32Array, 'u32'],
+    [Int32Array, 'i32'],
+    [Uint16Array, 'u16'],
+    [Uint8Array, 'u8'],
+]);
+/** Rows a column of `scope` has at `capacity`. */
+export function rowsOf(capacity, scope) {
+    switch (scope) {
+        case 'pool':
+            return capacity.pools;
+        case 'token':
+            return capacity.tokens;
+        case 'chain':
+            return capacity.chains;
+        case 'block':
+            return capacity.blocks ?? capacity.pools;
+        case 'secondBlock':
+            return capacity.secondBlocks ?? capacity.tokens;
+        default:
+            return 1;
+    }
+}
+class ColumnSource {
+    columns;
+    table = [];
+    capacity;
+    constructor(capacity, existing) {
+        this.capacity = capacity;
+        this.columns = existing ? { ...existing } : {};
+    }
+    col(name, ctor, scope, options) {
+        const stride = options.stride ?? 1;
+        const rows = rowsOf(this.capacity, scope);
+        const length = rows * stride;
+        let sab = this.columns[name];
+        if (!sab) {
+            sab = new SharedArrayBuffer(length * ctor.BYTES_PER_ELEMENT);
+            this.columns[name] = sab;
+        }
+        const array = new ctor(sab);
+        this.table.push({ name, type: TYPE_OF.get(ctor), scope, stride, writer: options.writer, transient: options.transient ?? false, array });
+        return array;
+    }
+}
+export class EngineViews {
+    capacity;
+    buffers;
+    // ---- counts and chain clocks (writer: ingest) ----
+    /** [0] pool id bound, [1] token id bound (ids below may be gaps: see poolExists). */
+    counts;
+    /** Per chain index: the chain's "now" in Unix seconds (latest block time, or wall time when live). */
+    chainClock;
+    /**
+     * Per chain index: rollbacks after reorganisations (writer: ingest). Invariant: chainReorgBlock[c] is
+     * written, and the rolled-back state is visible in every view, before Atomics.add bumps chainReorgs[c];
+     * a reader that sees the counter change reads the block rolled back to after it.
+     */
+    chainReorgs;
+    chainReorgBlock;
+    // ---- static pool columns (writer: ingest, once per pool) ----
+    /** 1 once id p is a registered pool (ids come in per-chain blocks, with gaps). */
+    poolExists;
+    poolChain;
+    poolDex;
+    poolToken0;
+    poolToken1;
+    poolDecimals0;
+    poolDecimals1;
+    /** 0 constant product, 1 concentrated. */
+    poolProtocol;
+    poolFeePpm;
+    poolCreatedAt;
+    poolCreatedBlock;
+    // ---- dynamic pool columns (writer: owning shard; guarded by poolSeq) ----
+    poolSeq;
+    lastEventTime;
+    lastSwapTime;
+    /** Token 0 priced in token 1, decimals applied. */
+    ratio;
+    priceUsd0;
+    priceUsd1;
+    reserve0;
+    reserve1;
+    /** Raw reserves, 8 words per pool: reserve0 w0..w3 then reserve1 w0..w3 (little-endian u32). */
+    reserveRaw;
+    /** Raw reserves as they stood at the end of the block before `reserveBlock`. */
+    prevReserveRaw;
+    reserveBlock;
+    reserveTime;
+    /** Last `sync` seen: block and tx index, so the swap of the same tx does not move reserves twice. */
+    syncBlock;
+    syncTx;
+    liquidityUsd;
+    txnsTotal;
+    /** Per window (layout WINDOWS order): sums and price changes of pool p at index p. */
+    winVolumeUsd;
+    winBuyVolumeUsd;
+    winTxns;
+    winBuys;
+    winPriceChange;
+    /** Reference USD price of token 0 for each window (see layout.ts). */
+    winRefPrice;
+    /**
+     * Reference USD price of token 1 for each window, as of winAsOf, for pools without a ring block
+     * (a hot pool's readers derive it from its rings, as read.ts does).
+     */
+    winRefPrice1;
+    /** Per window base (WINDOW_BASES order): open time of the base candle the sums are as of. */
+    winAsOf;
+    // ---- candle rings per interval (writer: owning shard; guarded by poolSeq) ----
+    rings;
+    // ---- ring blocks (ring-blocks.ts) ----
+    /** Pool p's ring block + 1, 0 while it has none (writer: owning shard; guarded by poolSeq). */
+    poolBlock;
+    /** Block b's pool + 1, 0 while free (writer: the shard that takes or gives it back). */
+    blockPool;
+    /**
+     * Allocator words (writer: any shard, under the lock word): [0] lock (1 held), [1] free-stack depth,
+     * [2] high-water (blocks ever handed out; those above were never touched), [3] blocks in use.
+     */
+    blockHeader;
+    /** Free stack: entries [0, blockHeader[1]) are free block ids below the high-water mark. */
+    blockFree;
+    // ---- static token columns (writer: ingest) ----
+    tokenChain;
+    tokenDecimals;
+    /** TokenRole: 0 primary stablecoin, 1 stablecoin, 2 wrapped native, 3 other. */
+    tokenRole;
+    // ---- dynamic token columns (writer: shard owning the token's chain; guarded by tokenSeq) ----
+    tokenSeq;
+    tokenPriceUsd;
+    /** USD liquidity of the route the price comes from (2 x the priced side's reserve). */
+    tokenRouteLiquidityUsd;
+    /** Pool id + 1 of the route (0: none); class of that route (lower is closer to a stablecoin). */
+    tokenRoutePool;
+    tokenRouteClass;
+    /** Time (Unix s) of the swap that set the price. */
+    tokenPriceTime;
+    /**
+     * 1 s candles: secOpened[t] counts token t's seconds ever opened (a token row); they sit in its
+     * second block b = tokenSecondBlock[t] - 1, slot `b * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS)`
+     * holding its k-th second for k in [max(secBase[b], opened - TOKEN_SECOND_SLOTS), opened). A token
+     * quiet for a minute gives its block back (its seconds were streamed; they are not stored).
+     */
+    secOpened;
+    /** Token t's second block + 1, 0 while it has none (writer: owning shard; guarded by tokenSeq). */
+    tokenSecondBlock;
+    /** Per second block: secOpened of its token when it took the block (older seconds are not in it). */
+    secBase;
+    /** The second blocks' allocator (ring-blocks.ts): owner token + 1, header words, free stack. */
+    secondBlockToken;
+    secondBlockHeader;
+    secondBlockFree;
+    secTime;
+    secOpen;
+    secHigh;
+    secLow;
+    secClose;
+    secPriceSum;
+    secVolumeUsd;
+    secTxns;
+    // ---- change-feed watch flags (writer: gateway thread; readers: shard writers, per swap) ----
+    /** 1 while some stream wants the swaps of pool p / of every pool of token t; 0 otherwise. */
+    watchPool;
+    watchToken;
+    /** Every column, in declaration order: the one table snapshots and resets derive from. */
+    columnTable;
+    constructor(capacity, existing) {
+        this.capacity = capacity;
+        const src = new ColumnSource(capacity, existing);
+        const ingest = { writer: 'ingest' };
+        const shard = { writer: 'shard' };
+        const pool = (name, ctor, o) => src.col(name, ctor, 'pool', o);
+        const token = (name, ctor, o) => src.col(name, ctor, 'token', o);
+        const block = (name, ctor, o) => src.col(name, ctor, 'block', o);
+        this.counts = src.col('counts', Int32Array, 'fixed', { stride: 8, ...ingest });
+        this.chainClock = src.col('chainClock', Float64Array, 'chain', ingest);
+        this.chainReorgs = src.col('chainReorgs', Int32Array, 'chain', { ...ingest, transient: true });
+        this.chainReorgBlock = src.col('chainReorgBlock', Float64Array, 'chain', { ...ingest, transient: true });
+        this.poolExists = pool('poolExists', Uint8Array, ingest);
+        this.poolChain = pool('poolChain', Uint16Array, ingest);
+        this.poolDex = pool('poolDex', Uint16Array, ingest);
+        this.poolToken0 = pool('poolToken0', Int32Array, ingest);
+        this.poolToken1 = pool('poolToken1', Int32Array, ingest);
+        this.poolDecimals0 = pool('poolDecimals0', Uint8Array, ingest);
+        this.poolDecimals1 = pool('poolDecimals1', Uint8Array, ingest);
+        this.poolProtocol = pool('poolProtocol', Uint8Array, ingest);
+        this.poolFeePpm = pool('poolFeePpm', Uint32Array, ingest);
+        this.poolCreatedAt = pool('poolCreatedAt', Float64Array, ingest);
+        this.poolCreatedBlock = pool('poolCreatedBlock', Float64Array, ingest);
+        this.poolSeq = pool('poolSeq', Int32Array, { ...shard, transient: true });
+        this.lastEventTime = pool('lastEventTime', Float64Array, shard);
+        this.lastSwapTime = pool('lastSwapTime', Float64Array, shard);
+        this.ratio = pool('ratio', Float64Array, shard);
+        this.priceUsd0 = pool('priceUsd0', Float64Array, shard);
+        this.priceUsd1 = pool('priceUsd1', Float64Array, shard);
+        this.reserve0 = pool('reserve0', Float64Array, shard);
+        this.reserve1 = pool('reserve1', Float64Array, shard);
+        this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
+        this.prevReserveRaw = pool('prevReserveRaw', Uint32Array, { stride: 8, ...shard });
+        this.reserveBlock = pool('reserveBlock', Float64Array, shard);
+        this.reserveTime = pool('reserveTime', Float64Array, shard);
+        this.syncBlock = pool('syncBlock', Float64Array, shard);
+        this.syncTx = pool('syncTx', Uint32Array, shard);
+        this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
+        this.txnsTotal = pool('txnsTotal', Float64Array, shard);
+        const perWindow = (figure) => WINDOWS.map((w) => pool(`${figure}.${w.name}`, Float64Array, shard));
+        this.winVolumeUsd = perWindow('winVolumeUsd');
+        this.winBuyVolumeUsd = perWindow('winBuyVolumeUsd');
+        this.winTxns = perWindow('winTxns');
+        this.winBuys = perWindow('winBuys');
+        this.winPriceChange = perWindow('winPriceChange');
+        this.winRefPrice = perWindow('winRefPrice');
+        this.winRefPrice1 = perWindow('winRefPrice1');
+        this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Float64Array, shard));
+        this.rings = INTERVALS.map((iv, i) => {
+            const slots = RING_SLOTS[i];
+            const ring = { stride: slots, ...shard };
+            const c = (field) => block(`ring.${iv}.${field}`, Float64Array, ring);
+            return {
+                seconds: INTERVAL_SECONDS[i],
+                slots,
+                opened: pool(`ring.${iv}.opened`, Uint32Array, shard),
+                time: block(`ring.${iv}.time`, Uint32Array, ring),
+                open0: c('open0'),
+                high0: c('high0'),
+                low0: c('low0'),
+                close0: c('close0'),
+                open1: c('open1'),
+                high1: c('high1'),
+                low1: c('low1'),
+                close1: c('close1'),
+                volumeUsd: c('volumeUsd'),
+                buyVolumeUsd: c('buyVolumeUsd'),
+                txns: block(`ring.${iv}.txns`, Uint32Array, ring),
+                buys: block(`ring.${iv}.buys`, Uint32Array, ring),
+            };
+        });
+        // Which pool holds which block is rebuilt when a snapshot's blocks are loaded (snapshot/blocks.ts).
+        this.poolBlock = pool('poolBlock', Int32Array, { ...shard, transient: true });
+        this.blockPool = block('blockPool', Int32Array, { ...shard, transient: true });
+        this.blockHeader = src.col('blockHeader', Int32Array, 'fixed', { stride: 4, ...shard, transient: true });
+        this.blockFree = block('blockFree', Int32Array, { ...shard, transient: true });
+        this.tokenChain = token('tokenChain', Uint16Array, ingest);
+        this.tokenDecimals = token('tokenDecimals', Uint8Array, ingest);
+        this.tokenRole = token('tokenRole', Uint8Array, ingest);
+        this.tokenSeq = token('tokenSeq', Int32Array, { ...shard, transient: true });
+        this.tokenPriceUsd = token('tokenPriceUsd', Float64Array, shard);
+        this.tokenRouteLiquidityUsd = token('tokenRouteLiquidityUsd', Float64Array, shard);
+        this.tokenRoutePool = token('tokenRoutePool', Int32Array, shard);
+        this.tokenRouteClass = token('tokenRouteClass', Uint8Array, shard);
+        this.tokenPriceTime = token('tokenPriceTime', Float64Array, shard);
+        // 1 s candles are live data: a snapshot keeps how many each token opened, not the seconds.
+        const sec = { stride: TOKEN_SECOND_SLOTS, ...shard, transient: true };
+        const second = (name, ctor, o) => src.col(name, ctor, 'secondBlock', o);
+        this.secOpened = token('sec.opened', Uint32Array, shard);
+        this.secTime = second('sec.time', Uint32Array, sec);
+        this.secOpen = second('sec.open', Float64Array, sec);
+        this.secHigh = second('sec.high', Float64Array, sec);
+        this.secLow = second('sec.low', Float64Array, sec);
+        this.secClose = second('sec.close', Float64Array, sec);
+        this.secPriceSum = second('sec.priceSum', Float64Array, sec);
+        this.secVolumeUsd = second('sec.volumeUsd', Float64Array, sec);
+        this.secTxns = second('sec.txns', Uint32Array, sec);
+        this.tokenSecondBlock = token('tokenSecondBlock', Int32Array, { ...shard, transient: true });
+        this.secBase = second('secBase', Uint32Array, { ...shard, transient: true });
+        this.secondBlockToken = second('secondBlockToken', Int32Array, { ...shard, transient: true });
+        this.secondBlockHeader = src.col('secondBlockHeader', Int32Array, 'fixed', { stride: 4, ...shard, transient: true });
+        this.secondBlockFree = second('secondBlockFree', Int32Array, { ...shard, transient: true });
+        this.watchPool = pool('watchPool', Uint8Array, { writer: 'gateway', transient: true });
+        this.watchToken = token('watchToken', Uint8Array, { writer: 'gateway', transient: true });
+        this.buffers = { capacity, columns: src.columns };
+        this.columnTable = src.table;
+    }
+    /** Allocates fresh zeroed buffers (main thread, once). */
+    static create(capacity) {
+        return new EngineViews(capacity);
+    }
+    /** Attaches to buffers created elsewhere (any thread). */
+    static attach(buffers) {
+        return new EngineViews(buffers.capacity, buffers.columns);
+    }
+    /** One past the highest pool id in use; ids below it may be gaps (poolExists). */
+    get poolCount() {
+        return Atomics.load(this.counts, 0);
+    }
+    get tokenCount() {
+        return Atomics.load(this.counts, 1);
+    }
+    /** Ring blocks there are. */
+    get blockCount() {
+        return this.capacity.blocks ?? this.capacity.pools;
+    }
+    /** Second blocks there are. */
+    get secondBlockCount() {
+        return this.capacity.secondBlocks ?? this.capacity.tokens;
+    }
+}
+//# sourceMappingURL=views.js.map

@@ -1,0 +1,2 @@
+export {};
+//# sourceMappingURL=route.js.map

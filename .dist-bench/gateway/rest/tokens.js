@@ -1,0 +1,108 @@
+/**
+ * GET /networks/{network}/tokens/{token_address}: a token's price, fdv and activity. Window figures
+ * add up every pool holding the token, seen from the token's side (a pool's sells of its token 0 are
+ * buys of its token 1); price changes are those of the pool the token's USD price is routed through.
+ * The 1m window is the current one-minute candle at the chain's clock.
+ */
+import { PriceTexts } from '../../engine/state/exact-price.js';
+import { createPoolState, createRingCandles, createTokenPriceState, readPool, readRing, readTokenPrice } from '../../engine/state/read.js';
+import { integerJson, num, str, timeOrNull } from '../http/json.js';
+import { networkOrNotFound, tokenOrNotFound } from './resolve.js';
+const SUMMARY_WINDOWS = [
+    ['24h', 5 /* Win.H24 */],
+    ['6h', 4 /* Win.H6 */],
+    ['1h', 3 /* Win.H1 */],
+    ['30m', 2 /* Win.M30 */],
+    ['15m', 1 /* Win.M15 */],
+    ['5m', 0 /* Win.M5 */],
+    ['1m', null],
+];
+const MINUTE_INTERVAL = 0; // index of 1m in layout INTERVALS
+export function createTokenDetails(ctx) {
+    const pool = createPoolState();
+    const ring = createRingCandles();
+    const price = createTokenPriceState();
+    const texts = new PriceTexts(ctx.views);
+    const sums = SUMMARY_WINDOWS.map(() => ({ volumeUsd: 0, buyUsd: 0, txns: 0, buys: 0 }));
+    const changes = new Float64Array(SUMMARY_WINDOWS.length);
+    return (network, address) => {
+        const { views, registry } = ctx;
+        const net = networkOrNotFound(registry, network);
+        const token = tokenOrNotFound(registry, net, address);
+        if (!readTokenPrice(views, token.id, price))
+            throw new Error(`token ${token.id} price did not settle`);
+        const minute = Math.floor(views.chainClock[net.index] / 60) * 60;
+        for (const s of sums)
+            s.volumeUsd = s.buyUsd = s.txns = s.buys = 0;
+        changes.fill(0);
+        let liquidityUsd = 0;
+        const poolIds = registry.tokenPools[token.id] ?? [];
+        const routePool = price.routePool - 1;
+        for (const p of poolIds) {
+            const isToken0 = views.poolToken0[p] === token.id;
+            if (!readPool(views, p, pool, p === routePool && !isToken0))
+                throw new Error(`pool ${p} state did not settle`);
+            if (!readRing(views, p, MINUTE_INTERVAL, minute - 60, minute, ring))
+                throw new Error(`pool ${p} candles did not settle`);
+            liquidityUsd += pool.liquidityUsd;
+            for (let i = 0; i < SUMMARY_WINDOWS.length; i++) {
+                const w = SUMMARY_WINDOWS[i][1];
+                let volumeUsd;
+                let bought;
+                let txns;
+                let buys;
+                if (w !== null) {
+                    volumeUsd = pool.winVolumeUsd[w];
+                    bought = pool.winBuyVolumeUsd[w];
+                    txns = pool.winTxns[w];
+                    buys = pool.winBuys[w];
+                }
+                else {
+                    const k = ring.count - 1;
+                    const current = k >= 0 && ring.time[k] === minute;
+                    volumeUsd = current ? ring.volumeUsd[k] : 0;
+                    bought = current ? ring.buyVolumeUsd[k] : 0;
+                    txns = current ? ring.txns[k] : 0;
+                    buys = current ? ring.buys[k] : 0;
+                }
+                const s = sums[i];
+                s.volumeUsd += volumeUsd;
+                s.txns += txns;
+                // The pool's buys are of its token 0; for token 1 they are sells.
+                s.buyUsd += isToken0 ? bought : volumeUsd - bought;
+                s.buys += isToken0 ? buys : txns - buys;
+                if (p !== routePool)
+                    continue;
+                if (w !== null)
+                    changes[i] = isToken0 ? pool.winPriceChange[w] : pool.winPriceChange1[w];
+                else {
+                    // 1m: latest price against the close of the minute before the current one (layout rule, one bucket).
+                    const k = ring.count - 1;
+                    const previous = k >= 0 && ring.time[k] === minute ? k - 1 : k;
+                    const ref = previous >= 0 ? (isToken0 ? ring.close0[previous] : ring.close1[previous]) : k >= 0 ? (isToken0 ? ring.open0[k] : ring.open1[k]) : 0;
+                    const latest = isToken0 ? pool.priceUsd0 : pool.priceUsd1;
+                    changes[i] = ref > 0 ? (latest / ref - 1) * 100 : 0;
+                }
+            }
+        }
+        const usd = price.priceUsd;
+        // The price shown: the same digits as the price streams (engine/state/exact-price.ts), as a JSON number.
+        const shown = usd > 0 ? texts.text(token.id) : '0';
+        const fdv = (usd * Number(BigInt(token.totalSupply))) / 10 ** token.decimals;
+        let windows = '';
+        SUMMARY_WINDOWS.forEach(([name], i) => {
+            const s = sums[i];
+            windows +=
+                `,"${name}":{"volume":${num(usd > 0 ? s.volumeUsd / usd : 0)},"volume_usd":${num(s.volumeUsd)}` +
+                    `,"buy_usd":${num(s.buyUsd)},"sell_usd":${num(Math.max(0, s.volumeUsd - s.buyUsd))}` +
+                    `,"buys":${num(s.buys)},"sells":${num(Math.max(0, s.txns - s.buys))},"txns":${num(s.txns)},"last_price_usd_change":${num(changes[i])}}`;
+        });
+        const body = `{"id":${str(token.address)},"name":${str(token.name)},"symbol":${str(token.symbol)},"chain":${str(net.id)}` +
+            `,"decimals":${token.decimals},"total_supply":${integerJson(token.totalSupply)},"description":"","website":"","explorer":"","telegram":"","twitter":""` +
+            `,"has_image":false,"added_at":${timeOrNull(token.addedAt)},"last_updated":${timeOrNull(price.priceTime || token.addedAt)}` +
+            `,"fdv":${num(fdv)},"price_usd":${shown}` +
+            `,"summary":{"price_usd":${shown},"fdv":${num(fdv)},"liquidity_usd":${num(liquidityUsd)},"pools":${poolIds.length}${windows}}}`;
+        return Buffer.from(body, 'utf8');
+    };
+}
+//# sourceMappingURL=tokens.js.map

@@ -1,0 +1,242 @@
+#!/usr/bin/env node
+/**
+ * dexdata: the service's single command, declared as a table (commander):
+ *   dexdata serve [flags]     run engine, ingest and gateway in one process (the default command)
+ *   dexdata keys <action>     accounts and API keys (scripts/keys.ts)
+ *   dexdata status            a running service's health
+ *   dexdata feedback <action> feedback sent through the agent protocol (scripts/feedback.ts)
+ * Every command and action answers --help. The serve flags are derived from CONFIG_OVERRIDES
+ * (engine/config.ts), the one list that also names the environment variables and config keys; their
+ * values are validated together by loadConfig, every problem listed at once (exit code 2). An
+ * unknown flag, command or missing argument is a one-line message and exit code 2.
+ */
+import { availableParallelism } from 'node:os';
+import { createMetricsRegistry } from '../gateway/metrics/registry.js';
+import { METRICS_PATH, startMetricsServer } from '../gateway/metrics/server.js';
+import { Command, CommanderError, Option } from 'commander';
+import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, tierPolicy, loadConfig, overrideDefault, snapshotPolicy } from '../engine/config.js';
+import { startEngine } from '../engine/engine.js';
+import { createLog, errorText } from '../engine/log.js';
+import { createEvmSource } from '../engine/sources/evm/source.js';
+import { openSimulator } from '../engine/sources/open-simulator.js';
+import { startGateway } from '../gateway/server.js';
+import { FEEDBACK_ACTIONS, feedbackCommand } from './feedback.js';
+import { KEYED_PLANS } from '../gateway/auth/key-store.js';
+import { KEYS_ACTIONS, keysCommand } from './keys.js';
+/** Exit code of a usage error: unknown flag or command, bad or missing argument, invalid configuration. */
+const USAGE_EXIT_CODE = 2;
+async function serve({ config, log }) {
+    const now = () => Date.now() / 1000;
+    const engineLog = log.child({ component: 'engine' });
+    const line = (text) => engineLog.info(text);
+    log.info(config.source === 'evm'
+        ? `starting: data ${config.dataDir}, ${config.shards} shards, EVM chains ${config.chains.map((c) => `${c.id} (chain id ${c.chainId})`).join(', ')}`
+        : `starting: data ${config.dataDir}, ${config.shards} shards, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`);
+    const engine = await startEngine({
+        dataDir: config.dataDir,
+        shards: config.shards,
+        capacity: engineCapacity(config),
+        snapshots: snapshotPolicy(config),
+        tiers: tierPolicy(config),
+        source: (store, resume) => config.source === 'evm'
+            ? createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })
+            : openSimulator(store, config.simulator, now(), resume),
+        now,
+        log: engineLog,
+    });
+    const ports = listenerPorts(config);
+    const gateway = await startGateway({ views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now, swaps: engine.shards.swapFeed, log: log.child({ component: 'gateway' }), engineStats: () => engine.stats() }, {
+        host: config.gateway.host,
+        port: ports.freeRest,
+        front: config.gateway.front,
+        health: () => engine.health(),
+        metrics: config.metrics.enabled,
+        trustedProxies: config.trustedProxies,
+        access: {
+            plans: config.plans,
+            freeRestHosts: config.listeners.freeRest.hosts,
+            paidRest: { port: ports.paidRest, hosts: config.listeners.paidRest.hosts },
+            agent: { port: ports.agent, hosts: config.listeners.agent.hosts },
+            freeStream: { port: ports.freeStream, hosts: config.listeners.freeStream.hosts },
+            paidStream: { port: ports.paidStream, hosts: config.listeners.paidStream.hosts },
+            ...(config.streams.showcase !== undefined ? { showcase: config.streams.showcase } : {}),
+            streamThreads: config.streams.threads ?? defaultStreamThreads(availableParallelism(), config.shards),
+        },
+    });
+    // A full disk pauses ingest (engine/store/durable.ts): streams are told, and told again when it resumes.
+    const onWriteFault = (fault) => {
+        if (fault === null)
+            log.info('store: written again; ingest resumes');
+        else
+            log.warn(`store: ${fault.message}; ingest paused, reads go on`);
+        gateway.warnStreams(fault === null ? 'the service can store data again: live events resume' : `${fault.message}: live events pause until then; this stream stays open`);
+    };
+    engine.store.writer.onChange(onWriteFault);
+    log.info(`REST listening on http://${config.gateway.host}:${gateway.port}`);
+    log.info(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
+    log.info(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
+    const streamThreads = gateway.streamThreads?.threads ?? 0;
+    log.info(`streams listening on http://${config.gateway.host}:${gateway.ports.freeStream} (free) and http://${config.gateway.host}:${gateway.ports.paidStream} (paid), ${streamThreads === 0 ? 'on the main thread' : `${streamThreads} stream thread${streamThreads > 1 ? 's' : ''}`}`);
+    let metrics = null;
+    if (config.metrics.enabled && gateway.counters !== null) {
+        const counters = gateway.counters;
+        const registry = createMetricsRegistry({
+            requests: counters.requests,
+            streams: counters.streams,
+            creditsSpent: counters.creditsSpent,
+            ingest: () => [...engine.ingest.eventsByChain].map(([chain, events]) => ({ chain, events, newestEventTime: engine.ingest.checkpoint(chain).time })),
+            now: () => Date.now() / 1000,
+            dataDir: config.dataDir,
+            shardBusySeconds: () => engine.shards.busySeconds(),
+            snapshots: () => {
+                const st = engine.status();
+                return { ageSeconds: st.snapshots?.newestAgeSeconds ?? null, bytes: st.snapshots?.newestBytes ?? null, logBatchesSince: st.logSinceSnapshot };
+            },
+        });
+        metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log);
+        log.info(`metrics listening on http://${config.metrics.host}:${metrics.port}${METRICS_PATH}`);
+    }
+    let stopping = false;
+    const shutdown = async (code) => {
+        if (stopping)
+            return;
+        stopping = true;
+        log.info('shutting down');
+        metrics?.close();
+        await gateway.close();
+        await engine.stop();
+        process.exit(code);
+    };
+    process.on('SIGINT', () => void shutdown(0));
+    process.on('SIGTERM', () => void shutdown(0));
+    engine.failed.catch((err) => {
+        log.fatal(`engine failed: ${errorText(err)}`);
+        void shutdown(1);
+    });
+}
+/** `dexdata status`: prints the /health detail of a running service, one line per chain. */
+async function status(values) {
+    const url = `http://${values.host}:${values.port}/health`;
+    let body;
+    try {
+        const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+        body = (await res.json());
+    }
+    catch (err) {
+        process.stderr.write(`no answer from ${url}: ${err instanceof Error ? err.message : String(err)}\n`);
+        return 2;
+    }
+    process.stdout.write(`service: ${body.status ?? 'unknown'}${body.phase ? `, engine ${body.phase}` : ''}\n`);
+    for (const c of body.chains ?? []) {
+        const parts = [`${c.chain}: ${c.state}`];
+        if (c.node_down_since)
+            parts.push(`node down since ${c.node_down_since}`);
+        parts.push(`head ${c.head_block ?? 'unknown'}`, `next block ${c.next_block}`, `${c.blocks_behind ?? 'unknown'} blocks behind`);
+        parts.push(`last answer ${c.last_success_at ?? 'never'}`, `${c.rpc_retries} RPC retries`);
+        parts.push(`${c.reorgs} reorgs${c.last_reorg_block !== null ? ` (last back to block ${c.last_reorg_block})` : ''}`);
+        if (c.last_error)
+            parts.push(`last error: ${c.last_error}`);
+        process.stdout.write(`${parts.join(', ')}\n`);
+    }
+    return body.status === 'ok' ? 0 : 1;
+}
+/** The flags of a command that reads the configuration: all of CONFIG_OVERRIDES, or those named. */
+function addConfigFlags(cmd, only) {
+    cmd.addOption(new Option(`--${CONFIG_FILE_FLAG.flag} <${CONFIG_FILE_FLAG.value}>`, `${CONFIG_FILE_FLAG.help} (env ${CONFIG_FILE_FLAG.env}; default: none)`));
+    for (const o of CONFIG_OVERRIDES) {
+        if (only !== undefined && !only.includes(o.flag))
+            continue;
+        const shown = overrideDefault(o);
+        cmd.addOption(new Option(`--${o.flag} <${o.value}>`, `${o.help} (env ${o.env}; default: ${shown ?? 'none'})`));
+    }
+    return cmd;
+}
+/** Parsed config flags as loadConfig takes them: flag name -> text, for the flags given. */
+function configFlags(opts) {
+    const out = {};
+    for (const flag of CONFIG_FLAGS) {
+        // commander names options in camelCase: --data-dir -> dataDir.
+        const v = opts[flag.replace(/-([a-z])/g, (_, c) => c.toUpperCase())];
+        if (typeof v === 'string')
+            out[flag] = v;
+    }
+    return out;
+}
+/** Flags of the commands that only open the data directory. */
+const DATA_DIR_FLAGS = ['data-dir'];
+function buildProgram() {
+    const program = new Command('dexdata')
+        .description('Self-hostable DEX market-data service: REST and SSE over a sharded in-memory engine with an LMDB store.')
+        .showSuggestionAfterError(true)
+        .exitOverride()
+        // One line per error, whatever commander appends (a suggestion), on stderr.
+        .configureOutput({ outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')}\n`) });
+    addConfigFlags(program.command('serve', { isDefault: true }).description('run the service: simulator or chain ingest, engine shards and the HTTP gateway (the default command)')).action(async (opts) => {
+        const config = loadConfig(configFlags(opts));
+        await serve({ config, log: createLog(config.log) });
+    });
+    const keys = program.command('keys').description('accounts and API keys: only hashes are stored; a key is printed once');
+    for (const a of KEYS_ACTIONS) {
+        const cmd = keys.command(a.name).description(a.help);
+        for (const arg of a.args)
+            cmd.argument(`<${arg}>`, arg === 'account' ? 'account number' : 'credits to add (a positive integer)');
+        if (a.name === 'create') {
+            cmd.addOption(new Option('--plan <plan>', 'plan of the account').choices(KEYED_PLANS).makeOptionMandatory());
+            cmd.addOption(new Option('--label <text>', 'a label to recognise the account by (default: none)'));
+        }
+        addConfigFlags(cmd, DATA_DIR_FLAGS).action(async (...args) => {
+            const positional = args.slice(0, a.args.length);
+            const opts = args[a.args.length];
+            process.exitCode = await keysCommand(a.name, positional, { ...(typeof opts['plan'] === 'string' ? { plan: opts['plan'] } : {}), ...(typeof opts['label'] === 'string' ? { label: opts['label'] } : {}) }, configFlags(opts));
+        });
+    }
+    program
+        .command('status')
+        .description('a running service\'s health: engine phase and, per chain, node state, last error, blocks behind (exit code 1 while a node is down, 2 when the service does not answer)')
+        .addOption(new Option('--host <host>', 'address of its free REST host').default('127.0.0.1'))
+        .addOption(new Option('--port <n>', 'port of its free REST host').default('8080'))
+        .action(async (opts) => {
+        process.exitCode = await status(opts);
+    });
+    const feedback = program.command('feedback').description('feedback sent with the agent tool submitFeedback');
+    for (const a of FEEDBACK_ACTIONS) {
+        const cmd = feedback.command(a.name).description(a.help);
+        if (a.name === 'list') {
+            cmd.addOption(new Option('--limit <n>', 'at most n records (default: all)'));
+            cmd.addOption(new Option('--since <time>', 'only records received at or after: RFC 3339, yyyy-mm-dd, Unix seconds or -7d (default: all)'));
+            cmd.addOption(new Option('--json', 'one JSON object per line instead of text (default: false)'));
+        }
+        addConfigFlags(cmd, DATA_DIR_FLAGS).action(async (opts) => {
+            const options = {
+                ...(typeof opts['limit'] === 'string' ? { limit: opts['limit'] } : {}),
+                ...(typeof opts['since'] === 'string' ? { since: opts['since'] } : {}),
+                ...(opts['json'] === true ? { json: true } : {}),
+            };
+            process.exitCode = await feedbackCommand(a.name, options, configFlags(opts));
+        });
+    }
+    return program;
+}
+async function main() {
+    const program = buildProgram();
+    // With serve the default command, anything not a flag nor a command name would be taken as its argument.
+    const first = process.argv[2];
+    if (first !== undefined && !first.startsWith('-') && first !== 'help' && !program.commands.some((c) => c.name() === first)) {
+        process.stderr.write(`error: unknown command '${first}' (commands: ${program.commands.map((c) => c.name()).join(', ')}; see dexdata --help)\n`);
+        process.exit(USAGE_EXIT_CODE);
+    }
+    await program.parseAsync(process.argv);
+}
+main().catch((err) => {
+    if (err instanceof CommanderError) {
+        // Help and version print and end well; every other commander error is a usage error, already printed.
+        process.exit(err.exitCode === 0 ? 0 : USAGE_EXIT_CODE);
+    }
+    if (err instanceof ConfigError) {
+        process.stderr.write(`${err.message}\n`);
+        process.exit(USAGE_EXIT_CODE);
+    }
+    process.stderr.write(`${errorText(err)}\n`);
+    process.exit(1);
+});
+//# sourceMappingURL=dexdata.js.map

@@ -1,0 +1,92 @@
+/**
+ * The catalog's typed arrays, declared once: allocation, attaching on another thread, growth and
+ * the export sections all derive from PARTS. Every part is written by the catalog's writer (ingest,
+ * on the main thread) and may be read from any thread: a row is complete before the id is published
+ * (its state byte, the lists, the counts), and the writer never rewrites a published address or text.
+ */
+
+/** What one element of a part belongs to, and so how many rows it has. */
+export type PartScope = 'pool' | 'token' | 'chain' | 'heap' | 'fixed';
+
+type PartCtor = Uint8ArrayConstructor | Uint16ArrayConstructor | Int32ArrayConstructor | Uint32ArrayConstructor | Float64ArrayConstructor;
+
+export interface PartSpec {
+  readonly name: PartName;
+  readonly ctor: PartCtor;
+  readonly scope: PartScope;
+  /** Elements per row (the length of a `fixed` part). */
+  readonly stride: number;
+}
+
+/** The parts, with what an element means. Lists are linked through ids plus one: 0 ends a list. */
+export const PARTS = [
+  // The 20 bytes of pool p's EVM address (when poolAddrRef[p] is 0).
+  { name: 'poolAddr', ctor: Uint8Array, scope: 'pool', stride: 20 },
+  // 0: the address is the 20 bytes of poolAddr; else the heap offset of its exact text.
+  { name: 'poolAddrRef', ctor: Uint32Array, scope: 'pool', stride: 1 },
+  // PoolState of pool p.
+  { name: 'poolState', ctor: Uint8Array, scope: 'pool', stride: 1 },
+  // The next pool of p's chain, in creation order (id + 1; 0 at the end).
+  { name: 'poolNextInChain', ctor: Int32Array, scope: 'pool', stride: 1 },
+  // The next pool of p's token 0, and of its token 1, in creation order (id + 1; 0 at the end).
+  { name: 'poolNextOf0', ctor: Int32Array, scope: 'pool', stride: 1 },
+  { name: 'poolNextOf1', ctor: Int32Array, scope: 'pool', stride: 1 },
+  // Token t's address, as for pools.
+  { name: 'tokenAddr', ctor: Uint8Array, scope: 'token', stride: 20 },
+  { name: 'tokenAddrRef', ctor: Uint32Array, scope: 'token', stride: 1 },
+  // TokenState of token t (its state and flags).
+  { name: 'tokenState', ctor: Uint8Array, scope: 'token', stride: 1 },
+  // Heap offset of token t's name, symbol and total supply (decimal digits), one after the other.
+  { name: 'tokenText', ctor: Uint32Array, scope: 'token', stride: 1 },
+  // Unix seconds when token t was first seen.
+  { name: 'tokenAddedAt', ctor: Float64Array, scope: 'token', stride: 1 },
+  // First and last pool of token t (id + 1; 0: none) and how many pools it has.
+  { name: 'tokenFirstPool', ctor: Int32Array, scope: 'token', stride: 1 },
+  { name: 'tokenLastPool', ctor: Int32Array, scope: 'token', stride: 1 },
+  { name: 'tokenPoolCount', ctor: Int32Array, scope: 'token', stride: 1 },
+  // First and last pool of chain c (id + 1; 0: none) and how many it has.
+  { name: 'chainFirstPool', ctor: Int32Array, scope: 'chain', stride: 1 },
+  { name: 'chainLastPool', ctor: Int32Array, scope: 'chain', stride: 1 },
+  { name: 'chainPoolCount', ctor: Int32Array, scope: 'chain', stride: 1 },
+  // Texts: each a LEB128 length, then that many UTF-8 bytes. Offset 0 is never a text.
+  { name: 'heap', ctor: Uint8Array, scope: 'heap', stride: 1 },
+  // Count words (Count): published with Atomics after the rows they announce are written.
+  { name: 'counts', ctor: Uint32Array, scope: 'fixed', stride: 8 },
+] as const satisfies readonly { name: string; ctor: PartCtor; scope: PartScope; stride: number }[];
+
+export type PartName = (typeof PARTS)[number]['name'];
+
+/** Words of the `counts` part. */
+export const enum Count {
+  /** One past the highest pool id handed out (ids below may be gaps). */
+  PoolBound = 0,
+  TokenBound = 1,
+  /** Pools and tokens live (created, not taken out by a rollback). */
+  Pools = 2,
+  Tokens = 3,
+  /** Bytes of the heap in use. */
+  HeapUsed = 4,
+  /** Rows allocated for pools, for tokens, and heap bytes: a reader re-views its arrays when they grew. */
+  PoolRows = 5,
+  TokenRows = 6,
+  HeapBytes = 7,
+}
+
+export const enum PoolState {
+  None = 0,
+  Live = 1,
+  /** Taken out of every lookup by a rollback; the address stays readable for holders of the id. */
+  Removed = 2,
+}
+
+export const enum TokenState {
+  None = 0,
+  Live = 1,
+  Removed = 2,
+  /** The bits above: None, Live or Removed. */
+  Mask = 3,
+  /** Flag: the name or symbol holds non-ASCII text (search folds its case through a decoded string). */
+  NonAscii = 4,
+}
+
+export type PartArrays = { -readonly [K in PartName]: InstanceType<Extract<(typeof PARTS)[number], { name: K }>['ctor']> };

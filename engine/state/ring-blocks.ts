@@ -1,0 +1,134 @@
+/**
+ * The shared pools of blocks. A ring block holds the candle rings of one pool (every interval's
+ * slots); only pools that traded recently hold one. A pool takes a block when it trades while it has
+ * none (its newest candles are loaded back from LMDB, so the rings read as if it had never let go)
+ * and gives it back once it has been quiet for a while and its candles are stored (shards/tiers.ts).
+ * A second block holds a token's 1 s candles the same way, while it trades (they are not stored).
+ *
+ * Any shard takes and gives blocks, so each free stack is guarded by a lock word (header[0]);
+ * holding it covers a handful of array operations. Blocks above the high-water mark were never
+ * handed out, so their memory was never touched: resident memory follows the blocks in use.
+ */
+import type { EngineViews } from './views.js';
+
+/** One pool of blocks: its allocator words, free stack and owners (row + 1, 0 free). */
+export interface BlockPool {
+  readonly header: Int32Array;
+  readonly free: Int32Array;
+  readonly owner: Int32Array;
+  readonly count: number;
+}
+
+/** The ring blocks of pools. */
+export function ringBlocks(v: EngineViews): BlockPool {
+  return { header: v.blockHeader, free: v.blockFree, owner: v.blockPool, count: v.blockCount };
+}
+
+/** The second blocks of tokens. */
+export function secondBlocks(v: EngineViews): BlockPool {
+  return { header: v.secondBlockHeader, free: v.secondBlockFree, owner: v.secondBlockToken, count: v.secondBlockCount };
+}
+
+const LOCK = 0;
+const FREE_DEPTH = 1;
+const HIGH_WATER = 2;
+const IN_USE = 3;
+
+function lock(h: Int32Array): void {
+  while (Atomics.compareExchange(h, LOCK, 0, 1) !== 0) Atomics.wait(h, LOCK, 1, 1);
+}
+
+function unlock(h: Int32Array): void {
+  Atomics.store(h, LOCK, 0);
+  Atomics.notify(h, LOCK, 1);
+}
+
+/** Hands `row` a free block of `pool` and records its owner (not the row's own column: the caller sets that under its seqlock); -1 when none is left. */
+export function take(pool: BlockPool, row: number): number {
+  const h = pool.header;
+  lock(h);
+  let b = -1;
+  const depth = h[FREE_DEPTH]!;
+  if (depth > 0) {
+    b = pool.free[depth - 1]!;
+    h[FREE_DEPTH] = depth - 1;
+  } else if (h[HIGH_WATER]! < pool.count) {
+    b = h[HIGH_WATER]!;
+    h[HIGH_WATER] = b + 1;
+  }
+  if (b >= 0) {
+    h[IN_USE] = h[IN_USE]! + 1;
+    Atomics.store(pool.owner, b, row + 1);
+  }
+  unlock(h);
+  return b;
+}
+
+/** Returns block b to the free stack of `pool` (the caller has cleared its row's column). */
+export function give(pool: BlockPool, b: number): void {
+  const h = pool.header;
+  lock(h);
+  Atomics.store(pool.owner, b, 0);
+  pool.free[h[FREE_DEPTH]!] = b;
+  h[FREE_DEPTH] = h[FREE_DEPTH]! + 1;
+  h[IN_USE] = h[IN_USE]! - 1;
+  unlock(h);
+}
+
+/** Hands pool p a free ring block (the caller sets poolBlock under p's seqlock); -1 when none is left. */
+export function takeBlock(v: EngineViews, p: number): number {
+  return take(ringBlocks(v), p);
+}
+
+/** Returns ring block b (the caller has cleared poolBlock of its pool). */
+export function giveBlock(v: EngineViews, b: number): void {
+  give(ringBlocks(v), b);
+}
+
+export interface BlockStats {
+  readonly total: number;
+  readonly used: number;
+  readonly free: number;
+  /** Blocks ever handed out (their memory is resident). */
+  readonly touched: number;
+}
+
+export function blockStats(v: EngineViews, pool: BlockPool = ringBlocks(v)): BlockStats {
+  const used = Atomics.load(pool.header, IN_USE);
+  return { total: pool.count, used, free: pool.count - used, touched: Atomics.load(pool.header, HIGH_WATER) };
+}
+
+/** Bytes of shared memory one ring block (or second block) takes: every column's row of that scope. */
+export function ringBlockBytes(v: EngineViews, scope: 'block' | 'secondBlock' = 'block'): number {
+  let n = 0;
+  for (const c of v.columnTable) if (c.scope === scope) n += c.stride * c.array.BYTES_PER_ELEMENT;
+  return n;
+}
+
+/** Blocks ever handed out: every block in use is below it. */
+export function blockHighWater(v: EngineViews, pool: BlockPool = ringBlocks(v)): number {
+  return Atomics.load(pool.header, HIGH_WATER);
+}
+
+/** Empties the allocator (before a snapshot's blocks are loaded, on the main thread with no shard running). */
+export function resetBlocks(v: EngineViews): void {
+  v.blockHeader.fill(0);
+  v.blockPool.fill(0, 0, v.blockCount);
+  v.poolBlock.fill(0);
+}
+
+/**
+ * Blocks 0..n-1 handed to `pools` in order (loading a snapshot: main thread, no shard running);
+ * returns their ids, equal to their index in `pools`.
+ */
+export function assignBlocks(v: EngineViews, pools: ArrayLike<number>): void {
+  resetBlocks(v);
+  if (pools.length > v.blockCount) throw new RangeError(`the snapshot holds ${pools.length} pools with candle rings; ${v.blockCount} ring blocks are configured`);
+  for (let b = 0; b < pools.length; b++) {
+    const p = pools[b]!;
+    v.blockPool[b] = p + 1;
+    v.poolBlock[p] = b + 1;
+  }
+  v.blockHeader[HIGH_WATER] = pools.length;
+  v.blockHeader[IN_USE] = pools.length;
+}
