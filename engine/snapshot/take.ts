@@ -117,7 +117,12 @@ export async function loadState(store: Store, ingest: Ingest, snapshots: Snapsho
     }
   }
   if (prunedThrough > (snapshot?.seq ?? 0)) {
-    throw new Error(`${store.path}: the log is pruned through batch ${prunedThrough} and no usable snapshot of this version reaches it; start on an empty data directory to rebuild`);
+    throw new Error(
+      `${store.path}: the log is pruned through batch ${prunedThrough} and no snapshot there fits this version (the reasons are logged above), ` +
+        'so its views cannot be rebuilt: start the version that wrote the snapshots, or start on an empty data directory ' +
+        '(the simulator makes its history again, an EVM source reads it again from its node); ' +
+        'with "snapshots": { "pruneLog": false } the whole log is kept and a new version rebuilds from it',
+    );
   }
   ingest.registry.load(store);
   const replayedBatches = await ingest.replay(snapshot?.seq ?? 0);

@@ -1,5 +1,6 @@
 /**
- * The durable store: one LMDB environment, values packed with msgpackr (lmdb's default encoding).
+ * The durable store: one LMDB environment, values packed with msgpackr (lmdb's default encoding),
+ * transactions and candles in a binary form of their own (records.ts).
  *
  *  log       batch sequence -> FlatBuffers EventBatch bytes; the source of truth the views are rebuilt from
  *  meta      string -> value: per-chain checkpoints and recent block hashes, the log head and how far it was pruned, genesis time, shard watermarks
@@ -13,6 +14,7 @@
  */
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { RetryingWriter } from './durable.js';
+import { candleEncoder, txEncoder } from './records.js';
 
 export interface NetworkRecord {
   readonly index: number;
@@ -121,8 +123,9 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     dexes: db<DexRecord, number>('dexes'),
     pools: db<PoolRecord, number>('pools'),
     tokens: db<TokenRecord, number>('tokens'),
-    candles: db<number[], CandleKey>('candles'),
-    txs: db<TxRecord, TxKey>('txs'),
+    // Binary records (records.ts); a record written as msgpack by an older version reads as before.
+    candles: db<number[], CandleKey>('candles', { encoder: candleEncoder }),
+    txs: db<TxRecord, TxKey>('txs', { encoder: txEncoder }),
     writer: new RetryingWriter(root, path),
     close: () => root.close(),
   };
@@ -140,11 +143,14 @@ export const metaKeys = {
   shardWatermark: (shard: number) => `shard.${shard}.watermark`,
 } as const;
 
-/** Bytes of pages each database holds (branch, leaf and overflow pages; free pages not counted). */
-export function databaseBytes(store: Store): Record<'log' | 'txs' | 'candles' | 'pools' | 'tokens' | 'meta', number> {
+/** Bytes of pages each database holds (branch, leaf and overflow pages), and `unused`: the rest of the file (free pages, the key and usage databases). */
+export function databaseBytes(store: Store): Record<'log' | 'txs' | 'candles' | 'pools' | 'tokens' | 'meta' | 'unused', number> {
   const bytes = (db: Database<unknown, import('lmdb').Key>) => {
     const st = db.getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
     return (st.treeBranchPageCount + st.treeLeafPageCount + st.overflowPages) * st.pageSize;
   };
-  return { log: bytes(store.log), txs: bytes(store.txs), candles: bytes(store.candles), pools: bytes(store.pools), tokens: bytes(store.tokens), meta: bytes(store.meta) };
+  const used = { log: bytes(store.log), txs: bytes(store.txs), candles: bytes(store.candles), pools: bytes(store.pools), tokens: bytes(store.tokens), meta: bytes(store.meta) };
+  const env = store.root.getStats() as { pageSize: number; lastPageNumber: number };
+  const file = (env.lastPageNumber + 1) * env.pageSize;
+  return { ...used, unused: file - Object.values(used).reduce((a, b) => a + b, 0) };
 }
