@@ -14,6 +14,7 @@ import type { Engine } from '../engine/engine.js';
 import { keptColumns, usedBytes } from '../engine/snapshot/format.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { heldCandles, token1Changes } from './support/held-candles.js';
+import { settle } from './support/settle.js';
 
 // The compiled engine (npm test builds first): its shard threads load their compiled entry.
 const { startEngine } = (await import('../dist/engine/engine.js' as string)) as typeof EngineModule;
@@ -51,17 +52,6 @@ async function engineAt(dir: string, clock: { now: number }, snapshots: boolean)
   });
   await engine.caughtUp;
   return engine;
-}
-
-/** Waits until the engine has ingested up to the clock and applied it, and its windows are swept to it. */
-async function settle(engine: Engine, clock: { now: number }): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (engine.status().sourceTime < clock.now) {
-    if (Date.now() > deadline) throw new Error('engine did not reach the clock');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  await engine.ingest.settled();
-  await engine.shards.sweep(engine.registry.networks.length);
 }
 
 /**

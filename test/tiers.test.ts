@@ -14,6 +14,7 @@ import type { Engine } from '../engine/engine.js';
 import { INTERVALS } from '../engine/state/layout.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
+import { settle } from './support/settle.js';
 
 // The compiled engine (npm test builds first): its shard threads load their compiled entry.
 const { startEngine } = (await import('../dist/engine/engine.js' as string)) as typeof EngineModule;
@@ -68,20 +69,6 @@ async function side(clock: { now: number }, quietAfterSeconds: number | null): P
   };
 }
 
-/** Until the engine has ingested and applied up to the clock, with its windows swept to it (twice: a release takes two sweeps). */
-async function settle(engine: Engine, clock: { now: number }): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (engine.status().sourceTime < clock.now) {
-    if (Date.now() > deadline) throw new Error('engine did not reach the clock');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  await engine.ingest.settled();
-  for (let i = 0; i < 2; i++) {
-    await engine.shards.flush();
-    await engine.shards.sweep(engine.registry.networks.length);
-  }
-}
-
 describe('hot and quiet pools', () => {
   it('a pool that went quiet and traded again answers exactly as one that never let go of its rings', async () => {
     const clock = { now: GENESIS + 6 * HOUR };
@@ -90,7 +77,7 @@ describe('hot and quiet pools', () => {
     // Two days in steps of three hours: pools go quiet between steps, and many trade again later.
     for (let step = 0; step < 16; step++) {
       clock.now += 3 * HOUR;
-      await Promise.all([settle(tiered.engine, clock), settle(whole.engine, clock)]);
+      await Promise.all([settle(tiered.engine, clock, true), settle(whole.engine, clock, true)]);
     }
     const tierStats = await tiered.engine.shards.tierStats();
     expect(tierStats.missing).toBe(0);

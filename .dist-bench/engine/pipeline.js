@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=pipeline.js.map

@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=ranker.js.map

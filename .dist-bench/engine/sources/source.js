@@ -1,2 +1,0 @@
-export {};
-//# sourceMappingURL=source.js.map
