@@ -23,7 +23,7 @@ import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
-import { secondBlocks, take, takeBlock } from '../state/ring-blocks.js';
+import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import { createScratchRings, newestCandleOpen, token1Refs } from '../state/read.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
@@ -134,12 +134,17 @@ export class ShardWriter {
    * order, so no later event opens or changes a candle whose period ended before it.
    */
   readonly chainTime: Float64Array;
+  /** The block pools this writer takes ring and second blocks from. */
+  private readonly ringPool: BlockPool;
+  private readonly secondPool: BlockPool;
 
   constructor(views: EngineViews, sink: ShardSink | null, stored: StoredCandles | null = null) {
     this.v = views;
     this.sink = sink;
     this.stored = stored;
     this.chainTime = new Float64Array(views.capacity.chains);
+    this.ringPool = ringBlocks(views);
+    this.secondPool = secondBlocks(views);
   }
 
   private passed(p: number, t: number): void {
@@ -447,10 +452,10 @@ export class ShardWriter {
     const v = this.v;
     const held = v.poolBlock[p]!;
     if (held !== 0) return held - 1;
-    let b = takeBlock(v, p);
+    let b = take(this.ringPool, p);
     if (b < 0 && this.onBlocksExhausted !== null) {
       this.onBlocksExhausted();
-      b = takeBlock(v, p);
+      b = take(this.ringPool, p);
     }
     if (b < 0) throw new RangeError(`all ${v.blockCount} ring blocks are in use: raise the ring block capacity`);
     for (let i = 0; i < INTERVALS.length; i++) {
@@ -659,7 +664,7 @@ export class ShardWriter {
     let b = v.tokenSecondBlock[tk]! - 1;
     if (b < 0) {
       // A token that was quiet takes a second block; its earlier seconds are gone with the old one.
-      b = take(secondBlocks(v), tk);
+      b = take(this.secondPool, tk);
       if (b < 0) {
         this.secondsDropped++;
         return;

@@ -16,7 +16,7 @@
 import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
 import { newestCandleOpen, token1Refs } from '../state/read.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
-import type { EngineViews } from '../state/views.js';
+import type { CandleRing, EngineViews } from '../state/views.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
 import type { Store } from '../store/store.js';
 import type { ShardWriter } from './apply.js';
@@ -57,7 +57,8 @@ export class ShardTiers {
   private durableGeneration = 0;
   /** The newest chain clock of this shard's chains at the last sweep (Unix s). */
   private sweptAt = 0;
-  readonly stats: TierStats = { released: 0, reloaded: 0, forced: 0, missing: 0 };
+  private released = 0;
+  private forced = 0;
 
   constructor(
     private readonly views: EngineViews,
@@ -68,6 +69,10 @@ export class ShardTiers {
     private readonly policy: TierPolicy | null,
   ) {
     if (store !== null) writer.onBlocksExhausted = () => this.freeNow();
+  }
+
+  stats(): TierStats {
+    return { released: this.released, reloaded: this.writer.reloads, forced: this.forced, missing: this.writer.reloadMisses };
   }
 
   /** Frees the second blocks of this shard's tokens with no 1 s candle in the last SECONDS_KEPT_AFTER_S (any shard, store or not). */
@@ -126,7 +131,7 @@ export class ShardTiers {
       this.releasing.delete(p);
       if (v.poolBlock[p] !== 0 && v.txnsTotal[p] === r.swaps) {
         this.release(p);
-        this.stats.released++;
+        this.released++;
       }
     }
     const next = this.generation + 1;
@@ -142,7 +147,12 @@ export class ShardTiers {
     }
     const { free, total } = blockStats(v);
     const short = Math.ceil(total * LOW_FREE_SHARE) - free - this.releasing.size;
-    if (short > 0) for (const p of this.oldestHot(short)) begun += this.handOver(p, v.poolBlock[p]! - 1, next);
+    if (short > 0) {
+      for (const p of this.oldestHot(short)) {
+        this.handOver(p, v.poolBlock[p]! - 1, next);
+        begun++;
+      }
+    }
     if (begun > 0) this.generation = next;
     return begun;
   }
@@ -163,16 +173,21 @@ export class ShardTiers {
     for (const p of pools) this.releasing.delete(p);
   }
 
-  private handOver(p: number, b: number, generation: number): number {
+  /** Calls `fn` with each candle pool p's ring block b holds: interval, ring and slot, oldest first per interval. */
+  private eachHeld(p: number, b: number, fn: (interval: number, r: CandleRing, slot: number) => void): void {
     const v = this.views;
     for (let i = 0; i < INTERVALS.length; i++) {
       const r = v.rings[i]!;
       const n = r.opened[p]!;
       const R = r.slots;
-      for (let k = n > R ? n - R : 0; k < n; k++) this.sink!.candleEvicted(p, i, r, b * R + (k % R));
+      for (let k = n > R ? n - R : 0; k < n; k++) fn(i, r, b * R + (k % R));
     }
-    this.releasing.set(p, { swaps: v.txnsTotal[p]!, generation });
-    return 1;
+  }
+
+  private handOver(p: number, b: number, generation: number): void {
+    const sink = this.sink!;
+    this.eachHeld(p, b, (i, r, s) => sink.candleEvicted(p, i, r, s));
+    this.releasing.set(p, { swaps: this.views.txnsTotal[p]!, generation });
   }
 
   /** Frees pool p's block (its candles are on disk); token 1's window references are kept, as its rings gave them. */
@@ -216,20 +231,13 @@ export class ShardTiers {
     if (victims.length === 0) return;
     const chunks = new Map<string, { key: [number, number, number]; data: number[] }>();
     for (const p of victims) {
-      const b = v.poolBlock[p]! - 1;
-      for (let i = 0; i < INTERVALS.length; i++) {
-        const r = v.rings[i]!;
-        const n = r.opened[p]!;
-        const R = r.slots;
-        for (let k = n > R ? n - R : 0; k < n; k++) {
-          const s = b * R + (k % R);
-          const key: [number, number, number] = [p, i, chunkStart(i, r.time[s]!)];
-          const id = key.join(':');
-          let chunk = chunks.get(id);
-          if (chunk === undefined) chunks.set(id, (chunk = { key, data: [] }));
-          appendCandle(chunk.data, r, s);
-        }
-      }
+      this.eachHeld(p, v.poolBlock[p]! - 1, (i, r, s) => {
+        const key: [number, number, number] = [p, i, chunkStart(i, r.time[s]!)];
+        const id = key.join(':');
+        let chunk = chunks.get(id);
+        if (chunk === undefined) chunks.set(id, (chunk = { key, data: [] }));
+        appendCandle(chunk.data, r, s);
+      });
     }
     store.root.transactionSync(() => {
       for (const { key, data } of chunks.values()) store.candles.put(key, mergeChunk(store.candles.get(key), data));
@@ -237,7 +245,7 @@ export class ShardTiers {
     for (const p of victims) {
       this.releasing.delete(p);
       this.release(p);
-      this.stats.forced++;
+      this.forced++;
     }
   }
 }

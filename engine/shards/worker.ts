@@ -151,7 +151,7 @@ export async function sweep(task: { readonly chains: readonly number[]; readonly
 }
 
 export function tierStats(): TierStats {
-  return { ...tiers.stats, reloaded: writer.reloads, missing: writer.reloadMisses };
+  return tiers.stats();
 }
 
 /** One page of a ranked pool search over this shard's chains (between apply tasks). */
