@@ -25,7 +25,7 @@ import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOW_BASES, WINDOW_COUNT } from '../st
 import type { CandleRing, EngineViews } from '../state/views.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import { createScratchRings, newestCandleOpen } from '../state/read.js';
-import { createWindowSums, loadStoredBase, NEVER_CHANGES, priceChange, sumWindows, type StoredCandles } from '../state/windows.js';
+import { createWindowSums, loadStoredBase, NEVER_CHANGES, priceChange, sumWindows, windowsEmpty, type StoredCandles } from '../state/windows.js';
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
@@ -631,11 +631,13 @@ export class ShardWriter {
   /**
    * True when re-summing the windows on base `b` of pool p (which holds no ring block, so its
    * candles no longer change) at base candle `current` gives the figures it has: no candle leaves
-   * one of its windows before `current` (none holds one: NEVER_CHANGES; the price changes follow the
-   * price as it moves). A quiet pool's windows read the store only when a candle leaves one of them.
+   * one of its windows before `current`, or none held one already (also when that time is not known,
+   * after a start); the price changes follow the price as it moves. A quiet pool's windows read the
+   * store only when a candle leaves one of them.
    */
   private unchanged(p: number, b: number, current: number): boolean {
-    return current < this.v.winNextChange[b]![p]!;
+    const v = this.v;
+    return current < v.winNextChange[b]![p]! || windowsEmpty(b, v.winAsOf[b]![p]!, v.lastSwapTime[p]!);
   }
 
   /** Brings the windows of pool p up to the chain clock (for pools with no event since). */

@@ -10,7 +10,7 @@
 import { ROW_WINDOW_FIGURES, ROW_WINDOWS, type RowWindowFigure } from '../search/figures.js';
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import type { CandleRing, EngineViews } from './views.js';
-import { candleOpen, createWindowSums, loadStoredBase, NEVER_CHANGES, priceChange, sumWindows, type StoredCandles } from './windows.js';
+import { candleOpen, createWindowSums, loadStoredBase, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
 export const READ_TIMEOUT_MS = 20;
@@ -79,8 +79,6 @@ export interface PoolState {
   readonly winPriceChange1: Float64Array;
   /** Per window base (WINDOW_BASES order): open time of the base candle the sums are as of. */
   readonly winAsOf: Float64Array;
-  /** Per window base, of a pool without a ring block: views.winNextChange. */
-  readonly winNextChange: Float64Array;
   /** Per window base: candles ever opened of the base interval. */
   readonly baseOpened: Float64Array;
   /** The pool's ring block at the copy, -1 none. */
@@ -113,7 +111,6 @@ export function createPoolState(): PoolState {
     winRefPrice1: new Float64Array(WINDOW_COUNT),
     winPriceChange1: new Float64Array(WINDOW_COUNT),
     winAsOf: new Float64Array(WINDOW_BASES.length),
-    winNextChange: new Float64Array(WINDOW_BASES.length),
     baseOpened: new Float64Array(WINDOW_BASES.length),
     block: -1,
   };
@@ -205,7 +202,6 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   out.txnsTotal = v.txnsTotal[p]!;
   for (let b = 0; b < WINDOW_BASES.length; b++) {
     out.winAsOf[b] = v.winAsOf[b]![p]!;
-    out.winNextChange[b] = v.winNextChange[b]![p]!;
     out.baseOpened[b] = v.rings[WINDOW_BASES[b]!.base]!.opened[p]!;
   }
   const block = v.poolBlock[p]! - 1;
@@ -249,7 +245,7 @@ function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigur
     // Never swapped: every figure is zero. Otherwise the candles are read unless only the row is
     // asked for, or only sums and no window on this base holds a candle (they are zero).
     const none = asOf === 0 || n === 0;
-    const read = !none && (figures === 'all' || (figures === 'sums' && out.winNextChange[b] !== NEVER_CHANGES));
+    const read = !none && (figures === 'all' || (figures === 'sums' && !windowsEmpty(b, asOf, out.lastSwapTime)));
     if (read) {
       const stored = v.storedCandles;
       if (stored === null) throw new Error('a pool without a ring block is read, but no stored candles were given (useStoredCandles)');

@@ -214,7 +214,8 @@ export class EngineViews {
   /**
    * Per window base, for a pool without a ring block: the base candle open at which a candle next
    * leaves one of its windows (windows.ts NEVER_CHANGES when none holds one; 0 not known, after a
-   * start or while it holds a block). Until then its window figures cannot change but for its price.
+   * start). Until then its window figures cannot change but for its price. Meaningless while the
+   * pool holds a block: set when it gives the block back.
    */
   readonly winNextChange: readonly Uint32Array[];
 

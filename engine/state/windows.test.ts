@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Iv, WINDOWS, WINDOW_BASES, Win } from './layout.js';
 import { createScratchRings } from './read.js';
-import { createWindowSums, sumWindows } from './windows.js';
+import { createWindowSums, sumWindows, windowsEmpty } from './windows.js';
 
 /** Candle k (of n) of a one-row ring at its slot, the way the shard writer lays it out. */
 function put(r: ReturnType<typeof createScratchRings>[number], k: number, time: number, o1: number, c1: number, volume: number, buy: boolean): void {
@@ -45,5 +45,23 @@ describe('sumWindows', () => {
     // As of a later minute with every candle out of the window: nothing summed, the newest close is the reference, nothing leaves.
     expect(sumWindows(r, 0, 2, T + 600, M1, s)).toBe(Infinity);
     expect([s.volumeUsd[Win.M5], s.txns[Win.M5], s.refPrice1[Win.M5]]).toEqual([0, 0, 12]);
+  });
+
+  it('knows without a candle when no window on a base can hold one: the newest is older than the longest window', () => {
+    const T = 1_700_000_040;
+    const r = createScratchRings()[Iv.M1]!;
+    put(r, 0, T, 8, 9, 1, false);
+    const s = createWindowSums();
+    // The longest window on the 1 m base is 5 m: the candle at T is in it as of T + 4 min, out as of T + 5 min.
+    expect(windowsEmpty(M1, T + 240, T + 30)).toBe(false);
+    expect(sumWindows(r, 0, 1, T + 240, M1, s)).toBe(T + 300);
+    expect(s.txns[Win.M5]).toBe(1);
+    expect(windowsEmpty(M1, T + 300, T + 30)).toBe(true);
+    expect(sumWindows(r, 0, 1, T + 300, M1, s)).toBe(Infinity);
+    expect(s.txns[Win.M5]).toBe(0);
+    // On the 24 h base the longest window is 30 days.
+    const D1 = WINDOW_BASES.findIndex((b) => b.base === Iv.H24);
+    expect(windowsEmpty(D1, 86_400 * 20_000 + 29 * 86_400, 86_400 * 20_000 + 5)).toBe(false);
+    expect(windowsEmpty(D1, 86_400 * 20_000 + 30 * 86_400, 86_400 * 20_000 + 5)).toBe(true);
   });
 });

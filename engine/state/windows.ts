@@ -48,6 +48,18 @@ export function priceChange(price: number, ref: number): number {
   return ref > 0 ? (price / ref - 1) * 100 : 0;
 }
 
+/** Per window base (WINDOW_BASES order): its longest window, in seconds. */
+const LONGEST_WINDOW_S: readonly number[] = WINDOW_BASES.map(({ windows }) => Math.max(...windows.map((w) => WINDOWS[w]!.seconds)));
+
+/**
+ * True when, as of base candle `asOf`, no window on base b holds a candle of a pool whose last swap
+ * was at `lastSwapTime`: its newest candle is older than the longest window. Its sums there are zero
+ * and stay so, its references are its newest candle's, until it swaps again (no candle need be read).
+ */
+export function windowsEmpty(b: number, asOf: number, lastSwapTime: number): boolean {
+  return asOf >= candleOpen(lastSwapTime, WINDOW_BASES[b]!.base) + LONGEST_WINDOW_S[b]!;
+}
+
 /** Open time of the candle of `interval` that time `t` falls in. */
 export function candleOpen(t: number, interval: number): number {
   return t - (t % INTERVAL_SECONDS[interval]!);
