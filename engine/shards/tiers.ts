@@ -1,9 +1,9 @@
 /**
  * Hot and quiet pools on one shard. A pool holds a ring block (state/ring-blocks.ts) while it trades;
  * once its last swap is `quietAfterSeconds` older than the newest event applied on its chain, and the
- * period of its newest candle of every interval (the longest is a day) has ended and a window sweep
- * has re-summed its windows since (so its figures are sums of its candles), it gives the block
- * back. From then on its stored candles can never change (a later swap opens new candles), so a start
+ * period of its newest candle of every interval (the longest is a day) has ended (its windows then
+ * re-summed, so its figures are sums of its candles), it gives the block back. From then on its
+ * stored candles can never change (a later swap opens new candles), so a start
  * that replays the log behind a run that went further reads the same candles as that run did. It
  * gives the block back in two sweeps so that no reader ever misses a candle:
  *   1. its ring candles are handed to the store (as evictions are) and written at once;
@@ -12,8 +12,9 @@
  *      window figures search ranks by, re-summed from LMDB (apply.ts) when a candle leaves a window,
  *      and its other window figures are summed from LMDB when read (state/read.ts).
  * When blocks run short (fewer than an eighth free) the oldest hot pools whose candles are all sealed go
- * quiet the same way, however recent; when none is left at all, the oldest of those have their windows
- * re-summed at their chain's newest event, their ring candles written synchronously, and are freed at once.
+ * quiet the same way, however recent; when none is left at all, the oldest of those are written
+ * synchronously and freed at once. A pool about to go quiet whose windows were not re-summed since
+ * its last swap has them brought up to its chain's clock first, as the next window sweep would.
  */
 import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
 import { newestCandleOpen } from '../state/read.js';
@@ -145,14 +146,14 @@ export class ShardTiers {
       const p = v.blockPool[b]! - 1;
       if (p < 0 || this.releasing.has(p)) continue;
       const chain = v.poolChain[p]!;
-      if (!this.ownsChain(chain) || !this.sealed(p) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds || !this.summed(p)) continue;
+      if (!this.ownsChain(chain) || !this.sealed(p) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds || !this.summedNow(p)) continue;
       this.handOver(p, b, next);
       begun++;
     }
     const { free, total } = blockStats(v);
     const short = Math.ceil(total * LOW_FREE_SHARE) - free - this.releasing.size;
     if (short > 0) {
-      for (const p of this.oldestHot(short, true)) {
+      for (const p of this.oldestHot(short)) {
         this.handOver(p, v.poolBlock[p]! - 1, next);
         begun++;
       }
@@ -206,6 +207,16 @@ export class ShardTiers {
     return true;
   }
 
+  /**
+   * summed(p), after bringing pool p's windows up to its chain's clock when they were not (as the
+   * next window sweep would: it re-sums them, its day being over).
+   */
+  private summedNow(p: number): boolean {
+    if (this.summed(p)) return true;
+    this.writer.refreshWindows(p, this.views.chainClock[this.views.poolChain[p]!]!);
+    return this.summed(p);
+  }
+
   /** Frees pool p's block (its candles are on disk); when its windows next change is kept, as its rings give it. */
   private release(p: number): void {
     const v = this.views;
@@ -223,15 +234,15 @@ export class ShardTiers {
 
   /**
    * Up to `count` hot pools of this shard with sealed candles, not already handing over, oldest last
-   * swap first; with `summedOnly`, only those whose windows were re-summed since their last swap.
+   * swap first, their windows re-summed since their last swap (summedNow).
    */
-  private oldestHot(count: number, summedOnly: boolean): number[] {
+  private oldestHot(count: number): number[] {
     const v = this.views;
     const hot: number[] = [];
     const high = blockHighWater(v);
     for (let b = 0; b < high; b++) {
       const p = v.blockPool[b]! - 1;
-      if (p >= 0 && !this.releasing.has(p) && this.ownsChain(v.poolChain[p]!) && this.sealed(p) && (summedOnly === false || this.summed(p))) hot.push(p);
+      if (p >= 0 && !this.releasing.has(p) && this.ownsChain(v.poolChain[p]!) && this.sealed(p) && this.summedNow(p)) hot.push(p);
     }
     hot.sort((a, b) => v.lastSwapTime[a]! - v.lastSwapTime[b]!);
     return hot.slice(0, count);
@@ -244,11 +255,9 @@ export class ShardTiers {
   private freeNow(): void {
     const v = this.views;
     const store = this.store!;
-    const owned = this.oldestHot(Number.MAX_SAFE_INTEGER, false);
+    const owned = this.oldestHot(Number.MAX_SAFE_INTEGER);
     const victims = owned.slice(0, Math.max(8, Math.floor(owned.length / 32)));
     if (victims.length === 0) return;
-    // Their windows re-summed up to their chain's newest event (past their day: every base moved on).
-    for (const p of victims) this.writer.refreshWindows(p, this.writer.chainTime[v.poolChain[p]!]!);
     const chunks = new Map<string, { key: [number, number, number]; data: number[] }>();
     for (const p of victims) {
       this.eachHeld(p, v.poolBlock[p]! - 1, (i, r, s) => {
