@@ -3,23 +3,32 @@
  * activity (so about the same pools trade), pools quiet for an hour giving their rings back.
  * Prints, per size, the pools hot and quiet, the ring blocks touched, the resident memory, and a
  * restart (SIGTERM, start again: serving, caught up); then the memory one more pool costs (the
- * difference between the two sizes over the difference in pools: almost all of them quiet) beside
- * the shared-memory row of a pool and of a token, from the column table.
+ * difference between the two sizes over the difference in pools: almost all of them quiet), split
+ * into the shared-memory row of a pool and its share of token rows (from the column table), its
+ * catalog rows (catalog/parts.ts), the simulator's state (measured alone at both sizes: not part of
+ * a real deployment) and the rest (catalog texts and address tables, indexes, heaps); and the whole
+ * process extrapolated to the public service's 37.7 M pools and 34.8 M tokens.
  *
- *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1]
+ *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1] [--no-restart]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { PARTS } from '../engine/catalog/parts.js';
 import { EngineViews } from '../engine/state/views.js';
 import { ringBlockBytes } from '../engine/state/ring-blocks.js';
 import { residentBytes, waitForLine } from './process.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' }, 'no-restart': { type: 'boolean' } } });
+const restart = values['no-restart'] !== true;
+const SIMULATOR_MEMORY = fileURLToPath(new URL('./simulator-memory.js', import.meta.url));
+/** The public service's universe, which the whole process is extrapolated to. */
+const PUBLIC_POOLS = 37_700_000;
+const PUBLIC_TOKENS = 34_800_000;
 const quick = values.quick === true;
 const sizes = (values.pools ?? (quick ? '20000,80000' : '250000,1000000')).split(',').map(Number);
 const backfillDays = Number(values['backfill-days'] ?? 1);
@@ -41,7 +50,9 @@ interface SizeResult {
   readonly events: number;
   readonly engine: EngineStats;
   readonly anonBytes: number;
-  readonly restart: { readonly servingSeconds: number; readonly caughtUpSeconds: number };
+  readonly restart: { readonly servingSeconds: number; readonly caughtUpSeconds: number } | null;
+  /** Resident memory of the simulator alone at this size. */
+  readonly simulatorBytes: number;
 }
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
@@ -67,17 +78,26 @@ async function measure(pools: number): Promise<SizeResult> {
     const stats = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { pools: number; tokens: number; engine: EngineStats };
     const anonBytes = residentBytes(child.pid!).anon;
     await stop(child);
+    const simulatorBytes = await simulatorMemory(pools);
+    if (!restart) return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: null, simulatorBytes };
     const t0 = performance.now();
     child = start(args);
     await waitForLine(child, /(?<!paid )REST listening on/, 30 * 60_000);
     const servingSeconds = (performance.now() - t0) / 1000;
     await waitForLine(child, /caught up/, 30 * 60_000);
     const caughtUpSeconds = (performance.now() - t0) / 1000;
-    return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: { servingSeconds, caughtUpSeconds } };
+    return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: { servingSeconds, caughtUpSeconds }, simulatorBytes };
   } finally {
     await stop(child).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+async function simulatorMemory(pools: number): Promise<number> {
+  const child = spawn(process.execPath, ['--expose-gc', SIMULATOR_MEMORY, '--pools', String(pools), '--backfill-days', String(backfillDays)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const bytes = Number((await waitForLine(child, /simulator anon (\d+)/, 10 * 60_000))[1]);
+  await new Promise((r) => child.once('exit', r));
+  return bytes;
 }
 
 function rowBytes(views: EngineViews, scope: 'pool' | 'token'): number {
@@ -86,9 +106,15 @@ function rowBytes(views: EngineViews, scope: 'pool' | 'token'): number {
   return n;
 }
 
+function catalogRowBytes(scope: 'pool' | 'token'): number {
+  let n = 0;
+  for (const p of PARTS) if (p.scope === scope) n += p.stride * p.ctor.BYTES_PER_ELEMENT;
+  return n;
+}
+
 async function main(): Promise<void> {
   const print = (line: string) => process.stdout.write(`${line}\n`);
-  print(`# hot and quiet pools (${new Date().toISOString()}, ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${mib(totalmem())})`);
+  print(`# hot and quiet pools (${new Date().toISOString()}, ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${mib(totalmem())}, load average ${loadavg()[0]!.toFixed(1)})`);
   print(`${backfillDays} day(s) of simulated history, pools quiet for ${QUIET_AFTER_S} s give their rings back`);
   print('');
   print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | resident (anon) | per pool | restart: serving / caught up |');
@@ -99,19 +125,56 @@ async function main(): Promise<void> {
     results.push(r);
     const e = r.engine;
     print(
-      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B | ${r.restart.servingSeconds.toFixed(1)} s / ${r.restart.caughtUpSeconds.toFixed(1)} s |`,
+      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B | ${r.restart === null ? 'not measured' : `${r.restart.servingSeconds.toFixed(1)} s / ${r.restart.caughtUpSeconds.toFixed(1)} s`} |`,
     );
   }
   const views = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
+  const poolRow = rowBytes(views, 'pool');
+  const tokenRow = rowBytes(views, 'token');
+  const blockBytes = ringBlockBytes(views);
   print('');
+  print(`shared-memory row: ${poolRow} B per pool, ${tokenRow} B per token; a ring block ${fmt(blockBytes)} B (its window state ${windowBlockBytes(views)} B), a second block ${ringBlockBytes(views, 'secondBlock')} B`);
   if (results.length >= 2) {
     const a = results[0]!;
     const b = results[results.length - 1]!;
-    const perPool = (b.anonBytes - a.anonBytes - (b.engine.ring_blocks.touched - a.engine.ring_blocks.touched) * b.engine.ring_blocks.bytes_each) / (b.pools - a.pools);
-    print(`one more pool (with its share of tokens, the id registry and the search index), blocks aside: ${fmt(Math.round(perPool))} B (target for a quiet pool: at most 400 B)`);
-    print(`extrapolated: 10,000,000 pools ${mib(a.anonBytes + perPool * (10_000_000 - a.pools))}; 37,700,000 pools ${mib(a.anonBytes + perPool * (37_700_000 - a.pools))} (blocks of the hot pools of the smaller run included)`);
+    const pools = b.pools - a.pools;
+    const tokensPerPool = (b.tokens - a.tokens) / pools;
+    const perPool = (b.anonBytes - a.anonBytes - (b.engine.ring_blocks.touched - a.engine.ring_blocks.touched) * b.engine.ring_blocks.bytes_each) / pools;
+    const simulator = (b.simulatorBytes - a.simulatorBytes) / pools;
+    const parts: [string, number][] = [
+      ['compact pool row (shared views)', poolRow],
+      [`token rows (${tokensPerPool.toFixed(2)} tokens per pool)`, tokenRow * tokensPerPool],
+      ['catalog rows of the pool and its tokens (texts aside)', catalogRowBytes('pool') + catalogRowBytes('token') * tokensPerPool],
+    ];
+    const known = parts.reduce((sum, [, n]) => sum + n, 0);
+    const quiet = perPool - simulator;
+    print('');
+    print(`one more pool, from ${fmt(a.pools)} to ${fmt(b.pools)} pools (almost all of them quiet), ring blocks aside:`);
+    print('');
+    print('| part | bytes per pool |');
+    print('|---|---|');
+    for (const [name, n] of parts) print(`| ${name} | ${n.toFixed(1)} |`);
+    print(`| the rest: catalog texts and address tables, indexes, heaps | ${(quiet - known).toFixed(1)} |`);
+    print(`| **a quiet pool, measured** (target: at most 400 B) | **${quiet.toFixed(1)}** |`);
+    print(`| simulator state (not part of a real deployment) | ${simulator.toFixed(1)} |`);
+    print(`| measured resident per pool, simulator included | ${perPool.toFixed(1)} |`);
+    // The public universe: the larger run's process, plus quiet pools (with their tokens) and hot pools' blocks at its share.
+    const hotShare = b.engine.pools_hot / b.pools;
+    const tokenAdjust = (PUBLIC_TOKENS - (b.tokens + tokensPerPool * (PUBLIC_POOLS - b.pools))) * (tokenRow + catalogRowBytes('token'));
+    const publicBytes = b.anonBytes - b.simulatorBytes + (PUBLIC_POOLS - b.pools) * (quiet + hotShare * blockBytes) + tokenAdjust;
+    print('');
+    print(
+      `whole process at ${fmt(b.pools)} pools: ${mib(b.anonBytes)} resident (${mib(b.anonBytes - b.simulatorBytes)} without the simulator); ` +
+        `extrapolated to ${fmt(PUBLIC_POOLS)} pools and ${fmt(PUBLIC_TOKENS)} tokens with ${(hotShare * 100).toFixed(1)} % of pools hot: ${mib(publicBytes)} without the simulator`,
+    );
   }
-  print(`shared-memory row: ${rowBytes(views, 'pool')} B per pool, ${rowBytes(views, 'token')} B per token; a ring block ${fmt(ringBlockBytes(views))} B, a second block ${ringBlockBytes(views, 'secondBlock')} B`);
+}
+
+/** Bytes of a ring block that are window state (the win.* columns). */
+function windowBlockBytes(views: EngineViews): number {
+  let n = 0;
+  for (const c of views.columnTable) if (c.scope === 'block' && c.name.startsWith('win.')) n += c.stride * c.array.BYTES_PER_ELEMENT;
+  return n;
 }
 
 await main();

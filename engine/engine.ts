@@ -17,6 +17,8 @@ import { cutSnapshot, loadState } from './snapshot/take.js';
 import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
 import { blockStats, ringBlockBytes, secondBlocks } from './state/ring-blocks.js';
+import { useStoredCandles } from './state/read.js';
+import { LmdbCandles } from './shards/stored-candles.js';
 import { DEFAULT_TIER_POLICY, type TierPolicy } from './shards/tiers.js';
 import { openStore, type Store } from './store/store.js';
 
@@ -115,6 +117,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
   spaceTimer.unref();
   const views = EngineViews.create(options.capacity);
+  useStoredCandles(views, new LmdbCandles(store));
   const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now, log, tiers: options.tiers === undefined ? DEFAULT_TIER_POLICY : options.tiers });
   const ingest = new Ingest(store, views, shards);
   const policy = options.snapshots === undefined ? DEFAULT_SNAPSHOT_POLICY : options.snapshots;

@@ -11,6 +11,8 @@ import { u128ToBigInt } from '../engine/shards/u128.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { INTERVALS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS } from '../engine/state/layout.js';
 import { EngineViews } from '../engine/state/views.js';
+import { createPoolState, readPool, useStoredCandles } from '../engine/state/read.js';
+import { LmdbCandles } from '../engine/shards/stored-candles.js';
 import { allStoredCandles } from '../engine/store/candles.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { IVS, ReferenceModel } from './support/reference-model.js';
@@ -40,6 +42,7 @@ describe('engine views against a reference recomputation of the event log', () =
     store = openStore(dir);
     views = EngineViews.create({ pools: 4096, tokens: 4096, chains: 16 });
     shards = new LocalShards(views, store);
+    useStoredCandles(views, new LmdbCandles(store));
     ingest = new Ingest(store, views, shards);
     const sim = createSimulator({ seed: 7, pools: 400, genesisTime: GENESIS, swapsPerSecond: 0.25, newPoolsPerHour: 2 });
     await ingest.registerNetworks(sim.networks);
@@ -150,15 +153,17 @@ describe('engine views against a reference recomputation of the event log', () =
       views.chainClock.fill(now);
       shards.sweep(ingest.registry.networks.length);
       let nonZero = 0;
+      const state = createPoolState();
       for (const [id] of ref.pools) {
         if (views.winAsOf[0]![id] === 0) continue; // never traded
+        expect(readPool(views, id, state)).toBe(true);
         WINDOWS.forEach((w, wi) => {
           const exp = ref.window(id, w.seconds, w.base, now);
-          close(views.winVolumeUsd[wi]![id]!, exp.volumeUsd, `pool ${id} ${w.name} volume at ${now}`);
-          close(views.winBuyVolumeUsd[wi]![id]!, exp.buyVolumeUsd, `pool ${id} ${w.name} buy volume`);
-          expect(views.winTxns[wi]![id], `pool ${id} ${w.name} txns`).toBe(exp.txns);
-          expect(views.winBuys[wi]![id], `pool ${id} ${w.name} buys`).toBe(exp.buys);
-          close(views.winPriceChange[wi]![id]!, exp.priceChange, `pool ${id} ${w.name} price change`);
+          close(state.winVolumeUsd[wi]!, exp.volumeUsd, `pool ${id} ${w.name} volume at ${now}`);
+          close(state.winBuyVolumeUsd[wi]!, exp.buyVolumeUsd, `pool ${id} ${w.name} buy volume`);
+          expect(state.winTxns[wi], `pool ${id} ${w.name} txns`).toBe(exp.txns);
+          expect(state.winBuys[wi], `pool ${id} ${w.name} buys`).toBe(exp.buys);
+          close(state.winPriceChange[wi]!, exp.priceChange, `pool ${id} ${w.name} price change`);
           if (exp.txns > 0) nonZero++;
         });
       }

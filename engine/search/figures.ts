@@ -2,6 +2,10 @@
  * The pool figures search ranks and filters by, each one shared column of the engine's views.
  * The order of POOL_FIGURES is the wire between the gateway and the shard threads: a figure
  * travels as its index here.
+ *
+ * The window figures named here are the only ones every pool's row keeps (views.ts derives its row
+ * window columns from ROW_WINDOWS); the others live in a trading pool's ring block, and a quiet
+ * pool's are summed from its stored candles when read (state/windows.ts).
  */
 import { Win } from '../state/layout.js';
 import type { EngineViews } from '../state/views.js';
@@ -23,24 +27,45 @@ export const POOL_FIGURES = [
 
 export type PoolFigure = (typeof POOL_FIGURES)[number];
 
-const COLUMN: Readonly<Record<PoolFigure, (v: EngineViews) => Float64Array>> = {
-  volume_usd_24h: (v) => v.winVolumeUsd[Win.H24]!,
-  volume_usd_7d: (v) => v.winVolumeUsd[Win.D7]!,
-  volume_usd_30d: (v) => v.winVolumeUsd[Win.D30]!,
-  liquidity_usd: (v) => v.liquidityUsd,
-  txns_24h: (v) => v.winTxns[Win.H24]!,
-  created_at: (v) => v.poolCreatedAt,
-  price_usd: (v) => v.priceUsd0,
-  price_change_percentage_24h: (v) => v.winPriceChange[Win.H24]!,
-  price_change_percentage_48h: (v) => v.winPriceChange[Win.H48]!,
-  price_change_percentage_6h: (v) => v.winPriceChange[Win.H6]!,
-  price_change_percentage_1h: (v) => v.winPriceChange[Win.H1]!,
-  price_change_percentage_5m: (v) => v.winPriceChange[Win.M5]!,
+/** Window figures a pool row can keep: USD volume, transactions and token 0's USD price change. */
+export const ROW_WINDOW_FIGURES = ['volumeUsd', 'txns', 'priceChange'] as const;
+export type RowWindowFigure = (typeof ROW_WINDOW_FIGURES)[number];
+
+type Source = { readonly figure: RowWindowFigure; readonly window: Win } | { readonly column: 'liquidityUsd' | 'poolCreatedAt' | 'priceUsd0' };
+
+const SOURCE: Readonly<Record<PoolFigure, Source>> = {
+  volume_usd_24h: { figure: 'volumeUsd', window: Win.H24 },
+  volume_usd_7d: { figure: 'volumeUsd', window: Win.D7 },
+  volume_usd_30d: { figure: 'volumeUsd', window: Win.D30 },
+  liquidity_usd: { column: 'liquidityUsd' },
+  txns_24h: { figure: 'txns', window: Win.H24 },
+  created_at: { column: 'poolCreatedAt' },
+  price_usd: { column: 'priceUsd0' },
+  price_change_percentage_24h: { figure: 'priceChange', window: Win.H24 },
+  price_change_percentage_48h: { figure: 'priceChange', window: Win.H48 },
+  price_change_percentage_6h: { figure: 'priceChange', window: Win.H6 },
+  price_change_percentage_1h: { figure: 'priceChange', window: Win.H1 },
+  price_change_percentage_5m: { figure: 'priceChange', window: Win.M5 },
 };
+
+/** Per row window figure, the windows (layout WINDOWS indexes, ascending) whose figure every pool row keeps. */
+export const ROW_WINDOWS: Readonly<Record<RowWindowFigure, readonly number[]>> = (() => {
+  const out: Record<RowWindowFigure, number[]> = { volumeUsd: [], txns: [], priceChange: [] };
+  for (const name of POOL_FIGURES) {
+    const s = SOURCE[name];
+    if ('figure' in s) out[s.figure].push(s.window);
+  }
+  for (const f of ROW_WINDOW_FIGURES) out[f].sort((a, b) => a - b);
+  return out;
+})();
+
+function column(v: EngineViews, s: Source): Float64Array {
+  return 'figure' in s ? v.rowWindow[s.figure][s.window]! : v[s.column];
+}
 
 /** The column of every figure, in POOL_FIGURES order. */
 export function figureColumns(views: EngineViews): Float64Array[] {
-  return POOL_FIGURES.map((f) => COLUMN[f](views));
+  return POOL_FIGURES.map((f) => column(views, SOURCE[f]));
 }
 
 export function figureIndex(name: PoolFigure): number {

@@ -21,10 +21,12 @@ import { Sync } from '../events/fb/dex/events/sync.js';
 import { TokenInfo } from '../events/fb/dex/events/token-info.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
-import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from '../state/layout.js';
+import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
-import { createScratchRings, newestCandleOpen, token1Refs } from '../state/read.js';
+import { createScratchRings, newestCandleOpen } from '../state/read.js';
+import { createWindowSums, loadStoredBase, NEVER_CHANGES, priceChange, sumWindows, windowsEmpty, type StoredCandles } from '../state/windows.js';
+import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
@@ -44,18 +46,13 @@ export interface ShardSink {
   transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void;
 }
 
-/**
- * Where a shard finds the candles of a pool that holds no ring block: LMDB in the service. Only pools
- * whose candles are all stored give their block back, so the newest candles are always there.
- */
-export interface StoredCandles {
-  /**
-   * Pool p's newest `count` stored candles of `interval` opening at or before `upTo`, oldest first,
-   * into `ring` row `row` at the slots of candles opened - count .. opened - 1 (slot k % slots).
-   * Returns how many were found. (The store may hold later candles: a replay behind a run that went further.)
-   */
-  loadNewest(pool: number, interval: number, count: number, opened: number, upTo: number, ring: CandleRing, row: number): number;
-}
+/** Where a shard finds the candles of a pool that holds no ring block (state/windows.ts). */
+export type { StoredCandles } from '../state/windows.js';
+
+/** Per window base, the row window figures (search/figures.ts) of the windows on it. */
+const ROW_OF_BASE: readonly (readonly { readonly figure: RowWindowFigure; readonly w: number }[])[] = WINDOW_BASES.map(({ windows }) =>
+  ROW_WINDOW_FIGURES.flatMap((figure) => ROW_WINDOWS[figure].filter((w) => windows.includes(w)).map((w) => ({ figure, w }))),
+);
 
 /** USD figures of a transaction at the time it happened. */
 export interface TxUsd {
@@ -121,6 +118,8 @@ export class ShardWriter {
   private readonly stored: StoredCandles | null;
   /** One private row per interval: a quiet pool's stored candles, re-summed as its ring would be. */
   private readonly scratch = createScratchRings();
+  /** The windows of one base as last summed (resumWindows). */
+  private readonly sums = createWindowSums();
   /** Called when no ring block is free: frees some (tiers.ts), or throws. */
   onBlocksExhausted: (() => void) | null = null;
   /** Ring blocks taken back from LMDB (pools that traded again after going quiet). */
@@ -208,14 +207,10 @@ export class ShardWriter {
     }
   }
 
-  /** Keeps the block-start snapshot of raw reserves current before they change in `block`. */
+  /** Records the block and time of a reserve change. */
   private beginReserveChange(p: number, block: number, time: number): void {
     const v = this.v;
-    if (v.reserveBlock[p] !== block) {
-      const o = p * 8;
-      for (let k = 0; k < 8; k++) v.prevReserveRaw[o + k] = v.reserveRaw[o + k]!;
-      v.reserveBlock[p] = block;
-    }
+    v.reserveBlock[p] = block;
     v.reserveTime[p] = time;
   }
 
@@ -369,7 +364,7 @@ export class ShardWriter {
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
 
     for (let i = 0; i < INTERVALS.length; i++) this.updateCandle(v.rings[i]!, i, p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
-    this.updateWindows(p, t, p0, volumeUsd, buyUsd, isBuy);
+    this.updateWindows(p, row, t, p0, volumeUsd, buyUsd, isBuy);
 
     Atomics.add(v.poolSeq, p, 1);
     this.index?.markDirty(p);
@@ -468,7 +463,21 @@ export class ShardWriter {
     }
     if (v.rings[0]!.opened[p]! > 0) this.reloads++;
     v.poolBlock[p] = b + 1;
+    // The block's window state, as the pool's figures stand: re-summed from the candles just loaded
+    // as of the same base candles (a quiet pool's figures are those sums), none before its first swap.
+    this.clearBlockWindows(b);
+    for (let w = 0; w < WINDOW_BASES.length; w++) {
+      const asOf = v.winAsOf[w]![p]!;
+      if (asOf !== 0) this.resumWindows(p, w, asOf);
+    }
     return b;
+  }
+
+  private clearBlockWindows(b: number): void {
+    const v = this.v;
+    const from = b * WINDOW_COUNT;
+    const to = from + WINDOW_COUNT;
+    for (const col of [v.blockWinVolumeUsd, v.blockWinBuyVolumeUsd, v.blockWinTxns, v.blockWinBuys, v.blockWinPriceChange, v.blockWinRefPrice, v.blockWinRefPrice1]) col.fill(0, from, to);
   }
 
   private updateCandle(
@@ -520,7 +529,8 @@ export class ShardWriter {
     if (isBuy) r.buys[last] = r.buys[last]! + 1;
   }
 
-  private updateWindows(p: number, t: number, p0: number, volumeUsd: number, buyUsd: number, isBuy: boolean): void {
+  /** Pool p (holding ring block `row`) swapped at t: its windows take the swap in, or are re-summed when it opened a new base candle. */
+  private updateWindows(p: number, row: number, t: number, p0: number, volumeUsd: number, buyUsd: number, isBuy: boolean): void {
     const v = this.v;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const { base, windows } = WINDOW_BASES[b]!;
@@ -531,105 +541,103 @@ export class ShardWriter {
         continue;
       }
       for (let j = 0; j < windows.length; j++) {
-        const w = windows[j]!;
-        v.winVolumeUsd[w]![p] = v.winVolumeUsd[w]![p]! + volumeUsd;
-        v.winBuyVolumeUsd[w]![p] = v.winBuyVolumeUsd[w]![p]! + buyUsd;
-        v.winTxns[w]![p] = v.winTxns[w]![p]! + 1;
-        if (isBuy) v.winBuys[w]![p] = v.winBuys[w]![p]! + 1;
+        const i = row * WINDOW_COUNT + windows[j]!;
+        v.blockWinVolumeUsd[i] = v.blockWinVolumeUsd[i]! + volumeUsd;
+        v.blockWinBuyVolumeUsd[i] = v.blockWinBuyVolumeUsd[i]! + buyUsd;
+        v.blockWinTxns[i] = v.blockWinTxns[i]! + 1;
+        if (isBuy) v.blockWinBuys[i] = v.blockWinBuys[i]! + 1;
+      }
+      const rows = ROW_OF_BASE[b]!;
+      for (let j = 0; j < rows.length; j++) {
+        const { figure, w } = rows[j]!;
+        if (figure === 'volumeUsd') v.winVolumeUsd[w]![p] = v.blockWinVolumeUsd[row * WINDOW_COUNT + w]!;
+        else if (figure === 'txns') v.winTxns[w]![p] = v.blockWinTxns[row * WINDOW_COUNT + w]!;
       }
     }
     this.updatePriceChanges(p, p0);
   }
 
-  /** Price changes follow every move of the price (swaps, syncs, liquidity changes). */
+  /**
+   * Price changes follow every move of the price (swaps, syncs, liquidity changes): from the reference
+   * prices in the pool's ring block, or, for a pool without one, from its stored candles summed again
+   * as of the base candles its figures are as of (which gives the figures it has, and the references).
+   */
   private updatePriceChanges(p: number, p0: number): void {
     const v = this.v;
-    for (let w = 0; w < WINDOWS.length; w++) {
-      const ref = v.winRefPrice[w]![p]!;
-      v.winPriceChange[w]![p] = ref > 0 ? (p0 / ref - 1) * 100 : 0;
+    const held = v.poolBlock[p]!;
+    if (held === 0) {
+      for (let b = 0; b < WINDOW_BASES.length; b++) {
+        const asOf = v.winAsOf[b]![p]!;
+        if (asOf !== 0) this.resumWindows(p, b, asOf);
+      }
+      return;
+    }
+    const o = (held - 1) * WINDOW_COUNT;
+    for (let w = 0; w < WINDOW_COUNT; w++) {
+      const change = priceChange(p0, v.blockWinRefPrice[o + w]!);
+      v.blockWinPriceChange[o + w] = change;
+      const row = v.winPriceChange[w];
+      if (row !== undefined) row[p] = change;
     }
   }
 
   /**
-   * Re-sums the windows on base `b` for pool p as of the base candle opening at `current`, from its
-   * ring block, or, for a pool without one, from its newest stored candles (the same candles its
-   * ring would hold, summed in the same order, so the figures are the same to the last digit).
+   * Re-sums the windows on base `b` for pool p as of the base candle opening at `current` (state/windows.ts),
+   * from its ring block, or, for a pool without one, from its newest stored candles (the same candles its
+   * ring would hold, summed in the same order, so the figures are the same to the last digit). A pool
+   * with a block keeps them all in it; every pool keeps the row's.
    */
   resumWindows(p: number, b: number, current: number): void {
     const v = this.v;
-    const { base, windows } = WINDOW_BASES[b]!;
+    const base = WINDOW_BASES[b]!.base;
     const n = v.rings[base]!.opened[p]!;
     const held = v.poolBlock[p]!;
-    let r = v.rings[base]!;
-    let row = held - 1;
-    if (held === 0) {
-      r = this.scratch[base]!;
-      row = 0;
-      const want = n < r.slots ? n : r.slots;
-      const got = want === 0 || this.stored === null ? 0 : this.stored.loadNewest(p, base, want, n, newestCandleOpen(v, p, base), r, 0);
-      if (got < want) this.reloadMisses += want - got;
+    const s = this.sums;
+    let next: number;
+    if (held !== 0) next = sumWindows(v.rings[base]!, held - 1, n, current, b, s);
+    else {
+      const r = this.scratch[base]!;
+      if (this.stored !== null) this.reloadMisses += loadStoredBase(this.stored, r, p, base, n, newestCandleOpen(v, p, base));
+      else if (n > 0) this.reloadMisses += n < r.slots ? n : r.slots;
+      next = sumWindows(r, 0, this.stored === null ? 0 : n, current, b, s);
     }
-    const R = r.slots;
-    const kept = n < R ? n : R;
     const price = v.priceUsd0[p]!;
-    let next = Infinity;
-    for (let j = 0; j < windows.length; j++) {
-      const w = windows[j]!;
-      const start = current - (WINDOWS[w]!.buckets - 1) * r.seconds;
-      let oldest = Infinity;
-      let vol = 0;
-      let buyVol = 0;
-      let txns = 0;
-      let buys = 0;
-      let ref = 0;
-      let k = 0;
-      for (; k < kept; k++) {
-        const slot = row * R + ((n - 1 - k) % R);
-        const time = r.time[slot]!;
-        if (time < start) {
-          ref = r.close0[slot]!;
-          break;
-        }
-        if (time <= current) {
-          vol += r.volumeUsd[slot]!;
-          buyVol += r.buyVolumeUsd[slot]!;
-          txns += r.txns[slot]!;
-          buys += r.buys[slot]!;
-          ref = r.open0[slot]!; // until an older candle is found: open of the oldest in the window
-          oldest = time;
-        }
+    const windows = WINDOW_BASES[b]!.windows;
+    if (held !== 0) {
+      const o = (held - 1) * WINDOW_COUNT;
+      for (let j = 0; j < windows.length; j++) {
+        const w = windows[j]!;
+        v.blockWinVolumeUsd[o + w] = s.volumeUsd[w]!;
+        v.blockWinBuyVolumeUsd[o + w] = s.buyVolumeUsd[w]!;
+        v.blockWinTxns[o + w] = s.txns[w]!;
+        v.blockWinBuys[o + w] = s.buys[w]!;
+        v.blockWinRefPrice[o + w] = s.refPrice[w]!;
+        v.blockWinRefPrice1[o + w] = s.refPrice1[w]!;
+        v.blockWinPriceChange[o + w] = priceChange(price, s.refPrice[w]!);
       }
-      // The oldest candle in the window leaves it once the window starts after it.
-      const leaves = oldest + WINDOWS[w]!.buckets * r.seconds;
-      if (leaves < next) next = leaves;
-      const change = ref > 0 ? (price / ref - 1) * 100 : 0;
-      if (v.winVolumeUsd[w]![p] !== vol || v.winTxns[w]![p] !== txns || !Object.is(v.winPriceChange[w]![p], change)) this.windowsMoved = true;
-      v.winVolumeUsd[w]![p] = vol;
-      v.winBuyVolumeUsd[w]![p] = buyVol;
-      v.winTxns[w]![p] = txns;
-      v.winBuys[w]![p] = buys;
-      v.winRefPrice[w]![p] = ref;
-      v.winPriceChange[w]![p] = change;
+    }
+    const rows = ROW_OF_BASE[b]!;
+    for (let j = 0; j < rows.length; j++) {
+      const { figure, w } = rows[j]!;
+      const value = figure === 'priceChange' ? priceChange(price, s.refPrice[w]!) : s[figure][w]!;
+      const col = v.rowWindow[figure][w]!;
+      if (!Object.is(col[p], value)) this.windowsMoved = true;
+      col[p] = value;
     }
     v.winAsOf[b]![p] = current;
-    if (held === 0) {
-      token1Refs(r, row, n, current, b, v.winRefPrice1, p);
-      v.winNextChange[b]![p] = next;
-    }
+    if (held === 0) v.winNextChange[b]![p] = next === Infinity ? NEVER_CHANGES : next;
   }
 
   /**
    * True when re-summing the windows on base `b` of pool p (which holds no ring block, so its
-   * candles no longer change) at base candle `current` gives the figures it has: no window holds a
-   * candle, or none leaves its window before `current` (the price changes follow the price as it
-   * moves). A quiet pool's windows read the store only when a candle leaves one of them.
+   * candles no longer change) at base candle `current` gives the figures it has: no candle leaves
+   * one of its windows before `current`, or none held one already (also when that time is not known,
+   * after a start); the price changes follow the price as it moves. A quiet pool's windows read the
+   * store only when a candle leaves one of them.
    */
   private unchanged(p: number, b: number, current: number): boolean {
     const v = this.v;
-    if (current < v.winNextChange[b]![p]!) return true;
-    const windows = WINDOW_BASES[b]!.windows;
-    for (let j = 0; j < windows.length; j++) if (v.winTxns[windows[j]!]![p] !== 0) return false;
-    return true;
+    return current < v.winNextChange[b]![p]! || windowsEmpty(b, v.winAsOf[b]![p]!, v.lastSwapTime[p]!);
   }
 
   /** Brings the windows of pool p up to the chain clock (for pools with no event since). */

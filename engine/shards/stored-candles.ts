@@ -5,7 +5,7 @@
 import { storedCandles } from '../store/candles.js';
 import type { Store } from '../store/store.js';
 import type { CandleRing } from '../state/views.js';
-import type { StoredCandles } from './apply.js';
+import type { StoredCandles } from '../state/windows.js';
 
 export class LmdbCandles implements StoredCandles {
   constructor(private readonly store: Store) {}

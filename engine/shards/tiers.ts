@@ -1,20 +1,24 @@
 /**
  * Hot and quiet pools on one shard. A pool holds a ring block (state/ring-blocks.ts) while it trades;
  * once its last swap is `quietAfterSeconds` older than the newest event applied on its chain, and the
- * period of its newest candle of every interval (the longest is a day) has ended, it gives the block
- * back. From then on its stored candles can never change (a later swap opens new candles), so a start
+ * period of its newest candle of every interval (the longest is a day) has ended (its windows then
+ * re-summed, so its figures are sums of its candles), it gives the block back. From then on its
+ * stored candles can never change (a later swap opens new candles), so a start
  * that replays the log behind a run that went further reads the same candles as that run did. It
  * gives the block back in two sweeps so that no reader ever misses a candle:
  *   1. its ring candles are handed to the store (as evictions are) and written at once;
  *   2. at a later sweep, once that write is on disk, the block is freed if the pool is still quiet
- *      (a swap meanwhile keeps it hot). From then on its candles are read from LMDB, and its windows
- *      are re-summed from LMDB (apply.ts) until no window holds a candle any more.
+ *      (a swap meanwhile keeps it hot). From then on its candles are read from LMDB; its row keeps the
+ *      window figures search ranks by, re-summed from LMDB (apply.ts) when a candle leaves a window,
+ *      and its other window figures are summed from LMDB when read (state/read.ts).
  * When blocks run short (fewer than an eighth free) the oldest hot pools whose candles are all sealed go
  * quiet the same way, however recent; when none is left at all, the oldest of those are written
- * synchronously and freed at once.
+ * synchronously and freed at once. A pool about to go quiet whose windows were not re-summed since
+ * its last swap has them brought up to its chain's clock first, as the next window sweep would.
  */
 import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
-import { newestCandleOpen, token1Refs } from '../state/read.js';
+import { newestCandleOpen } from '../state/read.js';
+import { createWindowSums, NEVER_CHANGES, sumWindows } from '../state/windows.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
@@ -59,6 +63,7 @@ export class ShardTiers {
   private sweptAt = 0;
   private released = 0;
   private forced = 0;
+  private readonly sums = createWindowSums();
 
   constructor(
     private readonly views: EngineViews,
@@ -141,7 +146,7 @@ export class ShardTiers {
       const p = v.blockPool[b]! - 1;
       if (p < 0 || this.releasing.has(p)) continue;
       const chain = v.poolChain[p]!;
-      if (!this.ownsChain(chain) || !this.sealed(p) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds) continue;
+      if (!this.ownsChain(chain) || !this.sealed(p) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds || !this.summedNow(p)) continue;
       this.handOver(p, b, next);
       begun++;
     }
@@ -190,30 +195,54 @@ export class ShardTiers {
     this.releasing.set(p, { swaps: this.views.txnsTotal[p]!, generation });
   }
 
-  /** Frees pool p's block (its candles are on disk); token 1's window references are kept, as its rings gave them. */
+  /**
+   * True when pool p's window figures were last re-summed, not added to, on every base: no swap
+   * since (its windows are as of a base candle after its newest). Only then does re-summing its
+   * stored candles when it is read give the figures it has, to the last digit: a pool goes quiet
+   * only so (the sweep of its windows after its last swap makes it so; state/windows.ts).
+   */
+  private summed(p: number): boolean {
+    const v = this.views;
+    for (let b = 0; b < WINDOW_BASES.length; b++) if (v.winAsOf[b]![p]! <= newestCandleOpen(v, p, WINDOW_BASES[b]!.base)) return false;
+    return true;
+  }
+
+  /**
+   * summed(p), after bringing pool p's windows up to its chain's clock when they were not (as the
+   * next window sweep would: it re-sums them, its day being over).
+   */
+  private summedNow(p: number): boolean {
+    if (this.summed(p)) return true;
+    this.writer.refreshWindows(p, this.views.chainClock[this.views.poolChain[p]!]!);
+    return this.summed(p);
+  }
+
+  /** Frees pool p's block (its candles are on disk); when its windows next change is kept, as its rings give it. */
   private release(p: number): void {
     const v = this.views;
     const b = v.poolBlock[p]! - 1;
     Atomics.add(v.poolSeq, p, 1);
     for (let w = 0; w < WINDOW_BASES.length; w++) {
       const r = v.rings[WINDOW_BASES[w]!.base]!;
-      token1Refs(r, b, r.opened[p]!, v.winAsOf[w]![p]!, w, v.winRefPrice1, p);
-      // Unknown until its windows are re-summed from the store (the next sweep).
-      v.winNextChange[w]![p] = 0;
+      const next = sumWindows(r, b, r.opened[p]!, v.winAsOf[w]![p]!, w, this.sums);
+      v.winNextChange[w]![p] = next === Infinity ? NEVER_CHANGES : next;
     }
     v.poolBlock[p] = 0;
     Atomics.add(v.poolSeq, p, 1);
     giveBlock(v, b);
   }
 
-  /** Up to `count` hot pools of this shard with sealed candles, not already handing over, oldest last swap first. */
+  /**
+   * Up to `count` hot pools of this shard with sealed candles, not already handing over, oldest last
+   * swap first, their windows re-summed since their last swap (summedNow).
+   */
   private oldestHot(count: number): number[] {
     const v = this.views;
     const hot: number[] = [];
     const high = blockHighWater(v);
     for (let b = 0; b < high; b++) {
       const p = v.blockPool[b]! - 1;
-      if (p >= 0 && !this.releasing.has(p) && this.ownsChain(v.poolChain[p]!) && this.sealed(p)) hot.push(p);
+      if (p >= 0 && !this.releasing.has(p) && this.ownsChain(v.poolChain[p]!) && this.sealed(p) && this.summedNow(p)) hot.push(p);
     }
     hot.sort((a, b) => v.lastSwapTime[a]! - v.lastSwapTime[b]!);
     return hot.slice(0, count);

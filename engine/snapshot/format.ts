@@ -23,7 +23,7 @@ import type { ColumnSpec } from '../state/views.js';
 
 export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
 export const SNAPSHOT_END = Buffer.from('DXSNAPOK', 'latin1');
-export const SNAPSHOT_FORMAT_VERSION = 2;
+export const SNAPSHOT_FORMAT_VERSION = 3;
 export const SNAPSHOT_SUFFIX = '.snap';
 /** Data of column i starts at a multiple of this, so it can be read straight into a typed array. */
 export const COLUMN_ALIGN_BYTES = 8;

@@ -1,7 +1,7 @@
 import { takeBlock } from './ring-blocks.js';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { Iv, WINDOWS, Win } from './layout.js';
+import { Iv, WINDOW_COUNT, Win } from './layout.js';
 import { createPoolState, createRingCandles, createTokenPriceState, readPool, readRing, readTokenPrice } from './read.js';
 import { EngineViews } from './views.js';
 
@@ -29,9 +29,11 @@ function putCandle(v: EngineViews, iv: number, p: number, k: number, time: numbe
 }
 
 describe('readPool', () => {
-  it('copies every dynamic column of the pool and reports the even version it read', () => {
+  it('copies every dynamic column of a pool holding a ring block, its windows from the block, and reports the even version it read', () => {
     const v = EngineViews.create(capacity);
     const p = 3;
+    const b = takeBlock(v, p);
+    v.poolBlock[p] = b + 1;
     v.poolSeq[p] = 42;
     v.ratio[p] = 1.5;
     v.priceUsd0[p] = 3000;
@@ -42,14 +44,15 @@ describe('readPool', () => {
     v.liquidityUsd[p] = 60_000;
     v.txnsTotal[p] = 77;
     v.lastSwapTime[p] = 1_700_000_000;
-    v.winVolumeUsd[Win.H24]![p] = 1234.5;
-    v.winTxns[Win.H24]![p] = 9;
-    v.winBuys[Win.M5]![p] = 4;
-    v.winPriceChange[Win.H1]![p] = -2.5;
+    v.blockWinVolumeUsd[b * WINDOW_COUNT + Win.H24] = 1234.5;
+    v.blockWinTxns[b * WINDOW_COUNT + Win.H24] = 9;
+    v.blockWinBuys[b * WINDOW_COUNT + Win.M5] = 4;
+    v.blockWinPriceChange[b * WINDOW_COUNT + Win.M30] = -2.5;
+    v.blockWinRefPrice1[b * WINDOW_COUNT + Win.H1] = 1000;
     v.winAsOf[2]![p] = 1_699_999_200;
 
     const out = createPoolState();
-    expect(readPool(v, p, out)).toBe(true);
+    expect(readPool(v, p, out, true)).toBe(true);
     expect(out.seq).toBe(42);
     expect([out.ratio, out.priceUsd0, out.priceUsd1, out.reserve0, out.reserve1]).toEqual([1.5, 3000, 2000, 10, 15]);
     expect(Array.from(out.reserveRaw)).toEqual([100, 101, 102, 103, 104, 105, 106, 107]);
@@ -57,8 +60,29 @@ describe('readPool', () => {
     expect(out.winVolumeUsd[Win.H24]).toBe(1234.5);
     expect(out.winTxns[Win.H24]).toBe(9);
     expect(out.winBuys[Win.M5]).toBe(4);
-    expect(out.winPriceChange[Win.H1]).toBe(-2.5);
+    expect(out.winPriceChange[Win.M30]).toBe(-2.5);
+    expect(out.winPriceChange1[Win.H1]).toBe(100);
     expect(out.winAsOf[2]).toBe(1_699_999_200);
+  });
+
+  it("copies a quiet pool's row figures; one that never swapped has every window figure zero without a store", () => {
+    const v = EngineViews.create(capacity);
+    const p = 6;
+    v.winVolumeUsd[Win.D7]![p] = 55;
+    v.winPriceChange[Win.H6]![p] = 3.5;
+    const out = createPoolState();
+    expect(readPool(v, p, out, true)).toBe(true);
+    expect(out.winVolumeUsd[Win.D7]).toBe(55);
+    expect(out.winPriceChange[Win.H6]).toBe(3.5);
+    expect([out.winBuyVolumeUsd[Win.D7], out.winBuys[Win.M5], out.winPriceChange[Win.M30], out.winPriceChange1[Win.H24]]).toEqual([0, 0, 0, 0]);
+
+    // Swapped once (as of a base candle), asked for the row only: no store needed, the rest unknown.
+    v.winAsOf[0]![p] = 1_700_000_040;
+    v.rings[Iv.M1]!.opened[p] = 1;
+    expect(readPool(v, p, out, false, 'row')).toBe(true);
+    expect(out.winVolumeUsd[Win.D7]).toBe(55);
+    expect(out.winBuys[Win.M5]).toBeNaN();
+    expect(() => readPool(v, p, out)).toThrow(/no stored candles/);
   });
 
   it('gives up instead of spinning forever when a writer never leaves its update', () => {
@@ -68,34 +92,6 @@ describe('readPool', () => {
     expect(readRing(v, 1, Iv.M1, 0, 1e9, createRingCandles())).toBe(false);
     v.tokenSeq[1] = 1;
     expect(readTokenPrice(v, 1, createTokenPriceState())).toBe(false);
-  });
-
-  it("derives token 1's window price change from the base ring by the layout rule", () => {
-    const v = EngineViews.create(capacity);
-    const p = 2;
-    const T = 1_700_000_040; // minute-aligned
-    // 1 m candles at T-600 (before the 5 m window), T-240 and T (inside it).
-    putCandle(v, Iv.M1, p, 0, T - 600, 4, 5);
-    putCandle(v, Iv.M1, p, 1, T - 240, 6, 7);
-    putCandle(v, Iv.M1, p, 2, T, 8, 9);
-    v.winAsOf[0]![p] = T; // base M1
-    v.priceUsd1[p] = 9;
-    // 5 m windows (buckets from T-240): reference = close of the T-600 candle = 5.
-    // Base M5 and H1 have no candles: no reference, change 0.
-    const out = createPoolState();
-    expect(readPool(v, p, out, true)).toBe(true);
-    expect(out.winPriceChange1[Win.M5]).toBeCloseTo((9 / 5 - 1) * 100, 12);
-    expect(out.winPriceChange1[Win.H24]).toBe(0);
-
-    // Without a candle before the window the reference is the open of the oldest candle in it.
-    const q = 4;
-    putCandle(v, Iv.M1, q, 0, T - 120, 6, 7);
-    putCandle(v, Iv.M1, q, 1, T, 8, 12);
-    v.winAsOf[0]![q] = T;
-    v.priceUsd1[q] = 12;
-    expect(readPool(v, q, out, true)).toBe(true);
-    expect(out.winPriceChange1[Win.M5]).toBeCloseTo((12 / 6 - 1) * 100, 12);
-    expect(WINDOWS[Win.M5]!.base).toBe(Iv.M1);
   });
 
   it('never returns a torn copy while another thread updates the pool back to back', async () => {
@@ -109,7 +105,7 @@ describe('readPool', () => {
       const c = workerData.columns, p = workerData.p;
       const seq = new Int32Array(c.poolSeq), ratio = new Float64Array(c.ratio);
       const u0 = new Float64Array(c.priceUsd0), u1 = new Float64Array(c.priceUsd1);
-      const raw = new Uint32Array(c.reserveRaw), vol = new Float64Array(c['winVolumeUsd.24h']);
+      const raw = new Uint32Array(c.reserveRaw), vol = new Float64Array(c['win.volumeUsd']);
       const opened = new Uint32Array(c['ring.1m.opened']), time = new Uint32Array(c['ring.1m.time']);
       const o0 = new Float64Array(c['ring.1m.open0']), c0 = new Float64Array(c['ring.1m.close0']);
       const stop = new Int32Array(workerData.stop);
@@ -118,7 +114,7 @@ describe('readPool', () => {
       while (Atomics.load(stop, 0) === 0) {
         i++;
         Atomics.add(seq, p, 1);
-        ratio[p] = i; u0[p] = 2 * i; u1[p] = 3 * i; vol[p] = 5 * i;
+        ratio[p] = i; u0[p] = 2 * i; u1[p] = 3 * i; vol[p * workerData.windows + workerData.h24] = 5 * i;
         for (let k = 0; k < 8; k++) raw[p * 8 + k] = i;
         const slot = p * 8 + (i % 8);
         time[slot] = i * 60; o0[slot] = i; c0[slot] = -i; opened[p] = i + 1;
@@ -127,7 +123,7 @@ describe('readPool', () => {
       }
       parentPort.postMessage(i + (spin & 0));
     `;
-    const worker = new Worker(source, { eval: true, workerData: { columns: v.buffers.columns, p, stop } });
+    const worker = new Worker(source, { eval: true, workerData: { columns: v.buffers.columns, p, stop, windows: WINDOW_COUNT, h24: Win.H24 } });
     const messages: unknown[] = [];
     const done = new Promise<number>((resolve, reject) => {
       worker.on('message', (m) => (typeof m === 'number' ? resolve(m) : messages.push(m)));

@@ -7,8 +7,10 @@
  * a reader keeps retrying for up to READ_TIMEOUT_MS and then gives up (returns false), so a writer
  * that died inside an update cannot hang the reading thread.
  */
-import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
+import { ROW_WINDOW_FIGURES, ROW_WINDOWS, type RowWindowFigure } from '../search/figures.js';
+import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import type { CandleRing, EngineViews } from './views.js';
+import { candleOpen, createWindowSums, loadStoredBase, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
 export const READ_TIMEOUT_MS = 20;
@@ -54,25 +56,33 @@ export interface PoolState {
   reserve1: number;
   /** Raw reserves: reserve0 words 0..3 then reserve1 words 0..3 (little-endian u32). */
   readonly reserveRaw: Uint32Array;
-  readonly prevReserveRaw: Uint32Array;
   reserveBlock: number;
   reserveTime: number;
   syncBlock: number;
   syncTx: number;
   liquidityUsd: number;
   txnsTotal: number;
-  /** Per window, in layout WINDOWS order. */
+  /**
+   * Per window, in layout WINDOWS order. Figures readPool was not asked for (PoolFigures) are NaN for
+   * a pool without a ring block (the row's are always there).
+   */
   readonly winVolumeUsd: Float64Array;
   readonly winBuyVolumeUsd: Float64Array;
   readonly winTxns: Float64Array;
   readonly winBuys: Float64Array;
   /** Token 0's USD price change in percent. */
   readonly winPriceChange: Float64Array;
+  /** Reference USD prices of token 0 and token 1 (layout.ts). */
   readonly winRefPrice: Float64Array;
+  readonly winRefPrice1: Float64Array;
   /** Token 1's USD price change in percent, by the same window rule; filled only when requested. */
   readonly winPriceChange1: Float64Array;
   /** Per window base (WINDOW_BASES order): open time of the base candle the sums are as of. */
   readonly winAsOf: Float64Array;
+  /** Per window base: candles ever opened of the base interval. */
+  readonly baseOpened: Float64Array;
+  /** The pool's ring block at the copy, -1 none. */
+  block: number;
 }
 
 export function createPoolState(): PoolState {
@@ -86,7 +96,6 @@ export function createPoolState(): PoolState {
     reserve0: 0,
     reserve1: 0,
     reserveRaw: new Uint32Array(8),
-    prevReserveRaw: new Uint32Array(8),
     reserveBlock: 0,
     reserveTime: 0,
     syncBlock: 0,
@@ -99,17 +108,30 @@ export function createPoolState(): PoolState {
     winBuys: new Float64Array(WINDOW_COUNT),
     winPriceChange: new Float64Array(WINDOW_COUNT),
     winRefPrice: new Float64Array(WINDOW_COUNT),
+    winRefPrice1: new Float64Array(WINDOW_COUNT),
     winPriceChange1: new Float64Array(WINDOW_COUNT),
     winAsOf: new Float64Array(WINDOW_BASES.length),
+    baseOpened: new Float64Array(WINDOW_BASES.length),
+    block: -1,
   };
 }
 
+/** The PoolState array of each row window figure. */
+const STATE_FIELD = { volumeUsd: 'winVolumeUsd', txns: 'winTxns', priceChange: 'winPriceChange' } as const satisfies Record<RowWindowFigure, keyof PoolState>;
+
+/** Readers of `views` on this thread find the candles of pools without a ring block in `stored` (the store the shards write them to). */
+export function useStoredCandles(views: EngineViews, stored: StoredCandles): void {
+  views.storedCandles = stored;
+}
+
 /**
- * Copies pool p's dynamic state into `out`. With `token1Changes`, also derives token 1's price
- * change per window from the base rings (the rule of layout.ts, as the writer applies it to token 0:
- * reference = close of the newest retained base candle opened before the window, else the open of
- * the oldest candle in it; latest = priceUsd1). Returns false when no consistent copy was obtained.
+ * Which window figures readPool fills for a pool without a ring block, beyond the row's (whatever
+ * it asks, a pool holding a block has them all): 'all' every figure; 'sums' every window's sums
+ * (the stored candles are read only for bases whose windows hold one; the others' price changes are NaN);
+ * 'row' only the row's (no store read).
  */
+export type PoolFigures = 'all' | 'sums' | 'row';
+
 /** Figures of a pool search row, in ROW order. */
 export const ROW = {
   volumeUsd24h: 0,
@@ -145,16 +167,21 @@ export function readPoolRow(views: EngineViews, p: number, out: Float64Array): n
   return readStable(views.poolSeq, views, p, out, copyRow);
 }
 
-export function readPool(views: EngineViews, p: number, out: PoolState, token1Changes = false): boolean {
-  const s = readStable(views.poolSeq, views, p, out, token1Changes ? copyPoolWithToken1 : copyPool);
+/**
+ * Copies pool p's dynamic state into `out`: its row consistently, its window figures from its ring
+ * block (in the same copy) or, for a pool without one, the rest of them summed from its stored
+ * candles as of the base candles its row is as of (state/windows.ts, as the writer sums them: they
+ * never change while it holds no block). With `token1Changes`, also token 1's price change per
+ * window (the rule of layout.ts, as the writer applies it to token 0). Returns false when no
+ * consistent copy was obtained.
+ */
+export function readPool(views: EngineViews, p: number, out: PoolState, token1Changes = false, figures: PoolFigures = 'all'): boolean {
+  const s = readStable(views.poolSeq, views, p, out, copyPool);
   if (s < 0) return false;
   out.seq = s;
+  if (out.block < 0) fillQuiet(views, p, out, token1Changes ? 'all' : figures);
+  if (token1Changes) for (let w = 0; w < WINDOW_COUNT; w++) out.winPriceChange1[w] = priceChange(out.priceUsd1, out.winRefPrice1[w]!);
   return true;
-}
-
-function copyPoolWithToken1(v: EngineViews, p: number, out: PoolState): void {
-  copyPool(v, p, out);
-  token1PriceChanges(v, p, out);
 }
 
 function copyPool(v: EngineViews, p: number, out: PoolState): void {
@@ -166,69 +193,78 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   out.reserve0 = v.reserve0[p]!;
   out.reserve1 = v.reserve1[p]!;
   const o = p * 8;
-  for (let k = 0; k < 8; k++) {
-    out.reserveRaw[k] = v.reserveRaw[o + k]!;
-    out.prevReserveRaw[k] = v.prevReserveRaw[o + k]!;
-  }
+  for (let k = 0; k < 8; k++) out.reserveRaw[k] = v.reserveRaw[o + k]!;
   out.reserveBlock = v.reserveBlock[p]!;
   out.reserveTime = v.reserveTime[p]!;
   out.syncBlock = v.syncBlock[p]!;
   out.syncTx = v.syncTx[p]!;
   out.liquidityUsd = v.liquidityUsd[p]!;
   out.txnsTotal = v.txnsTotal[p]!;
-  for (let w = 0; w < WINDOW_COUNT; w++) {
-    out.winVolumeUsd[w] = v.winVolumeUsd[w]![p]!;
-    out.winBuyVolumeUsd[w] = v.winBuyVolumeUsd[w]![p]!;
-    out.winTxns[w] = v.winTxns[w]![p]!;
-    out.winBuys[w] = v.winBuys[w]![p]!;
-    out.winPriceChange[w] = v.winPriceChange[w]![p]!;
-    out.winRefPrice[w] = v.winRefPrice[w]![p]!;
+  for (let b = 0; b < WINDOW_BASES.length; b++) {
+    out.winAsOf[b] = v.winAsOf[b]![p]!;
+    out.baseOpened[b] = v.rings[WINDOW_BASES[b]!.base]!.opened[p]!;
   }
-  for (let b = 0; b < WINDOW_BASES.length; b++) out.winAsOf[b] = v.winAsOf[b]![p]!;
-}
-
-/**
- * Token 1's reference price of window w (on base `b`) as of base candle `current`, from ring `r` row
- * `row` holding the newest min(n, slots) of n candles: the close of the newest candle opened before
- * the window, else the open of the oldest in it (the rule ShardWriter.resumWindows applies to token 0).
- */
-export function token1Ref(r: CandleRing, row: number, n: number, current: number, w: number): number {
-  const R = r.slots;
-  const kept = n < R ? n : R;
-  const start = current - (WINDOWS[w]!.buckets - 1) * r.seconds;
-  let ref = 0;
-  for (let k = 0; k < kept; k++) {
-    const slot = row * R + ((n - 1 - k) % R);
-    const time = r.time[slot]!;
-    if (time < start) return r.close1[slot]!;
-    if (time <= current) ref = r.open1[slot]!;
-  }
-  return ref;
-}
-
-/** Stores token 1's reference prices of the windows on base `b` into `refs` at pool p (a pool giving its ring block back, or re-summed without one). */
-export function token1Refs(r: CandleRing, row: number, n: number, current: number, b: number, refs: readonly Float64Array[], p: number): void {
-  const windows = WINDOW_BASES[b]!.windows;
-  for (let j = 0; j < windows.length; j++) refs[windows[j]!]![p] = token1Ref(r, row, n, current, windows[j]!);
-}
-
-/**
- * Token 1's price change per window, as of the base candles the token-0 figures are as of: from the
- * pool's rings while it holds a ring block, else from the references stored when it gave it back
- * (its candles have not changed since).
- */
-function token1PriceChanges(v: EngineViews, p: number, out: PoolState): void {
-  const latest = out.priceUsd1;
   const block = v.poolBlock[p]! - 1;
+  out.block = block;
+  if (block < 0) {
+    for (const f of ROW_WINDOW_FIGURES) for (const w of ROW_WINDOWS[f]) out[STATE_FIELD[f]][w] = v.rowWindow[f][w]![p]!;
+    return;
+  }
+  const b = block * WINDOW_COUNT;
+  for (let w = 0; w < WINDOW_COUNT; w++) {
+    out.winVolumeUsd[w] = v.blockWinVolumeUsd[b + w]!;
+    out.winBuyVolumeUsd[w] = v.blockWinBuyVolumeUsd[b + w]!;
+    out.winTxns[w] = v.blockWinTxns[b + w]!;
+    out.winBuys[w] = v.blockWinBuys[b + w]!;
+    out.winPriceChange[w] = v.blockWinPriceChange[b + w]!;
+    out.winRefPrice[w] = v.blockWinRefPrice[b + w]!;
+    out.winRefPrice1[w] = v.blockWinRefPrice1[b + w]!;
+  }
+}
+
+/** Whether window w's figure `f` is in the pool row. */
+const IN_ROW: readonly Readonly<Record<RowWindowFigure, boolean>>[] = Array.from({ length: WINDOW_COUNT }, (_, w) =>
+  Object.fromEntries(ROW_WINDOW_FIGURES.map((f) => [f, ROW_WINDOWS[f].includes(w)])) as Record<RowWindowFigure, boolean>,
+);
+
+/** This thread's scratch for summing quiet pools' stored candles (reads run one at a time per thread). */
+let quietScratch: { readonly rings: CandleRing[]; readonly sums: ReturnType<typeof createWindowSums> } | null = null;
+
+/**
+ * The window figures of a pool without a ring block beyond its row's: its stored candles summed as
+ * of the row's base candles (they are the candles it had when it let its block go, and those never
+ * change; a later swap opens later ones, past the newest this copy knows of).
+ */
+function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigures): void {
+  quietScratch ??= { rings: createScratchRings(), sums: createWindowSums() };
+  const { rings, sums } = quietScratch;
   for (let b = 0; b < WINDOW_BASES.length; b++) {
     const { base, windows } = WINDOW_BASES[b]!;
-    const r = v.rings[base]!;
-    const n = r.opened[p]!;
-    const current = out.winAsOf[b]!;
+    const asOf = out.winAsOf[b]!;
+    const n = out.baseOpened[b]!;
+    // Never swapped: every figure is zero. Otherwise the candles are read unless only the row is
+    // asked for, or only sums and no window on this base holds a candle (they are zero).
+    const none = asOf === 0 || n === 0;
+    const read = !none && (figures === 'all' || (figures === 'sums' && !windowsEmpty(b, asOf, out.lastSwapTime)));
+    if (read) {
+      const stored = v.storedCandles;
+      if (stored === null) throw new Error('a pool without a ring block is read, but no stored candles were given (useStoredCandles)');
+      loadStoredBase(stored, rings[base]!, p, base, n, candleOpen(out.lastSwapTime, base));
+      sumWindows(rings[base]!, 0, n, asOf, b, sums);
+    }
+    const notSummed = none ? 0 : NaN;
+    const emptySum = none || figures === 'sums' ? 0 : NaN;
     for (let j = 0; j < windows.length; j++) {
       const w = windows[j]!;
-      const ref = block >= 0 ? token1Ref(r, block, n, current, w) : v.winRefPrice1[w]![p]!;
-      out.winPriceChange1[w] = ref > 0 ? (latest / ref - 1) * 100 : 0;
+      const row = IN_ROW[w]!;
+      const ref = read ? sums.refPrice[w]! : notSummed;
+      if (!row.volumeUsd) out.winVolumeUsd[w] = read ? sums.volumeUsd[w]! : emptySum;
+      if (!row.txns) out.winTxns[w] = read ? sums.txns[w]! : emptySum;
+      if (!row.priceChange) out.winPriceChange[w] = read ? priceChange(out.priceUsd0, ref) : notSummed;
+      out.winBuyVolumeUsd[w] = read ? sums.buyVolumeUsd[w]! : emptySum;
+      out.winBuys[w] = read ? sums.buys[w]! : emptySum;
+      out.winRefPrice[w] = ref;
+      out.winRefPrice1[w] = read ? sums.refPrice1[w]! : notSummed;
     }
   }
 }
@@ -372,8 +408,7 @@ export function readRing(views: EngineViews, p: number, intervalIndex: number, f
  * that went further; they are not the pool's yet.
  */
 export function newestCandleOpen(v: EngineViews, p: number, interval: number): number {
-  const t = v.lastSwapTime[p]!;
-  return t - (t % INTERVAL_SECONDS[interval]!);
+  return candleOpen(v.lastSwapTime[p]!, interval);
 }
 
 function copyRing(v: EngineViews, p: number, out: RingCandles): void {

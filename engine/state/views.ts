@@ -10,7 +10,9 @@
  * `tokenSeq[t]` the price and 1 s candles of token t. A version word is odd while its writer is
  * inside an update; a reader retries when it saw an odd value or the word changed under it.
  */
-import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES } from './layout.js';
+import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
+import type { StoredCandles } from './windows.js';
+import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 
 type ColumnCtor =
   | Float64ArrayConstructor
@@ -184,35 +186,54 @@ export class EngineViews {
   readonly reserve1: Float64Array;
   /** Raw reserves, 8 words per pool: reserve0 w0..w3 then reserve1 w0..w3 (little-endian u32). */
   readonly reserveRaw: Uint32Array;
-  /** Raw reserves as they stood at the end of the block before `reserveBlock`. */
-  readonly prevReserveRaw: Uint32Array;
+  /** Block and time of the last reserve change. */
   readonly reserveBlock: Float64Array;
   readonly reserveTime: Float64Array;
-  /** Last `sync` seen: block and tx index, so the swap of the same tx does not move reserves twice. */
+  /**
+   * Last `sync` seen: block and tx index, so the swap or liquidity change of the same tx does not move
+   * reserves twice. Kept by every pool: a quiet pool's liquidity changes come with syncs too.
+   */
   readonly syncBlock: Float64Array;
   readonly syncTx: Uint32Array;
   readonly liquidityUsd: Float64Array;
   readonly txnsTotal: Float64Array;
-  /** Per window (layout WINDOWS order): sums and price changes of pool p at index p. */
-  readonly winVolumeUsd: readonly Float64Array[];
-  readonly winBuyVolumeUsd: readonly Float64Array[];
-  readonly winTxns: readonly Float64Array[];
-  readonly winBuys: readonly Float64Array[];
-  readonly winPriceChange: readonly Float64Array[];
-  /** Reference USD price of token 0 for each window (see layout.ts). */
-  readonly winRefPrice: readonly Float64Array[];
   /**
-   * Reference USD price of token 1 for each window, as of winAsOf, for pools without a ring block
-   * (a hot pool's readers derive it from its rings, as read.ts does).
+   * Per window (layout WINDOWS order), the figures search ranks and filters by (search/figures.ts
+   * ROW_WINDOWS), pool p's at index p; undefined for the windows no figure names. Every pool keeps
+   * them, as of winAsOf: a pool with a ring block writes them beside its block's (blockWin*, equal),
+   * a pool without one as its stored candles sum (state/windows.ts), its price changes following its price.
    */
-  readonly winRefPrice1: readonly Float64Array[];
-  /** Per window base (WINDOW_BASES order): open time of the base candle the sums are as of. */
-  readonly winAsOf: readonly Float64Array[];
+  readonly winVolumeUsd: readonly (Float64Array | undefined)[];
+  readonly winTxns: readonly (Float64Array | undefined)[];
+  /** Token 0's USD price change in percent. */
+  readonly winPriceChange: readonly (Float64Array | undefined)[];
+  /** The three row window figures by name (figures.ts). */
+  readonly rowWindow: Readonly<Record<RowWindowFigure, readonly (Float64Array | undefined)[]>>;
+  /** Per window base (WINDOW_BASES order): open time of the base candle the window figures are as of (0: never summed). */
+  readonly winAsOf: readonly Uint32Array[];
   /**
    * Per window base, for a pool without a ring block: the base candle open at which a candle next
-   * leaves one of its windows (Infinity when none holds one). Until then its figures cannot change.
+   * leaves one of its windows (windows.ts NEVER_CHANGES when none holds one; 0 not known, after a
+   * start). Until then its window figures cannot change but for its price. Meaningless while the
+   * pool holds a block: set when it gives the block back.
    */
-  readonly winNextChange: readonly Float64Array[];
+  readonly winNextChange: readonly Uint32Array[];
+
+  // ---- window state of pools holding a ring block (block scope, WINDOW_COUNT per block: [b * WINDOW_COUNT + w]) ----
+  /**
+   * Everything a trading pool keeps its windows current with, in its ring block b: the sums, token 0's
+   * and token 1's reference prices and token 0's price changes. Written by the owning shard only while
+   * the pool holds the block: set by re-summing its rings when it takes the block, added to per swap.
+   * A pool without a block has none: its window figures beyond the row's are summed from its stored
+   * candles when read (read.ts).
+   */
+  readonly blockWinVolumeUsd: Float64Array;
+  readonly blockWinBuyVolumeUsd: Float64Array;
+  readonly blockWinTxns: Float64Array;
+  readonly blockWinBuys: Float64Array;
+  readonly blockWinPriceChange: Float64Array;
+  readonly blockWinRefPrice: Float64Array;
+  readonly blockWinRefPrice1: Float64Array;
 
   // ---- candle rings per interval (writer: owning shard; guarded by poolSeq) ----
   readonly rings: readonly CandleRing[];
@@ -278,6 +299,12 @@ export class EngineViews {
   /** Every column, in declaration order: the one table snapshots and resets derive from. */
   readonly columnTable: readonly ColumnSpec[];
 
+  /**
+   * Where readers on this thread find the candles of pools without a ring block (read.ts
+   * useStoredCandles; the store the shards write them to). Not shared: each thread's views set theirs.
+   */
+  storedCandles: StoredCandles | null = null;
+
   private constructor(capacity: EngineCapacity, existing?: Readonly<Record<string, SharedArrayBuffer>>) {
     this.capacity = capacity;
     const src = new ColumnSource(capacity, existing);
@@ -313,24 +340,33 @@ export class EngineViews {
     this.reserve0 = pool('reserve0', Float64Array, shard);
     this.reserve1 = pool('reserve1', Float64Array, shard);
     this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
-    this.prevReserveRaw = pool('prevReserveRaw', Uint32Array, { stride: 8, ...shard });
     this.reserveBlock = pool('reserveBlock', Float64Array, shard);
     this.reserveTime = pool('reserveTime', Float64Array, shard);
     this.syncBlock = pool('syncBlock', Float64Array, shard);
     this.syncTx = pool('syncTx', Uint32Array, shard);
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
     this.txnsTotal = pool('txnsTotal', Float64Array, shard);
-    const perWindow = (figure: string) => WINDOWS.map((w) => pool(`${figure}.${w.name}`, Float64Array, shard));
-    this.winVolumeUsd = perWindow('winVolumeUsd');
-    this.winBuyVolumeUsd = perWindow('winBuyVolumeUsd');
-    this.winTxns = perWindow('winTxns');
-    this.winBuys = perWindow('winBuys');
-    this.winPriceChange = perWindow('winPriceChange');
-    this.winRefPrice = perWindow('winRefPrice');
-    this.winRefPrice1 = perWindow('winRefPrice1');
-    this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Float64Array, shard));
+    const rowWindow = Object.fromEntries(
+      ROW_WINDOW_FIGURES.map((f) => {
+        const name = `win${f[0]!.toUpperCase()}${f.slice(1)}`;
+        return [f, WINDOWS.map((w, i) => (ROW_WINDOWS[f].includes(i) ? pool(`${name}.${w.name}`, Float64Array, shard) : undefined))];
+      }),
+    ) as Record<RowWindowFigure, (Float64Array | undefined)[]>;
+    this.rowWindow = rowWindow;
+    this.winVolumeUsd = rowWindow.volumeUsd;
+    this.winTxns = rowWindow.txns;
+    this.winPriceChange = rowWindow.priceChange;
+    this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Uint32Array, shard));
     // Derived from the stored candles again after a start (0: re-sum at the next sweep).
-    this.winNextChange = WINDOW_BASES.map((b) => pool(`winNextChange.${INTERVALS[b.base]}`, Float64Array, { ...shard, transient: true }));
+    this.winNextChange = WINDOW_BASES.map((b) => pool(`winNextChange.${INTERVALS[b.base]}`, Uint32Array, { ...shard, transient: true }));
+    const perBlock = (name: string) => block(`win.${name}`, Float64Array, { stride: WINDOW_COUNT, ...shard });
+    this.blockWinVolumeUsd = perBlock('volumeUsd');
+    this.blockWinBuyVolumeUsd = perBlock('buyVolumeUsd');
+    this.blockWinTxns = perBlock('txns');
+    this.blockWinBuys = perBlock('buys');
+    this.blockWinPriceChange = perBlock('priceChange');
+    this.blockWinRefPrice = perBlock('refPrice');
+    this.blockWinRefPrice1 = perBlock('refPrice1');
 
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;

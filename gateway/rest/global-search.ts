@@ -146,7 +146,7 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
     body += '],"pools":[';
     for (let i = 0; i < poolBest.size; i++) {
       const p = poolBest.id[i]!;
-      if (!readPool(views, p, state)) throw new Error(`pool ${p} state did not settle`);
+      if (!readPool(views, p, state, false, 'row')) throw new Error(`pool ${p} state did not settle`);
       const st = statics.get(p);
       if (i > 0) body += ',';
       body +=

@@ -52,7 +52,7 @@ export class TokenCandleReader {
     for (let p = reg.firstPoolOfToken(token); p >= 0; p = reg.nextPoolOfToken(token, p)) {
       const candles = this.pools.read(p, interval, from, to, want, backward);
       if (candles.length === 0) continue;
-      if (!readPool(this.ctx.views, p, this.state)) throw new Error(`pool ${p} state did not settle`);
+      if (!readPool(this.ctx.views, p, this.state, false, 'row')) throw new Error(`pool ${p} state did not settle`);
       const liquidity = this.state.liquidityUsd > 0 ? this.state.liquidityUsd : 0;
       for (const raw of candles) {
         const c = side(raw, reg.poolToken1(p) === token && reg.poolToken0(p) !== token);

@@ -49,7 +49,8 @@ export function createTokenDetails(ctx: GatewayContext): (network: string, addre
     const routePool = price.routePool - 1;
     for (let p = registry.firstPoolOfToken(t); p >= 0; p = registry.nextPoolOfToken(t, p)) {
       const isToken0 = views.poolToken0[p] === t;
-      if (!readPool(views, p, pool, p === routePool && !isToken0)) throw new Error(`pool ${p} state did not settle`);
+      // Price changes are of the route pool only.
+      if (!readPool(views, p, pool, p === routePool && !isToken0, p === routePool ? 'all' : 'sums')) throw new Error(`pool ${p} state did not settle`);
       if (!readRing(views, p, MINUTE_INTERVAL, minute - 60, minute, ring)) throw new Error(`pool ${p} candles did not settle`);
       liquidityUsd += pool.liquidityUsd;
       for (let i = 0; i < SUMMARY_WINDOWS.length; i++) {
