@@ -8,6 +8,7 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Catalog } from '../catalog/catalog.js';
 import type { EngineViews } from '../state/views.js';
 import { seqOfFileName, SNAPSHOT_SUFFIX, type SnapshotHeader } from './format.js';
 import { incompatibility, loadViews, readHeader, SnapshotError } from './load.js';
@@ -87,21 +88,29 @@ export class Snapshots {
   }
 
   /**
-   * Loads the newest snapshot that is complete, fits these views and is not past the log head into
-   * the (fresh, zeroed) views; returns its header, or null when none does. Skipped files are told to `log`.
+   * The header of the newest snapshot that is complete, fits these views and is not past the log
+   * head, or null when none does. Skipped files are told to `log`.
    */
-  loadNewest(logHead: number, log: (line: string) => void): (SnapshotHeader & { readonly path: string }) | null {
+  newest(logHead: number, log: (line: string) => void): (SnapshotHeader & { readonly path: string }) | null {
     for (const file of this.list().reverse()) {
       try {
         if (file.seq > logHead) throw new SnapshotError(`${file.path}: past the log head ${logHead}`);
-        const header = loadViews(file.path, this.views);
-        this.newestTakenAtMs = header.takenAtMs;
+        const header = readHeader(file.path);
+        const why = incompatibility(header, this.views);
+        if (why !== null) throw new SnapshotError(`${file.path}: ${why}`);
         return { ...header, path: file.path };
       } catch (err) {
         log(`snapshot ${file.path} skipped: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     return null;
+  }
+
+  /** Loads snapshot `path` (chosen by `newest`) into the (fresh, zeroed) views and the (new, empty) catalog. */
+  load(path: string, catalog: Catalog): SnapshotHeader {
+    const header = loadViews(path, this.views, catalog);
+    this.newestTakenAtMs = header.takenAtMs;
+    return header;
   }
 
   /** The newest complete, compatible snapshot taken before log batch `seq` (a rollback's base), or null. */

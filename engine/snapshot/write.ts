@@ -7,6 +7,7 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pack } from 'msgpackr';
+import type { CatalogExport } from '../catalog/catalog.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js';
 import {
@@ -44,10 +45,18 @@ export interface MainCut {
   readonly copies: ReadonlyMap<string, Uint8Array>;
   /** The source's own state as of the cut (a simulator resumes from it), when it keeps one. */
   readonly sourceState?: Uint8Array;
+  /**
+   * The catalog as of the cut, without the view columns (kept as columns): its append-only parts
+   * as views of the shared memory (their rows in use do not change), the rest copied.
+   */
+  readonly catalog: CatalogExport;
 }
 
-/** Copies the kept columns ingest writes (main thread, between two ingest steps: they are as of batch `seq`). */
-export function cutMain(views: EngineViews, seq: number, sourceState?: Uint8Array, nowMs = Date.now()): MainCut {
+/**
+ * Copies the kept columns ingest writes (main thread, between two ingest steps: they are as of batch
+ * `seq`), with the catalog's export (Catalog.export({ viewColumns: false, shareAppendOnly: true })).
+ */
+export function cutMain(views: EngineViews, seq: number, catalog: CatalogExport, sourceState?: Uint8Array, nowMs = Date.now()): MainCut {
   const pools = views.poolCount;
   const tokens = views.tokenCount;
   const chains = views.capacity.chains;
@@ -56,7 +65,7 @@ export function cutMain(views: EngineViews, seq: number, sourceState?: Uint8Arra
     if (c.writer === 'ingest') copies.set(c.name, usedBytes(c, pools, tokens, chains).slice());
     else if (c.writer !== 'shard' || (c.scope !== 'pool' && c.scope !== 'token')) throw new Error(`column ${c.name}: a snapshot cannot take a ${c.scope} column written by ${c.writer}`);
   }
-  return { seq, pools, tokens, chains, takenAtMs: nowMs, copies, ...(sourceState ? { sourceState } : {}) };
+  return { seq, pools, tokens, chains, takenAtMs: nowMs, copies, catalog, ...(sourceState ? { sourceState } : {}) };
 }
 
 /** Lays out the file from the main thread's copies and each shard's runs (capture.ts), without copying them again. */
@@ -82,6 +91,11 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     at = alignUp(at + pendingBytes.byteLength);
     const sourceSection = { offset: at, bytes: sourceState.byteLength };
     at = alignUp(at + sourceState.byteLength);
+    const catalogSections = cut.catalog.sections.map(({ name, bytes }) => {
+      const section = { name, offset: at, bytes: bytes.byteLength };
+      at = alignUp(at + bytes.byteLength);
+      return section;
+    });
     const blocksOffset = at;
     at = alignUp(at + hot * 4);
     const blockSections = blockCols.map((c) => {
@@ -102,6 +116,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
       pending: pendingSection,
       source: sourceSection,
       blocks: { offset: blocksOffset, pools: hot, columns: blockSections },
+      catalog: { meta: cut.catalog.meta, sections: catalogSections },
     };
   };
   let base = alignUp(12 + Buffer.byteLength(JSON.stringify(draft(0))) + 64);
@@ -136,6 +151,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   });
   writes.push({ offset: header.pending.offset, bytes: pendingBytes });
   writes.push({ offset: header.source.offset, bytes: sourceState });
+  cut.catalog.sections.forEach(({ bytes }, i) => writes.push({ offset: header.catalog.sections[i]!.offset, bytes }));
   // Ring blocks: each shard's pools, then its rows of each block column, after the shards before it.
   let prior = 0;
   for (const { capture } of shards) {
