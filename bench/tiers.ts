@@ -2,11 +2,16 @@
  * Hot and quiet pools at scale: the service started on two universe sizes with the same market
  * activity (so about the same pools trade), pools quiet for an hour giving their rings back.
  * Prints, per size, the pools hot and quiet, the ring blocks touched, the resident memory, and a
- * restart (SIGTERM, start again: serving, caught up); then the memory one more pool costs (the
- * difference between the two sizes over the difference in pools: almost all of them quiet) beside
- * the shared-memory row of a pool and of a token, from the column table.
+ * restart (SIGTERM, start again: serving, caught up), a restart after kill -9 (the newest snapshot
+ * and the log after it), and the snapshot's size and what its cut held ingest and the shards for;
+ * then the memory one more pool costs (the difference between the two sizes over the difference in
+ * pools: almost all of them quiet) beside the shared-memory row of a pool and of a token, from the
+ * column table.
  *
- *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1]
+ *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1] [--cpu-prof-dir DIR]
+ *
+ * With --cpu-prof-dir, the process restarted after SIGTERM runs with `node --cpu-prof`: its profile
+ * (written when it stops) shows what a start spends its time on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,16 +21,20 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { EngineViews } from '../engine/state/views.js';
 import { ringBlockBytes } from '../engine/state/ring-blocks.js';
-import { residentBytes, waitForLine } from './process.js';
+import { output, residentBytes, waitForLine } from './process.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' }, 'cpu-prof-dir': { type: 'string' } } });
 const quick = values.quick === true;
 const sizes = (values.pools ?? (quick ? '20000,80000' : '250000,1000000')).split(',').map(Number);
 const backfillDays = Number(values['backfill-days'] ?? 1);
 const QUIET_AFTER_S = 3_600;
 /** Sweeps free the blocks of pools quiet since the backfill within a few seconds of the catch-up. */
 const SETTLE_MS = 15_000;
+/** Snapshots during the backfill this often, so the figures of a periodic cut are there at the catch-up. */
+const SNAPSHOT_INTERVAL_S = 60;
+/** Live after the restart this long before the kill -9, so there is log after the newest snapshot to replay. */
+const LIVE_BEFORE_KILL_MS = 5_000;
 
 interface EngineStats {
   readonly pools_hot: number;
@@ -33,6 +42,21 @@ interface EngineStats {
   readonly tokens_hot: number;
   readonly tokens_quiet: number;
   readonly ring_blocks: { readonly touched: number; readonly bytes_each: number };
+  readonly snapshot_skipped: string | null;
+  readonly snapshots: {
+    readonly newest_bytes: number | null;
+    readonly last_main_pause_ms: number | null;
+    readonly last_shard_pause_ms: number | null;
+    readonly last_write_ms: number | null;
+  } | null;
+}
+
+interface Restart {
+  readonly servingSeconds: number;
+  readonly caughtUpSeconds: number;
+  /** Log batches replayed after the snapshot loaded, and that snapshot's size (null: none loaded). */
+  readonly replayed: number;
+  readonly loadedMiB: number | null;
 }
 
 interface SizeResult {
@@ -41,14 +65,29 @@ interface SizeResult {
   readonly events: number;
   readonly engine: EngineStats;
   readonly anonBytes: number;
-  readonly restart: { readonly servingSeconds: number; readonly caughtUpSeconds: number };
+  readonly restart: Restart;
+  readonly afterKill9: Restart;
 }
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-function start(args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+function start(args: readonly string[], nodeFlags: readonly string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/** Starts the service on the data of a run stopped before, and times it to serving and to caught up. */
+async function restart(args: readonly string[], nodeFlags: readonly string[] = []): Promise<{ child: ChildProcess; figures: Restart }> {
+  const t0 = performance.now();
+  const child = start(args, nodeFlags);
+  await waitForLine(child, /(?<!paid )REST listening on/, 30 * 60_000);
+  const servingSeconds = (performance.now() - t0) / 1000;
+  await waitForLine(child, /caught up/, 30 * 60_000);
+  const caughtUpSeconds = (performance.now() - t0) / 1000;
+  const text = output(child).text;
+  const loaded = /loaded the snapshot of log batch \d+ \(([\d.]+) MiB\)/.exec(text);
+  const replayed = /replayed (\d+) log batches/.exec(text);
+  return { child, figures: { servingSeconds, caughtUpSeconds, replayed: Number(replayed?.[1] ?? 0), loadedMiB: loaded ? Number(loaded[1]) : null } };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -58,7 +97,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 async function measure(pools: number): Promise<SizeResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-bench-tiers-'));
-  const args = ['serve', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays), '--quiet-after', String(QUIET_AFTER_S), '--log-format', 'json'];
+  const args = ['serve', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays), '--quiet-after', String(QUIET_AFTER_S), '--snapshot-interval', String(SNAPSHOT_INTERVAL_S), '--log-format', 'json'];
   let child = start(args);
   try {
     const port = Number((await waitForLine(child, /(?<!paid )REST listening on http:\/\/[\d.]+:(\d+)/, 30 * 60_000))[1]);
@@ -67,13 +106,15 @@ async function measure(pools: number): Promise<SizeResult> {
     const stats = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { pools: number; tokens: number; engine: EngineStats };
     const anonBytes = residentBytes(child.pid!).anon;
     await stop(child);
-    const t0 = performance.now();
-    child = start(args);
-    await waitForLine(child, /(?<!paid )REST listening on/, 30 * 60_000);
-    const servingSeconds = (performance.now() - t0) / 1000;
-    await waitForLine(child, /caught up/, 30 * 60_000);
-    const caughtUpSeconds = (performance.now() - t0) / 1000;
-    return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: { servingSeconds, caughtUpSeconds } };
+    const profile = values['cpu-prof-dir'];
+    const afterTerm = await restart(args, profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []);
+    child = afterTerm.child;
+    await new Promise((r) => setTimeout(r, LIVE_BEFORE_KILL_MS));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const afterKill = await restart(args);
+    child = afterKill.child;
+    return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: afterTerm.figures, afterKill9: afterKill.figures };
   } finally {
     await stop(child).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
@@ -91,16 +132,26 @@ async function main(): Promise<void> {
   print(`# hot and quiet pools (${new Date().toISOString()}, ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${mib(totalmem())})`);
   print(`${backfillDays} day(s) of simulated history, pools quiet for ${QUIET_AFTER_S} s give their rings back`);
   print('');
-  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | resident (anon) | per pool | restart: serving / caught up |');
-  print('|---|---|---|---|---|---|---|---|---|');
+  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | resident (anon) | per pool |');
+  print('|---|---|---|---|---|---|---|---|');
   const results: SizeResult[] = [];
   for (const size of sizes) {
     const r = await measure(size);
     results.push(r);
     const e = r.engine;
     print(
-      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B | ${r.restart.servingSeconds.toFixed(1)} s / ${r.restart.caughtUpSeconds.toFixed(1)} s |`,
+      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B |`,
     );
+  }
+  print('');
+  print('| pools | restart after SIGTERM: serving / caught up (batches replayed) | after kill -9: serving / caught up (batches replayed) | snapshot loaded | last periodic cut: ingest held / shards held / written in |');
+  print('|---|---|---|---|---|');
+  const restartText = (x: Restart) => `${x.servingSeconds.toFixed(1)} s / ${x.caughtUpSeconds.toFixed(1)} s (${fmt(x.replayed)})`;
+  const ms = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${fmt(Math.round(v))} ms`);
+  for (const r of results) {
+    const st = r.engine.snapshots;
+    const cut = r.engine.snapshot_skipped ?? `${ms(st?.last_main_pause_ms)} / ${ms(st?.last_shard_pause_ms)} / ${ms(st?.last_write_ms)}`;
+    print(`| ${fmt(r.pools)} | ${restartText(r.restart)} | ${restartText(r.afterKill9)} | ${r.restart.loadedMiB === null ? 'none' : `${r.restart.loadedMiB.toFixed(1)} MiB`} | ${cut} |`);
   }
   const views = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
   print('');

@@ -118,25 +118,43 @@ describe('dexdata serve', () => {
   }, 600_000);
 });
 
-/** Answers about the settled past (hourly candles of a window that closed hours ago), equal in every run of the simulation. */
+/**
+ * Answers about the settled past, equal in every run of the simulation: hourly candles of a window
+ * that closed hours ago, and the catalog's part of every pool made in the first day (pool details
+ * without the live figures: address, DEX, creation, fee, both tokens' names, symbols and decimals).
+ */
 async function pastAnswers(service: RunningService, dir: string): Promise<Map<string, string>> {
   const store = openStore(dir);
   const paths: string[] = [];
+  const details: string[] = [];
   try {
     const chains = new Map<number, string>();
     for (const { value } of store.networks.getRange()) chains.set(value.index, value.id);
     for (const { value } of store.pools.getRange({ limit: 4 })) paths.push(`/networks/${chains.get(value.chain)}/pools/${value.address}/ohlcv?interval=1h&start=${GENESIS + 30 * 3600}&end=${GENESIS + 40 * 3600}&limit=100`);
+    for (const { value } of store.pools.getRange()) if (value.createdAt < GENESIS + 86_400) details.push(`/networks/${chains.get(value.chain)}/pools/${value.address}`);
   } finally {
     await store.close();
   }
+  expect(details.length).toBeGreaterThan(400);
   const out = new Map<string, string>();
   for (const path of paths) {
     const r = await fetch(service.url + path);
     expect(r.status, path).toBe(200);
     out.set(path, await r.text());
   }
+  for (const path of details) {
+    const r = await fetch(service.url + path);
+    expect(r.status, path).toBe(200);
+    const d = (await r.json()) as Record<string, unknown> & { tokens: Record<string, unknown>[] };
+    const pick = (o: Record<string, unknown>, keys: readonly string[]) => keys.map((k) => o[k]);
+    out.set(path, JSON.stringify([pick(d, CATALOG_FIELDS), d.tokens.map((t) => pick(t, TOKEN_FIELDS))]));
+  }
   return out;
 }
+
+/** The fields of pool details (and of its tokens) that come from the catalog alone. */
+const CATALOG_FIELDS = ['id', 'chain', 'dex_id', 'dex_name', 'factory_id', 'created_at', 'created_at_block_number', 'fee'] as const;
+const TOKEN_FIELDS = ['id', 'name', 'symbol', 'chain', 'decimals', 'added_at'] as const;
 
 let clean: Promise<{ cleanDir: string; reference: StoreDump; answers: Map<string, string> }> | null = null;
 

@@ -29,6 +29,8 @@ export interface SnapshotStats {
   readonly newestBytes: number | null;
   /** Longest a shard was held for its copy of the last snapshot's rows, and how long laying out and writing it took. */
   readonly lastPauseMs: number | null;
+  /** How long the main thread (ingest) was held for the last snapshot's cut: its columns, the catalog, the source's state. */
+  readonly lastMainMs: number | null;
   readonly lastWriteMs: number | null;
   readonly writing: boolean;
 }
@@ -58,6 +60,7 @@ export class Snapshots {
   private readonly keep: number;
   private newestTakenAtMs: number | null = null;
   private lastPauseMs: number | null = null;
+  private lastMainMs: number | null = null;
   private lastWriteMs: number | null = null;
   private inFlight: Promise<SnapshotFile> | null = null;
 
@@ -137,9 +140,9 @@ export class Snapshots {
 
   /**
    * Writes the snapshot of a cut once the shards have handed their rows over (`shardParts`, in shard
-   * order); settles once the file is durable and the older files beyond `keep` are gone.
+   * order; `mainMs`: what the cut held the main thread); settles once the file is durable and the older files beyond `keep` are gone.
    */
-  take(cut: MainCut, shardParts: Promise<readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]>): Promise<SnapshotFile> {
+  take(cut: MainCut, shardParts: Promise<readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]>, mainMs: number): Promise<SnapshotFile> {
     if (this.inFlight !== null) throw new Error('a snapshot is already being written');
     const run = shardParts.then(async (parts) => {
       const t1 = performance.now();
@@ -147,6 +150,7 @@ export class Snapshots {
       const path = await writeSnapshot(this.dir, captured);
       this.lastWriteMs = performance.now() - t1;
       this.lastPauseMs = Math.max(...parts.map((p) => p.capture.heldMs));
+      this.lastMainMs = mainMs;
       this.newestTakenAtMs = captured.header.takenAtMs;
       const files = this.list();
       const gone = Math.max(0, files.length - this.keep);
@@ -174,6 +178,7 @@ export class Snapshots {
       newestAgeSeconds: newest && this.newestTakenAtMs !== null ? Math.max(0, (nowMs - this.newestTakenAtMs) / 1000) : null,
       newestBytes: newest?.bytes ?? null,
       lastPauseMs: this.lastPauseMs,
+      lastMainMs: this.lastMainMs,
       lastWriteMs: this.lastWriteMs,
       writing: this.writing,
     };

@@ -30,8 +30,10 @@ export interface CuttableShards extends ShardDispatcher {
 
 export interface Cut {
   readonly seq: number;
-  /** Main-thread time of the cut (its own columns copied, rows split among the shards). */
+  /** Main-thread time of the cut (its own columns and the catalog copied, the source's state saved, rows split among the shards). */
   readonly mainMs: number;
+  /** The part of mainMs the source took to save its state. */
+  readonly sourceMs: number;
   readonly written: Promise<SnapshotFile>;
 }
 
@@ -51,7 +53,9 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
     return { skipped: `a cut would copy ${gib(need)} of shared memory and ${gib(available)} is available; starts replay the log meanwhile` };
   }
   const t0 = performance.now();
-  const main = cutMain(views, seq, ingest.registry.export({ viewColumns: false, shareAppendOnly: true }), source?.saveState?.());
+  const sourceState = source?.saveState?.();
+  const sourceMs = performance.now() - t0;
+  const main = cutMain(views, seq, ingest.registry.export({ viewColumns: false, shareAppendOnly: true }), sourceState);
   const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokenLive(t));
   const mainMs = performance.now() - t0;
   const parts = ingest
@@ -61,7 +65,7 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
       await shards.durable();
       return captures.map((capture, i) => ({ runs: runs[i]!, capture }));
     });
-  return { seq, mainMs, written: snapshots.take(main, parts) };
+  return { seq, mainMs, sourceMs, written: snapshots.take(main, parts, mainMs) };
 }
 
 /** A cut may take at most this share of the memory available (its copies live until the file is written). */
