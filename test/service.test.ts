@@ -102,8 +102,15 @@ describe('dexdata serve', () => {
     await service.waitFor(/caught up/, 240_000);
 
     // /stats tells the snapshots' state and how much log they leave to replay.
-    const stats = (await (await fetch(`${service.url}/stats`)).json()) as { engine: { log_head: number; log_batches_since_snapshot: number; snapshots: { count: number; newest_log_batch: number; newest_bytes: number; newest_age_seconds: number } } };
+    await service.waitFor(/snapshot of log batch \d+: /, 60_000);
+    const stats = (await (await fetch(`${service.url}/stats`)).json()) as {
+      engine: { log_head: number; log_batches_since_snapshot: number; snapshots: { count: number; newest_log_batch: number; newest_bytes: number; newest_age_seconds: number; last_main_pause_ms: number } };
+    };
     expect(stats.engine.snapshots.count).toBeGreaterThanOrEqual(1);
+    // Its age in seconds (one every second once live), and what the last cut held ingest for.
+    expect(stats.engine.snapshots.newest_age_seconds).toBeGreaterThanOrEqual(0);
+    expect(stats.engine.snapshots.newest_age_seconds).toBeLessThan(60);
+    expect(stats.engine.snapshots.last_main_pause_ms).toBeGreaterThanOrEqual(0);
     expect(stats.engine.snapshots.count).toBeLessThanOrEqual(2);
     expect(stats.engine.snapshots.newest_bytes).toBeGreaterThan(0);
     expect(stats.engine.log_batches_since_snapshot).toBe(stats.engine.log_head - stats.engine.snapshots.newest_log_batch);
