@@ -73,10 +73,13 @@ const CUT_MEMORY_SHARE = 0.5;
 
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 
-/** Bytes a cut copies: every kept column to the rows in use, and the ring blocks in use. */
+/** Bytes a cut copies: every kept column to the rows in use but those taken without a copy (cutMain), and the ring blocks in use. */
 export function cutBytes(views: EngineViews): number {
   let n = 0;
-  for (const c of keptColumns(views.columnTable)) n += usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * rowBytes(c);
+  for (const c of keptColumns(views.columnTable)) {
+    if (c.writer === 'ingest' && (c.scope === 'pool' || c.scope === 'token')) continue;
+    n += usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * rowBytes(c);
+  }
   const hot = blockStats(views).used;
   for (const c of blockColumns(views.columnTable)) n += hot * rowBytes(c);
   return n;
