@@ -67,6 +67,8 @@ interface SizeResult {
   readonly anonBytes: number;
   readonly restart: Restart;
   readonly afterKill9: Restart;
+  /** The first run's log line of its last periodic snapshot (size, main thread and source state, shards, write). */
+  readonly lastSnapshotLine: string | null;
 }
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
@@ -105,6 +107,7 @@ async function measure(pools: number): Promise<SizeResult> {
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const stats = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { pools: number; tokens: number; engine: EngineStats };
     const anonBytes = residentBytes(child.pid!).anon;
+    const lastSnapshotLine = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].at(-1)?.[1] ?? null;
     await stop(child);
     const profile = values['cpu-prof-dir'];
     const afterTerm = await restart(args, profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []);
@@ -114,7 +117,7 @@ async function measure(pools: number): Promise<SizeResult> {
     await new Promise((r) => child.once('exit', r));
     const afterKill = await restart(args);
     child = afterKill.child;
-    return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: afterTerm.figures, afterKill9: afterKill.figures };
+    return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: afterTerm.figures, afterKill9: afterKill.figures, lastSnapshotLine };
   } finally {
     await stop(child).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
@@ -153,6 +156,7 @@ async function main(): Promise<void> {
     const cut = r.engine.snapshot_skipped ?? `${ms(st?.last_main_pause_ms)} / ${ms(st?.last_shard_pause_ms)} / ${ms(st?.last_write_ms)}`;
     print(`| ${fmt(r.pools)} | ${restartText(r.restart)} | ${restartText(r.afterKill9)} | ${r.restart.loadedMiB === null ? 'none' : `${r.restart.loadedMiB.toFixed(1)} MiB`} | ${cut} |`);
   }
+  for (const r of results) print(`${fmt(r.pools)} pools, the last periodic snapshot before the stop: ${r.lastSnapshotLine ?? 'none'}`);
   const views = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
   print('');
   if (results.length >= 2) {
