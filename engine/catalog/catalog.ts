@@ -5,7 +5,8 @@
  * names, symbols and supplies in a UTF-8 heap, the pools of each chain and of each token as linked
  * id lists, and address -> id tables (open addressing). Records persist in LMDB with the batch that
  * created them, so ids are stable across restarts; `export` and `Catalog.import` move the whole
- * catalog as a few byte sections instead.
+ * catalog as a few byte sections instead (a snapshot keeps them: a start `restore`s them, then
+ * `loadSince` reads only the records made after).
  *
  * The arrays (parts.ts) live in growable SharedArrayBuffers: any thread can `attach` and read by id.
  * The address tables are the writer's own (plain typed arrays): look addresses up on its thread.
