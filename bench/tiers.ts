@@ -10,7 +10,7 @@
  *
  *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1] [--cpu-prof-dir DIR]
  *
- * With --cpu-prof-dir, the process restarted after SIGTERM runs with `node --cpu-prof`: its profile
+ * With --cpu-prof-dir, the process restarted after kill -9 runs with `node --cpu-prof`: its profile
  * (written when it stops) shows what a start spends its time on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -109,13 +109,14 @@ async function measure(pools: number): Promise<SizeResult> {
     const anonBytes = residentBytes(child.pid!).anon;
     const lastSnapshotLine = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].at(-1)?.[1] ?? null;
     await stop(child);
-    const profile = values['cpu-prof-dir'];
-    const afterTerm = await restart(args, profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []);
+    const afterTerm = await restart(args);
     child = afterTerm.child;
     await new Promise((r) => setTimeout(r, LIVE_BEFORE_KILL_MS));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
-    const afterKill = await restart(args);
+    // The profiled start is the last one: it is stopped with SIGTERM, and node writes the profile as it exits.
+    const profile = values['cpu-prof-dir'];
+    const afterKill = await restart(args, profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []);
     child = afterKill.child;
     return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: afterTerm.figures, afterKill9: afterKill.figures, lastSnapshotLine };
   } finally {
