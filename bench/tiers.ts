@@ -2,14 +2,19 @@
  * Hot and quiet pools at scale: the service started on two universe sizes with the same market
  * activity (so about the same pools trade), pools quiet for an hour giving their rings back.
  * Prints, per size, the pools hot and quiet, the ring blocks touched, the resident memory, and a
- * restart (SIGTERM, start again: serving, caught up); then the memory one more pool costs (the
- * difference between the two sizes over the difference in pools: almost all of them quiet), split
- * into the shared-memory row of a pool and its share of token rows (from the column table), its
- * catalog rows (catalog/parts.ts), the simulator's state (measured alone at both sizes: not part of
- * a real deployment) and the rest (catalog texts and address tables, indexes, heaps); and the whole
- * process extrapolated to the public service's 37.7 M pools and 34.8 M tokens.
+ * restart (SIGTERM, start again: serving, caught up), a restart after kill -9 (the newest snapshot
+ * and the log after it), and the snapshot's size and what its cut held ingest and the shards for;
+ * then the memory one more pool costs (the difference between the two sizes over the difference in
+ * pools: almost all of them quiet), split into the shared-memory row of a pool and its share of
+ * token rows (from the column table), its catalog rows (catalog/parts.ts), the simulator's state
+ * (measured alone at both sizes: not part of a real deployment) and the rest (catalog texts and
+ * address tables, indexes, heaps); and the whole process extrapolated to the public service's
+ * 37.7 M pools and 34.8 M tokens.
  *
- *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1] [--no-restart]
+ *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1] [--no-restart] [--cpu-prof-dir DIR]
+ *
+ * With --cpu-prof-dir, the process restarted after kill -9 runs with `node --cpu-prof`: its profile
+ * (written when it stops) shows what a start spends its time on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,11 +25,13 @@ import { parseArgs } from 'node:util';
 import { PARTS } from '../engine/catalog/parts.js';
 import { EngineViews } from '../engine/state/views.js';
 import { ringBlockBytes } from '../engine/state/ring-blocks.js';
-import { residentBytes, waitForLine } from './process.js';
+import { output, residentBytes, waitForLine } from './process.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' }, 'no-restart': { type: 'boolean' } } });
-const restart = values['no-restart'] !== true;
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' }, 'no-restart': { type: 'boolean' }, 'cpu-prof-dir': { type: 'string' } },
+});
+const measureRestarts = values['no-restart'] !== true;
 const SIMULATOR_MEMORY = fileURLToPath(new URL('./simulator-memory.js', import.meta.url));
 /** The public service's universe, which the whole process is extrapolated to. */
 const PUBLIC_POOLS = 37_700_000;
@@ -35,6 +42,10 @@ const backfillDays = Number(values['backfill-days'] ?? 1);
 const QUIET_AFTER_S = 3_600;
 /** Sweeps free the blocks of pools quiet since the backfill within a few seconds of the catch-up. */
 const SETTLE_MS = 15_000;
+/** Snapshots during the backfill this often, so the figures of a periodic cut are there at the catch-up. */
+const SNAPSHOT_INTERVAL_S = 60;
+/** Live after the restart this long before the kill -9, so there is log after the newest snapshot to replay. */
+const LIVE_BEFORE_KILL_MS = 5_000;
 
 interface EngineStats {
   readonly pools_hot: number;
@@ -42,6 +53,21 @@ interface EngineStats {
   readonly tokens_hot: number;
   readonly tokens_quiet: number;
   readonly ring_blocks: { readonly touched: number; readonly bytes_each: number };
+  readonly snapshot_skipped: string | null;
+  readonly snapshots: {
+    readonly newest_bytes: number | null;
+    readonly last_main_pause_ms: number | null;
+    readonly last_shard_pause_ms: number | null;
+    readonly last_write_ms: number | null;
+  } | null;
+}
+
+interface Restart {
+  readonly servingSeconds: number;
+  readonly caughtUpSeconds: number;
+  /** Log batches replayed after the snapshot loaded, and that snapshot's size (null: none loaded). */
+  readonly replayed: number;
+  readonly loadedMiB: number | null;
 }
 
 interface SizeResult {
@@ -50,7 +76,11 @@ interface SizeResult {
   readonly events: number;
   readonly engine: EngineStats;
   readonly anonBytes: number;
-  readonly restart: { readonly servingSeconds: number; readonly caughtUpSeconds: number } | null;
+  /** Null with --no-restart. */
+  readonly restart: Restart | null;
+  readonly afterKill9: Restart | null;
+  /** The first run's log line of its last periodic snapshot (size, main thread and source state, shards, write). */
+  readonly lastSnapshotLine: string | null;
   /** Resident memory of the simulator alone at this size. */
   readonly simulatorBytes: number;
 }
@@ -58,8 +88,22 @@ interface SizeResult {
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-function start(args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+function start(args: readonly string[], nodeFlags: readonly string[] = []): ChildProcess {
+  return spawn(process.execPath, [...nodeFlags, CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+/** Starts the service on the data of a run stopped before, and times it to serving and to caught up. */
+async function restart(args: readonly string[], nodeFlags: readonly string[] = []): Promise<{ child: ChildProcess; figures: Restart }> {
+  const t0 = performance.now();
+  const child = start(args, nodeFlags);
+  await waitForLine(child, /(?<!paid )REST listening on/, 30 * 60_000);
+  const servingSeconds = (performance.now() - t0) / 1000;
+  await waitForLine(child, /caught up/, 30 * 60_000);
+  const caughtUpSeconds = (performance.now() - t0) / 1000;
+  const text = output(child).text;
+  const loaded = /loaded the snapshot of log batch \d+ \(([\d.]+) MiB\)/.exec(text);
+  const replayed = /replayed (\d+) log batches/.exec(text);
+  return { child, figures: { servingSeconds, caughtUpSeconds, replayed: Number(replayed?.[1] ?? 0), loadedMiB: loaded ? Number(loaded[1]) : null } };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -69,7 +113,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 async function measure(pools: number): Promise<SizeResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-bench-tiers-'));
-  const args = ['serve', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays), '--quiet-after', String(QUIET_AFTER_S), '--log-format', 'json'];
+  const args = ['serve', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays), '--quiet-after', String(QUIET_AFTER_S), '--snapshot-interval', String(SNAPSHOT_INTERVAL_S), '--log-format', 'json'];
   let child = start(args);
   try {
     const port = Number((await waitForLine(child, /(?<!paid )REST listening on http:\/\/[\d.]+:(\d+)/, 30 * 60_000))[1]);
@@ -77,16 +121,21 @@ async function measure(pools: number): Promise<SizeResult> {
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const stats = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { pools: number; tokens: number; engine: EngineStats };
     const anonBytes = residentBytes(child.pid!).anon;
+    const lastSnapshotLine = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].at(-1)?.[1] ?? null;
     await stop(child);
     const simulatorBytes = await simulatorMemory(pools);
-    if (!restart) return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: null, simulatorBytes };
-    const t0 = performance.now();
-    child = start(args);
-    await waitForLine(child, /(?<!paid )REST listening on/, 30 * 60_000);
-    const servingSeconds = (performance.now() - t0) / 1000;
-    await waitForLine(child, /caught up/, 30 * 60_000);
-    const caughtUpSeconds = (performance.now() - t0) / 1000;
-    return { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, restart: { servingSeconds, caughtUpSeconds }, simulatorBytes };
+    const base = { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, lastSnapshotLine, simulatorBytes };
+    if (!measureRestarts) return { ...base, restart: null, afterKill9: null };
+    const afterTerm = await restart(args);
+    child = afterTerm.child;
+    await new Promise((r) => setTimeout(r, LIVE_BEFORE_KILL_MS));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    // The profiled start is the last one: it is stopped with SIGTERM, and node writes the profile as it exits.
+    const profile = values['cpu-prof-dir'];
+    const afterKill = await restart(args, profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []);
+    child = afterKill.child;
+    return { ...base, restart: afterTerm.figures, afterKill9: afterKill.figures };
   } finally {
     await stop(child).catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
@@ -117,17 +166,29 @@ async function main(): Promise<void> {
   print(`# hot and quiet pools (${new Date().toISOString()}, ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${mib(totalmem())}, load average ${loadavg()[0]!.toFixed(1)})`);
   print(`${backfillDays} day(s) of simulated history, pools quiet for ${QUIET_AFTER_S} s give their rings back`);
   print('');
-  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | resident (anon) | per pool | restart: serving / caught up |');
-  print('|---|---|---|---|---|---|---|---|---|');
+  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | resident (anon) | per pool |');
+  print('|---|---|---|---|---|---|---|---|');
   const results: SizeResult[] = [];
   for (const size of sizes) {
     const r = await measure(size);
     results.push(r);
     const e = r.engine;
     print(
-      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B | ${r.restart === null ? 'not measured' : `${r.restart.servingSeconds.toFixed(1)} s / ${r.restart.caughtUpSeconds.toFixed(1)} s`} |`,
+      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B |`,
     );
   }
+  print('');
+  print('| pools | restart after SIGTERM: serving / caught up (batches replayed) | after kill -9: serving / caught up (batches replayed) | snapshot loaded | last periodic cut: ingest held / shards held / written in |');
+  print('|---|---|---|---|---|');
+  const restartText = (x: Restart) => `${x.servingSeconds.toFixed(1)} s / ${x.caughtUpSeconds.toFixed(1)} s (${fmt(x.replayed)})`;
+  const ms = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${fmt(Math.round(v))} ms`);
+  for (const r of results) {
+    if (r.restart === null || r.afterKill9 === null) continue;
+    const st = r.engine.snapshots;
+    const cut = r.engine.snapshot_skipped ?? `${ms(st?.last_main_pause_ms)} / ${ms(st?.last_shard_pause_ms)} / ${ms(st?.last_write_ms)}`;
+    print(`| ${fmt(r.pools)} | ${restartText(r.restart)} | ${restartText(r.afterKill9)} | ${r.restart.loadedMiB === null ? 'none' : `${r.restart.loadedMiB.toFixed(1)} MiB`} | ${cut} |`);
+  }
+  for (const r of results) print(`${fmt(r.pools)} pools, the last periodic snapshot before the stop: ${r.lastSnapshotLine ?? 'none'}`);
   const views = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
   const poolRow = rowBytes(views, 'pool');
   const tokenRow = rowBytes(views, 'token');

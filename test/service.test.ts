@@ -83,7 +83,7 @@ describe('dexdata serve', () => {
     // A snapshot every 40,000 events while it backfills and every second once live, so the kills
     // land in and between writes whichever phase each run is in.
     const config = join(dir, 'config.json');
-    writeFileSync(config, JSON.stringify({ snapshots: { everyEvents: 40_000, intervalSeconds: 1, keep: 2 } }));
+    writeFileSync(config, JSON.stringify({ ...ANSWERS_CONFIG, snapshots: { everyEvents: 40_000, intervalSeconds: 1, keep: 2 } }));
     const random = seeded(20_261_125);
     let service = await start(dir, ['--config', config]);
     const loaded: number[] = [];
@@ -102,8 +102,15 @@ describe('dexdata serve', () => {
     await service.waitFor(/caught up/, 240_000);
 
     // /stats tells the snapshots' state and how much log they leave to replay.
-    const stats = (await (await fetch(`${service.url}/stats`)).json()) as { engine: { log_head: number; log_batches_since_snapshot: number; snapshots: { count: number; newest_log_batch: number; newest_bytes: number; newest_age_seconds: number } } };
+    await service.waitFor(/snapshot of log batch \d+: /, 60_000);
+    const stats = (await (await fetch(`${service.url}/stats`)).json()) as {
+      engine: { log_head: number; log_batches_since_snapshot: number; snapshots: { count: number; newest_log_batch: number; newest_bytes: number; newest_age_seconds: number; last_main_pause_ms: number } };
+    };
     expect(stats.engine.snapshots.count).toBeGreaterThanOrEqual(1);
+    // Its age in seconds (one every second once live), and what the last cut held ingest for.
+    expect(stats.engine.snapshots.newest_age_seconds).toBeGreaterThanOrEqual(0);
+    expect(stats.engine.snapshots.newest_age_seconds).toBeLessThan(60);
+    expect(stats.engine.snapshots.last_main_pause_ms).toBeGreaterThanOrEqual(0);
     expect(stats.engine.snapshots.count).toBeLessThanOrEqual(2);
     expect(stats.engine.snapshots.newest_bytes).toBeGreaterThan(0);
     expect(stats.engine.log_batches_since_snapshot).toBe(stats.engine.log_head - stats.engine.snapshots.newest_log_batch);
@@ -118,25 +125,46 @@ describe('dexdata serve', () => {
   }, 600_000);
 });
 
-/** Answers about the settled past (hourly candles of a window that closed hours ago), equal in every run of the simulation. */
+/**
+ * Answers about the settled past, equal in every run of the simulation: hourly candles of a window
+ * that closed hours ago, and the catalog's part of every pool made in the first day (pool details
+ * without the live figures: address, DEX, creation, fee, both tokens' names, symbols and decimals).
+ */
 async function pastAnswers(service: RunningService, dir: string): Promise<Map<string, string>> {
   const store = openStore(dir);
   const paths: string[] = [];
+  const details: string[] = [];
   try {
     const chains = new Map<number, string>();
     for (const { value } of store.networks.getRange()) chains.set(value.index, value.id);
     for (const { value } of store.pools.getRange({ limit: 4 })) paths.push(`/networks/${chains.get(value.chain)}/pools/${value.address}/ohlcv?interval=1h&start=${GENESIS + 30 * 3600}&end=${GENESIS + 40 * 3600}&limit=100`);
+    for (const { value } of store.pools.getRange()) if (value.createdAt < GENESIS + 86_400) details.push(`/networks/${chains.get(value.chain)}/pools/${value.address}`);
   } finally {
     await store.close();
   }
+  expect(details.length).toBeGreaterThan(400);
   const out = new Map<string, string>();
   for (const path of paths) {
     const r = await fetch(service.url + path);
     expect(r.status, path).toBe(200);
     out.set(path, await r.text());
   }
+  for (const path of details) {
+    const r = await fetch(service.url + path);
+    expect(r.status, path).toBe(200);
+    const d = (await r.json()) as Record<string, unknown> & { tokens: Record<string, unknown>[] };
+    const pick = (o: Record<string, unknown>, keys: readonly string[]) => keys.map((k) => o[k]);
+    out.set(path, JSON.stringify([pick(d, CATALOG_FIELDS), d.tokens.map((t) => pick(t, TOKEN_FIELDS))]));
+  }
   return out;
 }
+
+/** Requests without a key are not limited: pastAnswers asks for every pool of the first day. */
+const ANSWERS_CONFIG = { plans: { keyless: { requestsPerMinute: 1_000_000 } } };
+
+/** The fields of pool details (and of its tokens) that come from the catalog alone. */
+const CATALOG_FIELDS = ['id', 'chain', 'dex_id', 'dex_name', 'factory_id', 'created_at', 'created_at_block_number', 'fee'] as const;
+const TOKEN_FIELDS = ['id', 'name', 'symbol', 'chain', 'decimals', 'added_at'] as const;
 
 let clean: Promise<{ cleanDir: string; reference: StoreDump; answers: Map<string, string> }> | null = null;
 
@@ -144,7 +172,9 @@ let clean: Promise<{ cleanDir: string; reference: StoreDump; answers: Map<string
 function cleanRun(): Promise<{ cleanDir: string; reference: StoreDump; answers: Map<string, string> }> {
   clean ??= (async () => {
     const cleanDir = tempDir();
-    const service = await start(cleanDir);
+    const config = join(cleanDir, 'config.json');
+    writeFileSync(config, JSON.stringify(ANSWERS_CONFIG));
+    const service = await start(cleanDir, ['--config', config]);
     await service.waitFor(/caught up/, 240_000);
     const answers = await pastAnswers(service, cleanDir);
     expect(await service.stop()).toBe(0);

@@ -13,6 +13,7 @@ import type * as LogModule from '../engine/log.js';
 import type { Engine } from '../engine/engine.js';
 import { keptColumns, usedBytes } from '../engine/snapshot/format.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
+import { catalogDump } from './support/catalog-dump.js';
 import { heldCandles, token1Changes } from './support/held-candles.js';
 import { settle } from './support/settle.js';
 
@@ -89,6 +90,7 @@ describe('snapshots', () => {
     const first = await engineAt(dir, clock, true);
     const cut = await first.snapshot();
     expect(cut).toBeGreaterThan(0);
+    const cutPools = first.registry.poolCount;
     // Twelve more hours, in steps: candles leave their rings, new pools appear, windows move.
     clock.now += 12 * HOUR;
     await settle(first, clock);
@@ -102,6 +104,7 @@ describe('snapshots', () => {
     expect(fromSnapshot.status().loadedSnapshot).toBe(cut);
     expect(fromSnapshot.status().replayedBatches).toBe(fromSnapshot.status().logHead - cut!);
     const a = viewBytes(fromSnapshot);
+    const catalogA = catalogDump(fromSnapshot.registry);
     const quietA = (fromSnapshot.stats() as { pools_quiet: number }).pools_quiet;
     await fromSnapshot.stop();
 
@@ -110,6 +113,7 @@ describe('snapshots', () => {
     expect(fullReplay.status().loadedSnapshot).toBe(0);
     expect(fullReplay.status().replayedBatches).toBe(fullReplay.status().logHead);
     const b = viewBytes(fullReplay);
+    const catalogB = catalogDump(fullReplay.registry);
     const quietB = (fullReplay.stats() as { pools_quiet: number }).pools_quiet;
     await fullReplay.stop();
 
@@ -117,6 +121,9 @@ describe('snapshots', () => {
     expect(quietA).toBeGreaterThan(0);
     expect(quietB).toBeGreaterThan(0);
     expectSameViews(a, b);
+    // The catalog restored from the snapshot, plus the records made after it, answers as one rebuilt from every record.
+    expect(catalogA.counts[0]).toBeGreaterThan(cutPools);
+    expect(catalogA).toEqual(catalogB);
   }, 240_000);
 
   it('a snapshot file cut short, as a kill -9 leaves it, is never loaded: the start falls back to the one before', async () => {

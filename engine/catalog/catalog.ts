@@ -5,7 +5,8 @@
  * names, symbols and supplies in a UTF-8 heap, the pools of each chain and of each token as linked
  * id lists, and address -> id tables (open addressing). Records persist in LMDB with the batch that
  * created them, so ids are stable across restarts; `export` and `Catalog.import` move the whole
- * catalog as a few byte sections instead.
+ * catalog as a few byte sections instead (a snapshot keeps them: a start `restore`s them, then
+ * `loadSince` reads only the records made after).
  *
  * The arrays (parts.ts) live in growable SharedArrayBuffers: any thread can `attach` and read by id.
  * The address tables are the writer's own (plain typed arrays): look addresses up on its thread.
@@ -168,11 +169,18 @@ export interface CatalogBuffers {
   readonly parts: Readonly<Record<PartName, SharedArrayBuffer>>;
 }
 
-/** A catalog as byte sections (copies: the catalog may change after the export). */
+/** A catalog as byte sections (copies, unless exported with shareAppendOnly). */
 export interface CatalogExport {
   /** JSON-safe: networks, DEXes, id allocation, bounds. */
   readonly meta: CatalogMeta;
   readonly sections: readonly { readonly name: string; readonly bytes: Uint8Array }[];
+}
+
+/** Where `Catalog.restore` reads sections from: a section's length, and its bytes into `into` (exactly that long). */
+export interface CatalogSectionReader {
+  has(name: string): boolean;
+  bytes(name: string): number;
+  read(name: string, into: Uint8Array): void;
 }
 
 export interface CatalogMeta {
@@ -183,7 +191,9 @@ export interface CatalogMeta {
   readonly tokenIds: AllocatorState;
 }
 
-const EXPORT_VERSION = 1;
+/** Version of the export's meta and sections (a snapshot's format hash covers it). */
+export const CATALOG_EXPORT_VERSION = 1;
+const EXPORT_VERSION = CATALOG_EXPORT_VERSION;
 /** A character outside ASCII (its lower case may not be the ASCII folding). */
 const NON_ASCII = /[^\u0000-\u007f]/;
 const VIEW_SECTION = 'view:';
@@ -914,25 +924,34 @@ export class Catalog {
 
   // ---- export and import ----
 
-  /** The catalog as byte sections (copies) plus the static view columns it wrote, up to the ids in use. */
-  export(): CatalogExport {
+  /**
+   * The catalog as byte sections, up to the ids in use, plus (with `viewColumns`, the default) the
+   * static view columns it wrote. Sections are copies, except with `shareAppendOnly`: the parts whose
+   * rows in use are never rewritten (PARTS' appendOnly) are then views of the shared memory, which
+   * stay as exported while the writer goes on (a snapshot cut writes them out later without a copy).
+   */
+  export(options: { readonly viewColumns?: boolean; readonly shareAppendOnly?: boolean } = {}): CatalogExport {
     const a = this.a;
     const poolBound = this.poolBound;
     const tokenBound = this.tokenBound;
     const sections: { name: string; bytes: Uint8Array }[] = [];
-    const copy = (name: string, array: ArrayBufferView, elements: number, elementBytes: number) =>
-      sections.push({ name, bytes: new Uint8Array(array.buffer, array.byteOffset, elements * elementBytes).slice() });
+    const add = (name: string, array: ArrayBufferView, elements: number, elementBytes: number, share = false) => {
+      const view = new Uint8Array(array.buffer, array.byteOffset, elements * elementBytes);
+      sections.push({ name, bytes: share ? view : view.slice() });
+    };
     for (const p of PARTS as readonly PartSpec[]) {
       const array = a[p.name];
       const rowBytes = p.ctor.BYTES_PER_ELEMENT * p.stride;
       const rows = p.scope === 'pool' ? poolBound : p.scope === 'token' ? tokenBound : p.scope === 'heap' ? Atomics.load(a.counts, Count.HeapUsed) : array.length / p.stride;
-      copy(p.name, array, rows, rowBytes);
+      add(p.name, array, rows, rowBytes, p.appendOnly && options.shareAppendOnly === true);
     }
-    copy('poolSlots', this.poolTable!.slots, this.poolTable!.slots.length, 4);
-    copy('tokenSlots', this.tokenTable!.slots, this.tokenTable!.slots.length, 4);
-    for (const c of staticViewColumns(this.views)) {
-      const rows = c.scope === 'pool' ? poolBound : tokenBound;
-      copy(VIEW_SECTION + c.name, c.array, rows * c.stride, c.array.BYTES_PER_ELEMENT);
+    add('poolSlots', this.poolTable!.slots, this.poolTable!.slots.length, 4);
+    add('tokenSlots', this.tokenTable!.slots, this.tokenTable!.slots.length, 4);
+    if (options.viewColumns !== false) {
+      for (const c of staticViewColumns(this.views)) {
+        const rows = c.scope === 'pool' ? poolBound : tokenBound;
+        add(VIEW_SECTION + c.name, c.array, rows * c.stride, c.array.BYTES_PER_ELEMENT);
+      }
     }
     return {
       meta: {
@@ -948,7 +967,6 @@ export class Catalog {
 
   /** A catalog over `views` from an export (the views' static columns are written from it too). */
   static import(views: EngineViews, from: CatalogExport): Catalog {
-    if (from.meta.version !== EXPORT_VERSION) throw new Error(`catalog export version ${from.meta.version}, this build reads ${EXPORT_VERSION}`);
     const bytes = new Map(from.sections.map((s) => [s.name, s.bytes]));
     const section = (name: string): Uint8Array => {
       const b = bytes.get(name);
@@ -956,37 +974,84 @@ export class Catalog {
       return b;
     };
     const counts = new Uint32Array(section('counts').slice().buffer);
+    const c = new Catalog(views, Math.max(counts[Count.PoolBound]!, counts[Count.TokenBound]!, CATALOG_INITIAL_ROWS));
+    c.restore(from.meta, { has: (name) => bytes.has(name), bytes: (name) => section(name).byteLength, read: (name, into) => into.set(section(name)) });
+    return c;
+  }
+
+  /**
+   * Fills this new, empty catalog (the writer) from an export's meta and sections, read straight into
+   * its parts by `sections` (one bulk copy per section, no per-row work). The views' static columns
+   * are written from the export's view sections when it has them (a snapshot keeps those columns
+   * itself and loads them before).
+   */
+  restore(meta: CatalogMeta, sections: CatalogSectionReader): void {
+    if (meta.version !== EXPORT_VERSION) throw new Error(`catalog export version ${meta.version}, this build reads ${EXPORT_VERSION}`);
+    if (this.poolTable === null || this.poolBound > 0 || this.tokenBound > 0 || this.networks.length > 0) throw new Error('a catalog is restored into a new, empty writer only');
+    const views = this.views;
+    const counts = new Uint32Array(PARTS.find((p) => p.name === 'counts')!.stride);
+    sections.read('counts', new Uint8Array(counts.buffer));
     const poolBound = counts[Count.PoolBound]!;
     const tokenBound = counts[Count.TokenBound]!;
     if (poolBound > views.capacity.pools || tokenBound > views.capacity.tokens) {
       throw new CapacityError(`catalog export holds ${poolBound} pool and ${tokenBound} token ids, the views have room for ${views.capacity.pools} and ${views.capacity.tokens}`);
     }
-    const c = new Catalog(views, Math.max(poolBound, tokenBound, CATALOG_INITIAL_ROWS));
-    c.grow('heap', counts[Count.HeapUsed]!);
-    const a = c.a as unknown as Record<PartName, ArrayBufferView>;
+    this.grow('pool', poolBound);
+    this.grow('token', tokenBound);
+    this.grow('heap', counts[Count.HeapUsed]!);
+    const a = this.a as unknown as Record<PartName, ArrayBufferView>;
     for (const p of PARTS as readonly PartSpec[]) {
       if (p.name === 'counts') continue;
-      const src = section(p.name);
       const dst = a[p.name]!;
-      if (src.byteLength > dst.byteLength) throw new Error(`catalog export section ${p.name} is larger than its part`);
-      new Uint8Array(dst.buffer, dst.byteOffset, src.byteLength).set(src);
+      const n = sections.bytes(p.name);
+      if (n > dst.byteLength) throw new Error(`catalog export section ${p.name} is larger than its part`);
+      sections.read(p.name, new Uint8Array(dst.buffer, dst.byteOffset, n));
     }
     for (const col of staticViewColumns(views)) {
-      const src = section(VIEW_SECTION + col.name);
-      new Uint8Array(col.array.buffer, col.array.byteOffset, src.byteLength).set(src);
+      const name = VIEW_SECTION + col.name;
+      if (!sections.has(name)) continue;
+      sections.read(name, new Uint8Array(col.array.buffer, col.array.byteOffset, sections.bytes(name)));
     }
-    const slots = (name: string) => new Int32Array(section(name).slice().buffer);
-    c.poolTable!.adopt(slots('poolSlots'));
-    c.tokenTable!.adopt(slots('tokenSlots'));
-    for (const n of from.meta.networks) c.addNetwork(n);
-    for (const d of from.meta.dexes) c.addDex(d);
-    c.poolIds.load(from.meta.poolIds);
-    c.tokenIds.load(from.meta.tokenIds);
-    for (const w of [Count.PoolBound, Count.TokenBound, Count.Pools, Count.Tokens, Count.HeapUsed]) Atomics.store(c.a.counts, w, counts[w]!);
-    Atomics.store(views.counts, 0, c.poolIds.bound);
-    Atomics.store(views.counts, 1, c.tokenIds.bound);
-    return c;
+    const slots = (name: string) => {
+      const s = new Int32Array(sections.bytes(name) / 4);
+      sections.read(name, new Uint8Array(s.buffer));
+      return s;
+    };
+    this.poolTable.adopt(slots('poolSlots'));
+    this.tokenTable!.adopt(slots('tokenSlots'));
+    for (const n of meta.networks) this.addNetwork(n);
+    for (const d of meta.dexes) this.addDex(d);
+    this.poolIds.load(meta.poolIds);
+    this.tokenIds.load(meta.tokenIds);
+    for (const w of [Count.PoolBound, Count.TokenBound, Count.Pools, Count.Tokens, Count.HeapUsed]) Atomics.store(this.a.counts, w, counts[w]!);
+    Atomics.store(views.counts, 0, this.poolIds.bound);
+    Atomics.store(views.counts, 1, this.tokenIds.bound);
   }
+
+  /**
+   * After `restore`: loads the networks, DEXes, pools and tokens persisted since the export was
+   * taken. Ids grow per chain in creation order within its open block, and new blocks start at the
+   * bound, so those records are exactly the ids the export's allocation had not handed out: the
+   * rest of each chain's open block and every id past the bound (a few ranges of records read,
+   * not every record).
+   */
+  loadSince(store: Store): void {
+    for (const { value } of store.networks.getRange()) if (this.networks[value.index] === undefined) this.addNetwork(value);
+    for (const { value } of store.dexes.getRange()) if (this.dexes[value.index] === undefined) this.addDex(value);
+    const tokenRanges = unallocated(this.tokenIds.save());
+    const poolRanges = unallocated(this.poolIds.save());
+    for (const [start, end] of tokenRanges) for (const { value } of store.tokens.getRange({ start, end })) if (!this.tokenKnown(value.id)) this.addToken(value);
+    for (const [start, end] of poolRanges) for (const { value } of store.pools.getRange({ start, end })) if (!this.poolKnown(value.id)) this.addPool(value);
+  }
+}
+
+/** The id ranges [start, end) an allocation in state `s` has not handed out (the last one open-ended). */
+function unallocated(s: AllocatorState): [number, number | undefined][] {
+  const out: [number, number | undefined][] = [];
+  for (const [, at, end] of s.open) if (at < end) out.push([at, end]);
+  out.sort((x, y) => x[0] - y[0]);
+  out.push([s.next, undefined]);
+  return out;
 }
 
 /** A pool record whose fields are read from the catalog when asked (made cheaply, read rarely). */

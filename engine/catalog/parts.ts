@@ -16,43 +16,49 @@ export interface PartSpec {
   readonly scope: PartScope;
   /** Elements per row (the length of a `fixed` part). */
   readonly stride: number;
+  /**
+   * Rows below the bound (heap: bytes below HeapUsed) are written once, when their id (or text) is
+   * made, and never again while the process runs (a rollback changes state bytes and links only):
+   * an export may hand them out as views of the shared memory instead of copies.
+   */
+  readonly appendOnly: boolean;
 }
 
 /** The parts, with what an element means. Lists are linked through ids plus one: 0 ends a list. */
 export const PARTS = [
   // The 20 bytes of pool p's EVM address (when poolAddrRef[p] is 0).
-  { name: 'poolAddr', ctor: Uint8Array, scope: 'pool', stride: 20 },
+  { name: 'poolAddr', ctor: Uint8Array, scope: 'pool', stride: 20, appendOnly: true },
   // 0: the address is the 20 bytes of poolAddr; else the heap offset of its exact text.
-  { name: 'poolAddrRef', ctor: Uint32Array, scope: 'pool', stride: 1 },
+  { name: 'poolAddrRef', ctor: Uint32Array, scope: 'pool', stride: 1, appendOnly: true },
   // PoolState of pool p.
-  { name: 'poolState', ctor: Uint8Array, scope: 'pool', stride: 1 },
+  { name: 'poolState', ctor: Uint8Array, scope: 'pool', stride: 1, appendOnly: false },
   // The next pool of p's chain, in creation order (id + 1; 0 at the end).
-  { name: 'poolNextInChain', ctor: Int32Array, scope: 'pool', stride: 1 },
+  { name: 'poolNextInChain', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
   // The next pool of p's token 0, and of its token 1, in creation order (id + 1; 0 at the end).
-  { name: 'poolNextOf0', ctor: Int32Array, scope: 'pool', stride: 1 },
-  { name: 'poolNextOf1', ctor: Int32Array, scope: 'pool', stride: 1 },
+  { name: 'poolNextOf0', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
+  { name: 'poolNextOf1', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
   // Token t's address, as for pools.
-  { name: 'tokenAddr', ctor: Uint8Array, scope: 'token', stride: 20 },
-  { name: 'tokenAddrRef', ctor: Uint32Array, scope: 'token', stride: 1 },
+  { name: 'tokenAddr', ctor: Uint8Array, scope: 'token', stride: 20, appendOnly: true },
+  { name: 'tokenAddrRef', ctor: Uint32Array, scope: 'token', stride: 1, appendOnly: true },
   // TokenState of token t (its state and flags).
-  { name: 'tokenState', ctor: Uint8Array, scope: 'token', stride: 1 },
+  { name: 'tokenState', ctor: Uint8Array, scope: 'token', stride: 1, appendOnly: false },
   // Heap offset of token t's name, symbol and total supply (decimal digits), one after the other.
-  { name: 'tokenText', ctor: Uint32Array, scope: 'token', stride: 1 },
+  { name: 'tokenText', ctor: Uint32Array, scope: 'token', stride: 1, appendOnly: true },
   // Unix seconds when token t was first seen.
-  { name: 'tokenAddedAt', ctor: Float64Array, scope: 'token', stride: 1 },
+  { name: 'tokenAddedAt', ctor: Float64Array, scope: 'token', stride: 1, appendOnly: true },
   // First and last pool of token t (id + 1; 0: none) and how many pools it has.
-  { name: 'tokenFirstPool', ctor: Int32Array, scope: 'token', stride: 1 },
-  { name: 'tokenLastPool', ctor: Int32Array, scope: 'token', stride: 1 },
-  { name: 'tokenPoolCount', ctor: Int32Array, scope: 'token', stride: 1 },
+  { name: 'tokenFirstPool', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
+  { name: 'tokenLastPool', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
+  { name: 'tokenPoolCount', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
   // First and last pool of chain c (id + 1; 0: none) and how many it has.
-  { name: 'chainFirstPool', ctor: Int32Array, scope: 'chain', stride: 1 },
-  { name: 'chainLastPool', ctor: Int32Array, scope: 'chain', stride: 1 },
-  { name: 'chainPoolCount', ctor: Int32Array, scope: 'chain', stride: 1 },
+  { name: 'chainFirstPool', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
+  { name: 'chainLastPool', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
+  { name: 'chainPoolCount', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
   // Texts: each a LEB128 length, then that many UTF-8 bytes. Offset 0 is never a text.
-  { name: 'heap', ctor: Uint8Array, scope: 'heap', stride: 1 },
+  { name: 'heap', ctor: Uint8Array, scope: 'heap', stride: 1, appendOnly: true },
   // Count words (Count): published with Atomics after the rows they announce are written.
-  { name: 'counts', ctor: Uint32Array, scope: 'fixed', stride: 8 },
-] as const satisfies readonly { name: string; ctor: PartCtor; scope: PartScope; stride: number }[];
+  { name: 'counts', ctor: Uint32Array, scope: 'fixed', stride: 8, appendOnly: false },
+] as const satisfies readonly { name: string; ctor: PartCtor; scope: PartScope; stride: number; appendOnly: boolean }[];
 
 export type PartName = (typeof PARTS)[number]['name'];
 

@@ -9,6 +9,8 @@
  *                   in that order (blocks.ts): a load hands them blocks 0..n-1
  *   pending candles sealed candles the shards had not yet stored at the cut (msgpack), merged into the store on load
  *   source state    the source's own state at the cut (the simulator's, to resume from), possibly empty
+ *   catalog         the catalog's parts (engine/catalog/parts.ts) and address tables, one section each,
+ *                   to the ids in use; its meta (networks, DEXes, id allocation) is in the header
  *   last 8 bytes    magic "DXSNAPOK"
  *
  * A file is complete when its size equals the header's `bytes` and it ends with the closing magic;
@@ -19,6 +21,8 @@
  * hash differs from the running engine's is not loaded.
  */
 import { createHash } from 'node:crypto';
+import { CATALOG_EXPORT_VERSION, type CatalogMeta } from '../catalog/catalog.js';
+import { PARTS } from '../catalog/parts.js';
 import type { ColumnSpec } from '../state/views.js';
 
 export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
@@ -57,6 +61,14 @@ export interface SnapshotHeader {
   /** The source's state as of the cut (empty for sources that keep none): a simulator resumes from it. */
   readonly source: SnapshotSection;
   readonly blocks: BlocksSection;
+  /** The catalog as of the cut: a start restores it from these sections instead of reading every pool and token record. */
+  readonly catalog: CatalogSection;
+}
+
+/** The catalog's export (Catalog.export without the view columns, which the snapshot keeps as columns). */
+export interface CatalogSection {
+  readonly meta: CatalogMeta;
+  readonly sections: readonly (SnapshotSection & { readonly name: string })[];
 }
 
 /** Pools that held a ring block at the cut: their ids (i32) at `offset`, then each block column's rows, in their order. */
@@ -81,10 +93,11 @@ export function blockColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
   return table.filter((c) => !c.transient && c.scope === 'block');
 }
 
-/** Hash of the kept columns' names, types, scopes and strides, with the format version. */
+/** Hash of the kept columns' names, types, scopes and strides and of the catalog's parts, with the format versions. */
 export function columnTableHash(table: readonly ColumnSpec[]): string {
   const shape = table.filter((c) => !c.transient).map((c) => [c.name, c.type, c.scope, c.stride]);
-  return createHash('sha256').update(JSON.stringify([SNAPSHOT_FORMAT_VERSION, shape])).digest('hex').slice(0, 16);
+  const catalog = PARTS.map((p) => [p.name, p.ctor.BYTES_PER_ELEMENT, p.scope, p.stride]);
+  return createHash('sha256').update(JSON.stringify([SNAPSHOT_FORMAT_VERSION, shape, CATALOG_EXPORT_VERSION, catalog])).digest('hex').slice(0, 16);
 }
 
 /** Rows of a column the views hold in use: pools and tokens below their id bounds, every chain. */

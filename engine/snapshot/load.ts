@@ -3,6 +3,7 @@
  * some pools and tokens when a chain is rolled back behind the newest snapshot.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { loadBlocks, restoreBlocks } from './blocks.js';
 import { columnTableHash, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
@@ -65,6 +66,7 @@ export function incompatibility(header: SnapshotHeader, views: EngineViews): str
   if (header.pools > views.capacity.pools) return `holds ${header.pools} pool ids, capacity is ${views.capacity.pools}`;
   if (header.tokens > views.capacity.tokens) return `holds ${header.tokens} token ids, capacity is ${views.capacity.tokens}`;
   if (header.chains > views.capacity.chains) return `holds ${header.chains} chains, capacity is ${views.capacity.chains}`;
+  if (header.catalog.meta.version !== CATALOG_EXPORT_VERSION) return `catalog export version ${header.catalog.meta.version}, this build reads ${CATALOG_EXPORT_VERSION}`;
   return null;
 }
 
@@ -73,8 +75,11 @@ function bytesOf(array: ColumnSpec['array'], elements: number, at = 0): Uint8Arr
   return new Uint8Array(array.buffer, array.byteOffset + at * size, elements * size);
 }
 
-/** Reads every kept column of the snapshot straight into the views' shared buffers (before any shard runs). */
-export function loadViews(path: string, views: EngineViews): SnapshotHeader {
+/**
+ * Reads every kept column of the snapshot straight into the views' shared buffers (before any shard
+ * runs), and the catalog's sections straight into `catalog` (new and empty: ingest's writer).
+ */
+export function loadViews(path: string, views: EngineViews, catalog: Catalog): SnapshotHeader {
   const fd = openSync(path, 'r');
   try {
     const header = headerOf(fd, path);
@@ -86,6 +91,17 @@ export function loadViews(path: string, views: EngineViews): SnapshotHeader {
       readExactly(fd, bytesOf(spec.array, col.bytes / spec.array.BYTES_PER_ELEMENT), col.offset);
     }
     loadBlocks(fd, header.blocks, views);
+    const sections = new Map(header.catalog.sections.map((c) => [c.name, c]));
+    const section = (name: string) => {
+      const c = sections.get(name);
+      if (c === undefined) throw new SnapshotError(`${path}: no catalog section ${name}`);
+      return c;
+    };
+    catalog.restore(header.catalog.meta, {
+      has: (name) => sections.has(name),
+      bytes: (name) => section(name).bytes,
+      read: (name, into) => readExactly(fd, into, section(name).offset),
+    });
     return header;
   } finally {
     closeSync(fd);

@@ -8,6 +8,7 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Catalog } from '../catalog/catalog.js';
 import type { EngineViews } from '../state/views.js';
 import { seqOfFileName, SNAPSHOT_SUFFIX, type SnapshotHeader } from './format.js';
 import { incompatibility, loadViews, readHeader, SnapshotError } from './load.js';
@@ -28,6 +29,8 @@ export interface SnapshotStats {
   readonly newestBytes: number | null;
   /** Longest a shard was held for its copy of the last snapshot's rows, and how long laying out and writing it took. */
   readonly lastPauseMs: number | null;
+  /** How long the main thread (ingest) was held for the last snapshot's cut: its columns, the catalog, the source's state. */
+  readonly lastMainMs: number | null;
   readonly lastWriteMs: number | null;
   readonly writing: boolean;
 }
@@ -57,6 +60,7 @@ export class Snapshots {
   private readonly keep: number;
   private newestTakenAtMs: number | null = null;
   private lastPauseMs: number | null = null;
+  private lastMainMs: number | null = null;
   private lastWriteMs: number | null = null;
   private inFlight: Promise<SnapshotFile> | null = null;
 
@@ -87,21 +91,29 @@ export class Snapshots {
   }
 
   /**
-   * Loads the newest snapshot that is complete, fits these views and is not past the log head into
-   * the (fresh, zeroed) views; returns its header, or null when none does. Skipped files are told to `log`.
+   * The header of the newest snapshot that is complete, fits these views and is not past the log
+   * head, or null when none does. Skipped files are told to `log`.
    */
-  loadNewest(logHead: number, log: (line: string) => void): (SnapshotHeader & { readonly path: string }) | null {
+  newest(logHead: number, log: (line: string) => void): (SnapshotHeader & { readonly path: string }) | null {
     for (const file of this.list().reverse()) {
       try {
         if (file.seq > logHead) throw new SnapshotError(`${file.path}: past the log head ${logHead}`);
-        const header = loadViews(file.path, this.views);
-        this.newestTakenAtMs = header.takenAtMs;
+        const header = readHeader(file.path);
+        const why = incompatibility(header, this.views);
+        if (why !== null) throw new SnapshotError(`${file.path}: ${why}`);
         return { ...header, path: file.path };
       } catch (err) {
         log(`snapshot ${file.path} skipped: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
     return null;
+  }
+
+  /** Loads snapshot `path` (chosen by `newest`) into the (fresh, zeroed) views and the (new, empty) catalog. */
+  load(path: string, catalog: Catalog): SnapshotHeader {
+    const header = loadViews(path, this.views, catalog);
+    this.newestTakenAtMs = header.takenAtMs;
+    return header;
   }
 
   /** The newest complete, compatible snapshot taken before log batch `seq` (a rollback's base), or null. */
@@ -128,9 +140,9 @@ export class Snapshots {
 
   /**
    * Writes the snapshot of a cut once the shards have handed their rows over (`shardParts`, in shard
-   * order); settles once the file is durable and the older files beyond `keep` are gone.
+   * order; `mainMs`: what the cut held the main thread); settles once the file is durable and the older files beyond `keep` are gone.
    */
-  take(cut: MainCut, shardParts: Promise<readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]>): Promise<SnapshotFile> {
+  take(cut: MainCut, shardParts: Promise<readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]>, mainMs: number): Promise<SnapshotFile> {
     if (this.inFlight !== null) throw new Error('a snapshot is already being written');
     const run = shardParts.then(async (parts) => {
       const t1 = performance.now();
@@ -138,6 +150,7 @@ export class Snapshots {
       const path = await writeSnapshot(this.dir, captured);
       this.lastWriteMs = performance.now() - t1;
       this.lastPauseMs = Math.max(...parts.map((p) => p.capture.heldMs));
+      this.lastMainMs = mainMs;
       this.newestTakenAtMs = captured.header.takenAtMs;
       const files = this.list();
       const gone = Math.max(0, files.length - this.keep);
@@ -165,6 +178,7 @@ export class Snapshots {
       newestAgeSeconds: newest && this.newestTakenAtMs !== null ? Math.max(0, (nowMs - this.newestTakenAtMs) / 1000) : null,
       newestBytes: newest?.bytes ?? null,
       lastPauseMs: this.lastPauseMs,
+      lastMainMs: this.lastMainMs,
       lastWriteMs: this.lastWriteMs,
       writing: this.writing,
     };

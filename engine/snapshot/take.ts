@@ -30,8 +30,10 @@ export interface CuttableShards extends ShardDispatcher {
 
 export interface Cut {
   readonly seq: number;
-  /** Main-thread time of the cut (its own columns copied, rows split among the shards). */
+  /** Main-thread time of the cut (its own columns and the catalog copied, the source's state saved, rows split among the shards). */
   readonly mainMs: number;
+  /** The part of mainMs the source took to save its state. */
+  readonly sourceMs: number;
   readonly written: Promise<SnapshotFile>;
 }
 
@@ -51,7 +53,9 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
     return { skipped: `a cut would copy ${gib(need)} of shared memory and ${gib(available)} is available; starts replay the log meanwhile` };
   }
   const t0 = performance.now();
-  const main = cutMain(views, seq, source?.saveState?.());
+  const sourceState = source?.saveState?.();
+  const sourceMs = performance.now() - t0;
+  const main = cutMain(views, seq, ingest.registry.export({ viewColumns: false, shareAppendOnly: true }), sourceState);
   const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokenLive(t));
   const mainMs = performance.now() - t0;
   const parts = ingest
@@ -61,7 +65,7 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
       await shards.durable();
       return captures.map((capture, i) => ({ runs: runs[i]!, capture }));
     });
-  return { seq, mainMs, written: snapshots.take(main, parts) };
+  return { seq, mainMs, sourceMs, written: snapshots.take(main, parts, mainMs) };
 }
 
 /** A cut may take at most this share of the memory available (its copies live until the file is written). */
@@ -69,10 +73,13 @@ const CUT_MEMORY_SHARE = 0.5;
 
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 
-/** Bytes a cut copies: every kept column to the rows in use, and the ring blocks in use. */
+/** Bytes a cut copies: every kept column to the rows in use but those taken without a copy (cutMain), and the ring blocks in use. */
 export function cutBytes(views: EngineViews): number {
   let n = 0;
-  for (const c of keptColumns(views.columnTable)) n += usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * rowBytes(c);
+  for (const c of keptColumns(views.columnTable)) {
+    if (c.writer === 'ingest' && (c.scope === 'pool' || c.scope === 'token')) continue;
+    n += usedRows(c, views.poolCount, views.tokenCount, views.capacity.chains) * rowBytes(c);
+  }
   const hot = blockStats(views).used;
   for (const c of blockColumns(views.columnTable)) n += hot * rowBytes(c);
   return n;
@@ -97,22 +104,22 @@ export interface LoadedState {
 
 /**
  * Fills fresh views at a start: the newest usable snapshot (its pending candles merged into the
- * store), then the registry (pools and tokens made after it: static columns, id bounds), then the
- * log after it. Throws when the log was pruned past what any usable snapshot covers. A snapshot whose
- * held candles cannot be stored (a full disk) is given up for the whole log.
+ * store first, then its columns, ring blocks and catalog read in), then the catalog entries made
+ * after it (their records: static columns, id bounds), then the log after it. Throws when the log
+ * was pruned past what any usable snapshot covers. A snapshot whose held candles cannot be stored (a
+ * full disk) is given up for the whole log.
  */
 export async function loadState(store: Store, ingest: Ingest, snapshots: Snapshots | null, shards: number, log: (line: string) => void): Promise<LoadedState> {
-  let snapshot = snapshots?.loadNewest(ingest.head, log) ?? null;
+  let snapshot = snapshots?.newest(ingest.head, log) ?? null;
   const prunedThrough = logPrunedThrough(store);
   if (snapshot) {
     try {
       await restorePending(store, snapshot, shards);
     } catch (err) {
       // The held candles cannot be stored (a full disk): without them the snapshot is not whole, so
-      // the views start empty again and the whole log is replayed, when there is one.
+      // the views stay empty and the whole log is replayed, when there is one.
       if (prunedThrough > 0) throw err;
       log(`snapshot ${snapshot.path} not used, its held candles could not be stored (${err instanceof Error ? err.message : String(err)}): the whole log is replayed`);
-      for (const c of ingest.sharedViews.columnTable) c.array.fill(0);
       snapshot = null;
     }
   }
@@ -124,9 +131,12 @@ export async function loadState(store: Store, ingest: Ingest, snapshots: Snapsho
         'with "snapshots": { "pruneLog": false } the whole log is kept and a new version rebuilds from it',
     );
   }
-  ingest.registry.load(store);
+  if (snapshot) {
+    snapshots!.load(snapshot.path, ingest.registry);
+    ingest.registry.loadSince(store);
+  } else {
+    ingest.registry.load(store);
+  }
   const replayedBatches = await ingest.replay(snapshot?.seq ?? 0);
   return { snapshot, replayedBatches };
 }
-
-

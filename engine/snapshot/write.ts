@@ -7,6 +7,8 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pack } from 'msgpackr';
+import type { CatalogExport } from '../catalog/catalog.js';
+import { PARTS } from '../catalog/parts.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js';
 import {
@@ -41,22 +43,66 @@ export interface MainCut {
   readonly tokens: number;
   readonly chains: number;
   readonly takenAtMs: number;
+  /**
+   * Each kept column ingest writes, to the rows in use: chain and fixed columns copied; pool and
+   * token columns (written once, when the catalog makes the id) as views of the shared memory.
+   */
   readonly copies: ReadonlyMap<string, Uint8Array>;
+  /**
+   * [first, end) pairs of the pool and token ids below the bounds not handed out at the cut (the rest
+   * of each chain's open id block): their rows, in the columns and catalog parts taken as views, may
+   * be written after the cut, so the file holds zeros there instead.
+   */
+  readonly unallocated: { readonly pool: readonly number[]; readonly token: readonly number[] };
   /** The source's own state as of the cut (a simulator resumes from it), when it keeps one. */
   readonly sourceState?: Uint8Array;
+  /**
+   * The catalog as of the cut, without the view columns (kept as columns): its append-only parts
+   * as views of the shared memory (their rows in use do not change), the rest copied.
+   */
+  readonly catalog: CatalogExport;
 }
 
-/** Copies the kept columns ingest writes (main thread, between two ingest steps: they are as of batch `seq`). */
-export function cutMain(views: EngineViews, seq: number, sourceState?: Uint8Array, nowMs = Date.now()): MainCut {
+/**
+ * The main thread's part of a cut (between two ingest steps: the views are as of batch `seq`): the
+ * kept columns ingest writes, with the catalog's export (Catalog.export({ viewColumns: false,
+ * shareAppendOnly: true })). Pool and token rows ingest writes (and the catalog's append-only parts)
+ * are taken without a copy: a row is written when its id is handed out and not again while a
+ * snapshot is being written (only a rollback rewrites one, and it waits for the write: rollback.ts),
+ * and the ids handed out after the cut are zeroed in the file (`unallocated`). So the main thread
+ * copies only what changes: chain clocks, counts, the catalog's lists and address tables.
+ */
+export function cutMain(views: EngineViews, seq: number, catalog: CatalogExport, sourceState?: Uint8Array, nowMs = Date.now()): MainCut {
   const pools = views.poolCount;
   const tokens = views.tokenCount;
   const chains = views.capacity.chains;
   const copies = new Map<string, Uint8Array>();
   for (const c of keptColumns(views.columnTable)) {
-    if (c.writer === 'ingest') copies.set(c.name, usedBytes(c, pools, tokens, chains).slice());
-    else if (c.writer !== 'shard' || (c.scope !== 'pool' && c.scope !== 'token')) throw new Error(`column ${c.name}: a snapshot cannot take a ${c.scope} column written by ${c.writer}`);
+    if (c.writer === 'ingest') {
+      const rows = usedBytes(c, pools, tokens, chains);
+      copies.set(c.name, c.scope === 'pool' || c.scope === 'token' ? rows : rows.slice());
+    } else if (c.writer !== 'shard' || (c.scope !== 'pool' && c.scope !== 'token')) throw new Error(`column ${c.name}: a snapshot cannot take a ${c.scope} column written by ${c.writer}`);
   }
-  return { seq, pools, tokens, chains, takenAtMs: nowMs, copies, ...(sourceState ? { sourceState } : {}) };
+  const unallocated = { pool: openRanges(catalog.meta.poolIds.open), token: openRanges(catalog.meta.tokenIds.open) };
+  return { seq, pools, tokens, chains, takenAtMs: nowMs, copies, unallocated, catalog, ...(sourceState ? { sourceState } : {}) };
+}
+
+/** The [at, end) pairs of the open id blocks of an allocation (CatalogMeta's poolIds.open: [chain, at, end] each). */
+function openRanges(open: readonly (readonly [number, number, number])[]): number[] {
+  return open.flatMap(([, at, end]) => (at < end ? [at, end] : []));
+}
+
+/** Zero writes over the rows of ids not handed out at the cut, for a pool or token section of `rowBytes` per id at `offset`. */
+function zeroUnallocated(cut: MainCut, scope: string, offset: number, rowBytes: number, usedBytes: number): { offset: number; bytes: Uint8Array }[] {
+  if (scope !== 'pool' && scope !== 'token') return [];
+  const r = cut.unallocated[scope];
+  const out: { offset: number; bytes: Uint8Array }[] = [];
+  for (let i = 0; i < r.length; i += 2) {
+    const from = r[i]! * rowBytes;
+    const to = Math.min(usedBytes, r[i + 1]! * rowBytes);
+    if (to > from) out.push({ offset: offset + from, bytes: new Uint8Array(to - from) });
+  }
+  return out;
 }
 
 /** Lays out the file from the main thread's copies and each shard's runs (capture.ts), without copying them again. */
@@ -82,6 +128,11 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     at = alignUp(at + pendingBytes.byteLength);
     const sourceSection = { offset: at, bytes: sourceState.byteLength };
     at = alignUp(at + sourceState.byteLength);
+    const catalogSections = cut.catalog.sections.map(({ name, bytes }) => {
+      const section = { name, offset: at, bytes: bytes.byteLength };
+      at = alignUp(at + bytes.byteLength);
+      return section;
+    });
     const blocksOffset = at;
     at = alignUp(at + hot * 4);
     const blockSections = blockCols.map((c) => {
@@ -102,6 +153,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
       pending: pendingSection,
       source: sourceSection,
       blocks: { offset: blocksOffset, pools: hot, columns: blockSections },
+      catalog: { meta: cut.catalog.meta, sections: catalogSections },
     };
   };
   let base = alignUp(12 + Buffer.byteLength(JSON.stringify(draft(0))) + 64);
@@ -120,7 +172,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   kept.forEach((c, i) => {
     const at = header.columns[i]!.offset;
     const copy = cut.copies.get(c.name);
-    if (copy !== undefined) return void writes.push({ offset: at, bytes: copy });
+    if (copy !== undefined) return void writes.push({ offset: at, bytes: copy }, ...zeroUnallocated(cut, c.scope, at, rowBytes(c), copy.byteLength));
     const row = rowBytes(c);
     const k = rowColumns.indexOf(c);
     for (const { runs, capture } of shards) {
@@ -136,6 +188,11 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   });
   writes.push({ offset: header.pending.offset, bytes: pendingBytes });
   writes.push({ offset: header.source.offset, bytes: sourceState });
+  cut.catalog.sections.forEach(({ name, bytes }, i) => {
+    const at = header.catalog.sections[i]!.offset;
+    const part = PARTS.find((p) => p.name === name);
+    writes.push({ offset: at, bytes }, ...(part ? zeroUnallocated(cut, part.scope, at, part.ctor.BYTES_PER_ELEMENT * part.stride, bytes.byteLength) : []));
+  });
   // Ring blocks: each shard's pools, then its rows of each block column, after the shards before it.
   let prior = 0;
   for (const { capture } of shards) {
