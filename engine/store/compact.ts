@@ -2,8 +2,8 @@
  * Compaction of the LMDB file at a stop. LMDB never shrinks its file: pages freed by copy-on-write,
  * by the 7-day transaction retention and by the pruned log stay in it as free pages, so after a
  * backfill the file keeps the backfill's high-water mark (bench/RESULTS.md). A stop whose file is
- * mostly free pages copies the live pages into a new file (LMDB's compacting copy) and puts it in
- * place of the old one.
+ * mostly free pages copies every database into a new file, each in key order with its pages filled
+ * (copyPacked), and puts it in place of the old one.
  *
  * Invariants: the old file is replaced only by a complete, synced copy taken while no commit
  * happened (the last transaction id is the same before the copy and at the rename, and the rename
@@ -14,7 +14,8 @@ import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync
 import { join } from 'node:path';
 import type { Log } from '../log.js';
 import { freeBytes } from './durable.js';
-import { databaseBytes, openStore } from './store.js';
+import { open } from 'lmdb';
+import { databaseBytes, openStore, STORE_MAP_SIZE_BYTES, STORE_MAX_DBS, STORE_PAGE_SIZE_BYTES, type Store } from './store.js';
 
 /** Compact when free pages are at least this share of the file... */
 export const COMPACT_MIN_UNUSED_SHARE = 0.25;
@@ -47,6 +48,34 @@ function fsyncPath(path: string): void {
 const MIB = 2 ** 20;
 
 /**
+ * Copies every database of the store into a new environment in `dir`, each in key order with
+ * MDB_APPEND: LMDB then fills each page before starting the next, where entries put in the middle
+ * of a tree (each pool's candles and transactions are appended at the end of its own key range)
+ * leave pages about half full. Keys and values are copied as their bytes.
+ */
+async function copyPacked(store: Store, dir: string): Promise<void> {
+  // No sync per commit: the caller syncs the finished file before it counts.
+  const target = open({ path: dir, mapSize: STORE_MAP_SIZE_BYTES, maxDbs: STORE_MAX_DBS, noSubdir: false, pageSize: STORE_PAGE_SIZE_BYTES, noSync: true });
+  try {
+    // The main database lists the named ones (nothing else is put in it).
+    const names = [...store.root.getKeys()].map(String);
+    for (const name of names) {
+      const from = store.root.openDB<Uint8Array, Uint8Array>({ name, encoding: 'binary', keyEncoding: 'binary' });
+      const to = target.openDB<Uint8Array, Uint8Array>({ name, encoding: 'binary', keyEncoding: 'binary' });
+      // One write transaction per database, fed straight from the read cursor (LMDB spills the
+      // dirty pages of a large transaction to the file).
+      target.transactionSync(() => {
+        for (const { key, value } of from.getRange()) to.putSync(key, value, { append: true });
+      });
+      const entries = (db: { getStats(): unknown }) => (db.getStats() as { entryCount: number }).entryCount;
+      if (entries(to) !== entries(from)) throw new Error(`the copy of ${name} holds ${entries(to)} entries, not ${entries(from)}`);
+    }
+  } finally {
+    await target.close();
+  }
+}
+
+/**
  * Compacts the store in `dataDir` when it is worth it (COMPACT_MIN_UNUSED_*) and the filesystem has
  * room for the copy, and logs what it did; null when it did not (a warning says why, unless there
  * was too little to gain). Call only once nothing else has the store open (the engine's stop, after
@@ -71,7 +100,7 @@ export async function compactStore(dataDir: string, log: Log): Promise<Compactio
     const lastTxn = () => (store.root.getStats() as { lastTxnId: number }).lastTxnId;
     const txnBefore = lastTxn();
     mkdirSync(copyDir);
-    await store.root.backup(copyDir, true);
+    await copyPacked(store, copyDir);
     const copy = join(copyDir, DATA_FILE);
     fsyncPath(copy);
     let replaced = false;
