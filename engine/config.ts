@@ -148,8 +148,12 @@ const SnapshotsConfig = z
     intervalSeconds: z.number().min(1).max(86_400).default(DEFAULT_SNAPSHOT_POLICY.intervalSeconds),
     everyEvents: z.number().int().min(1).default(DEFAULT_SNAPSHOT_POLICY.everyEvents),
     keep: z.number().int().min(1).max(100).default(DEFAULT_SNAPSHOT_POLICY.keep),
-    /** Remove log batches older than the oldest snapshot kept. */
-    pruneLog: z.boolean().default(DEFAULT_SNAPSHOT_POLICY.pruneLog),
+    /**
+     * Remove log batches older than the oldest snapshot kept. On for the service: without it the log
+     * is a third of the store (bench/RESULTS.md). The price: a version whose column table differs
+     * from the snapshots' cannot rebuild its views and says so at its start (snapshot/take.ts).
+     */
+    pruneLog: z.boolean().default(true),
   })
   .strict();
 

@@ -20,6 +20,7 @@ import { blockStats, ringBlockBytes, secondBlocks } from './state/ring-blocks.js
 import { useStoredCandles } from './state/read.js';
 import { LmdbCandles } from './shards/stored-candles.js';
 import { DEFAULT_TIER_POLICY, type TierPolicy } from './shards/tiers.js';
+import { compactStore, removeCompactionLeftover } from './store/compact.js';
 import { openStore, type Store } from './store/store.js';
 
 export interface EngineOptions {
@@ -109,6 +110,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const now = options.now ?? (() => Date.now() / 1000);
   const log = options.log ?? fallbackLog();
   mkdirSync(options.dataDir, { recursive: true });
+  removeCompactionLeftover(options.dataDir);
   const store = openStore(options.dataDir);
   // A start on a full disk serves what is stored; ingest waits for space (store/durable.ts). The
   // free space is looked at every second too: the shard threads' writes may be the ones failing.
@@ -367,6 +369,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       await shards.close();
       await source.close?.();
       await store.close();
+      // Nothing has the store open now: the free pages a backfill left go (store/compact.ts).
+      await compactStore(options.dataDir, log);
       phase = 'stopped';
     },
   };

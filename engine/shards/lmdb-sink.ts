@@ -17,7 +17,7 @@ import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { INTERVALS } from '../state/layout.js';
 import type { CandleRing } from '../state/views.js';
-import { chunkStart, mergeChunk } from '../store/candles.js';
+import { chunkStart, putChunks } from '../store/candles.js';
 import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
 import type { PendingChunkData } from '../snapshot/capture.js';
 import type { ShardSink, TxUsd } from './apply.js';
@@ -122,10 +122,7 @@ export class LmdbSink implements ShardSink {
     const { store } = this;
     // Waits out a full disk (durable.ts), in order with the sink's other commits.
     this.lastWrite = store.writer.write(() => {
-      for (const c of chunks) {
-        const key: [number, number, number] = [c.pool, c.interval, c.start];
-        store.candles.put(key, mergeChunk(store.candles.get(key), c.data));
-      }
+      putChunks(store, chunks);
       for (const [k, v] of txs) store.txs.put(k, v);
       store.meta.put(metaKeys.shardWatermark(shard), watermark);
     });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CANDLE_FIELDS, CANDLES_PER_CHUNK, chunkStart, mergeChunk, storedCandles } from './candles.js';
+import { allStoredCandles, CANDLE_FIELDS, CANDLES_PER_CHUNK, chunkStart, mergeChunk, putChunks, REFERENCE_TXNS, storedCandles } from './candles.js';
 import { openStore } from './store.js';
 
 const candle = (time: number, close: number): number[] => [time, close, close, close, close, 1, 1, 1, 1, 10, 5, 2, 1];
@@ -47,4 +47,60 @@ describe('candle chunks', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('stores a coarse candle equal to a finer one as a reference, and reads it back as the candle it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dexdata-candles-'));
+    const store = openStore(dir);
+    try {
+      const t = 1_800_000_000 - (1_800_000_000 % 86_400); // a day boundary: every interval's candle opens there
+      const p = 3;
+      // A one-trade minute at t + 7 min; a 5m and a 1h candle holding only it; a 1h candle a trade more (not equal).
+      const lone = [2.5, 2.5, 2.5, 2.5, 0.4, 0.4, 0.4, 0.4, 100, 100, 1, 1];
+      const minute = [t + 420, ...lone];
+      const five = [t + 300, ...lone];
+      const hour = [t, ...lone];
+      const later = [t + 3600, 2.5, 2.6, 2.5, 2.6, 0.4, 0.4, 0.38, 0.38, 300, 100, 2, 1];
+      // 10m candles: one equal to the 5m candle (a reference to a 5m, not 1m, candle: the minute there differs), one not.
+      const tenMinute = [t + 1200, 9, 9, 9, 9, 1, 1, 1, 1, 7, 0, 3, 0];
+      const fiveInTen = [t + 1500, 9, 9, 9, 9, 1, 1, 1, 1, 7, 0, 3, 0];
+      const minutesInTen = [t + 1500, 9, 9, 9, 9, 1, 1, 1, 1, 3, 0, 1, 0, t + 1560, 9, 9, 9, 9, 1, 1, 1, 1, 4, 0, 2, 0];
+      const iv = { m1: 0, m5: 1, m10: 2, h1: 5 };
+      await store.root.transaction(() => {
+        // Given coarse first: finer chunks still go first.
+        putChunks(store, [
+          { pool: p, interval: iv.h1, start: chunkStart(iv.h1, t), data: [...hour, ...later] },
+          { pool: p, interval: iv.m10, start: chunkStart(iv.m10, t), data: tenMinute },
+          { pool: p, interval: iv.m5, start: chunkStart(iv.m5, t), data: [...five, ...fiveInTen] },
+          { pool: p, interval: iv.m1, start: chunkStart(iv.m1, t), data: [...minute, ...minutesInTen] },
+        ]);
+      });
+      const raw = (interval: number) => store.candles.get([p, interval, chunkStart(interval, t)])!;
+      // Stored: references where a finer candle is equal, literal candles elsewhere.
+      expect(raw(iv.m1)[11]).toBe(1);
+      expect(raw(iv.m5).slice(0, CANDLE_FIELDS)).toEqual([t + 300, t + 420, iv.m1, 0, 0, 0, 0, 0, 0, 0, 0, REFERENCE_TXNS, 0]);
+      expect(raw(iv.m5)[CANDLE_FIELDS + 11]).toBe(3);
+      expect(raw(iv.m10)).toEqual([t + 1200, t + 1500, iv.m5, 0, 0, 0, 0, 0, 0, 0, 0, REFERENCE_TXNS, 0]);
+      expect(raw(iv.h1).slice(0, CANDLE_FIELDS)).toEqual([t, t + 420, iv.m1, 0, 0, 0, 0, 0, 0, 0, 0, REFERENCE_TXNS, 0]);
+      expect(raw(iv.h1).slice(CANDLE_FIELDS)).toEqual(later);
+      // Read: every candle is what was given, forward, backward and in the full listing.
+      const read = (interval: number, reverse = false) => [...storedCandles(store, p, interval, t, t + 86_400, reverse)].map((c) => [c.time, ...c.record]);
+      expect(read(iv.m5)).toEqual([five, fiveInTen]);
+      expect(read(iv.m10)).toEqual([tenMinute]);
+      expect(read(iv.h1)).toEqual([hour, later]);
+      expect(read(iv.h1, true)).toEqual([later, hour]);
+      const all = new Map([...allStoredCandles(store)].map(({ key, record }) => [key.join('/'), [key[2], ...record]]));
+      expect(all.get(`${p}/${iv.h1}/${t}`)).toEqual(hour);
+      expect(all.get(`${p}/${iv.m10}/${t + 1200}`)).toEqual(tenMinute);
+      // Written again (a replay after a crash): merged, still the same candles.
+      await store.root.transaction(() => putChunks(store, [{ pool: p, interval: iv.h1, start: chunkStart(iv.h1, t), data: hour }]));
+      expect(read(iv.h1)).toEqual([hour, later]);
+      // A reference whose candle is gone is an error, not a wrong answer.
+      await store.root.transaction(() => store.candles.remove([p, iv.m1, chunkStart(iv.m1, t)]));
+      expect(() => read(iv.h1)).toThrow(/refers to a 1m candle at \d+ that is not stored/);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+

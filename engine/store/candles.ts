@@ -3,13 +3,29 @@
  * that pool and interval opening in [chunk start, chunk start + CANDLES_PER_CHUNK intervals), in
  * time order, as a flat array of CANDLE_FIELDS numbers per candle: open time, then CandleRecord.
  * One entry per chunk instead of one per candle keeps writes and the file small.
+ *
+ * A candle of a coarser interval equal number for number to a stored candle of a finer interval
+ * inside its span (most often: all its swaps fell in one minute) is stored as a reference to it
+ * (txns REFERENCE_TXNS, the finer candle's open time and interval in the first two price fields,
+ * every other field 0), and the readers here hand out that candle's record. Only putChunks writes
+ * references, and only to a candle it read back equal that is not a reference itself; a sealed
+ * candle never changes afterwards, and a rollback that keeps a coarse candle keeps every finer one
+ * inside it (ingest/rollback.ts cuts each interval at the same instant), so a reference always
+ * finds its candle.
  */
-import { INTERVAL_SECONDS } from '../state/layout.js';
+import { INTERVALS, INTERVAL_SECONDS } from '../state/layout.js';
 import type { CandleRecord, Store } from './store.js';
 
 export const CANDLES_PER_CHUNK = 64;
 /** Numbers per stored candle: open time + the 12 CandleRecord fields. */
 export const CANDLE_FIELDS = 13;
+/** The txns field of a reference candle (a real candle's count is never negative). */
+export const REFERENCE_TXNS = -1;
+/** Field offsets within a stored candle. */
+const F_REFERENCE = 1;
+const F_REFERENCE_INTERVAL = 2;
+const F_TXNS = 11;
+const MINUTE = 0; // index of 1m in INTERVALS
 
 export type CandleChunkKey = [pool: number, interval: number, chunkStart: number];
 
@@ -45,6 +61,37 @@ export interface StoredCandle {
   readonly record: CandleRecord;
 }
 
+/** Whether two numbers read back the same from the store: NaN is NaN, -0 is 0. */
+function same(a: number, b: number): boolean {
+  return a === b || (a !== a && b !== b);
+}
+
+/** Index in `chunk` of the candle opening at `time`, or -1. */
+function candleAt(chunk: readonly number[], time: number): number {
+  for (let at = 0; at < chunk.length; at += CANDLE_FIELDS) if (chunk[at] === time) return at;
+  return -1;
+}
+
+/** Chunks read for references, by interval and start (one read per reader). */
+type ChunkCache = Map<string, number[] | undefined>;
+
+function cachedChunk(store: Store, p: number, interval: number, start: number, cache: ChunkCache): number[] | undefined {
+  const id = `${p}:${interval}:${start}`;
+  if (!cache.has(id)) cache.set(id, store.candles.get([p, interval, start]));
+  return cache.get(id);
+}
+
+/** The record a stored candle stands for: its own fields, or those of the finer candle it refers to. */
+function recordAt(store: Store, p: number, chunk: readonly number[], at: number, cache: ChunkCache): CandleRecord {
+  if (chunk[at + F_TXNS] !== REFERENCE_TXNS) return chunk.slice(at + 1, at + CANDLE_FIELDS);
+  const time = chunk[at + F_REFERENCE]!;
+  const interval = chunk[at + F_REFERENCE_INTERVAL]!;
+  const target = cachedChunk(store, p, interval, chunkStart(interval, time), cache);
+  const m = target === undefined ? -1 : candleAt(target, time);
+  if (m < 0 || target![m + F_TXNS] === REFERENCE_TXNS) throw new Error(`candle store: pool ${p} refers to a ${INTERVALS[interval]} candle at ${time} that is not stored`);
+  return target!.slice(m + 1, m + CANDLE_FIELDS);
+}
+
 /** Stored candles of pool p and `interval` opening in [from, to], oldest first (newest first with `reverse`). */
 export function* storedCandles(store: Store, p: number, interval: number, from: number, to: number, reverse = false): Generator<StoredCandle> {
   if (to < from) return;
@@ -52,13 +99,14 @@ export function* storedCandles(store: Store, p: number, interval: number, from: 
   const chunks = reverse
     ? store.candles.getRange({ start: [p, interval, to], end: [p, interval, first - 1], reverse: true })
     : store.candles.getRange({ start: [p, interval, first], end: [p, interval, to + 1] });
+  const cache: ChunkCache = new Map();
   for (const { value } of chunks) {
     const n = value.length / CANDLE_FIELDS;
     for (let c = 0; c < n; c++) {
       const at = (reverse ? n - 1 - c : c) * CANDLE_FIELDS;
       const time = value[at]!;
       if (time < from || time > to) continue;
-      yield { time, record: value.slice(at + 1, at + CANDLE_FIELDS) };
+      yield { time, record: recordAt(store, p, value, at, cache) };
     }
   }
 }
@@ -66,6 +114,66 @@ export function* storedCandles(store: Store, p: number, interval: number, from: 
 /** Every stored candle as [pool, interval, time] -> record (tools and tests). */
 export function* allStoredCandles(store: Store): Generator<{ key: [number, number, number]; record: CandleRecord }> {
   for (const { key, value } of store.candles.getRange()) {
-    for (let at = 0; at < value.length; at += CANDLE_FIELDS) yield { key: [key[0], key[1], value[at]!], record: value.slice(at + 1, at + CANDLE_FIELDS) };
+    const cache: ChunkCache = new Map();
+    for (let at = 0; at < value.length; at += CANDLE_FIELDS) yield { key: [key[0], key[1], value[at]!], record: recordAt(store, key[0], value, at, cache) };
   }
+}
+
+export interface ChunkWrite {
+  readonly pool: number;
+  readonly interval: number;
+  readonly start: number;
+  /** Candles as the rings hold them (no references), merged into what is stored. */
+  readonly data: readonly number[];
+}
+
+/**
+ * Writes chunks of candles, merged with what is stored; call inside a write transaction. Finer
+ * intervals go first; then each candle of a coarser interval that equals a stored candle of a finer
+ * interval inside its span (one-minute candles tried first) is written as a reference to it.
+ */
+export function putChunks(store: Store, chunks: readonly ChunkWrite[]): void {
+  const cache: ChunkCache = new Map();
+  const ordered = [...chunks].sort((a, b) => a.interval - b.interval);
+  for (const c of ordered) {
+    let data: number[] | null = null;
+    if (c.interval !== MINUTE) {
+      for (let at = 0; at < c.data.length; at += CANDLE_FIELDS) {
+        const found = equalFinerCandle(store, c, at, cache);
+        if (found === null) continue;
+        data ??= c.data.slice();
+        data.fill(0, at + 1, at + CANDLE_FIELDS);
+        data[at + F_REFERENCE] = found.time;
+        data[at + F_REFERENCE_INTERVAL] = found.interval;
+        data[at + F_TXNS] = REFERENCE_TXNS;
+      }
+    }
+    const key: [number, number, number] = [c.pool, c.interval, c.start];
+    store.candles.put(key, mergeChunk(store.candles.get(key), data ?? c.data));
+    // What later chunks of this call compare with is what is now stored.
+    cache.delete(`${c.pool}:${c.interval}:${c.start}`);
+  }
+}
+
+/** The stored candle of a finer interval inside the span of the candle at `at` of `c`, equal to it field for field and not a reference itself, or null. */
+function equalFinerCandle(store: Store, c: ChunkWrite, at: number, cache: ChunkCache): { time: number; interval: number } | null {
+  const from = c.data[at]!;
+  const to = from + INTERVAL_SECONDS[c.interval]!;
+  const txns = c.data[at + F_TXNS]!;
+  if (!(txns > 0)) return null;
+  for (let interval = MINUTE; interval < c.interval; interval++) {
+    const seconds = INTERVAL_SECONDS[interval]!;
+    const span = CANDLES_PER_CHUNK * seconds;
+    for (let start = chunkStart(interval, from); start < to; start += span) {
+      const chunk = cachedChunk(store, c.pool, interval, start, cache);
+      if (chunk === undefined) continue;
+      candles: for (let m = 0; m < chunk.length; m += CANDLE_FIELDS) {
+        const time = chunk[m]!;
+        if (time < from || time + seconds > to || chunk[m + F_TXNS] !== txns) continue;
+        for (let f = 1; f < CANDLE_FIELDS; f++) if (!same(chunk[m + f]!, c.data[at + f]!)) continue candles;
+        return { time, interval };
+      }
+    }
+  }
+  return null;
 }

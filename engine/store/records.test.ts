@@ -1,6 +1,6 @@
 import { pack, unpack } from 'msgpackr';
 import { describe, expect, it } from 'vitest';
-import { CANDLE_FIELDS } from './candles.js';
+import { CANDLE_FIELDS, REFERENCE_TXNS } from './candles.js';
 import { decodeCandles, decodeTx, encodeCandles, encodeTx } from './records.js';
 import type { TxRecord } from './store.js';
 
@@ -116,4 +116,16 @@ describe('candle chunks', () => {
   it('reads a chunk written as msgpack (an older store)', () => {
     expectSame(decodeCandles(pack(chunk)), chunk);
   });
+
+  it('holds a reference candle in its time, flags and offset, and reads it back as written', () => {
+    // A 15m candle standing for the 10m candle 5 minutes into it, then a literal one opening at the reference's (0) close.
+    const reference = [1_795_370_100, 1_795_370_400, 2, 0, 0, 0, 0, 0, 0, 0, 0, REFERENCE_TXNS, 0];
+    const c = [...reference, ...candle(1_795_371_000, [0, 1, 0, 1], [2, 2, 2, 2], 3, 0, 1, 0)];
+    const bytes = encodeCandles(c);
+    expect(bytes[0]).toBe(0xc1);
+    expectSame(decodeCandles(bytes), c);
+    // header 2, count 1, then time 5, flags 2 and an offset of 5 minutes (1)
+    expect(encodeCandles(reference).length).toBe(3 + 8);
+  });
 });
+

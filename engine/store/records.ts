@@ -16,7 +16,7 @@
  * never uses; anything else is msgpack, which is how a store written before them reads back.
  */
 import { pack, unpack } from 'msgpackr';
-import { CANDLE_FIELDS } from './candles.js';
+import { CANDLE_FIELDS, REFERENCE_TXNS } from './candles.js';
 import type { TxRecord } from './store.js';
 
 /** First byte of a binary record (never used by msgpack), then its kind. */
@@ -334,6 +334,9 @@ const LOW_IS_OPEN = 4;
 const CLOSE_SHIFT = 3; // 2 bits: 0 literal, 1 open, 2 high, 3 low
 const TOKEN_BITS = 5;
 const BUY_SHIFT = 10; // 2 bits: 0 literal, 1 zero, 2 the whole volume
+/** Flags of a reference candle (no literal candle sets bit 15) with the interval it refers to in the low bits, then the offset in minutes as a varint. */
+const REFERENCE = 0x8000;
+const MINUTE_SECONDS = 60;
 
 /** Candle fields within a stored candle (candles.ts): open time, o h l c of token 0, of token 1, volumes, counts. */
 const F_TIME = 0;
@@ -342,11 +345,15 @@ const F_VOLUME = 9;
 const F_BUY_VOLUME = 10;
 const F_TXNS = 11;
 const F_BUYS = 12;
+/** In a reference candle: the open time and the interval of the candle it stands for. */
+const F_REFERENCE = 1;
+const F_REFERENCE_INTERVAL = 2;
 
 /**
  * Candle chunk: mark, kind, the candle count, then per candle its open time (a delta from the
  * previous candle's, the first one whole), the flags, txns and buys as varints, and the float64
- * fields the flags do not cover.
+ * fields the flags do not cover; a reference candle (candles.ts) is its time, REFERENCE with the
+ * interval of the candle it stands for, and that candle's offset in minutes.
  */
 export function encodeCandles(chunk: readonly number[]): Buffer {
   try {
@@ -360,6 +367,14 @@ export function encodeCandles(chunk: readonly number[]): Buffer {
       const time = chunk[at + F_TIME]!;
       w.varint(time - prevTime);
       prevTime = time;
+      if (chunk[at + F_TXNS] === REFERENCE_TXNS) {
+        // The minute's candle it equals, in minutes from its own open (candles.ts).
+        const interval = chunk[at + F_REFERENCE_INTERVAL]!;
+        if (!Number.isInteger(interval) || interval < 0 || interval >= REFERENCE) throw new NoBinaryForm();
+        w.u16(REFERENCE | interval);
+        w.varint((chunk[at + F_REFERENCE]! - time) / MINUTE_SECONDS);
+        continue;
+      }
       let flags = 0;
       for (let t = 0; t < 2; t++) {
         const o = at + F_OPEN[t]!;
@@ -406,6 +421,13 @@ export function decodeCandles(b: Uint8Array): number[] {
     time += r.varint();
     out[at + F_TIME] = time;
     const flags = r.u16();
+    if (flags & REFERENCE) {
+      out.fill(0, at + 1, at + CANDLE_FIELDS);
+      out[at + F_REFERENCE] = time + r.varint() * MINUTE_SECONDS;
+      out[at + F_REFERENCE_INTERVAL] = flags & ~REFERENCE;
+      out[at + F_TXNS] = REFERENCE_TXNS;
+      continue;
+    }
     out[at + F_TXNS] = r.varint();
     out[at + F_BUYS] = r.varint();
     for (let t = 0; t < 2; t++) {

@@ -101,8 +101,9 @@ export interface StoreOptions {
   readonly mapSizeBytes?: number;
 }
 
-const DEFAULT_MAP_SIZE_BYTES = 64 * 1024 ** 3; // 64 GiB of address space, not of disk
-const PAGE_SIZE_BYTES = 16 * 1024; // 16 KiB
+export const STORE_MAP_SIZE_BYTES = 64 * 1024 ** 3; // 64 GiB of address space, not of disk
+export const STORE_PAGE_SIZE_BYTES = 16 * 1024; // 16 KiB
+export const STORE_MAX_DBS = 32;
 
 export function openStore(path: string, options: StoreOptions = {}): Store {
   // Always a directory, even when its name has a dot (lmdb would otherwise take it for a file name).
@@ -110,7 +111,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
   // leaf instead of needing a run of overflow pages, and the free-page list is a quarter as long.
   // Commits merge that list each time; with 4 KiB pages, after a 30-day backfill, that took 40-60 %
   // of a core for minutes after each start (bench/RESULTS.md).
-  const root = open({ path, mapSize: options.mapSizeBytes ?? DEFAULT_MAP_SIZE_BYTES, maxDbs: 32, noSubdir: false, pageSize: PAGE_SIZE_BYTES });
+  const root = open({ path, mapSize: options.mapSizeBytes ?? STORE_MAP_SIZE_BYTES, maxDbs: STORE_MAX_DBS, noSubdir: false, pageSize: STORE_PAGE_SIZE_BYTES });
   const db = <V, K extends import('lmdb').Key>(name: string, extra: Record<string, unknown> = {}) =>
     root.openDB<V, K>({ name, ...extra });
   const store: Store = {

@@ -42,7 +42,12 @@ export async function startService(args: readonly string[], timeoutMs = 60_000):
       waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
       void exited.then((code) => reject(new Error(`service exited (${code}) before ${pattern}; output:\n${out}`)));
     });
-  const line = await waitFor(/REST listening on http:\/\/[\d.]+:(\d+)/);
+  // A start that never listens is killed here: no caller holds it to stop it later.
+  const line = await waitFor(/REST listening on http:\/\/[\d.]+:(\d+)/).catch(async (err: unknown) => {
+    child.kill('SIGKILL');
+    await exited;
+    throw err;
+  });
   const port = Number(/:(\d+)$/.exec(line)![1]);
   return {
     child,
