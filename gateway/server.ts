@@ -1,9 +1,9 @@
 /**
- * The HTTP gateway: one uWS app per host role on the calling thread, answering every route from the
- * engine's shared views, the registry and the store without waiting on anything, so each request is
- * answered inside its own callback. Unknown paths and methods other than GET get 404 JSON (HEAD and
- * OPTIONS /health answer as GET /health does, HEAD without a body);
- * no exception escapes a uWS callback.
+ * The HTTP gateway: one uWS app per host role on the calling thread, answering every route through
+ * the engine's read surface (engine/read: an EngineReader over the shared views, the catalog and the
+ * store) without waiting on anything, so each request is answered inside its own callback. Unknown
+ * paths and methods other than GET get 404 JSON (HEAD and OPTIONS /health answer as GET /health
+ * does, HEAD without a body); no exception escapes a uWS callback.
  *
  * With `access` set, every request is evaluated against a plan (gateway/auth) and metered
  * (gateway/metering): health first (no key, never metered), then the edge page of the paid host,
