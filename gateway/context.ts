@@ -1,24 +1,42 @@
-/** What the gateway reads from: the engine's shared views, the catalog (ids, addresses, names) and the store. */
-import type { SwapFeed } from '../engine/feed/swaps.js';
-import type { Catalog } from '../engine/catalog/catalog.js';
-import type { PoolRanker } from '../engine/search/ranker.js';
-import type { Log } from '../engine/log.js';
-import type { EngineViews } from '../engine/state/views.js';
-import type { Store } from '../engine/store/store.js';
+/** What the gateway reads from: the engine through its read surface (engine/read), the clock and the log. */
+import { type EngineParts, EngineReader, type Log, type PoolRanker, type Store } from '../engine/read/index.js';
 
-export interface GatewayContext {
-  views: EngineViews;
-  /** The catalog: networks, DEXes, pool and token ids, addresses and names. */
-  registry: Catalog;
-  store: Store;
-  /** Runs ranked pool searches on the shard threads. */
-  ranker: PoolRanker;
+/** What the process hands the gateway: the engine's parts (the gateway reads them through an EngineReader). */
+export interface GatewayContext extends EngineParts {
+  readonly store: Store;
+  readonly ranker: PoolRanker;
   /** Unix seconds. */
   now(): number;
-  /** Swaps of watched pools and tokens as the shards apply them (the transaction streams); none without it. */
-  swaps?: SwapFeed;
   /** The engine's own figures for /stats (`engine`: log, snapshots); absent without it. */
   engineStats?: () => object;
   /** The service's log (engine/log.ts); nothing is logged without it. */
   log?: Log;
+}
+
+/** What the gateway's handlers read from. */
+export interface ServeContext {
+  /** The engine: lookups, pool and token state, candles, windows, prices, chains, search, swaps. */
+  readonly read: EngineReader;
+  /** The gateway's own databases in the store (API keys, credit ledgers, feedback). */
+  readonly store: Store;
+  /** Unix seconds. */
+  now(): number;
+  readonly engineStats?: (() => object) | undefined;
+  readonly log?: Log | undefined;
+}
+
+/** The handlers' context over what the process handed over (read live: a caller may swap its clock). */
+export function serveContext(ctx: GatewayContext): ServeContext {
+  const read = new EngineReader(ctx);
+  return {
+    read,
+    store: ctx.store,
+    now: () => ctx.now(),
+    get engineStats() {
+      return ctx.engineStats;
+    },
+    get log() {
+      return ctx.log;
+    },
+  };
 }

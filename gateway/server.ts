@@ -1,9 +1,9 @@
 /**
- * The HTTP gateway: one uWS app per host role on the calling thread, answering every route from the
- * engine's shared views, the registry and the store without waiting on anything, so each request is
- * answered inside its own callback. Unknown paths and methods other than GET get 404 JSON (HEAD and
- * OPTIONS /health answer as GET /health does, HEAD without a body);
- * no exception escapes a uWS callback.
+ * The HTTP gateway: one uWS app per host role on the calling thread, answering every route through
+ * the engine's read surface (engine/read: an EngineReader over the shared views, the catalog and the
+ * store) without waiting on anything, so each request is answered inside its own callback. Unknown
+ * paths and methods other than GET get 404 JSON (HEAD and OPTIONS /health answer as GET /health
+ * does, HEAD without a body); no exception escapes a uWS callback.
  *
  * With `access` set, every request is evaluated against a plan (gateway/auth) and metered
  * (gateway/metering): health first (no key, never metered), then the edge page of the paid host,
@@ -14,12 +14,12 @@
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
-import type { ListenerRole, PlanLimits, PlanName } from '../engine/config.js';
+import { errorText, fallbackLog, type ListenerRole, type PlanLimits, type PlanName } from '../engine/read/index.js';
 import { addressText, checkHost, EDGE_PAGE, keylessCaller, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
 import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import { KEY_REVOKED_MESSAGE, watchRevokedKeys } from './auth/key-watch.js';
-import type { GatewayContext } from './context.js';
+import { serveContext, type GatewayContext, type ServeContext } from './context.js';
 import { ApiError, FORBIDDEN_HOST, INTERNAL_ERROR, routeNotFound } from './errors.js';
 import { ResponseCache } from './http/cache.js';
 import { num, str } from './http/json.js';
@@ -47,14 +47,13 @@ import { createAgentHost, type AgentHost } from './agent/host.js';
 import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHostOptions, type StreamRole } from './streams/host.js';
 import { limitSendBuffers } from './streams/send-buffer.js';
 import { startStreamThreads, type StreamThreads } from './streams/threads.js';
-import { errorText, fallbackLog } from '../engine/log.js';
 import { createTrustedProxies, NO_PROXIES } from './http/forwarded.js';
 import { nextRequestSeq, requestId } from './http/request-id.js';
 import { LATENCY_SAMPLE_EVERY, RequestCounters, REQUEST_HOSTS, StreamCounters } from './metrics/counters.js';
 import type { RouteSet } from './rest/route.js';
 import { API_PREFIX_LENGTH, matchRoute, pathPart, ROUTE, ROUTES, type RouteLabel } from './rest/routes.js';
 
-export type { GatewayContext } from './context.js';
+export type { GatewayContext, ServeContext } from './context.js';
 
 export interface ListenerOptions {
   /** 0 = any free port. */
@@ -181,9 +180,9 @@ interface Router {
   route: Route;
 }
 
-function createRouter(ctx: GatewayContext): Router {
+function createRouter(ctx: ServeContext): Router {
   const cache = new ResponseCache(CACHE_MAX_BYTES);
-  const statics = new PoolStatics(ctx.registry);
+  const statics = new PoolStatics(ctx.read.catalog);
   const networks = createNetworkHandlers(ctx);
   const search = createPoolSearch(ctx, statics);
   const details = createPoolDetails(ctx, cache, statics);
@@ -316,10 +315,11 @@ function listen(app: TemplatedApp, host: string, port: number): Promise<Listenin
   });
 }
 
-export async function startGateway(ctx: GatewayContext, options: GatewayOptions): Promise<Gateway> {
+export async function startGateway(engine: GatewayContext, options: GatewayOptions): Promise<Gateway> {
   if (typeof uWS.getParts !== 'function') {
     throw new Error('uWebSockets.js native binary is not loaded (the slow fallback is refused)');
   }
+  const ctx = serveContext(engine);
   const router = createRouter(ctx);
   const log = ctx.log ?? fallbackLog();
   /** One line per request at debug level (the level is fixed at start, so this is read once). */

@@ -5,7 +5,7 @@
  * writer), read by `dexdata feedback list`. A record is acknowledged only once committed.
  */
 import type { Database } from 'lmdb';
-import type { Store } from '../../engine/store/store.js';
+import type { Store } from '../../engine/read/index.js';
 
 export const FEEDBACK_CATEGORIES = ['bug', 'data_quality', 'missing_feature', 'documentation', 'other'] as const;
 export type FeedbackCategory = (typeof FEEDBACK_CATEGORIES)[number];

@@ -16,11 +16,10 @@
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { createTrustedProxies } from '../http/forwarded.js';
-import { errorText, fallbackLog } from '../../engine/log.js';
-import type { PlanLimits, PlanName } from '../../engine/config.js';
+import { errorText, fallbackLog, type PlanLimits, type PlanName } from '../../engine/read/index.js';
 import { resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
-import type { GatewayContext } from '../context.js';
+import type { ServeContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { createHostGuard } from '../http/host-header.js';
 import type { Meter } from '../metering/meter.js';
@@ -44,7 +43,7 @@ export { SSE_MESSAGES_PATH };
 const SWEEP_INTERVAL_MS = 60_000; // 1 min
 
 export interface AgentHostOptions {
-  readonly ctx: GatewayContext;
+  readonly ctx: ServeContext;
   /** The main router of the gateway (createRouter in server.ts). */
   readonly route: QueryRoute;
   readonly keys: KeyStore;

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import uWS from 'uWebSockets.js';
 import type { us_listen_socket } from 'uWebSockets.js';
 import { addressText, keylessCaller, keylessCallerAt } from './access.js';
-import { DEFAULT_PLANS } from '../../engine/config.js';
+import { DEFAULT_PLANS } from '../../engine/read/index.js';
 
 /** What uWS reports for a peer, raw and as text, for one request from `host`. */
 async function peerAt(host: string): Promise<{ raw: ArrayBuffer; text: string } | null> {

@@ -7,7 +7,7 @@
  * A key on the host of the other side answers 403 wrong_host naming the right host; the paid host
  * without any Authorization header answers 403 with an HTML page, as an edge would.
  */
-import { PAID_PLANS, type ListenerRole, type PlanLimits, type PlanName } from '../../engine/config.js';
+import { type ListenerRole, PAID_PLANS, type PlanLimits, type PlanName } from '../../engine/read/index.js';
 import { ApiError, INVALID_KEY, INVALID_KEY_AT_ROOT } from '../errors.js';
 import type { MeterSubject } from '../metering/meter.js';
 import type { Account, KeyStore } from './key-store.js';

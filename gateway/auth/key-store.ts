@@ -11,8 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Database } from 'lmdb';
-import type { PlanName } from '../../engine/config.js';
-import type { Store } from '../../engine/store/store.js';
+import type { PlanName, Store } from '../../engine/read/index.js';
 import { generateKey, hashKey, hashKeyText, looksLikeKey, sameHash } from './keys.js';
 
 /** Plans an account can have: every plan but keyless. */

@@ -5,7 +5,7 @@
  * command changes it from another process) and, when it moved, hands out a test of whether an
  * account as a caller verified it still holds a working key (same key hash, not revoked).
  */
-import { errorText, fallbackLog } from '../../engine/log.js';
+import { errorText, fallbackLog } from '../../engine/read/index.js';
 import type { Account, KeyStore } from './key-store.js';
 
 /** How often the key store is looked at: a revoked key's streams end within about this long. */

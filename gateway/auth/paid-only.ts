@@ -4,7 +4,7 @@
  * answer 401 api_key_required (its own rule); otherwise keyless and free callers get 403
  * plan_required without `param`, the whole endpoint being gated.
  */
-import type { PlanName } from '../../engine/config.js';
+import type { PlanName } from '../../engine/read/index.js';
 import { ApiError } from '../errors.js';
 
 const PAID_PLAN_HINT = 'a paid plan (dev, pro or enterprise)';

@@ -14,9 +14,7 @@
  *   periodStart  Float64Array, 1 per slot: start of the billing period counted (Unix s); written before the stamp
  */
 import type { Database } from 'lmdb';
-import { errorText, fallbackLog, type Log } from '../../engine/log.js';
-import { PLAN_NAMES, type PlanLimits } from '../../engine/config.js';
-import type { Store } from '../../engine/store/store.js';
+import { errorText, fallbackLog, type Log, PLAN_NAMES, type PlanLimits, type Store } from '../../engine/read/index.js';
 import { ApiError } from '../errors.js';
 import { rfc3339 } from '../http/time.js';
 import { billingPeriod, HOUR_S, ROLLING_HOURS } from './period.js';

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { collectDefaultMetrics, Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
-import { PLAN_NAMES } from '../../engine/config.js';
+import { PLAN_NAMES } from '../../engine/read/index.js';
 import { LATENCY_BUCKETS_S, REQUEST_HOSTS, ROUTES, STREAM_KINDS, type RequestCounters, type StreamCounters } from './counters.js';
 
 export interface MetricsSources {

@@ -5,7 +5,7 @@
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, us_listen_socket, us_socket } from 'uWebSockets.js';
 import type { Registry } from 'prom-client';
-import { errorText, fallbackLog, type Log } from '../../engine/log.js';
+import { errorText, fallbackLog, type Log } from '../../engine/read/index.js';
 import { INTERNAL_ERROR, routeNotFound } from '../errors.js';
 
 export const METRICS_PATH = '/metrics';

@@ -1,13 +1,11 @@
 /**
- * Candle reading shared by the history endpoints: a pool's candles of one interval from the
- * shared-memory ring joined with the sealed ones in LMDB (at the ring's oldest retained candle,
- * so none appears twice), the OHLCV range rules, and the JSON candle shape of pool OHLCV.
+ * Candle reading shared by the history endpoints: a pool's candles of one interval (the engine's
+ * read surface joins its ring and the store: engine/read/candles.ts), the OHLCV range rules, and
+ * the JSON candle shape of pool OHLCV.
  */
 import { applyPlanWindow, type OhlcvPlanGate } from './plan-window.js';
-import { INTERVAL_SECONDS, intervalIndex } from '../../engine/state/layout.js';
-import { createRingCandles, readRing, type RingCandles } from '../../engine/state/read.js';
-import { storedCandles } from '../../engine/store/candles.js';
-import type { GatewayContext } from '../context.js';
+import { type CandleSink, INTERVAL_SECONDS, intervalIndex, PoolCandles } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
 import { num } from '../http/json.js';
 import { resolveTime, rfc3339, type TimeSpec } from '../http/time.js';
@@ -71,28 +69,21 @@ export function candleRange(q: PoolOhlcvQuery, nowSeconds: number, gate?: OhlcvP
   };
 }
 
-function ringCandle(r: RingCandles, k: number): Candle {
-  return {
-    time: r.time[k]!,
-    open0: r.open0[k]!,
-    high0: r.high0[k]!,
-    low0: r.low0[k]!,
-    close0: r.close0[k]!,
-    open1: r.open1[k]!,
-    high1: r.high1[k]!,
-    low1: r.low1[k]!,
-    close1: r.close1[k]!,
-    volumeUsd: r.volumeUsd[k]!,
-  };
+/** Collects candles as Candle objects (PoolCandles emits them oldest first). */
+class CandleList implements CandleSink {
+  out: Candle[] = [];
+
+  candle(time: number, open0: number, high0: number, low0: number, close0: number, open1: number, high1: number, low1: number, close1: number, volumeUsd: number): void {
+    this.out.push({ time, open0, high0, low0, close0, open1, high1, low1, close1, volumeUsd });
+  }
 }
 
 /** Reads pool candles; one per caller (it owns a ring copy buffer). */
 export class PoolCandleReader {
-  private readonly ctx: GatewayContext;
-  private readonly ring = createRingCandles();
+  private readonly candles: PoolCandles;
 
-  constructor(ctx: GatewayContext) {
-    this.ctx = ctx;
+  constructor(ctx: ServeContext) {
+    this.candles = new PoolCandles(ctx.read);
   }
 
   /**
@@ -100,57 +91,15 @@ export class PoolCandleReader {
    * ones, or the last ones when `backward`.
    */
   read(p: number, interval: number, from: number, to: number, want: number, backward: boolean): Candle[] {
-    if (to < from || want <= 0) return [];
-    const ring = this.ring;
-    if (!readRing(this.ctx.views, p, interval, from, to, ring)) throw new Error(`pool ${p} candles did not settle`);
-    // Older candles are in LMDB when the range starts below the ring's oldest retained candle.
-    const storeTo = ring.opened === 0 ? -1 : Math.min(to, ring.oldestTime - 1);
-    const recent: Candle[] = [];
-    for (let k = 0; k < ring.count; k++) recent.push(ringCandle(ring, k));
-    if (backward) {
-      if (recent.length >= want) return recent.slice(recent.length - want);
-      const older: Candle[] = [];
-      if (storeTo >= from) {
-        for (const c of storedCandles(this.ctx.store, p, interval, from, storeTo, true)) {
-          older.push(recordCandle(c.time, c.record));
-          if (older.length + recent.length >= want) break;
-        }
-      }
-      return older.reverse().concat(recent);
-    }
-    const out: Candle[] = [];
-    if (storeTo >= from) {
-      for (const c of storedCandles(this.ctx.store, p, interval, from, storeTo, false)) {
-        if (out.length >= want) break;
-        out.push(recordCandle(c.time, c.record));
-      }
-    }
-    for (const c of recent) {
-      if (out.length >= want) break;
-      out.push(c);
-    }
-    return out;
+    const list = new CandleList();
+    this.candles.readAll(p, interval, from, to, want, backward, list);
+    return list.out;
   }
 
   /** The candles a CandleRange selects. */
   readRange(p: number, r: CandleRange): Candle[] {
     return this.read(p, r.interval, r.from, r.to, r.want, r.backward);
   }
-}
-
-function recordCandle(time: number, rec: readonly number[]): Candle {
-  return {
-    time,
-    open0: rec[0]!,
-    high0: rec[1]!,
-    low0: rec[2]!,
-    close0: rec[3]!,
-    open1: rec[4]!,
-    high1: rec[5]!,
-    low1: rec[6]!,
-    close1: rec[7]!,
-    volumeUsd: rec[8]!,
-  };
 }
 
 /** A candle as one token's prices: open, high, low, close, volume. */

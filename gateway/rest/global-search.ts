@@ -4,10 +4,8 @@
  * by 24 h USD volume, then id. Each list keeps the best GLOBAL_SEARCH_MAX (bounded selection).
  * A pool matches through its address or either of its tokens.
  */
-import { Win } from '../../engine/state/layout.js';
-import { createPoolState, readPool } from '../../engine/state/read.js';
-import { SearchText, TextMatch } from '../../engine/catalog/catalog.js';
-import type { GatewayContext } from '../context.js';
+import { createPoolState, SearchText, TextMatch, Win } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
 import { integerJson, num, str, timeOrNull } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
@@ -65,7 +63,7 @@ class Best {
   }
 }
 
-export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (query: string) => Buffer {
+export function createGlobalSearch(ctx: ServeContext, statics: PoolStatics): (query: string) => Buffer {
   const parser = new QueryParser(globalSearchQuery);
   const figures = new TokenFigures(ctx);
   const tokenBest = new Best(GLOBAL_SEARCH_MAX);
@@ -76,7 +74,8 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
   let tokenScore = new Uint8Array(0);
 
   return (query) => {
-    const { views, registry } = ctx;
+    const { read } = ctx;
+    const registry = read.catalog;
     const raw = parser.parse(query).query.trim();
     if (raw === '') throw invalidParameter('query', 'is required: the text to search for');
     const q = raw.toLowerCase();
@@ -94,12 +93,11 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
       tokenBest.offer(s, figures.compute(t, false)[TokenFigure.VolumeUsd24h]!, t);
     }
 
-    const vol24 = views.winVolumeUsd[Win.H24]!;
     for (const net of registry.networks) {
       for (let p = registry.firstPoolOfChain(net.index); p >= 0; p = registry.nextPoolOfChain(p)) {
-        const s = Math.max(registry.poolAddressMatch(p, text), tokenScore[views.poolToken0[p]!]!, tokenScore[views.poolToken1[p]!]!);
+        const s = Math.max(registry.poolAddressMatch(p, text), tokenScore[read.poolToken0(p)]!, tokenScore[read.poolToken1(p)]!);
         if (s === 0) continue;
-        const v = vol24[p]!;
+        const v = read.volumeUsd(p, Win.H24);
         poolBest.offer(s, v - v === 0 ? v : 0, p);
       }
     }
@@ -117,17 +115,16 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
     const dexTxns = new Float64Array(dexes.length);
     const dexPools = new Float64Array(dexes.length);
     const dexCreated = new Float64Array(dexes.length).fill(Infinity);
-    const txns24 = views.winTxns[Win.H24]!;
     for (const c of chains) {
       for (let p = registry.firstPoolOfChain(c); p >= 0; p = registry.nextPoolOfChain(p)) {
-        const d = views.poolDex[p]!;
+        const d = read.poolDex(p);
         if (dexScore[d] === 0) continue;
-        const v = vol24[p]!;
-        const n = txns24[p]!;
+        const v = read.volumeUsd(p, Win.H24);
+        const n = read.txns(p, Win.H24);
         dexVolume[d] = dexVolume[d]! + (v - v === 0 ? v : 0);
         dexTxns[d] = dexTxns[d]! + (n - n === 0 ? n : 0);
         dexPools[d] = dexPools[d]! + 1;
-        dexCreated[d] = Math.min(dexCreated[d]!, views.poolCreatedAt[p]!);
+        dexCreated[d] = Math.min(dexCreated[d]!, read.poolCreatedAt(p));
       }
     }
     for (const d of dexes) if (dexScore[d.index]! > 0) dexBest.offer(dexScore[d.index]!, dexVolume[d.index]!, d.index);
@@ -146,7 +143,7 @@ export function createGlobalSearch(ctx: GatewayContext, statics: PoolStatics): (
     body += '],"pools":[';
     for (let i = 0; i < poolBest.size; i++) {
       const p = poolBest.id[i]!;
-      if (!readPool(views, p, state, false, 'row')) throw new Error(`pool ${p} state did not settle`);
+      if (!read.readPool(p, state, false, 'row')) throw new Error(`pool ${p} state did not settle`);
       const st = statics.get(p);
       if (i > 0) body += ',';
       body +=

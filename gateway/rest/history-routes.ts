@@ -7,7 +7,7 @@
  *   /networks/{network}/tokens/{token_address}/ohlcv        token-ohlcv.ts
  *   /networks/{network}/tokens/{token_address}/indicators   indicators.ts
  */
-import type { GatewayContext } from '../context.js';
+import type { ServeContext } from '../context.js';
 import type { ResponseCache } from '../http/cache.js';
 import { createPoolIndicators, createTokenIndicators } from './indicators.js';
 import type { RouteSet } from './route.js';
@@ -16,7 +16,7 @@ import { createPoolTransactions } from './transactions.js';
 import { segment } from '../http/path.js';
 
 // The cache is not used yet: these bodies depend on several pools or on LMDB rows no seqlock covers.
-export function createHistoryRoutes(ctx: GatewayContext, _cache: ResponseCache): RouteSet {
+export function createHistoryRoutes(ctx: ServeContext, _cache: ResponseCache): RouteSet {
   const transactions = createPoolTransactions(ctx);
   const poolIndicators = createPoolIndicators(ctx);
   const tokenOhlcv = createTokenOhlcv(ctx);

@@ -10,12 +10,8 @@
  * a value still not computable (too little history) is null.
  */
 import type { OhlcvPlanGate } from './plan-window.js';
-import { bbands } from '../../engine/indicators/bbands.js';
-import { ema } from '../../engine/indicators/ema.js';
-import { macd } from '../../engine/indicators/macd.js';
-import { rsi } from '../../engine/indicators/rsi.js';
-import { sma } from '../../engine/indicators/sma.js';
-import type { GatewayContext } from '../context.js';
+import { bbands, ema, macd, rsi, sma } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { num } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
 import { rfc3339 } from '../http/time.js';
@@ -68,11 +64,11 @@ function answer(read: Read, r: CandleRange, q: IndicatorsQuery): Buffer {
 }
 
 /** Pool indicators are plan-capped like pool OHLCV: `gate` is the caller's plan, when plans apply. */
-export function createPoolIndicators(ctx: GatewayContext): (network: string, address: string, query: string, gate?: OhlcvPlanGate) => Buffer {
+export function createPoolIndicators(ctx: ServeContext): (network: string, address: string, query: string, gate?: OhlcvPlanGate) => Buffer {
   const parser = new QueryParser(indicatorsQuery);
   const reader = new PoolCandleReader(ctx);
   return (network, address, query, gate) => {
-    const pool = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
+    const pool = poolOrNotFound(ctx.read.catalog, networkOrNotFound(ctx.read.catalog, network), address);
     const q = parser.parse(query);
     const r = candleRange(q, ctx.now(), gate, query);
     const read: Read = (from, to, want, backward) => reader.read(pool, r.interval, from, to, want, backward).map((c) => side(c, q.inversed));
@@ -80,11 +76,11 @@ export function createPoolIndicators(ctx: GatewayContext): (network: string, add
   };
 }
 
-export function createTokenIndicators(ctx: GatewayContext): (network: string, address: string, query: string) => Buffer {
+export function createTokenIndicators(ctx: ServeContext): (network: string, address: string, query: string) => Buffer {
   const parser = new QueryParser(indicatorsQuery);
   const reader = new TokenCandleReader(ctx);
   return (network, address, query) => {
-    const token = tokenOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
+    const token = tokenOrNotFound(ctx.read.catalog, networkOrNotFound(ctx.read.catalog, network), address);
     const q = parser.parse(query);
     const r = candleRange(q, ctx.now());
     const read: Read = (from, to, want, backward) => reader.read(token, r.interval, from, to, want, backward);

@@ -3,8 +3,8 @@
  * One pass over all pools computes both, at most once per NETWORK_STATS_TTL_MS, so the cost stays
  * flat however often they are asked for.
  */
-import { Win } from '../../engine/state/layout.js';
-import type { GatewayContext } from '../context.js';
+import { Win } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { QueryParser } from '../http/params.js';
 import { networkOrNotFound } from './resolve.js';
 import { dexListQuery } from './schemas.js';
@@ -15,7 +15,7 @@ export const NETWORK_STATS_TTL_MS = 1000; // 1 s
 const finite = (x: number): number => (x - x === 0 ? x : 0);
 
 class NetworkStats {
-  private readonly ctx: GatewayContext;
+  private readonly ctx: ServeContext;
   private atMs = -Infinity;
   chainVolumeUsd = new Float64Array(0);
   chainTxns = new Float64Array(0);
@@ -26,14 +26,15 @@ class NetworkStats {
   /** GET /networks body as of the last refresh. */
   networksBody: Buffer = Buffer.alloc(0);
 
-  constructor(ctx: GatewayContext) {
+  constructor(ctx: ServeContext) {
     this.ctx = ctx;
   }
 
   refresh(): void {
     const nowMs = performance.now();
     if (nowMs - this.atMs < NETWORK_STATS_TTL_MS) return;
-    const { views, registry } = this.ctx;
+    const { read } = this.ctx;
+    const registry = read.catalog;
     const chains = registry.networks.length;
     const dexes = registry.dexes.length;
     const cv = new Float64Array(chains);
@@ -42,17 +43,14 @@ class NetworkStats {
     const dv = new Float64Array(dexes);
     const dt = new Float64Array(dexes);
     const dp = new Float64Array(dexes);
-    const vol = views.winVolumeUsd[Win.H24]!;
-    const txns = views.winTxns[Win.H24]!;
-    const exists = views.poolExists;
-    const n = views.poolCount;
+    const n = read.poolCount;
     // Unlocked reads: an aggregate may mix a pool's state from either side of one update.
     for (let p = 0; p < n; p++) {
-      if (exists[p] !== 1) continue;
-      const c = views.poolChain[p]!;
-      const d = views.poolDex[p]!;
-      const v = finite(vol[p]!);
-      const t = finite(txns[p]!);
+      if (!read.poolExists(p)) continue;
+      const c = read.poolChain(p);
+      const d = read.poolDex(p);
+      const v = finite(read.volumeUsd(p, Win.H24));
+      const t = finite(read.txns(p, Win.H24));
       cv[c] = cv[c]! + v;
       ct[c] = ct[c]! + t;
       cp[c] = cp[c]! + 1;
@@ -83,7 +81,7 @@ export interface NetworkHandlers {
   dexes(network: string, query: string): Buffer;
 }
 
-export function createNetworkHandlers(ctx: GatewayContext): NetworkHandlers {
+export function createNetworkHandlers(ctx: ServeContext): NetworkHandlers {
   const stats = new NetworkStats(ctx);
   const dexQuery = new QueryParser(dexListQuery);
   return {
@@ -93,7 +91,7 @@ export function createNetworkHandlers(ctx: GatewayContext): NetworkHandlers {
     },
 
     dexes(network: string, query: string): Buffer {
-      const net = networkOrNotFound(ctx.registry, network);
+      const net = networkOrNotFound(ctx.read.catalog, network);
       const { page, limit } = dexQuery.parse(query);
       stats.refresh();
       const vol = (i: number) => stats.dexVolumeUsd[i] ?? 0;

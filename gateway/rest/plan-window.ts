@@ -4,8 +4,7 @@
  * range wholly before it is refused with plan_required naming the parameter. Pool OHLCV and pool
  * indicators apply them.
  */
-import type { PlanLimits, PlanName } from '../../engine/config.js';
-import { intervalIndex } from '../../engine/state/layout.js';
+import { intervalIndex, type PlanLimits, type PlanName } from '../../engine/read/index.js';
 import { ApiError } from '../errors.js';
 import { readQuery } from '../http/query.js';
 

@@ -4,8 +4,7 @@
  * catalog's bytes on every answer would cost more than the cache). What the catalog holds of a pool
  * never changes once created, so a fragment never goes stale.
  */
-import type { Catalog } from '../../engine/catalog/catalog.js';
-import type { TokenRecord } from '../../engine/store/store.js';
+import type { Catalog, TokenRecord } from '../../engine/read/index.js';
 import { str, timeOrNull } from '../http/json.js';
 
 export interface PoolStatic {

@@ -6,9 +6,8 @@
  * `inversed=true` swaps the roles of the tokens everywhere: token order, the price ratio, the USD
  * price and its window changes (token 1's, derived from the rings), buys with sells.
  */
-import { Win } from '../../engine/state/layout.js';
-import { createPoolState, readPool, type PoolState } from '../../engine/state/read.js';
-import type { GatewayContext } from '../context.js';
+import { createPoolState, type PoolState, Win } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import type { ResponseCache } from '../http/cache.js';
 import { num, timeOrNull, u128Text } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
@@ -57,16 +56,16 @@ export function renderPoolDetails(st: PoolStatic, s: PoolState, inversed: boolea
   return `${body}}`;
 }
 
-export function createPoolDetails(ctx: GatewayContext, cache: ResponseCache, statics: PoolStatics): (network: string, address: string, query: string) => Buffer {
+export function createPoolDetails(ctx: ServeContext, cache: ResponseCache, statics: PoolStatics): (network: string, address: string, query: string) => Buffer {
   const parser = new QueryParser(poolDetailsQuery);
   const state = createPoolState();
   return (network, address, query) => {
-    const p = poolOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
+    const p = poolOrNotFound(ctx.read.catalog, networkOrNotFound(ctx.read.catalog, network), address);
     const { inversed } = parser.parse(query);
     const key = inversed ? `d:${p}:i` : `d:${p}`;
-    const cached = cache.get(key, Atomics.load(ctx.views.poolSeq, p));
+    const cached = cache.get(key, ctx.read.poolVersion(p));
     if (cached !== undefined) return cached.body;
-    if (!readPool(ctx.views, p, state, inversed)) throw new Error(`pool ${p} state did not settle`);
+    if (!ctx.read.readPool(p, state, inversed)) throw new Error(`pool ${p} state did not settle`);
     const body = Buffer.from(renderPoolDetails(statics.get(p), state, inversed), 'utf8');
     cache.set(key, state.seq, body);
     return body;

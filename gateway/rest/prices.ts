@@ -3,30 +3,29 @@
  * asked, each once. Unknown tokens and tokens without a price are left out, so the answer may be [].
  * Each price has the digits the price streams show (engine/state/exact-price.ts), as a JSON number.
  */
-import { PriceTexts } from '../../engine/state/exact-price.js';
-import { createTokenPriceState, readTokenPrice } from '../../engine/state/read.js';
-import type { GatewayContext } from '../context.js';
+import { createTokenPriceState } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { str } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
 import { networkOrNotFound } from './resolve.js';
 import { multiPricesQuery } from './schemas.js';
 
-export function createMultiPrices(ctx: GatewayContext): (network: string, query: string) => Buffer {
+export function createMultiPrices(ctx: ServeContext): (network: string, query: string) => Buffer {
   const parser = new QueryParser(multiPricesQuery);
   const price = createTokenPriceState();
-  const texts = new PriceTexts(ctx.views);
+  const texts = ctx.read.priceTexts();
   return (network, query) => {
-    const net = networkOrNotFound(ctx.registry, network);
+    const net = networkOrNotFound(ctx.read.catalog, network);
     const { tokens } = parser.parse(query);
     const seen = new Set<number>();
     const rows: string[] = [];
     for (const address of tokens) {
-      const t = ctx.registry.tokenId(net.index, address);
+      const t = ctx.read.catalog.tokenId(net.index, address);
       if (t < 0 || seen.has(t)) continue;
       seen.add(t);
-      if (!readTokenPrice(ctx.views, t, price)) throw new Error(`token ${t} price did not settle`);
+      if (!ctx.read.readTokenPrice(t, price)) throw new Error(`token ${t} price did not settle`);
       if (!(price.priceUsd > 0)) continue;
-      rows.push(`{"id":${str(ctx.registry.tokenAddress(t))},"chain":${str(net.id)},"price_usd":${texts.text(t)}}`);
+      rows.push(`{"id":${str(ctx.read.catalog.tokenAddress(t))},"chain":${str(net.id)},"price_usd":${texts.text(t)}}`);
     }
     return Buffer.from(`[${rows.join(',')}]`, 'utf8');
   };

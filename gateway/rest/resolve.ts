@@ -1,5 +1,5 @@
 /** Path segments to catalog entries (networks, pool and token ids); anything unknown is not_found. */
-import type { NetworkEntry, Catalog } from '../../engine/catalog/catalog.js';
+import type { Catalog, NetworkEntry } from '../../engine/read/index.js';
 import { notFound } from '../errors.js';
 
 export function networkOrNotFound(registry: Catalog, id: string): NetworkEntry {

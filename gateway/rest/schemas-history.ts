@@ -4,7 +4,7 @@
  * parameters in the OpenAPI document.
  */
 import { z } from 'zod';
-import { INDICATOR_NAMES } from '../../engine/indicators/names.js';
+import { INDICATOR_NAMES } from '../../engine/read/index.js';
 import { intParam, textParam, timeParam } from '../http/params.js';
 import { MAX_PARAM_CHARS } from '../http/query.js';
 import { poolOhlcvQuery } from './schemas.js';

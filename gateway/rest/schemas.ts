@@ -3,8 +3,7 @@
  * OpenAPI document is generated from them, so what is validated is what is documented.
  */
 import { z } from 'zod';
-import { POOL_FIGURES } from '../../engine/search/figures.js';
-import { INTERVALS } from '../../engine/state/layout.js';
+import { INTERVALS, POOL_FIGURES } from '../../engine/read/index.js';
 import { boolParam, enumParam, intParam, textParam, timeParam } from '../http/params.js';
 
 export const DEX_PAGE_MAX = 1_000_000;

@@ -4,14 +4,14 @@
  *   GET /networks/{network}/tokens/search   token search on one network
  *   GET /search?query=                      tokens, pools and DEXes matching free text
  */
-import type { GatewayContext } from '../context.js';
+import type { ServeContext } from '../context.js';
 import { createGlobalSearch } from './global-search.js';
 import type { PoolStatics } from './pool-static.js';
 import type { RouteSet } from './route.js';
 import { createTokenSearch } from './token-search.js';
 import { segment } from '../http/path.js';
 
-export function createSearchRoutes(ctx: GatewayContext, statics: PoolStatics): RouteSet {
+export function createSearchRoutes(ctx: ServeContext, statics: PoolStatics): RouteSet {
   const tokens = createTokenSearch(ctx);
   const search = createGlobalSearch(ctx, statics);
   return (s, query) => {

@@ -9,11 +9,8 @@
  * same ranking: while figures move underneath, no pool repeats and none is skipped. The shared
  * helpers here (cursor, range filters, envelope) also serve token search.
  */
-import { normalizeAddress, type NetworkEntry, type Catalog } from '../../engine/catalog/catalog.js';
-import { readPoolRow, ROW, ROW_LENGTH } from '../../engine/state/read.js';
-import { figureIndex, POOL_FIGURES } from '../../engine/search/figures.js';
-import type { RankQuery } from '../../engine/search/rank-index.js';
-import type { GatewayContext } from '../context.js';
+import { type Catalog, figureIndex, type NetworkEntry, normalizeAddress, POOL_FIGURES, type RankQuery, ROW, ROW_LENGTH } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
 import { BodyWriter } from '../http/body-writer.js';
 import { num, str } from '../http/json.js';
@@ -142,19 +139,19 @@ export type PoolSearch = CursorSearch<Promise<Buffer>>;
 
 /** Routes a search over one network, or over the networks `chains` names (echoed when given). */
 export function cursorSearch<Q, G extends Q & { readonly chains?: string | undefined }, R = Buffer>(
-  ctx: GatewayContext,
+  ctx: ServeContext,
   parser: { parse(raw: string): Q },
   globalParser: { parse(raw: string): G },
   search: (nets: readonly NetworkEntry[], q: Q, chainsEcho: string) => R,
 ): CursorSearch<R> {
   return {
     network(network, query) {
-      const net = networkOrNotFound(ctx.registry, network);
+      const net = networkOrNotFound(ctx.read.catalog, network);
       return search([net], parser.parse(query), '');
     },
     global(query) {
       const q = globalParser.parse(query);
-      const nets = networksOf(ctx.registry, q.chains);
+      const nets = networksOf(ctx.read.catalog, q.chains);
       return search(nets, q, q.chains === undefined ? '' : `,"chains":[${nets.map((n) => str(n.id)).join(',')}]`);
     },
   };
@@ -176,7 +173,7 @@ export function envelopeEnd(
   return `],"has_next_page":${hasNext},"next_cursor":${next},"query":${echo}}`;
 }
 
-export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): PoolSearch {
+export function createPoolSearch(ctx: ServeContext, statics: PoolStatics): PoolSearch {
   const parser = new QueryParser(poolSearchQuery);
   const globalParser = new QueryParser(globalPoolSearchQuery);
   const row = new Float64Array(ROW_LENGTH);
@@ -206,10 +203,10 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
   const cachedSeq: number[] = [];
   let cachedCount = 0;
   function rowBytes(p: number): Buffer {
-    const seq = Atomics.load(ctx.views.poolSeq, p);
+    const seq = ctx.read.poolVersion(p);
     const hit = cachedRows[p];
     if (hit !== undefined && cachedSeq[p] === seq && (seq & 1) === 0) return hit;
-    const version = readPoolRow(ctx.views, p, row);
+    const version = ctx.read.readPoolRow(p, row);
     if (version < 0) throw new Error(`pool ${p} state did not settle`);
     const st = statics.get(p);
     const bytes = Buffer.from(
@@ -244,7 +241,8 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
   }
 
   async function search(nets: readonly NetworkEntry[], q: PoolSearchQuery, chainsEcho: string): Promise<Buffer> {
-    const { registry, ranker } = ctx;
+    const { read } = ctx;
+    const registry = read.catalog;
     const after = cursorOf(q);
     const filters = filtersOf(q);
     const dexName = q.dex_name?.toLowerCase();
@@ -252,7 +250,7 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
     const descending = q.sort === 'desc';
     const figure = figureIndex(q.order_by);
     // Per shard: the chains it owns that can hold a match, with their DEX and token ids.
-    const perShard = Array.from({ length: ranker.shards }, () => ({ chains: [] as number[], dexes: [] as number[], tokens: [] as number[] }));
+    const perShard = Array.from({ length: read.searchShards }, () => ({ chains: [] as number[], dexes: [] as number[], tokens: [] as number[] }));
     for (const net of nets) {
       let dex = -1;
       if (dexName !== undefined) {
@@ -265,7 +263,7 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
         token = registry.tokenId(net.index, tokenAddress);
         if (token < 0) continue;
       }
-      const s = perShard[ranker.shardOf(net.index)]!;
+      const s = perShard[read.searchShardOf(net.index)]!;
       s.chains.push(net.index);
       s.dexes.push(dex);
       s.tokens.push(token);
@@ -285,7 +283,7 @@ export function createPoolSearch(ctx: GatewayContext, statics: PoolStatics): Poo
         hi: filters.hi,
         after: after === null ? null : { value: after.value, id: after.id, ranking: after.rankings[shard] ?? '' },
       };
-      return ranker.rank(shard, query);
+      return read.rank(shard, query);
     });
     const answers = await Promise.all(asked);
     // Merge the shards' pages: each is in rank order; value, then id ascending.

@@ -12,8 +12,8 @@
  * last `count_back` up to end. A pool's candles beyond its first (last) `want` in the range can
  * never be among the first (last) `want` open times of the union, so each pool reads only `want`.
  */
-import { createPoolState, readPool } from '../../engine/state/read.js';
-import type { GatewayContext } from '../context.js';
+import { createPoolState } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { QueryParser } from '../http/params.js';
 import { candleJson, candleRange, PoolCandleReader, side, type PriceCandle } from './candles.js';
 import { networkOrNotFound, tokenOrNotFound } from './resolve.js';
@@ -36,11 +36,11 @@ interface Bucket {
 
 /** Aggregates a token's candles across its pools; one per caller (it owns a pool reader). */
 export class TokenCandleReader {
-  private readonly ctx: GatewayContext;
+  private readonly ctx: ServeContext;
   private readonly pools: PoolCandleReader;
   private readonly state = createPoolState();
 
-  constructor(ctx: GatewayContext) {
+  constructor(ctx: ServeContext) {
     this.ctx = ctx;
     this.pools = new PoolCandleReader(ctx);
   }
@@ -48,11 +48,11 @@ export class TokenCandleReader {
   /** Up to `want` token candles opening in [from, to], oldest first: the first, or the last when `backward`. */
   read(token: number, interval: number, from: number, to: number, want: number, backward: boolean): PriceCandle[] {
     const buckets = new Map<number, Bucket>();
-    const reg = this.ctx.registry;
+    const reg = this.ctx.read.catalog;
     for (let p = reg.firstPoolOfToken(token); p >= 0; p = reg.nextPoolOfToken(token, p)) {
       const candles = this.pools.read(p, interval, from, to, want, backward);
       if (candles.length === 0) continue;
-      if (!readPool(this.ctx.views, p, this.state, false, 'row')) throw new Error(`pool ${p} state did not settle`);
+      if (!this.ctx.read.readPool(p, this.state, false, 'row')) throw new Error(`pool ${p} state did not settle`);
       const liquidity = this.state.liquidityUsd > 0 ? this.state.liquidityUsd : 0;
       for (const raw of candles) {
         const c = side(raw, reg.poolToken1(p) === token && reg.poolToken0(p) !== token);
@@ -87,12 +87,12 @@ export class TokenCandleReader {
   }
 }
 
-export function createTokenOhlcv(ctx: GatewayContext): (network: string, address: string, query: string) => Buffer {
+export function createTokenOhlcv(ctx: ServeContext): (network: string, address: string, query: string) => Buffer {
   const parser = new QueryParser(tokenOhlcvQuery);
   const reader = new TokenCandleReader(ctx);
 
   return (network, address, query) => {
-    const token = tokenOrNotFound(ctx.registry, networkOrNotFound(ctx.registry, network), address);
+    const token = tokenOrNotFound(ctx.read.catalog, networkOrNotFound(ctx.read.catalog, network), address);
     const q = parser.parse(query);
     const r = candleRange(q, ctx.now());
     const candles = reader.read(token, r.interval, r.from, r.to, r.want, r.backward);

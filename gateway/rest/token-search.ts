@@ -13,18 +13,14 @@
  * the pool its USD price is routed through, from the token's side. Reads are unlocked while
  * ranking (a pool mid-update may count on either side of it); nothing is allocated per token.
  */
-import type { NetworkEntry } from '../../engine/catalog/catalog.js';
-import { Win } from '../../engine/state/layout.js';
-import { createPoolState, readPool } from '../../engine/state/read.js';
-import type { GatewayContext } from '../context.js';
+import { createPoolState, type NetworkEntry, RANKING_TTL_MS, TopK, Win } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { num, str, timeOrNull } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
 import { RangeFilters, cursorOf, cursorSearch, envelopeEnd, timeBound, type CursorSearch } from './search.js';
 import { SEARCH_LIMIT_MAX } from './schemas.js';
 import { TOKEN_ORDER_BY, globalTokenSearchQuery, tokenSearchQuery, type TokenSearchQuery } from './schemas-search.js';
 import { randomBytes } from 'node:crypto';
-import { RANKING_TTL_MS } from '../../engine/search/rank-index.js';
-import { TopK } from '../../engine/search/top-k.js';
 
 /** Memory for frozen token rankings (8 bytes per token each). */
 const TOKEN_RANKINGS_MAX_BYTES = 64 * 1024 ** 2; // 64 MiB
@@ -48,37 +44,33 @@ const finite = (x: number): number => (x - x === 0 ? x : 0);
 /** Computes one token's figures into `out`, reusing its buffers. */
 export class TokenFigures {
   readonly out = new Float64Array(FIGURE_COUNT);
-  private readonly ctx: GatewayContext;
+  private readonly ctx: ServeContext;
   private readonly state = createPoolState();
   /** total_supply / 10^decimals per token id (NaN: not computed yet; a token's supply never changes). */
   private supply = new Float64Array(0);
 
-  constructor(ctx: GatewayContext) {
+  constructor(ctx: ServeContext) {
     this.ctx = ctx;
   }
 
   /** Fills `out` for token t; the price change (a ring scan when the token is its route pool's token 1) only with `change`. */
   compute(t: number, change: boolean): Float64Array {
-    const { views, registry } = this.ctx;
+    const { read } = this.ctx;
+    const registry = read.catalog;
     const out = this.out;
-    const v24 = views.winVolumeUsd[Win.H24]!;
-    const v7 = views.winVolumeUsd[Win.D7]!;
-    const v30 = views.winVolumeUsd[Win.D30]!;
-    const tx = views.winTxns[Win.H24]!;
-    const liq = views.liquidityUsd;
     let a = 0;
     let b = 0;
     let c = 0;
     let d = 0;
     let e = 0;
     for (let p = registry.firstPoolOfToken(t); p >= 0; p = registry.nextPoolOfToken(t, p)) {
-      a += finite(v24[p]!);
-      b += finite(v7[p]!);
-      c += finite(v30[p]!);
-      d += finite(liq[p]!);
-      e += finite(tx[p]!);
+      a += finite(read.volumeUsd(p, Win.H24));
+      b += finite(read.volumeUsd(p, Win.D7));
+      c += finite(read.volumeUsd(p, Win.D30));
+      d += finite(read.liquidityUsd(p));
+      e += finite(read.txns(p, Win.H24));
     }
-    const price = finite(views.tokenPriceUsd[t]!);
+    const price = finite(read.tokenPriceUsd(t));
     if (t >= this.supply.length) {
       const grown = new Float64Array(Math.max(registry.tokenBound, 2 * this.supply.length)).fill(Number.NaN);
       grown.set(this.supply);
@@ -99,25 +91,25 @@ export class TokenFigures {
   }
 
   private change24h(t: number): number {
-    const views = this.ctx.views;
-    const route = views.tokenRoutePool[t]! - 1;
+    const { read } = this.ctx;
+    const route = read.tokenRoutePool(t);
     if (route < 0) return 0;
-    if (views.poolToken0[route] === t) return finite(views.winPriceChange[Win.H24]![route]!);
-    if (!readPool(views, route, this.state, true)) throw new Error(`pool ${route} state did not settle`);
+    if (read.poolToken0(route) === t) return finite(read.priceChange(route, Win.H24));
+    if (!read.readPool(route, this.state, true)) throw new Error(`pool ${route} state did not settle`);
     return finite(this.state.winPriceChange1[Win.H24]!);
   }
 }
 
 export type TokenSearch = CursorSearch;
 
-export function createTokenSearch(ctx: GatewayContext): TokenSearch {
+export function createTokenSearch(ctx: ServeContext): TokenSearch {
   const parser = new QueryParser(tokenSearchQuery);
   const globalParser = new QueryParser(globalTokenSearchQuery);
   const top = new TopK(SEARCH_LIMIT_MAX + 1);
   const values = new Float64Array(SEARCH_LIMIT_MAX + 1);
   const ids = new Int32Array(SEARCH_LIMIT_MAX + 1);
   const figures = new TokenFigures(ctx);
-  const onChain = new Uint8Array(ctx.views.capacity.chains);
+  const onChain = new Uint8Array(ctx.read.chainCapacity);
   /** `{"id":…,"address":…,"chain":…,"name":…,"symbol":…,"decimals":…,` per token id, rendered on first use. */
   const heads: string[] = [];
   const figure = (which: number): number => figures.out[which]!;
@@ -157,7 +149,7 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
   function headOf(t: number): string {
     let h = heads[t];
     if (h === undefined) {
-      const reg = ctx.registry;
+      const reg = ctx.read.catalog;
       const address = str(reg.tokenAddress(t));
       const chain = str(reg.networks[reg.tokenChain(t)]!.id);
       h = heads[t] = `{"id":${address},"address":${address},"chain":${chain},"name":${str(reg.tokenName(t))},"symbol":${str(reg.tokenSymbol(t))},"decimals":${reg.tokenDecimals(t)},`;
@@ -189,7 +181,8 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
   }
 
   function search(nets: readonly NetworkEntry[], q: TokenSearchQuery, chainsEcho: string): Buffer {
-    const { registry } = ctx;
+    const { read } = ctx;
+    const registry = read.catalog;
     const after = cursorOf(q);
     const filters = filtersOf(q);
     const order = TOKEN_ORDER_BY.indexOf(q.order_by);
@@ -198,7 +191,6 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
     for (const net of nets) onChain[net.index] = 1;
     top.reset(q.limit + 1, q.sort === 'desc');
     const bound = registry.tokenBound;
-    const tokenChain = ctx.views.tokenChain;
     const nowMs = performance.now();
     const name = after?.rankings.length === 1 ? after.rankings[0]! : '';
     const frozen = rankings.get(name);
@@ -210,7 +202,7 @@ export function createTokenSearch(ctx: GatewayContext): TokenSearch {
     if (current.length < bound) current = new Float64Array(Math.max(bound, 2 * current.length));
     for (let t = 0; t < bound; t++) {
       current[t] = Number.NaN;
-      if (onChain[tokenChain[t]!] !== 1 || !registry.tokenLive(t)) continue;
+      if (onChain[read.tokenChain(t)] !== 1 || !registry.tokenLive(t)) continue;
       const out = figures.compute(t, needChange);
       current[t] = out[order]!;
       if (!filters.accepts(figure)) continue;

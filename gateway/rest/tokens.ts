@@ -4,10 +4,8 @@
  * buys of its token 1); price changes are those of the pool the token's USD price is routed through.
  * The 1m window is the current one-minute candle at the chain's clock.
  */
-import { PriceTexts } from '../../engine/state/exact-price.js';
-import { Win } from '../../engine/state/layout.js';
-import { createPoolState, createRingCandles, createTokenPriceState, readPool, readRing, readTokenPrice } from '../../engine/state/read.js';
-import type { GatewayContext } from '../context.js';
+import { createPoolState, createRingCandles, createTokenPriceState, Win } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { integerJson, num, str, timeOrNull } from '../http/json.js';
 import { networkOrNotFound, tokenOrNotFound } from './resolve.js';
 
@@ -29,29 +27,30 @@ interface Sums {
   buys: number;
 }
 
-export function createTokenDetails(ctx: GatewayContext): (network: string, address: string) => Buffer {
+export function createTokenDetails(ctx: ServeContext): (network: string, address: string) => Buffer {
   const pool = createPoolState();
   const ring = createRingCandles();
   const price = createTokenPriceState();
-  const texts = new PriceTexts(ctx.views);
+  const texts = ctx.read.priceTexts();
   const sums: Sums[] = SUMMARY_WINDOWS.map(() => ({ volumeUsd: 0, buyUsd: 0, txns: 0, buys: 0 }));
   const changes = new Float64Array(SUMMARY_WINDOWS.length);
 
   return (network, address) => {
-    const { views, registry } = ctx;
+    const { read } = ctx;
+    const registry = read.catalog;
     const net = networkOrNotFound(registry, network);
     const t = tokenOrNotFound(registry, net, address);
-    if (!readTokenPrice(views, t, price)) throw new Error(`token ${t} price did not settle`);
-    const minute = Math.floor(views.chainClock[net.index]! / 60) * 60;
+    if (!read.readTokenPrice(t, price)) throw new Error(`token ${t} price did not settle`);
+    const minute = Math.floor(read.chainClock(net.index) / 60) * 60;
     for (const s of sums) s.volumeUsd = s.buyUsd = s.txns = s.buys = 0;
     changes.fill(0);
     let liquidityUsd = 0;
     const routePool = price.routePool - 1;
     for (let p = registry.firstPoolOfToken(t); p >= 0; p = registry.nextPoolOfToken(t, p)) {
-      const isToken0 = views.poolToken0[p] === t;
+      const isToken0 = read.poolToken0(p) === t;
       // Price changes are of the route pool only.
-      if (!readPool(views, p, pool, p === routePool && !isToken0, p === routePool ? 'all' : 'sums')) throw new Error(`pool ${p} state did not settle`);
-      if (!readRing(views, p, MINUTE_INTERVAL, minute - 60, minute, ring)) throw new Error(`pool ${p} candles did not settle`);
+      if (!read.readPool(p, pool, p === routePool && !isToken0, p === routePool ? 'all' : 'sums')) throw new Error(`pool ${p} state did not settle`);
+      if (!read.readRing(p, MINUTE_INTERVAL, minute - 60, minute, ring)) throw new Error(`pool ${p} candles did not settle`);
       liquidityUsd += pool.liquidityUsd;
       for (let i = 0; i < SUMMARY_WINDOWS.length; i++) {
         const w = SUMMARY_WINDOWS[i]![1];

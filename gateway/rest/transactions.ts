@@ -12,8 +12,8 @@
  * sale, or liquidity added), negative when it left it; decimals applied, exact (decimal.js).
  */
 import { Decimal } from 'decimal.js';
-import type { TxKey } from '../../engine/store/store.js';
-import type { GatewayContext } from '../context.js';
+import type { TxKey } from '../../engine/read/index.js';
+import type { ServeContext } from '../context.js';
 import { invalidParameter } from '../errors.js';
 import { num, str } from '../http/json.js';
 import { QueryParser } from '../http/params.js';
@@ -39,11 +39,11 @@ function timeOrReject(spec: TimeSpec | undefined, now: number, param: string): n
   return t;
 }
 
-export function createPoolTransactions(ctx: GatewayContext): (network: string, address: string, query: string) => Buffer {
+export function createPoolTransactions(ctx: ServeContext): (network: string, address: string, query: string) => Buffer {
   const parser = new QueryParser(poolTransactionsQuery);
 
   return (network, address, query) => {
-    const reg = ctx.registry;
+    const reg = ctx.read.catalog;
     const p = poolOrNotFound(reg, networkOrNotFound(reg, network), address);
     const q = parser.parse(query);
     const now = Math.floor(ctx.now());
@@ -64,7 +64,7 @@ export function createPoolTransactions(ctx: GatewayContext): (network: string, a
     const start: TxKey | [number] = cursor === undefined ? [p + 1] : [p, cursor[0], cursor[1], cursor[2]];
     let skip = (q.page - 1) * q.limit;
     const rows: string[] = [];
-    for (const { key, value: v } of ctx.store.txs.getRange({ start, end: [p], reverse: true })) {
+    for (const { key, value: v } of ctx.read.transactionsBackward(start, p)) {
       if (key[0] !== p) continue;
       if (cursor !== undefined && key[1] === cursor[0] && key[2] === cursor[1] && key[3] === cursor[2]) continue;
       const time = v[10] as number;

@@ -15,12 +15,11 @@
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { createTrustedProxies, NO_PROXIES, type TrustedProxies } from '../http/forwarded.js';
-import { errorText, fallbackLog, type Log } from '../../engine/log.js';
+import { errorText, fallbackLog, type Log, PAID_PLANS, type PlanLimits, type PlanName } from '../../engine/read/index.js';
 import type { StreamCounters } from '../metrics/counters.js';
-import { PAID_PLANS, type PlanLimits, type PlanName } from '../../engine/config.js';
 import { keylessCaller, resolveCaller, type Caller } from '../auth/access.js';
 import type { KeyStore } from '../auth/key-store.js';
-import type { GatewayContext } from '../context.js';
+import type { ServeContext } from '../context.js';
 import { ApiError, INTERNAL_ERROR, routeNotFound } from '../errors.js';
 import { peerAddressText } from '../http/peer.js';
 import { sendJson } from '../http/respond.js';
@@ -34,7 +33,7 @@ import { StreamSlots } from './slots.js';
 export type StreamRole = 'freeStream' | 'paidStream';
 
 export interface StreamHostOptions {
-  readonly ctx: GatewayContext;
+  readonly ctx: ServeContext;
   readonly keys: KeyStore;
   readonly meter: Meter;
   readonly plans: Readonly<Record<PlanName, PlanLimits>>;
@@ -126,8 +125,8 @@ export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, s
   const log = ctx.log ?? fallbackLog();
   const showcase = options.showcase === undefined ? null : new Set(options.showcase.map((s) => s.replace(/:(0x[0-9a-fA-F]+)$/, (_, a: string) => `:${a.toLowerCase()}`)));
   const isShowcase = (token: number): boolean => {
-    if (showcase === null) return ctx.views.tokenRole[token]! <= 2;
-    const reg = ctx.registry;
+    if (showcase === null) return ctx.read.tokenRole(token) <= 2;
+    const reg = ctx.read.catalog;
     return showcase.has(`${reg.networks[reg.tokenChain(token)]!.id}:${reg.tokenAddress(token)}`);
   };
 
@@ -182,8 +181,8 @@ export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, s
       const caller = admitCaller(role, endpoint, f, now);
       const request =
         body === null
-          ? parseGet(ctx.registry, endpoint, f.query, f.lastEventId)
-          : parsePost(ctx.registry, endpoint as 'prices' | 'reserves', f.query, body, f.lastEventId);
+          ? parseGet(ctx.read.catalog, endpoint, f.query, f.lastEventId)
+          : parsePost(ctx.read.catalog, endpoint as 'prices' | 'reserves', f.query, body, f.lastEventId);
       return { caller, request, slot: start(caller, request, now) };
     },
     refusal(err, plan, path) {

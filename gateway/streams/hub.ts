@@ -25,17 +25,10 @@
  * was streamed, 1 s candles from the first one not streamed yet in the rebuilt ring (so candles
  * already streamed are not sent again as new), and swaps as the new blocks bring them.
  */
-import type { FeedSwap } from '../../engine/feed/swaps.js';
-import { errorText, fallbackLog, type Log } from '../../engine/log.js';
+import { createPoolReserves, createSecondCandle, createTokenPriceState, type EngineReader, errorText, fallbackLog, type FeedSwap, type Log, type PoolReserves, PriceTexts, type SecondCandle, TOKEN_SECOND_SLOTS, u128BigInt } from '../../engine/read/index.js';
 import { streamKindOf, type StreamCounters } from '../metrics/counters.js';
-import { TOKEN_SECOND_SLOTS } from '../../engine/state/layout.js';
-import { createTokenPriceState, readStable, readTokenPrice } from '../../engine/state/read.js';
-import type { EngineViews } from '../../engine/state/views.js';
-import type { SwapFeed } from '../../engine/feed/swaps.js';
-import type { Catalog } from '../../engine/catalog/catalog.js';
 import { Channel } from './channel.js';
 import { MAX_QUEUED_BYTES, StreamClient, type ClientHost, type ClientOptions, type ClientSubscription } from './client.js';
-import { PriceTexts } from '../../engine/state/exact-price.js';
 import {
   ohlcvPayload,
   poolReservesPayload,
@@ -43,8 +36,6 @@ import {
   swapPayload,
   tokenPricePayloads,
   tokenReservesPayload,
-  u128BigInt,
-  type SecondCandle,
 } from './render.js';
 import { REPLAY_WINDOW_MS, ReplayRing, type EventIds, type RenderedEvent } from './replay.js';
 import type { StreamMethod, Subscription } from './request.js';
@@ -147,15 +138,12 @@ export interface StreamBilling {
 
 const UNMETERED: StreamBilling = { spend: (_, n) => n, exhaustedMessage: () => 'credits exhausted', released: () => undefined };
 
-/** What a hub reads: the engine's shared views, the side tables, the clock and the swap feed. */
+/** What a hub reads: the engine (the main thread's reader, or a stream thread's over the same buffers) and the clock. */
 export interface StreamContext {
-  readonly views: EngineViews;
-  /** The catalog (the engine's, or a stream thread's reader of the same buffers). */
-  readonly registry: Catalog;
+  readonly read: EngineReader;
   /** Unix seconds. */
   now(): number;
-  readonly swaps?: SwapFeed;
-  readonly log?: Log;
+  readonly log?: Log | undefined;
 }
 
 export interface HubOptions {
@@ -217,52 +205,9 @@ function deliver(w: Watch, e: RenderedEvent): void {
 }
 
 
-/** A pool's reserves as the stream payloads need them. */
-interface PoolReserves {
-  readonly raw: Uint32Array;
-  block: number;
-  time: number;
-  price0: number;
-  price1: number;
-}
-
-function copyPoolReserves(v: EngineViews, p: number, o: PoolReserves): void {
-  for (let k = 0; k < 8; k++) o.raw[k] = v.reserveRaw[p * 8 + k]!;
-  o.block = v.reserveBlock[p]!;
-  o.time = v.reserveTime[p]!;
-  o.price0 = v.priceUsd0[p]!;
-  o.price1 = v.priceUsd1[p]!;
-}
-
-/** The k-th 1 s candle of a token, into c; kept is false once the ring has moved past it (or it is not open yet). */
-interface CandleRead {
-  k: number;
-  kept: boolean;
-  c: SecondCandle;
-}
-
-function copySecondCandle(v: EngineViews, t: number, r: CandleRead): void {
-  const b = v.tokenSecondBlock[t]! - 1;
-  const n = v.secOpened[t]!;
-  if (b < 0) {
-    r.kept = false;
-    return;
-  }
-  const slot = b * TOKEN_SECOND_SLOTS + (r.k % TOKEN_SECOND_SLOTS);
-  const c = r.c;
-  c.time = v.secTime[slot]!;
-  c.open = v.secOpen[slot]!;
-  c.high = v.secHigh[slot]!;
-  c.low = v.secLow[slot]!;
-  c.close = v.secClose[slot]!;
-  c.priceSum = v.secPriceSum[slot]!;
-  c.volumeUsd = v.secVolumeUsd[slot]!;
-  c.txns = v.secTxns[slot]!;
-  r.kept = r.k >= v.secBase[b]! && r.k < n && n - r.k <= TOKEN_SECOND_SLOTS;
-}
-
 export class StreamHub implements ClientHost {
   private readonly ctx: StreamContext;
+  private readonly read: EngineReader;
   private readonly nowMs: () => number;
   readonly pingIntervalMs: number;
   private readonly billing: StreamBilling;
@@ -289,9 +234,8 @@ export class StreamHub implements ClientHost {
   private lastPingSweep = 0;
   private readonly priceState = createTokenPriceState();
   private readonly priceTexts: PriceTexts;
-  private readonly poolScratch: PoolReserves = { raw: new Uint32Array(8), block: 0, time: 0, price0: 0, price1: 0 };
-  private readonly candleRead: CandleRead = { k: 0, kept: false, c: { time: 0, open: 0, high: 0, low: 0, close: 0, priceSum: 0, volumeUsd: 0, txns: 0 } };
-  private readonly candle: SecondCandle = { time: 0, open: 0, high: 0, low: 0, close: 0, priceSum: 0, volumeUsd: 0, txns: 0 };
+  private readonly poolScratch: PoolReserves = createPoolReserves();
+  private readonly candle: SecondCandle = createSecondCandle();
   private closed = false;
   /** Per chain: the reorg counter as last handled. */
   private readonly reorgsSeen: Int32Array;
@@ -301,8 +245,9 @@ export class StreamHub implements ClientHost {
 
   constructor(options: HubOptions) {
     this.ctx = options.ctx;
-    this.priceTexts = new PriceTexts(options.ctx.views);
-    this.reorgsSeen = Int32Array.from(options.ctx.views.chainReorgs, (_, c) => Atomics.load(options.ctx.views.chainReorgs, c));
+    this.read = options.ctx.read;
+    this.priceTexts = this.read.priceTexts();
+    this.reorgsSeen = Int32Array.from({ length: this.read.chainCapacity }, (_, c) => this.read.chainReorgs(c));
     this.nowMs = options.nowMs ?? (() => options.ctx.now() * 1000);
     this.pingIntervalMs = options.pingIntervalMs ?? PING_INTERVAL_MS;
     this.billing = options.billing ?? UNMETERED;
@@ -313,7 +258,7 @@ export class StreamHub implements ClientHost {
     this.sharedReplay = options.sharedReplay ?? false;
     this.timer = setInterval(() => this.tick(), options.tickMs ?? TICK_MS);
     this.timer.unref();
-    this.unsubscribeFeed = options.ctx.swaps?.subscribe((swaps) => this.onSwaps(swaps)) ?? (() => undefined);
+    this.unsubscribeFeed = this.read.swaps?.subscribe((swaps) => this.onSwaps(swaps)) ?? (() => undefined);
   }
 
   /** Opens a stream for `subscriptions` on a response, inside its uWS request callback. */
@@ -418,9 +363,8 @@ export class StreamHub implements ClientHost {
     this.closed = true;
     clearInterval(this.timer);
     this.unsubscribeFeed();
-    const v = this.ctx.views;
-    for (const id of this.poolSwaps.keys()) Atomics.sub(v.watchPool, id, 1);
-    for (const id of this.tokenSwaps.keys()) Atomics.sub(v.watchToken, id, 1);
+    for (const id of this.poolSwaps.keys()) this.read.watchPoolSwaps(id, -1);
+    for (const id of this.tokenSwaps.keys()) this.read.watchTokenSwaps(id, -1);
     this.swapWatches(-(this.poolSwaps.size + this.tokenSwaps.size));
     this.poolSwaps.clear();
     this.tokenSwaps.clear();
@@ -429,12 +373,12 @@ export class StreamHub implements ClientHost {
   // ---- the index ----
 
   private watch(sub: ClientSubscription, s: Pick<Subscription, 'method' | 'asset'>, shared: boolean): void {
-    const v = this.ctx.views;
+    const read = this.read;
     switch (s.method) {
       case 'token_price': {
         let w = this.prices.get(s.asset);
         if (w === undefined) {
-          w = { token: s.asset, subs: new Set(), channels: null, lingerUntil: -1, seq: Atomics.load(v.tokenSeq, s.asset), price: v.tokenPriceUsd[s.asset]!, time: v.tokenPriceTime[s.asset]! };
+          w = { token: s.asset, subs: new Set(), channels: null, lingerUntil: -1, seq: read.tokenVersion(s.asset), price: read.tokenPriceUsd(s.asset), time: read.tokenPriceTime(s.asset) };
           this.prices.set(s.asset, w);
         }
         join(w, sub);
@@ -454,19 +398,18 @@ export class StreamHub implements ClientHost {
         return;
       }
       case 'pool':
-        this.joinShared(this.swapWatch(this.poolSwaps, v.watchPool, s.asset), sub, shared);
+        this.joinShared(this.swapWatch(this.poolSwaps, 'pool', s.asset), sub, shared);
         return;
       case 'token':
-        this.joinShared(this.swapWatch(this.tokenSwaps, v.watchToken, s.asset), sub, shared);
+        this.joinShared(this.swapWatch(this.tokenSwaps, 'token', s.asset), sub, shared);
         return;
       case 'ohlcv': {
         let w = this.candles.get(s.asset);
         if (w === undefined) {
           // The candle open now is streamed when it seals; earlier ones are not.
-          const n = v.secOpened[s.asset]!;
-          const b = v.tokenSecondBlock[s.asset]! - 1;
-          const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
-          const openNow = b >= 0 && n > v.secBase[b]! && v.secTime[last]! + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
+          const n = read.secondCandlesOpened(s.asset);
+          const newest = read.newestSecondCandleTime(s.asset);
+          const openNow = newest >= 0 && newest + 1 + CANDLE_SEAL_DELAY_S > this.ctx.now();
           w = { token: s.asset, subs: new Set(), channels: new Map(), lingerUntil: -1, next: openNow ? n - 1 : n, lastTime: -1 };
           this.candles.set(s.asset, w);
         }
@@ -494,11 +437,12 @@ export class StreamHub implements ClientHost {
    * The watch of a pool's or token's swaps. The watch byte the shard writer reads counts the hubs
    * (stream threads) watching: each adds 1 when its watch begins and takes it back when it ends.
    */
-  private swapWatch(map: Map<number, Watch>, flags: Uint8Array, id: number): Watch {
+  private swapWatch(map: Map<number, Watch>, of: 'pool' | 'token', id: number): Watch {
     let w = map.get(id);
     if (w === undefined) {
       map.set(id, (w = { subs: new Set(), channels: new Map(), lingerUntil: -1 }));
-      Atomics.add(flags, id, 1);
+      if (of === 'pool') this.read.watchPoolSwaps(id, 1);
+      else this.read.watchTokenSwaps(id, 1);
       this.swapWatches(1);
     }
     return w;
@@ -516,7 +460,7 @@ export class StreamHub implements ClientHost {
 
   /** Watches the token's pools not yet watched (new pools appear over time). */
   private coverPools(w: TokenReservesWatch): void {
-    const reg = this.ctx.registry;
+    const reg = this.read.catalog;
     const t = w.token;
     const count = reg.tokenPoolCount(t);
     if (w.pools >= count) return;
@@ -573,20 +517,19 @@ export class StreamHub implements ClientHost {
 
   /** Drops the watches whose linger time is over (and with them the shard's watch flags). */
   private sweepLingering(nowMs: number): void {
-    const v = this.ctx.views;
     const expired = (w: Watch) => !hasReaders(w) && w.lingerUntil >= 0 && nowMs >= w.lingerUntil;
     for (const [id, w] of this.prices) if (expired(w)) this.prices.delete(id);
     for (const [id, w] of this.candles) if (expired(w)) this.candles.delete(id);
     for (const [id, w] of this.poolSwaps) {
       if (!expired(w)) continue;
       this.poolSwaps.delete(id);
-      Atomics.sub(v.watchPool, id, 1);
+      this.read.watchPoolSwaps(id, -1);
       this.swapWatches(-1);
     }
     for (const [id, w] of this.tokenSwaps) {
       if (!expired(w)) continue;
       this.tokenSwaps.delete(id);
-      Atomics.sub(v.watchToken, id, 1);
+      this.read.watchTokenSwaps(id, -1);
       this.swapWatches(-1);
     }
     for (const [id, w] of this.tokenReserves) {
@@ -640,8 +583,7 @@ export class StreamHub implements ClientHost {
 
   /** Chain index of a subscription's asset. */
   private chainOf(method: StreamMethod, asset: number): number {
-    const v = this.ctx.views;
-    return method === 'pool_reserves' || method === 'pool' ? v.poolChain[asset]! : v.tokenChain[asset]!;
+    return method === 'pool_reserves' || method === 'pool' ? this.read.poolChain(asset) : this.read.tokenChain(asset);
   }
 
   // ---- reorganisations ----
@@ -656,19 +598,18 @@ export class StreamHub implements ClientHost {
     const since = this.held.get(c);
     if (since === undefined) return false;
     if (nowMs - since <= REORG_HOLD_MAX_MS) return true;
-    this.log.warn(`streams: chain ${this.ctx.registry.networks[c]?.id ?? c} went back in time without a reorganisation being reported; streaming resumes`);
+    this.log.warn(`streams: chain ${this.read.catalog.networks[c]?.id ?? c} went back in time without a reorganisation being reported; streaming resumes`);
     this.held.delete(c);
     return false;
   }
 
   /** Handles the chains whose reorg counter moved since the last look. */
   private checkReorgs(nowMs: number, now: number): void {
-    const v = this.ctx.views;
     for (let c = 0; c < this.reorgsSeen.length; c++) {
-      const r = Atomics.load(v.chainReorgs, c);
+      const r = this.read.chainReorgs(c);
       if (r === this.reorgsSeen[c]) continue;
       this.reorgsSeen[c] = r;
-      this.onReorg(c, v.chainReorgBlock[c]!, nowMs, now);
+      this.onReorg(c, this.read.chainReorgBlock(c), nowMs, now);
     }
     while (this.reorgMarks.length > 0 && nowMs - this.reorgMarks[0]!.atMs > REPLAY_WINDOW_MS) this.reorgMarks.shift();
   }
@@ -676,8 +617,8 @@ export class StreamHub implements ClientHost {
   /** Chain c was rolled back to `block` and its views rebuilt: warn its streams, then send the corrected values. */
   private onReorg(c: number, block: number, nowMs: number, now: number): void {
     this.held.delete(c);
-    const v = this.ctx.views;
-    const message = reorgMessage(this.ctx.registry.networks[c]?.id ?? String(c), block);
+    const read = this.read;
+    const message = reorgMessage(read.catalog.networks[c]?.id ?? String(c), block);
     this.reorgMarks.push({ id: this.replay.next, chain: c, message, atMs: nowMs });
     const warned = new Set<StreamClient>();
     const warnClient = (client: StreamClient): void => {
@@ -689,17 +630,17 @@ export class StreamHub implements ClientHost {
       for (const sub of w.subs) warnClient(sub.client);
       if (w.channels !== null) for (const ch of w.channels.values()) for (const client of ch.readers) warnClient(client);
     };
-    for (const w of this.prices.values()) if (v.tokenChain[w.token] === c) warn(w);
-    for (const w of this.pools.values()) if (v.poolChain[w.pool] === c) warn(w);
-    for (const w of this.tokenReserves.values()) if (v.tokenChain[w.token] === c) warn(w);
-    for (const w of this.candles.values()) if (v.tokenChain[w.token] === c) warn(w);
-    for (const [id, w] of this.poolSwaps) if (v.poolChain[id] === c) warn(w);
-    for (const [id, w] of this.tokenSwaps) if (v.tokenChain[id] === c) warn(w);
+    for (const w of this.prices.values()) if (read.tokenChain(w.token) === c) warn(w);
+    for (const w of this.pools.values()) if (read.poolChain(w.pool) === c) warn(w);
+    for (const w of this.tokenReserves.values()) if (read.tokenChain(w.token) === c) warn(w);
+    for (const w of this.candles.values()) if (read.tokenChain(w.token) === c) warn(w);
+    for (const [id, w] of this.poolSwaps) if (read.poolChain(id) === c) warn(w);
+    for (const [id, w] of this.tokenSwaps) if (read.tokenChain(id) === c) warn(w);
 
     // Prices: the current one, even if equal to one streamed before.
     const st = this.priceState;
     for (const w of this.prices.values()) {
-      if (v.tokenChain[w.token] !== c || !readTokenPrice(v, w.token, st)) continue;
+      if (read.tokenChain(w.token) !== c || !read.readTokenPrice(w.token, st)) continue;
       w.seq = st.seq;
       w.price = st.priceUsd;
       w.time = st.priceTime;
@@ -707,13 +648,13 @@ export class StreamHub implements ClientHost {
     }
     // Token reserves: the token's pools as they are now (pools of orphaned blocks are gone).
     for (const w of this.tokenReserves.values()) {
-      if (v.tokenChain[w.token] !== c) continue;
+      if (read.tokenChain(w.token) !== c) continue;
       this.uncoverPools(w, nowMs);
       this.coverPools(w);
     }
     // Reserves: every pool of the chain still there, as it is now.
     for (const w of this.pools.values()) {
-      if (v.poolChain[w.pool] !== c || v.poolExists[w.pool] === 0) continue;
+      if (read.poolChain(w.pool) !== c || !read.poolExists(w.pool)) continue;
       const seq = this.readPoolReserves(w.pool);
       if (seq < 0) {
         w.seq = -1; // read again next tick (as a change)
@@ -724,8 +665,8 @@ export class StreamHub implements ClientHost {
     }
     // Candles: from the first one of the rebuilt ring not streamed yet.
     for (const w of this.candles.values()) {
-      if (v.tokenChain[w.token] !== c) continue;
-      const n = v.secOpened[w.token]!;
+      if (read.tokenChain(w.token) !== c) continue;
+      const n = read.secondCandlesOpened(w.token);
       let k = Math.max(0, n - (TOKEN_SECOND_SLOTS - 1));
       for (; k < n; k++) {
         if (!this.readCandle(w.token, k, this.candle)) continue;
@@ -742,8 +683,7 @@ export class StreamHub implements ClientHost {
    * read (-1 when the writer kept the pool busy: the next tick looks again).
    */
   private readPoolReserves(p: number): number {
-    const v = this.ctx.views;
-    return readStable(v.poolSeq, v, p, this.poolScratch, copyPoolReserves);
+    return this.read.readPoolReserves(p, this.poolScratch);
   }
 
   /** One pass: what changed for the subscribed assets, then the writes and the pings due. */
@@ -821,14 +761,14 @@ export class StreamHub implements ClientHost {
   };
 
   private tickPrices(nowMs: number, now: number): void {
-    const v = this.ctx.views;
+    const read = this.read;
     const st = this.priceState;
     for (const w of this.prices.values()) {
-      const s = Atomics.load(v.tokenSeq, w.token);
+      const s = read.tokenVersion(w.token);
       if (s === w.seq || (s & 1) !== 0) continue;
-      const c = v.tokenChain[w.token]!;
+      const c = read.tokenChain(w.token);
       if (this.isHeld(c, nowMs)) continue;
-      if (!readTokenPrice(v, w.token, st)) continue;
+      if (!read.readTokenPrice(w.token, st)) continue;
       if (st.priceTime < w.time || (!(st.priceUsd > 0) && w.price > 0)) {
         this.hold(c, nowMs);
         continue;
@@ -844,7 +784,7 @@ export class StreamHub implements ClientHost {
 
   /** Renders watch w's token price as it stands (w.time: its time) and hands it to the subscribers. */
   private emitPrice(w: PriceWatch, nowMs: number, now: number): void {
-    const reg = this.ctx.registry;
+    const reg = this.read.catalog;
     const p = tokenPricePayloads(reg.tokenAddress(w.token), reg.networks[reg.tokenChain(w.token)]!.id, this.priceTexts.text(w.token), now, w.time);
     const e = this.replay.add([keyOf('token_price', w.token)], p.post, p.get, -1, nowMs);
     for (const sub of w.subs) sub.client.push(sub, e);
@@ -852,12 +792,12 @@ export class StreamHub implements ClientHost {
   }
 
   private tickPools(nowMs: number, now: number): void {
-    const v = this.ctx.views;
+    const read = this.read;
     const o = this.poolScratch;
     for (const w of this.pools.values()) {
-      const s = Atomics.load(v.poolSeq, w.pool);
+      const s = read.poolVersion(w.pool);
       if (s === w.seq || (s & 1) !== 0) continue;
-      const c = v.poolChain[w.pool]!;
+      const c = read.poolChain(w.pool);
       if (this.isHeld(c, nowMs)) continue;
       const seq = this.readPoolReserves(w.pool);
       if (seq < 0) continue;
@@ -875,7 +815,7 @@ export class StreamHub implements ClientHost {
 
   /** Streams pool w's reserves as read into poolScratch (deltas against what was streamed before), to its own and its tokens' subscribers. */
   private emitPool(w: PoolWatch, nowMs: number, now: number): void {
-    const reg = this.ctx.registry;
+    const reg = this.read.catalog;
     const o = this.poolScratch;
     const p = w.pool;
     const [t0, t1] = [reg.poolToken0(p), reg.poolToken1(p)];
@@ -910,25 +850,25 @@ export class StreamHub implements ClientHost {
   }
 
   private tickCandles(nowMs: number, now: number): void {
-    const v = this.ctx.views;
-    const reg = this.ctx.registry;
+    const read = this.read;
+    const reg = this.read.catalog;
     const c = this.candle;
     for (const w of this.candles.values()) {
       const t = w.token;
-      if (v.secOpened[t]! === w.next && w.next > 0) continue;
-      const ch = v.tokenChain[t]!;
+      if (read.secondCandlesOpened(t) === w.next && w.next > 0) continue;
+      const ch = read.tokenChain(t);
       if (this.isHeld(ch, nowMs)) continue;
-      if (v.secOpened[t]! < w.next) {
+      if (read.secondCandlesOpened(t) < w.next) {
         this.hold(ch, nowMs);
         continue;
       }
       for (;;) {
-        const n = v.secOpened[t]!;
+        const n = read.secondCandlesOpened(t);
         if (w.next >= n) break;
         // A candle older than the ring holds is gone: skip to the oldest one still held.
         if (n - w.next > TOKEN_SECOND_SLOTS - 1) w.next = n - (TOKEN_SECOND_SLOTS - 1);
         if (!this.readCandle(t, w.next, c)) break;
-        const sealed = w.next < v.secOpened[t]! - 1 || now >= c.time + 1 + CANDLE_SEAL_DELAY_S;
+        const sealed = w.next < read.secondCandlesOpened(t) - 1 || now >= c.time + 1 + CANDLE_SEAL_DELAY_S;
         if (!sealed) break;
         w.next++;
         w.lastTime = c.time;
@@ -942,11 +882,7 @@ export class StreamHub implements ClientHost {
 
   /** Copies token t's k-th 1 s candle consistently; false when the slot no longer holds it. */
   private readCandle(t: number, k: number, out: SecondCandle): boolean {
-    const v = this.ctx.views;
-    const r = this.candleRead;
-    r.k = k;
-    r.c = out;
-    return readStable(v.tokenSeq, v, t, r, copySecondCandle) >= 0 && r.kept;
+    return this.read.readSecondCandle(t, k, out);
   }
 
   /**
@@ -956,17 +892,17 @@ export class StreamHub implements ClientHost {
    */
   onSwaps(swaps: readonly FeedSwap[], firstId = -1): void {
     if (this.closed) return;
-    const v = this.ctx.views;
+    const read = this.read;
     const nowMs = this.nowMs();
     for (let i = 0; i < swaps.length; i++) {
       const s = swaps[i]!;
       const bySwap = this.poolSwaps.get(s.pool);
-      const t0 = v.poolToken0[s.pool]!;
-      const t1 = v.poolToken1[s.pool]!;
+      const t0 = read.poolToken0(s.pool);
+      const t1 = read.poolToken1(s.pool);
       const by0 = this.tokenSwaps.get(t0);
       const by1 = this.tokenSwaps.get(t1);
       if (bySwap === undefined && by0 === undefined && by1 === undefined && !this.sharedReplay) continue;
-      const data = swapPayload(this.ctx.registry, s);
+      const data = swapPayload(this.read.catalog, s);
       const e = this.replay.add([keyOf('pool', s.pool), keyOf('token', t0), keyOf('token', t1)], data, null, -1, nowMs, firstId < 0 ? -1 : firstId + i);
       if (bySwap !== undefined) deliver(bySwap, e);
       if (by0 !== undefined) deliver(by0, e);

@@ -5,9 +5,7 @@
  * Reserves and deltas are exact decimal strings of the raw integers with the token's decimals applied.
  */
 import { Decimal } from 'decimal.js';
-import type { FeedSwap } from '../../engine/feed/swaps.js';
-export { u128BigInt } from '../../engine/state/exact-price.js';
-import type { Catalog } from '../../engine/catalog/catalog.js';
+import type { Catalog, FeedSwap, SecondCandle } from '../../engine/read/index.js';
 import { integerJson, num, str } from '../http/json.js';
 import { rfc3339 } from '../http/time.js';
 
@@ -95,16 +93,6 @@ function negate(decimalText: string): string {
   return decimalText.startsWith('-') ? decimalText.slice(1) : `-${decimalText}`;
 }
 
-export interface SecondCandle {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  priceSum: number;
-  volumeUsd: number;
-  txns: number;
-}
 
 export function ohlcvPayload(chain: string, token: string, c: SecondCandle): string {
   return (

@@ -3,7 +3,7 @@
  * body of a POST), the event count `limit` and the id to resume after. Everything is checked before
  * the stream opens: one invalid subscription rejects the whole request with 400.
  */
-import type { NetworkEntry, Catalog } from '../../engine/catalog/catalog.js';
+import type { Catalog, NetworkEntry } from '../../engine/read/index.js';
 import { ApiError, invalidParameter } from '../errors.js';
 import { readQuery } from '../http/query.js';
 

@@ -18,13 +18,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createTrustedProxies } from '../http/forwarded.js';
-import { createLog, errorText } from '../../engine/log.js';
+import { attachEngineReader, createLog, errorText, type FeedSwap } from '../../engine/read/index.js';
 import { StreamCounters } from '../metrics/counters.js';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
-import type { FeedSwap } from '../../engine/feed/swaps.js';
-import { Catalog } from '../../engine/catalog/catalog.js';
-import { EngineViews } from '../../engine/state/views.js';
 import { sendJson } from '../http/respond.js';
 import { NO_TARGET, registerStreamRoutes, sendRefusal, type AbortTarget, type Facts, type StreamRole } from './host.js';
 import { StreamHub } from './hub.js';
@@ -40,13 +37,12 @@ const data = workerData as StreamThreadData;
 const port = parentPort!;
 const post = (m: FromThread): void => port.postMessage(m);
 
-const views = EngineViews.attach(data.buffers);
 const slots = new StreamSlots(data.slots);
 const clockOffset = new Float64Array(data.clock);
 const swapWatchCount = new Int32Array(data.swapWatches);
 
-/** A reader of the engine's catalog (the main thread writes it). */
-const registry = Catalog.attach(data.catalog, views, data.networks);
+/** This thread's reader of the engine (the main thread's ingest and the shards write it). */
+const read = attachEngineReader(data.reader);
 
 /** Who pays for this thread's streams of one caller, and what they may still spend. */
 interface Owner {
@@ -77,7 +73,7 @@ const log = createLog(data.log).child({ component: 'gateway', thread: data.index
 const proxies = createTrustedProxies(data.trustedProxies);
 
 const hub = new StreamHub({
-  ctx: { views, registry, now: () => Date.now() / 1000 + clockOffset[0]!, log },
+  ctx: { read, now: () => Date.now() / 1000 + clockOffset[0]!, log },
   ...(data.counters !== undefined ? { counters: StreamCounters.forThread(data.counters, data.index + 1) } : {}),
   ids: sharedEventIds(data.ids),
   swapWatches: (delta) => Atomics.add(swapWatchCount, data.index, delta),

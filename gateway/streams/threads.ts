@@ -6,15 +6,11 @@
  * clock in step with the gateway's.
  */
 import { createServer } from 'node:net';
-import { errorText, fallbackLog, threadLogOptions, type LogOptions } from '../../engine/log.js';
+import { errorText, fallbackLog, type FeedSwap, type LogOptions, readerBuffers, type ReaderBuffers, threadLogOptions } from '../../engine/read/index.js';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { FeedSwap } from '../../engine/feed/swaps.js';
-import type { EngineBuffers } from '../../engine/state/views.js';
-import type { CatalogBuffers } from '../../engine/catalog/catalog.js';
-import type { NetworkRecord } from '../../engine/store/store.js';
 import type { Caller } from '../auth/access.js';
-import type { GatewayContext } from '../context.js';
+import type { ServeContext } from '../context.js';
 import type { Facts, StreamAdmission, StreamRole } from './host.js';
 import type { HubStats } from './hub.js';
 import { sharedEventIds } from './replay.js';
@@ -25,7 +21,8 @@ export interface StreamThreadData {
   readonly host: string;
   /** Port of each stream host role served. */
   readonly ports: Readonly<Partial<Record<StreamRole, number>>>;
-  readonly buffers: EngineBuffers;
+  /** The engine's and the catalog's shared buffers, and the networks: the thread attaches its own reader. */
+  readonly reader: ReaderBuffers;
   /** StreamSlots' counts. */
   readonly slots: SharedArrayBuffer;
   /** sharedEventIds' counter. */
@@ -34,9 +31,6 @@ export interface StreamThreadData {
   readonly clock: SharedArrayBuffer;
   /** Int32 per thread: swap watches its hub holds (the feed goes out while any thread holds one). */
   readonly swapWatches: SharedArrayBuffer;
-  readonly catalog: CatalogBuffers;
-  /** Networks by chain index. */
-  readonly networks: readonly NetworkRecord[];
   /** The log each thread makes, alike the main thread's. */
   readonly log: Pick<LogOptions, 'level' | 'format'>;
   readonly counters?: SharedArrayBuffer;
@@ -77,7 +71,7 @@ export type FromThread =
   | { readonly t: 'closed'; readonly items: readonly (readonly [string, number])[] };
 
 export interface StreamThreadsOptions {
-  readonly ctx: GatewayContext;
+  readonly ctx: ServeContext;
   readonly admission: StreamAdmission;
   /** Threads (at least 1). */
   readonly threads: number;
@@ -143,7 +137,6 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
   if (!Number.isInteger(o.threads) || o.threads < 1) throw new TypeError('options.threads must be a positive integer');
   const { ctx, admission } = o;
   const log = ctx.log ?? fallbackLog();
-  const reg = ctx.registry;
   const ports: Partial<Record<StreamRole, number>> = {};
   for (const [role, at] of Object.entries(o.ports) as [StreamRole, number][]) ports[role] = at === 0 ? await freePort(o.host) : at;
   const ids = sharedEventIds();
@@ -209,13 +202,11 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
       index,
       host: o.host,
       ports,
-      buffers: ctx.views.buffers,
+      reader: readerBuffers(ctx.read),
       slots: admission.slots.buffer,
       ids: ids.buffer,
       clock,
       swapWatches,
-      catalog: reg.buffers,
-      networks: reg.networks.map(({ dexes: _, ...n }) => n),
       log: threadLogOptions(log),
       trustedProxies: o.trustedProxies ?? [],
       ...(o.counters !== undefined ? { counters: o.counters } : {}),
@@ -279,7 +270,7 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
   // The feed's swaps, ids given once for every thread, to every thread while any watches swaps (each
   // keeps them in its replay window: a swap stream may resume on another thread than it ran on).
   const unsubscribe =
-    ctx.swaps?.subscribe((swaps) => {
+    ctx.read.swaps?.subscribe((swaps) => {
       let any = false;
       for (const t of threads) if (Atomics.load(watching, t.index) > 0) any = true;
       if (!any) return;

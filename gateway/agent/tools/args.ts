@@ -8,8 +8,7 @@
  * layer (aliases, legacy names) happens in the tools, not here.
  */
 import { z } from 'zod';
-import { INDICATOR_NAMES } from '../../../engine/indicators/names.js';
-import { INTERVALS } from '../../../engine/state/layout.js';
+import { INDICATOR_NAMES, INTERVALS } from '../../../engine/read/index.js';
 import { NETWORK_SYNONYMS } from '../../rest/api-subset.js';
 import { POOL_ORDER_BY, SORT_DIRECTIONS } from '../../rest/schemas.js';
 import { TOKEN_ORDER_BY } from '../../rest/schemas-search.js';

@@ -6,7 +6,7 @@
  * except naming a tool that does not exist (a JSON-RPC invalid-params error, as the protocol asks).
  */
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { errorText, fallbackLog, type Log } from '../../../engine/log.js';
+import { errorText, fallbackLog, type Log } from '../../../engine/read/index.js';
 import { z } from 'zod';
 import { ApiError } from '../../errors.js';
 import type { FeedbackStore } from '../feedback.js';

@@ -9,7 +9,7 @@
  *   getPoolIndicators      GET /networks/{n}/pools/{pool}/indicators         {indicators: [...]}
  */
 import { z } from 'zod';
-import type { NetworkEntry } from '../../../engine/catalog/catalog.js';
+import type { NetworkEntry } from '../../../engine/read/index.js';
 import { SEARCH_LIMIT_MAX } from '../../rest/schemas.js';
 import { TX_LIMIT_MAX, TX_PAGE_MAX } from '../../rest/schemas-history.js';
 import {

@@ -5,12 +5,10 @@
  * the credits (meter.admit), then the route with the caller's plan window, and credits charged only
  * for an answer. Also the identifier lookups that let a tool say which identifier to use instead.
  */
-import { normalizeAddress, type NetworkEntry, type Catalog } from '../../../engine/catalog/catalog.js';
-import type { PlanLimits, PlanName } from '../../../engine/config.js';
-import type { DexRecord, PoolRecord, TokenRecord } from '../../../engine/store/store.js';
+import { type Catalog, type DexRecord, type NetworkEntry, normalizeAddress, type PlanLimits, type PlanName, type PoolRecord, type TokenRecord } from '../../../engine/read/index.js';
 import type { Caller } from '../../auth/access.js';
 import { checkPaidOnly } from '../../auth/paid-only.js';
-import type { GatewayContext } from '../../context.js';
+import type { ServeContext } from '../../context.js';
 import type { Meter, Usage } from '../../metering/meter.js';
 import type { OhlcvPlanGate } from '../../rest/plan-window.js';
 import { NETWORK_SYNONYMS } from '../../rest/api-subset.js';
@@ -20,14 +18,14 @@ import { ToolFailure } from './tool.js';
 export type QueryRoute = (path: string, query: string, gate?: OhlcvPlanGate) => Uint8Array | Promise<Uint8Array>;
 
 export interface QueryLayerOptions {
-  readonly ctx: GatewayContext;
+  readonly ctx: ServeContext;
   readonly route: QueryRoute;
   readonly meter: Meter;
   readonly plans: Readonly<Record<PlanName, PlanLimits>>;
 }
 
 export class QueryLayer {
-  readonly ctx: GatewayContext;
+  readonly ctx: ServeContext;
   readonly plans: Readonly<Record<PlanName, PlanLimits>>;
   private readonly route: QueryRoute;
   private readonly meter: Meter;
@@ -40,7 +38,7 @@ export class QueryLayer {
   }
 
   get registry(): Catalog {
-    return this.ctx.registry;
+    return this.ctx.read.catalog;
   }
 
   /** The parsed answer of a main-interface request made by `caller`, costing `cost` credits. */

@@ -5,9 +5,7 @@
  * per-minute limit like any call.
  */
 import { z } from 'zod';
-import { INDICATOR_NAMES } from '../../../engine/indicators/names.js';
-import { PAID_PLANS } from '../../../engine/config.js';
-import { INTERVALS } from '../../../engine/state/layout.js';
+import { INDICATOR_NAMES, INTERVALS, PAID_PLANS } from '../../../engine/read/index.js';
 import { rfc3339 } from '../../http/time.js';
 import { NETWORK_SYNONYMS } from '../../rest/api-subset.js';
 import { GLOBAL_SEARCH_MAX } from '../../rest/global-search.js';

@@ -9,7 +9,7 @@
  *   filterNetworkTokens  GET /networks/{n}/tokens/search with range filters
  */
 import { z } from 'zod';
-import { normalizeAddress } from '../../../engine/catalog/catalog.js';
+import { normalizeAddress } from '../../../engine/read/index.js';
 import { MULTI_PRICES_MAX, SEARCH_LIMIT_MAX } from '../../rest/schemas.js';
 import {
   candleArgs,
