@@ -60,9 +60,12 @@ export function resumeFromStore(store: Store, chain: string): ChainResume | unde
   for (const { value } of store.networks.getRange()) if (value.id === chain) index = value.index;
   if (index < 0) return undefined;
   const ck = store.meta.get(metaKeys.checkpoint(chain)) as Checkpoint | undefined;
+  // Each pool's factory (its DEX's), whose family decodes its logs.
+  const factories = new Map<number, string>();
+  for (const { value } of store.dexes.getRange()) if (value.chain === index) factories.set(value.index, value.factory);
   const pools: KnownPool[] = [];
   for (const { value } of store.pools.getRange())
-    if (value.chain === index) pools.push({ address: value.address, protocol: value.protocol as KnownPool['protocol'], createdBlock: value.createdBlock });
+    if (value.chain === index) pools.push({ address: value.address, protocol: value.protocol as KnownPool['protocol'], createdBlock: value.createdBlock, factory: factories.get(value.dex) });
   const tokens: TokenInfo[] = [];
   for (const { value } of store.tokens.getRange())
     if (value.chain === index)
