@@ -27,6 +27,7 @@ const SRC = {
   pancakeV2Subgraph: 'PancakeSwap exchange subgraph manifest, network bsc (startBlock)',
   pancakeV3Sdk: '@pancakeswap/v3-sdk 3.10.2 (FACTORY_ADDRESSES)',
   pancakeV3Deployment: 'PancakeSwap v3 factory deployment transaction 0x57b6445a…c85 on BSC (block 26956207)',
+  pancakeV3SubgraphBase: 'PancakeSwap exchange-v3 subgraph manifest, network base (startBlock)',
   circleUsdc: 'Circle, USDC contract addresses (developers.circle.com)',
 } as const;
 
@@ -98,6 +99,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x8909Dc15e40173Ff4699343b6eB8132c65e18eC6', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 33_496_018, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
       // The subgraph's start block for BNB Chain is Ethereum's: a lower bound, so nothing is missed.
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0xdB1d10011AD0Ff90774D0C6Bb92e5C5c8b4461F7', startBlock: 12_369_621, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3SubgraphNetworks}` },
+      { dexId: 'pancakeswap_v3', name: 'PancakeSwap V3', protocol: 'pancakeswap_v3', address: '0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865', startBlock: 26_956_207, source: `${SRC.pancakeV3Sdk}; ${SRC.pancakeV3Deployment}` },
     ],
   },
   {
@@ -111,6 +113,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
     factories: [
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x8909Dc15e40173Ff4699343b6eB8132c65e18eC6', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 6_601_915, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x33128a8fC17869897dcE68Ed026d694621f6FDfD', startBlock: 2_009_445, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3Subgraph}` },
+      { dexId: 'pancakeswap_v3', name: 'PancakeSwap V3', protocol: 'pancakeswap_v3', address: '0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865', startBlock: 2_912_007, source: `${SRC.pancakeV3Sdk}; ${SRC.pancakeV3SubgraphBase}` },
     ],
   },
   {

@@ -4,12 +4,14 @@
  * `protocol` values, the topics asked for and TOPICS follow from this list.
  */
 import type { ProtocolFamily } from './family.js';
+import { pancakeswapV3 } from './pancakeswap-v3/index.js';
 import { uniswapV2 } from './uniswap-v2/index.js';
 import { uniswapV3 } from './uniswap-v3/index.js';
 
 export const FAMILIES = {
   uniswap_v2: uniswapV2,
   uniswap_v3: uniswapV3,
+  pancakeswap_v3: pancakeswapV3,
 } as const satisfies Record<string, ProtocolFamily>;
 
 export type EvmProtocol = keyof typeof FAMILIES;
