@@ -215,6 +215,15 @@ describe('dexdata serve --network base --rpc ... --network bsc --rpc ... on two 
     const config = file({ chains: [override('base', 'uniswap_v2', baseMarket), override('bsc', 'pancakeswap_v2', bscMarket)] });
     service = await startService(['--network', 'base', '--rpc', base.url, '--network', 'bsc', '--rpc', bsc.url, '--config', config, '--data-dir', join(dir, 'data')]);
     await service.waitFor(/caught up/, 30_000);
+    // The first start's progress, per network and per factory: pools found, or where a factory's scan starts.
+    for (const [n, dexId] of [
+      ['base', 'uniswap_v2'],
+      ['bsc', 'pancakeswap_v2'],
+    ] as const) {
+      const others = NETWORK_PRESETS.find((p) => p.id === n)!.factories.filter((f) => f.dexId !== dexId);
+      const perFactory = [`${dexId} 1 pools`, ...others.map((f) => `${f.dexId} from block ${f.startBlock}`)];
+      expect(service.output()).toMatch(new RegExp(`${n}: backfill at block \\d+ of \\d+, .*, 1 pools, ETA [^;]*; ${perFactory.join(', ')}`));
+    }
 
     const networks = (await (await fetch(`${service.url}/networks`)).json()) as { id: string; display_name?: string; name?: string }[];
     const shown = networks.map((n) => n.id).sort();

@@ -72,6 +72,14 @@ export interface ChainProgress {
   /** Reorganisations found (each emitted as a `reorg` event) and the block the last one rolled back to (-1: none). */
   readonly reorgs: number;
   readonly lastReorgBlock: number;
+  /** Per configured factory: its DEX id, the block its scan starts at, and the pools found so far. */
+  readonly factories: readonly FactoryProgress[];
+}
+
+export interface FactoryProgress {
+  readonly dexId: string;
+  readonly startBlock: number;
+  readonly pools: number;
 }
 
 export interface ChainFollowerOptions {
@@ -192,6 +200,9 @@ export class ChainFollower {
   private readonly pools = new Map<string, ProtocolFamily>();
   /** Creation block of each known pool (absent: created before anything a reorganisation can reach). */
   private readonly poolBlocks = new Map<string, number>();
+  /** Factory (lowercase) of each pool whose factory is configured, and the pools found per factory. */
+  private readonly poolFactory = new Map<string, string>();
+  private readonly factoryPools = new Map<string, number>();
   private readonly tokens = new Map<string, TokenInfo>();
   private readonly recent = new Map<number, string>();
   /** Last block read and its hash: checked again before the next step. */
@@ -234,6 +245,7 @@ export class ChainFollower {
     this.nextBlock = Math.max(firstBlock, options.resume?.nextBlock ?? 0);
     for (const p of options.resume?.pools ?? []) {
       this.pools.set(p.address.toLowerCase(), this.familyOf(p));
+      if (p.factory !== undefined) this.countPool(p.address.toLowerCase(), p.factory.toLowerCase());
       if (p.createdBlock !== undefined) this.poolBlocks.set(p.address.toLowerCase(), p.createdBlock);
     }
     for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address.toLowerCase(), t);
@@ -254,6 +266,20 @@ export class ChainFollower {
     return p.protocol === PoolProtocol.Concentrated ? FAMILIES.uniswap_v3 : FAMILIES.uniswap_v2;
   }
 
+  /** Counts a pool for its factory once (a pool found again after a reorganisation is not counted twice). */
+  private countPool(pool: string, factory: string): void {
+    if (this.poolFactory.has(pool) || !this.factories.has(factory)) return;
+    this.poolFactory.set(pool, factory);
+    this.factoryPools.set(factory, (this.factoryPools.get(factory) ?? 0) + 1);
+  }
+
+  private forgetPool(pool: string): void {
+    const factory = this.poolFactory.get(pool);
+    if (factory === undefined) return;
+    this.poolFactory.delete(pool);
+    this.factoryPools.set(factory, this.factoryPools.get(factory)! - 1);
+  }
+
   progress(): ChainProgress {
     return {
       chain: this.config.id,
@@ -269,6 +295,7 @@ export class ChainFollower {
       rpcLastSuccessAt: this.rpc.stats.lastSuccessAt,
       reorgs: this.reorgs,
       lastReorgBlock: this.lastReorgBlock,
+      factories: [...this.factories].map(([address, f]) => ({ dexId: f.dexId, startBlock: f.startBlock ?? this.config.startBlock, pools: this.factoryPools.get(address) ?? 0 })),
     };
   }
 
@@ -363,6 +390,7 @@ export class ChainFollower {
       if (block <= fork) continue;
       this.poolBlocks.delete(pool);
       this.pools.delete(pool);
+      this.forgetPool(pool);
     }
     this.last = { number: fork, hash: toHash };
     this.nextBlock = fork + 1;
@@ -539,6 +567,7 @@ export class ChainFollower {
     for (const f of found) {
       out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory });
       this.pools.set(f.pool, FAMILIES[f.factory.protocol]);
+      this.countPool(f.pool, f.factory.address.toLowerCase());
       if (!this.poolBlocks.has(f.pool)) this.poolBlocks.set(f.pool, f.block);
     }
     return out;
