@@ -11,12 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getAddress, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../engine/config.js';
+import { loadConfig } from '../engine/config.js';
 import { EVM_PROTOCOLS, EvmChainSchema } from '../engine/sources/evm/config.js';
 import { NETWORK_PRESETS, PRESETS_VERSION, presetChain } from '../engine/sources/evm/presets.js';
 import { NETWORKS as SIMULATED_NETWORKS } from '../engine/sources/simulator/catalog.js';
 import { deployV2Market, read, startAnvil, V2_PAIR, type Anvil, type V2Market } from './support/evm.js';
 import { CLI, startService, type RunningService } from './support/service.js';
+import { configProblems } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -30,15 +31,7 @@ function file(content: unknown): string {
   return path;
 }
 
-function problems(flags: Record<string, string>): readonly string[] {
-  try {
-    loadConfig(flags, {});
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problems = configProblems;
 
 function run(args: readonly string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: CLEAN_ENV, timeout: 30_000 });

@@ -6,19 +6,11 @@
  * serves for the pools (price, reserves, volume, candles, transactions) is compared with the pools'
  * own logs and state, read here with viem.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { formatUnits, maxUint256, parseAbiItem, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ingest } from '../engine/ingest/ingest.js';
-import { LocalShards } from '../engine/shards/local.js';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { createEvmSource } from '../engine/sources/evm/source.js';
-import { EngineViews } from '../engine/state/views.js';
-import { openStore, type Store } from '../engine/store/store.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
 import { deploy, deployPancakeV3Factory, fixtures, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, type Anvil } from './support/evm.js';
+import { backfillAndServe, expectTransactions, isqrt, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E8 = 10n ** 8n;
@@ -30,9 +22,7 @@ const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
 const Q96 = 2n ** 96n;
 
 let node: Anvil;
-let dir = '';
-let store: Store;
-let gateway: Gateway;
+let served: ServedChains | undefined;
 let base = '';
 const tok: Record<'usdc' | 'weth' | 'wbtc', Address> = {} as never;
 const dec = { usdc: 6, weth: 18, wbtc: 8 };
@@ -46,16 +36,6 @@ let twoSwapBlock = 0;
 /** Bounds of the USDC/WETH position about the first price. */
 let narrow: readonly [number, number] = [0, 0];
 
-function isqrt(n: bigint): bigint {
-  if (n < 2n) return n;
-  let x = n;
-  let y = (x + 1n) / 2n;
-  while (y < x) {
-    x = y;
-    y = (x + n / x) / 2n;
-  }
-  return x;
-}
 
 async function get(path: string): Promise<{ status: number; body: any }> {
   const r = await fetch(base + path);
@@ -90,7 +70,8 @@ beforeAll(async () => {
   await mineAt(node, t++);
   tok.wbtc = await deploy(node, f.TestToken, ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8]);
   await mineAt(node, t++);
-  ({ factory } = await deployPancakeV3Factory(node));
+  const deployed = await deployPancakeV3Factory(node);
+  factory = deployed.factory;
   await mineAt(node, t++);
   caller = await deploy(node, f.V3Caller);
   for (const token of Object.values(tok)) {
@@ -146,38 +127,25 @@ beforeAll(async () => {
   await swap(wbtcPool, 'wbtc', true, 30_000n * E6, T0 + 13 * 60 + 20);
   await swap(wbtcPool, 'wbtc', false, E8 / 4n, T0 + 14 * 60 + 40);
 
-  dir = mkdtempSync(join(tmpdir(), 'evm-pancake-v3-'));
-  store = openStore(dir);
-  const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
-  const shards = new LocalShards(views, store);
-  const ingest = new Ingest(store, views, shards);
-  const factoryBlock = Number((await node.pub.getBlock({ blockTag: 'earliest' })).number);
   const config = EvmChainSchema.parse({
     id: 'bsc',
     displayName: 'BNB Chain',
     chainId: node.chainId,
     rpcUrls: [node.url],
-    startBlock: factoryBlock,
+    startBlock: deployed.factoryBlock,
     confirmations: 0,
     logBatchBlocks: 7,
     stablecoins: [tok.usdc],
     wrappedNative: tok.weth,
     factories: [{ dexId: 'pancakeswap_v3', name: 'PancakeSwap V3', protocol: 'pancakeswap_v3', address: factory }],
   });
-  const source = createEvmSource({ chains: [config], store, now: () => NOW, progressIntervalMs: 0 });
-  await ingest.registerNetworks(source.networks);
-  for (let i = 0; i < 100 && !source.followers.every((x) => x.caughtUp); i++) await (await ingest.ingest(await source.advance(NOW))).applied;
-  ingest.advanceClock(0, NOW);
-  await shards.flush();
-  gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => NOW }, { host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${gateway.port}`;
+  served = await backfillAndServe([config], NOW);
+  base = served.url;
 }, 90_000);
 
 afterAll(async () => {
-  await gateway?.close();
-  await store?.close();
+  await served?.close();
   await node?.stop();
-  if (dir !== '') rmSync(dir, { recursive: true, force: true });
 });
 
 const SWAP = parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint128 protocolFeesToken0, uint128 protocolFeesToken1)');
@@ -291,14 +259,8 @@ describe('PancakeSwap v3 on anvil through the REST interface', () => {
       const p = await truth(pool, other);
       const { status, body } = await get(`/networks/bsc/pools/${pool}/transactions?limit=100`);
       expect(status).toBe(200);
+      expectTransactions(body, p.txs, p.dec0, p.dec1);
       const expected = [...p.txs].reverse();
-      expect(body.map((x: { id: string }) => x.id)).toEqual(expected.map((x) => x.id));
-      expect(body.map((x: { transaction_hash: string }) => x.transaction_hash)).toEqual(expected.map((x) => x.hash));
-      expect(body.map((x: { type: string }) => x.type)).toEqual(expected.map((x) => x.type));
-      expect(body.map((x: { amount_0: string }) => x.amount_0)).toEqual(expected.map((x) => formatUnits(x.amount0, p.dec0)));
-      expect(body.map((x: { amount_1: string }) => x.amount_1)).toEqual(expected.map((x) => formatUnits(x.amount1, p.dec1)));
-      expect(body.map((x: { created_at_block_number: number }) => x.created_at_block_number)).toEqual(expected.map((x) => x.block));
-      expect(body.map((x: { created_at: string }) => x.created_at)).toEqual(expected.map((x) => new Date(x.time * 1000).toISOString().replace('.000', '')));
       for (const [i, x] of expected.entries()) if (x.type === 'swap') close(body[i].volume_usd, usdcLeg(p, x), `${other} swap ${x.id} volume`);
     }
   });
