@@ -12,6 +12,7 @@ import { DEFAULT_TIER_POLICY, MIN_QUIET_AFTER_SECONDS, type TierPolicy } from '.
 import { EngineViews, type EngineCapacity } from './state/views.js';
 import { ringBlockBytes } from './state/ring-blocks.js';
 import { EvmChainsSchema } from './sources/evm/config.js';
+import { applyPresets, PRESET_IDS, type NamedNetwork } from './sources/evm/presets.js';
 import { LARGE_UNIVERSE_MIN_POOLS } from './sources/simulator/large.js';
 import { MAX_POOLS } from './sources/simulator/simulator.js';
 
@@ -272,6 +273,32 @@ export const CONFIG_OVERRIDES: readonly ConfigOverride[] = [
   { flag: 'snapshot-interval', env: 'DEXDATA_SNAPSHOT_INTERVAL', path: ['snapshots', 'intervalSeconds'], type: 'number', value: 'SECONDS', help: 'seconds between snapshots of the engine views while events arrive' },
 ];
 
+/**
+ * Networks of the built-in registry (engine/sources/evm/presets.ts) named on the command line, each
+ * with its JSON-RPC endpoints: `--network base --rpc URL`, repeatable (the n-th --rpc belongs to the
+ * n-th --network; one --rpc may list fallbacks, comma-separated). In `flags` the names arrive
+ * comma-joined and the RPC lists space-joined, as in their environment variables.
+ */
+export const NETWORK_FLAGS = {
+  network: { flag: 'network', env: 'DEXDATA_NETWORK', value: 'NAME', help: `follow a network of the built-in registry (${PRESET_IDS.join(', ')}; see dexdata networks); repeatable, implies --source evm` },
+  rpc: { flag: 'rpc', env: 'DEXDATA_RPC', value: 'URL', help: 'JSON-RPC endpoint of the --network before it (comma-separated fallbacks); one per --network; the environment variable takes them space-separated' },
+} as const;
+
+/** The networks named by --network / --rpc (or their environment variables); problems pushed to `problems`. */
+function namedNetworks(flags: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv, problems: string[]): NamedNetwork[] {
+  const names = (flags[NETWORK_FLAGS.network.flag] ?? env[NETWORK_FLAGS.network.env] ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+  const rpcs = (flags[NETWORK_FLAGS.rpc.flag] ?? env[NETWORK_FLAGS.rpc.env] ?? '').split(/\s+/).filter((x) => x !== '');
+  if (names.length !== rpcs.length) {
+    if (names.length > 0 || rpcs.length > 0)
+      problems.push(`--rpc: ${names.length} network${names.length === 1 ? '' : 's'} named and ${rpcs.length} --rpc given; give one --rpc after each --network`);
+    return [];
+  }
+  return names.map((id, i) => ({ id, rpcUrls: rpcs[i]!.split(',').filter((u) => u !== '') }));
+}
+
 /** Flags every command that reads the data directory takes. */
 export const CONFIG_FILE_FLAG = { flag: 'config', env: 'DEXDATA_CONFIG', help: 'JSON config file (see README)', value: 'FILE' } as const;
 
@@ -337,6 +364,13 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
       } else setPath(raw, o.path, value);
     }
   }
+  const named = namedNetworks(flags, env, problems);
+  if (named.length > 0) {
+    if (raw['source'] === undefined) raw['source'] = 'evm';
+    else if (raw['source'] !== 'evm') problems.push(`--network needs source "evm", the configuration says "${String(raw['source'])}"`);
+  }
+  const chains = applyPresets(raw['chains'], named, problems);
+  if (chains !== undefined) raw['chains'] = chains;
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {
     for (const issue of result.error.issues) problems.push(`${issue.path.join('.') || '(root)'}: ${issue.message}`);

@@ -4,6 +4,7 @@
  *   dexdata serve [flags]     run engine, ingest and gateway in one process (the default command)
  *   dexdata keys <action>     accounts and API keys (scripts/keys.ts)
  *   dexdata status            a running service's health
+ *   dexdata networks          the built-in registry of EVM networks and their DEX factories
  *   dexdata feedback <action> feedback sent through the agent protocol (scripts/feedback.ts)
  * Every command and action answers --help. The serve flags are derived from CONFIG_OVERRIDES
  * (engine/config.ts), the one list that also names the environment variables and config keys; their
@@ -13,12 +14,13 @@
 import { availableParallelism } from 'node:os';
 import { createMetricsRegistry } from '../gateway/metrics/registry.js';
 import { METRICS_PATH, startMetricsServer, type MetricsServer } from '../gateway/metrics/server.js';
-import { Command, CommanderError, Option } from 'commander';
-import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, defaultStreamThreads, engineCapacity, listenerPorts, tierPolicy, loadConfig, overrideDefault, snapshotPolicy, type Config } from '../engine/config.js';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, NETWORK_FLAGS, defaultStreamThreads, engineCapacity, listenerPorts, tierPolicy, loadConfig, overrideDefault, snapshotPolicy, type Config } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
 import { createLog, errorText, type Log } from '../engine/log.js';
 import type { WriteFault } from '../engine/store/durable.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
+import { NETWORK_PRESETS, PRESET_IDS, PRESETS_VERSION } from '../engine/sources/evm/presets.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
 import { startGateway } from '../gateway/server.js';
 import { FEEDBACK_ACTIONS, feedbackCommand } from './feedback.js';
@@ -180,6 +182,23 @@ function addConfigFlags(cmd: Command, only?: readonly string[]): Command {
   return cmd;
 }
 
+/** Repeatable values of one flag, in order. */
+const collect = (value: string, previous: readonly string[] = []): string[] => [...previous, value];
+
+/** --network (a name of the registry, checked here: an unknown one is a usage error) and --rpc, both repeatable. */
+function addNetworkFlags(cmd: Command): Command {
+  const n = NETWORK_FLAGS.network;
+  const r = NETWORK_FLAGS.rpc;
+  cmd.addOption(
+    new Option(`--${n.flag} <${n.value}>`, `${n.help} (env ${n.env}, comma-separated; default: none)`).argParser((value: string, previous?: string[]) => {
+      for (const name of value.split(',')) if (!PRESET_IDS.includes(name.trim())) throw new InvalidArgumentError(`unknown network "${name.trim()}"; the registry has ${PRESET_IDS.join(', ')} (dexdata networks lists them)`);
+      return collect(value, previous);
+    }),
+  );
+  cmd.addOption(new Option(`--${r.flag} <${r.value}>`, `${r.help} (env ${r.env}; default: none)`).argParser(collect));
+  return cmd;
+}
+
 /** Parsed config flags as loadConfig takes them: flag name -> text, for the flags given. */
 function configFlags(opts: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -188,7 +207,23 @@ function configFlags(opts: Record<string, unknown>): Record<string, string> {
     const v = opts[flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
     if (typeof v === 'string') out[flag] = v;
   }
+  // Repeated --network and --rpc, joined as their environment variables take them.
+  const networks = opts[NETWORK_FLAGS.network.flag];
+  const rpcs = opts[NETWORK_FLAGS.rpc.flag];
+  if (Array.isArray(networks)) out[NETWORK_FLAGS.network.flag] = networks.join(',');
+  if (Array.isArray(rpcs)) out[NETWORK_FLAGS.rpc.flag] = rpcs.join(' ');
   return out;
+}
+
+/** `dexdata networks`: the registry's networks, one line each, and the totals. */
+function printNetworks(): void {
+  let factories = 0;
+  for (const p of NETWORK_PRESETS) {
+    factories += p.factories.length;
+    const dexes = p.factories.map((f) => `${f.dexId} (${f.protocol})`).join(', ');
+    process.stdout.write(`${p.id}: ${p.displayName}, chain id ${p.chainId}, ${p.factories.length} factories: ${dexes}; wrapped native ${p.wrappedNative.symbol}, stablecoins ${p.stablecoins.map((s) => s.symbol).join(', ')}\n`);
+  }
+  process.stdout.write(`${NETWORK_PRESETS.length} networks, ${factories} factories (registry version ${PRESETS_VERSION})\n`);
 }
 
 /** Flags of the commands that only open the data directory. */
@@ -202,7 +237,7 @@ function buildProgram(): Command {
     // One line per error, whatever commander appends (a suggestion), on stderr.
     .configureOutput({ outputError: (text, write) => write(`${text.trim().replace(/\s*\n\s*/g, ' ')}\n`) });
 
-  addConfigFlags(program.command('serve', { isDefault: true }).description('run the service: simulator or chain ingest, engine shards and the HTTP gateway (the default command)')).action(async (opts: Record<string, unknown>) => {
+  addNetworkFlags(addConfigFlags(program.command('serve', { isDefault: true }).description('run the service: simulator or chain ingest, engine shards and the HTTP gateway (the default command)'))).action(async (opts: Record<string, unknown>) => {
     const config = loadConfig(configFlags(opts));
     await serve({ config, log: createLog(config.log) });
   });
@@ -230,6 +265,11 @@ function buildProgram(): Command {
     .action(async (opts: { host: string; port: string }) => {
       process.exitCode = await status(opts);
     });
+
+  program
+    .command('networks')
+    .description('the built-in registry of EVM networks: chain id, DEX factories and their protocols, anchors for USD prices (serve --network NAME --rpc URL follows one)')
+    .action(() => printNetworks());
 
   const feedback = program.command('feedback').description('feedback sent with the agent tool submitFeedback');
   for (const a of FEEDBACK_ACTIONS) {

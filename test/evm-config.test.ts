@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../engine/config.js';
+import { loadConfig } from '../engine/config.js';
+import { configProblems } from './support/evm-serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'evm-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,15 +25,7 @@ const GOOD = {
   factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f' }],
 };
 
-function problems(flags: Record<string, string>): readonly string[] {
-  try {
-    loadConfig(flags, {});
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
-}
+const problems = configProblems;
 
 describe('EVM chain configuration', () => {
   it('the simulator stays the default source, with no chains', () => {

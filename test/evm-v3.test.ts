@@ -4,19 +4,11 @@
  * callback contract, swaps both ways. The REST answers are compared with the pool's own logs and
  * state, read here with viem.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { formatUnits, maxUint256, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ingest } from '../engine/ingest/ingest.js';
-import { LocalShards } from '../engine/shards/local.js';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { createEvmSource } from '../engine/sources/evm/source.js';
-import { EngineViews } from '../engine/state/views.js';
-import { openStore, type Store } from '../engine/store/store.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
 import { deploy, fixtures, mineAt, read, send, startAnvil, V3_FACTORY, V3_POOL, type Anvil } from './support/evm.js';
+import { backfillAndServe, isqrt, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -27,9 +19,7 @@ const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
 const Q96 = 2n ** 96n;
 
 let node: Anvil;
-let dir = '';
-let store: Store;
-let gateway: Gateway;
+let served: ServedChains | undefined;
 let base = '';
 let usdc: Address;
 let weth: Address;
@@ -39,16 +29,6 @@ let factory: Address;
 /** A pool initialised and funded, never traded. */
 let fresh: Address;
 
-function isqrt(n: bigint): bigint {
-  if (n < 2n) return n;
-  let x = n;
-  let y = (x + 1n) / 2n;
-  while (y < x) {
-    x = y;
-    y = (x + n / x) / 2n;
-  }
-  return x;
-}
 
 async function get(path: string): Promise<{ status: number; body: any }> {
   const r = await fetch(base + path);
@@ -106,11 +86,6 @@ beforeAll(async () => {
   await mineAt(node, T0 + 12 * 60 + 20);
   await send(node, caller, f.V3Caller.abi, 'mint', [fresh, -887270, 887270, 1_000_000_000n]);
 
-  dir = mkdtempSync(join(tmpdir(), 'evm-v3-test-'));
-  store = openStore(dir);
-  const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
-  const shards = new LocalShards(views, store);
-  const ingest = new Ingest(store, views, shards);
   const config = EvmChainSchema.parse({
     id: 'anvil',
     displayName: 'Anvil',
@@ -122,20 +97,13 @@ beforeAll(async () => {
     wrappedNative: weth,
     factories: [{ dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: factory }],
   });
-  const source = createEvmSource({ chains: [config], store, now: () => NOW, progressIntervalMs: 0 });
-  await ingest.registerNetworks(source.networks);
-  for (let i = 0; i < 100 && !source.followers.every((x) => x.caughtUp); i++) await (await ingest.ingest(await source.advance(NOW))).applied;
-  ingest.advanceClock(0, NOW);
-  await shards.flush();
-  gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => NOW }, { host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${gateway.port}`;
+  served = await backfillAndServe([config], NOW);
+  base = served.url;
 }, 60_000);
 
 afterAll(async () => {
-  await gateway?.close();
-  await store?.close();
+  await served?.close();
   await node?.stop();
-  if (dir !== '') rmSync(dir, { recursive: true, force: true });
 });
 
 const SWAP = parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)');

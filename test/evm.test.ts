@@ -22,6 +22,7 @@ import { EngineViews } from '../engine/state/views.js';
 import { openStore, type Store } from '../engine/store/store.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { deploy, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type PairTx, type V2Trades } from './support/evm.js';
+import { expectTransactions } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -259,14 +260,7 @@ describe('Uniswap v2 on anvil through the REST interface', () => {
       const p = await truth(pair);
       const { status, body } = await get(`/networks/anvil/pools/${pair}/transactions?limit=100`);
       expect(status).toBe(200);
-      const expected = [...p.txs].reverse();
-      expect(body.map((x: { id: string }) => x.id)).toEqual(expected.map((x) => x.id));
-      expect(body.map((x: { transaction_hash: string }) => x.transaction_hash)).toEqual(expected.map((x) => x.hash));
-      expect(body.map((x: { type: string }) => x.type)).toEqual(expected.map((x) => x.type));
-      expect(body.map((x: { amount_0: string }) => x.amount_0)).toEqual(expected.map((x) => formatUnits(x.amount0, p.dec0)));
-      expect(body.map((x: { amount_1: string }) => x.amount_1)).toEqual(expected.map((x) => formatUnits(x.amount1, p.dec1)));
-      expect(body.map((x: { created_at_block_number: number }) => x.created_at_block_number)).toEqual(expected.map((x) => x.block));
-      expect(body.map((x: { created_at: string }) => x.created_at)).toEqual(expected.map((x) => new Date(x.time * 1000).toISOString().replace('.000', '')));
+      expectTransactions(body, p.txs, p.dec0, p.dec1);
     }
     const p = await truth(wethUsdc);
     const { body } = await get(`/networks/anvil/pools/${wethUsdc}/transactions?limit=100`);

@@ -1,6 +1,7 @@
 /**
  * A real local EVM node for tests: anvil from the npm package on a free loopback port, the real
- * Uniswap bytecode from @uniswap/v2-core and @uniswap/v3-core, and test tokens compiled offline
+ * Uniswap bytecode from @uniswap/v2-core and @uniswap/v3-core, PancakeSwap v3's from
+ * @pancakeswap/v3-core, and test tokens compiled offline
  * with solc from test/fixtures/evm/Tokens.sol. Accounts are anvil's unlocked dev accounts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -117,9 +118,12 @@ export const V2_PAIR = uniswapArtifact('@uniswap/v2-core/build/UniswapV2Pair.jso
 export const V3_FACTORY = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json');
 export const V3_POOL = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json');
 
+export const PANCAKE_V3_FACTORY = uniswapArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Factory.sol/PancakeV3Factory.json');
+export const PANCAKE_V3_POOL = uniswapArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Pool.sol/PancakeV3Pool.json');
+
 let compiled: Record<string, Artifact> | null = null;
 
-type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn';
+type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn' | 'PoolCodeDeployer';
 
 /** The fixture source, from test/support (vitest) or dist/test/support (compiled, for the bench). */
 function fixtureSource(): string {
@@ -133,7 +137,7 @@ function fixtureSource(): string {
   throw new Error('test/fixtures/evm/Tokens.sol not found');
 }
 
-/** TestToken, Bytes32Token, BareToken, V3Caller and V2Churn from test/fixtures/evm/Tokens.sol. */
+/** TestToken, Bytes32Token, BareToken, V3Caller, V2Churn and PoolCodeDeployer from test/fixtures/evm/Tokens.sol. */
 export function fixtures(): Record<FixtureName, Artifact> {
   if (!compiled) {
     const source = fixtureSource();
@@ -337,4 +341,21 @@ export function anvilV2Chain(node: Anvil, v2: { factory: Address; factoryBlock: 
     factories: [{ dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: v2.factory }],
     pollIntervalMs: 10,
   });
+}
+
+/**
+ * A PancakeSwap v3 factory from the package's bytecode, with its pool deployer: the pool's creation
+ * code is stored as the code of a contract of its own (a constructor that returns it), which
+ * PoolCodeDeployer copies and runs with CREATE2.
+ */
+export async function deployPancakeV3Factory(node: Anvil): Promise<{ factory: Address; factoryBlock: number }> {
+  const code = PANCAKE_V3_POOL.bytecode.slice(2);
+  const size = (code.length / 2).toString(16).padStart(8, '0');
+  // PUSH4 size, DUP1, PUSH1 14, PUSH1 0, CODECOPY, PUSH1 0, RETURN: returns the 14 bytes' tail as code.
+  const holder = await deploy(node, { abi: [], bytecode: `0x63${size}80600e6000396000f3${code}` as Hex });
+  const deployer = await deploy(node, fixtures().PoolCodeDeployer, [holder]);
+  const factory = await deploy(node, PANCAKE_V3_FACTORY, [deployer]);
+  const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
+  await send(node, deployer, fixtures().PoolCodeDeployer.abi, 'setFactoryAddress', [factory]);
+  return { factory, factoryBlock };
 }

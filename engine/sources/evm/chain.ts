@@ -13,8 +13,9 @@
  * with a ReorgDetectedError.
  */
 import { PoolProtocol, type ChainEvent, type Reorg, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
-import { hexNumber, signed, topicAddress, TOPICS, word, wordAddress, type RpcLog } from './abi.js';
+import { hexNumber, topicAddress, type RpcLog } from './abi.js';
 import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
+import { FACTORY_TOPICS, FAMILIES, POOL_TOPICS, type ProtocolFamily } from './families/index.js';
 import { createLogReader, MAX_FILTER_ADDRESSES, type LogReader } from './logs.js';
 import { createRpcClient, RpcError, type RpcClient } from './rpc.js';
 import { readTokenMetadata, tokenInfo, tokenRole } from './tokens.js';
@@ -39,6 +40,8 @@ export class ReorgDetectedError extends Error {
 export interface KnownPool {
   readonly address: string;
   readonly protocol: PoolProtocol;
+  /** The factory that created it (lowercase): its family decodes the pool's logs. */
+  readonly factory?: string;
   /** Block of the pool's creation event (forgotten when a reorganisation orphans it). */
   readonly createdBlock?: number;
 }
@@ -69,6 +72,14 @@ export interface ChainProgress {
   /** Reorganisations found (each emitted as a `reorg` event) and the block the last one rolled back to (-1: none). */
   readonly reorgs: number;
   readonly lastReorgBlock: number;
+  /** Per configured factory: its DEX id, the block its scan starts at, and the pools found so far. */
+  readonly factories: readonly FactoryProgress[];
+}
+
+export interface FactoryProgress {
+  readonly dexId: string;
+  readonly startBlock: number;
+  readonly pools: number;
 }
 
 export interface ChainFollowerOptions {
@@ -118,8 +129,6 @@ const STEP_EVENTS = 8_192;
 const HEADER_BATCH = 100;
 /** Ranges up to this many blocks have every header read together with their logs. */
 const EARLY_HEADER_BLOCKS = 2 * HEADER_BATCH;
-const FACTORY_TOPICS: readonly string[] = [TOPICS.pairCreated, TOPICS.poolCreated];
-const POOL_TOPICS: readonly string[] = [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn, TOPICS.v3Swap, TOPICS.v3Mint, TOPICS.v3Burn, TOPICS.v3Initialize];
 const FACTORY_AND_POOL_TOPICS: readonly string[] = [...FACTORY_TOPICS, ...POOL_TOPICS];
 const hex = (n: number) => `0x${n.toString(16)}`;
 
@@ -170,7 +179,7 @@ export function networkInfo(config: EvmChainConfig): NetworkInfo {
         id: f.dexId,
         name: f.name ?? f.dexId,
         protocol: f.protocol,
-        poolProtocol: f.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct,
+        poolProtocol: FAMILIES[f.protocol].poolProtocol,
         factory: f.address.toLowerCase(),
       }),
     ),
@@ -187,9 +196,13 @@ export class ChainFollower {
   private readonly now: () => number;
   private readonly log: (line: string) => void;
   private readonly factories = new Map<string, EvmFactoryConfig>();
-  private readonly pools = new Map<string, PoolProtocol>();
+  /** Known pools and the family that decodes their logs. */
+  private readonly pools = new Map<string, ProtocolFamily>();
   /** Creation block of each known pool (absent: created before anything a reorganisation can reach). */
   private readonly poolBlocks = new Map<string, number>();
+  /** Factory (lowercase) of each pool whose factory is configured, and the pools found per factory. */
+  private readonly poolFactory = new Map<string, string>();
+  private readonly factoryPools = new Map<string, number>();
   private readonly tokens = new Map<string, TokenInfo>();
   private readonly recent = new Map<number, string>();
   /** Last block read and its hash: checked again before the next step. */
@@ -207,6 +220,8 @@ export class ChainFollower {
   private lastLower = '';
   private lastTopic = '';
   private lastTopicAddress = '';
+  /** topicAddress() bound once, for the families' decoders. */
+  private readonly address = (topic: string): string => this.topicAddress(topic);
   private events = 0;
   private reorgs = 0;
   private lastReorgBlock = -1;
@@ -229,7 +244,8 @@ export class ChainFollower {
     const firstBlock = Math.min(options.config.startBlock, ...options.config.factories.map((f) => f.startBlock ?? options.config.startBlock));
     this.nextBlock = Math.max(firstBlock, options.resume?.nextBlock ?? 0);
     for (const p of options.resume?.pools ?? []) {
-      this.pools.set(p.address.toLowerCase(), p.protocol);
+      this.pools.set(p.address.toLowerCase(), this.familyOf(p));
+      if (p.factory !== undefined) this.countPool(p.address.toLowerCase(), p.factory.toLowerCase());
       if (p.createdBlock !== undefined) this.poolBlocks.set(p.address.toLowerCase(), p.createdBlock);
     }
     for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address.toLowerCase(), t);
@@ -238,6 +254,30 @@ export class ChainFollower {
     for (const [n, h] of recent) this.remember(n, h);
     const newest = recent[recent.length - 1];
     if (newest) this.last = { number: newest[0], hash: newest[1] };
+  }
+
+  /**
+   * The family of a pool known from before a restart: its factory's; a pool whose factory is no
+   * longer configured is read as the Uniswap family of its pool model.
+   */
+  private familyOf(p: KnownPool): ProtocolFamily {
+    const f = p.factory !== undefined ? this.factories.get(p.factory.toLowerCase()) : undefined;
+    if (f) return FAMILIES[f.protocol];
+    return p.protocol === PoolProtocol.Concentrated ? FAMILIES.uniswap_v3 : FAMILIES.uniswap_v2;
+  }
+
+  /** Counts a pool for its factory once (a pool found again after a reorganisation is not counted twice). */
+  private countPool(pool: string, factory: string): void {
+    if (this.poolFactory.has(pool) || !this.factories.has(factory)) return;
+    this.poolFactory.set(pool, factory);
+    this.factoryPools.set(factory, (this.factoryPools.get(factory) ?? 0) + 1);
+  }
+
+  private forgetPool(pool: string): void {
+    const factory = this.poolFactory.get(pool);
+    if (factory === undefined) return;
+    this.poolFactory.delete(pool);
+    this.factoryPools.set(factory, this.factoryPools.get(factory)! - 1);
   }
 
   progress(): ChainProgress {
@@ -255,6 +295,7 @@ export class ChainFollower {
       rpcLastSuccessAt: this.rpc.stats.lastSuccessAt,
       reorgs: this.reorgs,
       lastReorgBlock: this.lastReorgBlock,
+      factories: [...this.factories].map(([address, f]) => ({ dexId: f.dexId, startBlock: f.startBlock ?? this.config.startBlock, pools: this.factoryPools.get(address) ?? 0 })),
     };
   }
 
@@ -349,6 +390,7 @@ export class ChainFollower {
       if (block <= fork) continue;
       this.poolBlocks.delete(pool);
       this.pools.delete(pool);
+      this.forgetPool(pool);
     }
     this.last = { number: fork, hash: toHash };
     this.nextBlock = fork + 1;
@@ -516,18 +558,16 @@ export class ChainFollower {
       const factory = this.factories.get(l.address.toLowerCase());
       if (!factory || l.removed) continue;
       if (hexNumber(l.blockNumber) < (factory.startBlock ?? 0)) continue;
-      if (factory.protocol === 'uniswap_v2' && l.topics[0] === TOPICS.pairCreated) {
-        found.push({ pool: wordAddress(l.data, 0), t0: topicAddress(l.topics[1]!), t1: topicAddress(l.topics[2]!), feePpm: factory.feePpm, factory, block: hexNumber(l.blockNumber) });
-      } else if (factory.protocol === 'uniswap_v3' && l.topics[0] === TOPICS.poolCreated) {
-        found.push({ pool: wordAddress(l.data, 1), t0: topicAddress(l.topics[1]!), t1: topicAddress(l.topics[2]!), feePpm: Number(BigInt(l.topics[3]!)), factory, block: hexNumber(l.blockNumber) });
-      }
+      const c = FAMILIES[factory.protocol].creation(l, factory.feePpm);
+      if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block: hexNumber(l.blockNumber) });
     }
     const missing = [...new Set(found.flatMap((f) => [f.t0, f.t1]))].filter((t) => !this.tokens.has(t));
     const metas = await Promise.all(missing.map((t) => readTokenMetadata(this.rpc, t)));
     missing.forEach((t, i) => this.tokens.set(t, tokenInfo(t, metas[i]!, tokenRole(t, this.config.stablecoins, this.config.wrappedNative))));
     for (const f of found) {
       out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory });
-      this.pools.set(f.pool, f.factory.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct);
+      this.pools.set(f.pool, FAMILIES[f.factory.protocol]);
+      this.countPool(f.pool, f.factory.address.toLowerCase());
       if (!this.poolBlocks.has(f.pool)) this.poolBlocks.set(f.pool, f.block);
     }
     return out;
@@ -536,95 +576,25 @@ export class ChainFollower {
   private decode(l: RpcLog, blockNumber: number, timestamp: number, created: ReadonlyMap<string, CreatedPool>): ChainEvent | null {
     const key = { blockNumber, txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) };
     const pool = this.lower(l.address);
-    const txHash = l.transactionHash;
-    const t = l.topics;
-    switch (t[0]) {
-      case TOPICS.pairCreated:
-      case TOPICS.poolCreated: {
-        const addr = t[0] === TOPICS.pairCreated ? wordAddress(l.data, 0) : wordAddress(l.data, 1);
-        const c = created.get(addr);
-        if (!c || c.factory.address.toLowerCase() !== pool) return null;
-        return {
-          kind: 'pool_created',
-          key,
-          timestamp,
-          pool: addr,
-          dexId: c.factory.dexId,
-          factory: pool,
-          protocol: c.factory.protocol === 'uniswap_v3' ? PoolProtocol.Concentrated : PoolProtocol.ConstantProduct,
-          feePpm: c.feePpm,
-          token0: c.token0,
-          token1: c.token1,
-        };
-      }
-      case TOPICS.v2Swap: {
-        if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
-        const amount0 = word(l.data, 0) - word(l.data, 2);
-        const amount1 = word(l.data, 1) - word(l.data, 3);
-        return { kind: 'swap', key, timestamp, pool, amount0, amount1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash, sender: this.topicAddress(t[1]!), recipient: this.topicAddress(t[2]!) };
-      }
-      case TOPICS.v2Sync:
-        if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
-        return { kind: 'sync', key, timestamp, pool, reserve0: word(l.data, 0), reserve1: word(l.data, 1) };
-      case TOPICS.v2Mint:
-        if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
-        return { kind: 'mint', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: this.topicAddress(t[1]!), txHash };
-      case TOPICS.v2Burn:
-        if (this.pools.get(pool) !== PoolProtocol.ConstantProduct) return null;
-        return { kind: 'burn', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: this.topicAddress(t[1]!), txHash };
-      case TOPICS.v3Swap: {
-        if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
-        return {
-          kind: 'swap',
-          key,
-          timestamp,
-          pool,
-          amount0: signed(word(l.data, 0)),
-          amount1: signed(word(l.data, 1)),
-          sqrtPriceX96: word(l.data, 2),
-          liquidity: word(l.data, 3),
-          tick: Number(signed(word(l.data, 4))),
-          txHash,
-          sender: this.topicAddress(t[1]!),
-          recipient: this.topicAddress(t[2]!),
-        };
-      }
-      case TOPICS.v3Mint:
-        if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
-        return {
-          kind: 'mint',
-          key,
-          timestamp,
-          pool,
-          amount0: word(l.data, 2),
-          amount1: word(l.data, 3),
-          liquidity: word(l.data, 1),
-          tickLower: Number(signed(BigInt(t[2]!))),
-          tickUpper: Number(signed(BigInt(t[3]!))),
-          owner: this.topicAddress(t[1]!),
-          txHash,
-        };
-      case TOPICS.v3Burn:
-        if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
-        return {
-          kind: 'burn',
-          key,
-          timestamp,
-          pool,
-          amount0: word(l.data, 1),
-          amount1: word(l.data, 2),
-          liquidity: word(l.data, 0),
-          tickLower: Number(signed(BigInt(t[2]!))),
-          tickUpper: Number(signed(BigInt(t[3]!))),
-          owner: this.topicAddress(t[1]!),
-          txHash,
-        };
-      case TOPICS.v3Initialize:
-        // The pool's starting price, before any swap; its reserves are those its positions paid in.
-        if (this.pools.get(pool) !== PoolProtocol.Concentrated) return null;
-        return { kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96: word(l.data, 0) };
-      default:
-        return null;
-    }
+    const family = this.pools.get(pool);
+    if (family) return family.decode(l, key, timestamp, pool, this.address);
+    // A factory log (keep() passes only those and known pools' logs): a creation found by discoverPools.
+    const factory = this.factories.get(pool);
+    if (!factory) return null;
+    const creation = FAMILIES[factory.protocol].creation(l, factory.feePpm);
+    const c = creation ? created.get(creation.pool) : undefined;
+    if (!creation || !c || c.factory.address.toLowerCase() !== pool) return null;
+    return {
+      kind: 'pool_created',
+      key,
+      timestamp,
+      pool: creation.pool,
+      dexId: c.factory.dexId,
+      factory: pool,
+      protocol: FAMILIES[c.factory.protocol].poolProtocol,
+      feePpm: c.feePpm,
+      token0: c.token0,
+      token1: c.token1,
+    };
   }
 }

@@ -3,13 +3,13 @@
  * listed at once (the service's config loader reports them together with its own).
  */
 import { z } from 'zod';
+import { EVM_PROTOCOLS } from './families/index.js';
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const address = z.string().regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address');
 
-/** The factory contracts a DEX is followed through. */
-export const EVM_PROTOCOLS = ['uniswap_v2', 'uniswap_v3'] as const;
-export type EvmProtocol = (typeof EVM_PROTOCOLS)[number];
+/** The protocol families a factory can name (families/index.ts). */
+export { EVM_PROTOCOLS, type EvmProtocol } from './families/index.js';
 
 export const EvmFactorySchema = z
   .object({
@@ -19,7 +19,7 @@ export const EvmFactorySchema = z
     name: z.string().min(1).optional(),
     protocol: z.enum(EVM_PROTOCOLS),
     address,
-    /** Constant-product pools only: swap fee in millionths (3000 = 0.3 %, Uniswap v2). v3 pools carry their own. */
+    /** Swap fee in millionths (3000 = 0.3 %, Uniswap v2) of families whose pools do not state theirs (v3 pools carry their own). */
     feePpm: z.number().int().min(0).max(1_000_000).default(3_000),
     /** First block to scan for this factory's pools; the chain's startBlock when absent. */
     startBlock: z.number().int().min(0).optional(),

@@ -54,15 +54,23 @@ const BAR_REDRAW_MS = 200;
 /** Pause before asking an unreachable node again (after the client's own retries). */
 const DOWN_RETRY_MS = 1_000;
 
+/** Per factory: pools found, or the block its scan starts at while the chain has not reached it. */
+function factoryProgress(p: ChainProgress): string {
+  return p.factories.map((f) => (p.nextBlock <= f.startBlock && f.pools === 0 ? `${f.dexId} from block ${f.startBlock}` : `${f.dexId} ${f.pools} pools`)).join(', ');
+}
+
 /** Pools, tokens and the next block of a chain from what the store holds. */
 export function resumeFromStore(store: Store, chain: string): ChainResume | undefined {
   let index = -1;
   for (const { value } of store.networks.getRange()) if (value.id === chain) index = value.index;
   if (index < 0) return undefined;
   const ck = store.meta.get(metaKeys.checkpoint(chain)) as Checkpoint | undefined;
+  // Each pool's factory (its DEX's), whose family decodes its logs.
+  const factories = new Map<number, string>();
+  for (const { value } of store.dexes.getRange()) if (value.chain === index) factories.set(value.index, value.factory);
   const pools: KnownPool[] = [];
   for (const { value } of store.pools.getRange())
-    if (value.chain === index) pools.push({ address: value.address, protocol: value.protocol as KnownPool['protocol'], createdBlock: value.createdBlock });
+    if (value.chain === index) pools.push({ address: value.address, protocol: value.protocol as KnownPool['protocol'], createdBlock: value.createdBlock, factory: factories.get(value.dex) });
   const tokens: TokenInfo[] = [];
   for (const { value } of store.tokens.getRange())
     if (value.chain === index)
@@ -113,7 +121,7 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
       const eta = bps > 0 ? Math.round(left / bps) : NaN;
       log(
         `${p.chain}: backfill at block ${p.nextBlock - 1} of ${p.safeBlock}, ${Math.round(bps)} blocks/s, ${Math.round(p.events / Math.max(elapsed, 1e-3))} events/s, ` +
-          `${p.pools} pools, ETA ${Number.isFinite(eta) ? `${eta} s` : 'unknown'}${p.rpcRetries > 0 ? `, ${p.rpcRetries} RPC retries` : ''}`,
+          `${p.pools} pools, ETA ${Number.isFinite(eta) ? `${eta} s` : 'unknown'}${p.rpcRetries > 0 ? `, ${p.rpcRetries} RPC retries` : ''}; ${factoryProgress(p)}`,
       );
     }
   };

@@ -1,0 +1,50 @@
+/**
+ * A protocol family: the factory and pool contracts of one DEX design (Uniswap v2 and its clones,
+ * Uniswap v3 and its clones, ...) as the source reads them. One folder per family, each exporting
+ * one ProtocolFamily; families/index.ts lists them, and that list is the set of `protocol` values a
+ * factory may name. The chain follower knows nothing of any family: it asks the factory's family
+ * which logs announce pools and the pool's family what each of its logs means.
+ *
+ * Pricing and reserves are the engine's, chosen by `poolProtocol`: a constant-product pool is priced
+ * from the reserves of its `sync` events, a concentrated one from the sqrtPriceX96 of its swaps (and
+ * `sync` events carrying sqrtPriceX96 before the first swap), with reserves from the amounts its
+ * swaps, mints and burns moved (engine/shards/apply.ts).
+ */
+import type { ChainEvent, EventKey, PoolProtocol } from '../../../events/model.js';
+import type { RpcLog } from '../words.js';
+
+/** An event of the family's contracts: its canonical signature and topic (keccak-256 of the signature). */
+export interface FamilyEvent {
+  readonly signature: string;
+  readonly topic: string;
+}
+
+/** A pool announced by a factory log. */
+export interface PoolCreation {
+  /** Lowercase addresses. */
+  readonly pool: string;
+  readonly token0: string;
+  readonly token1: string;
+  /** Swap fee in millionths; families whose pools carry no fee in the creation log return `defaultFeePpm`. */
+  readonly feePpm: number;
+}
+
+export interface ProtocolFamily {
+  /** The `protocol` a factory names in the configuration, served as the DEX's protocol. */
+  readonly id: string;
+  /** The engine's pricing and reserves model for the family's pools. */
+  readonly poolProtocol: PoolProtocol;
+  /** Every event decoded, by a name unique across families (the names TOPICS is keyed by). */
+  readonly events: Readonly<Record<string, FamilyEvent>>;
+  /** Topics of the factory logs that announce a pool. */
+  readonly factoryTopics: readonly string[];
+  /** Topics of the pool logs decoded. */
+  readonly poolTopics: readonly string[];
+  /** The pool a factory log announces, or null when the log is no pool creation of this family. */
+  creation(log: RpcLog, defaultFeePpm: number): PoolCreation | null;
+  /**
+   * A pool log as an engine event, or null when the log is none of the family's pool events.
+   * `topicAddress` reads an address topic (memoised by the caller: routers repeat in runs).
+   */
+  decode(log: RpcLog, key: EventKey, timestamp: number, pool: string, topicAddress: (topic: string) => string): ChainEvent | null;
+}

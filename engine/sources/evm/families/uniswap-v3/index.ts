@@ -1,0 +1,103 @@
+/**
+ * Uniswap v3 and its clones: a factory's `PoolCreated` announces a pool with its fee tier; the
+ * pool's `Initialize` sets its first price, `Swap` carries the amounts and the price after it
+ * (sqrtPriceX96, active liquidity, tick), `Mint` and `Burn` the positions' amounts. Pools are
+ * concentrated-liquidity. A clone whose `Swap` carries more fields after these seven (PancakeSwap v3)
+ * is the same family under another Swap topic: `concentratedFamily` builds it.
+ */
+import { PoolProtocol } from '../../../../events/model.js';
+import { signed, topicAddress, word, wordAddress } from '../../words.js';
+import type { FamilyEvent, ProtocolFamily } from '../family.js';
+
+export const EVENTS = {
+  /** UniswapV3Factory `PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)` */
+  poolCreated: { signature: 'PoolCreated(address,address,uint24,int24,address)', topic: '0x783cca1c0412dd0d695e784568c96da2e9c22ff989357a2e8b1d9b2b4e6b7118' },
+  /** UniswapV3Pool `Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)` */
+  v3Swap: { signature: 'Swap(address,address,int256,int256,uint160,uint128,int24)', topic: '0xc42079f94a6350d7e6235f29174924f928cc2ac818eb64fed8004e115fbcca67' },
+  /** UniswapV3Pool `Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)` */
+  v3Mint: { signature: 'Mint(address,address,int24,int24,uint128,uint256,uint256)', topic: '0x7a53080ba414158be7ec69b987b5fb7d07dee101fe85488f0853ae16239d0bde' },
+  /** UniswapV3Pool `Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)` */
+  v3Burn: { signature: 'Burn(address,int24,int24,uint128,uint256,uint256)', topic: '0x0c396cd989a39f4459b5fa1aed6a9a8dcdbc45908acfd67e028cd568da98982c' },
+  /** UniswapV3Pool `Initialize(uint160 sqrtPriceX96, int24 tick)` */
+  v3Initialize: { signature: 'Initialize(uint160,int24)', topic: '0x98636036cb66a9c19a37435efc1e90142190214e8abeb821bdba3f2990dd4c95' },
+} as const;
+
+/**
+ * A Uniswap v3 style family whose Swap event is `swap` (its first seven fields those of Uniswap
+ * v3's); factory, Mint, Burn and Initialize events are Uniswap v3's. `extraEvents` are declared
+ * beside Uniswap v3's (for TOPICS), named uniquely.
+ */
+export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: Readonly<Record<string, FamilyEvent>>): ProtocolFamily {
+  const created = EVENTS.poolCreated.topic;
+  const swapTopic = swap.topic;
+  const mint = EVENTS.v3Mint.topic;
+  const burn = EVENTS.v3Burn.topic;
+  const initialize = EVENTS.v3Initialize.topic;
+  return {
+    id,
+    poolProtocol: PoolProtocol.Concentrated,
+    events: extraEvents,
+    factoryTopics: [created],
+    poolTopics: [swapTopic, mint, burn, initialize],
+    creation(l) {
+      if (l.topics[0] !== created) return null;
+      return { pool: wordAddress(l.data, 1), token0: topicAddress(l.topics[1]!), token1: topicAddress(l.topics[2]!), feePpm: Number(BigInt(l.topics[3]!)) };
+    },
+    decode(l, key, timestamp, pool, address) {
+      const t = l.topics;
+      const txHash = l.transactionHash;
+      switch (t[0]) {
+        case swapTopic:
+          return {
+            kind: 'swap',
+            key,
+            timestamp,
+            pool,
+            amount0: signed(word(l.data, 0)),
+            amount1: signed(word(l.data, 1)),
+            sqrtPriceX96: word(l.data, 2),
+            liquidity: word(l.data, 3),
+            tick: Number(signed(word(l.data, 4))),
+            txHash,
+            sender: address(t[1]!),
+            recipient: address(t[2]!),
+          };
+        case mint:
+          return {
+            kind: 'mint',
+            key,
+            timestamp,
+            pool,
+            amount0: word(l.data, 2),
+            amount1: word(l.data, 3),
+            liquidity: word(l.data, 1),
+            tickLower: Number(signed(BigInt(t[2]!))),
+            tickUpper: Number(signed(BigInt(t[3]!))),
+            owner: address(t[1]!),
+            txHash,
+          };
+        case burn:
+          return {
+            kind: 'burn',
+            key,
+            timestamp,
+            pool,
+            amount0: word(l.data, 1),
+            amount1: word(l.data, 2),
+            liquidity: word(l.data, 0),
+            tickLower: Number(signed(BigInt(t[2]!))),
+            tickUpper: Number(signed(BigInt(t[3]!))),
+            owner: address(t[1]!),
+            txHash,
+          };
+        case initialize:
+          // The pool's starting price, before any swap; its reserves are those its positions paid in.
+          return { kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96: word(l.data, 0) };
+        default:
+          return null;
+      }
+    },
+  };
+}
+
+export const uniswapV3: ProtocolFamily = concentratedFamily('uniswap_v3', EVENTS.v3Swap, EVENTS);

@@ -1,0 +1,267 @@
+/**
+ * PancakeSwap v3 through the EVM source on a real anvil: the factory and pool bytecode of
+ * @pancakeswap/v3-core, a 6-decimal stablecoin, an 18-decimal wrapped native and an 8-decimal token,
+ * positions minted and burned, swaps both ways crossing position bounds, two swaps in one block. Its
+ * Swap event has two more fields than Uniswap v3's (another topic). Every figure the REST interface
+ * serves for the pools (price, reserves, volume, candles, transactions) is compared with the pools'
+ * own logs and state, read here with viem.
+ */
+import { formatUnits, maxUint256, parseAbiItem, type Address, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EvmChainSchema } from '../engine/sources/evm/config.js';
+import { deploy, deployPancakeV3Factory, fixtures, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, type Anvil } from './support/evm.js';
+import { backfillAndServe, expectTransactions, isqrt, type ServedChains } from './support/evm-serve.js';
+
+const E18 = 10n ** 18n;
+const E8 = 10n ** 8n;
+const E6 = 10n ** 6n;
+const NOW = Math.floor(Date.now() / 1000);
+const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
+const MIN_SQRT_RATIO = 4295128739n;
+const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
+const Q96 = 2n ** 96n;
+
+let node: Anvil;
+let served: ServedChains | undefined;
+let base = '';
+const tok: Record<'usdc' | 'weth' | 'wbtc', Address> = {} as never;
+const dec = { usdc: 6, weth: 18, wbtc: 8 };
+let factory: Address;
+let caller: Address;
+/** USDC/WETH 0.25 % and WBTC/USDC 0.05 %. */
+let wethPool: Address;
+let wbtcPool: Address;
+/** The block holding two swaps. */
+let twoSwapBlock = 0;
+/** Bounds of the USDC/WETH position about the first price. */
+let narrow: readonly [number, number] = [0, 0];
+
+
+async function get(path: string): Promise<{ status: number; body: any }> {
+  const r = await fetch(base + path);
+  return { status: r.status, body: JSON.parse(await r.text()) };
+}
+
+/** sqrtPriceX96 of `usdPerUnit` USDC per unit of `token`, as the pool orders them. */
+function sqrtPriceOf(token: 'weth' | 'wbtc', usdPerUnit: bigint): bigint {
+  const usdcIs0 = tok.usdc.toLowerCase() < tok[token].toLowerCase();
+  const unit = 10n ** BigInt(dec[token]);
+  const [num, den] = usdcIs0 ? [unit, usdPerUnit * E6] : [usdPerUnit * E6, unit];
+  return isqrt((num * Q96 * Q96) / den);
+}
+
+/** Polls for a receipt (the node may mine later, when told to). */
+async function mined(hash: Hex): Promise<void> {
+  for (let i = 0; i < 3_000; i++) {
+    if ((await node.rpc<unknown>('eth_getTransactionReceipt', [hash])) !== null) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`${hash} not mined`);
+}
+
+beforeAll(async () => {
+  node = await startAnvil({ timestamp: T0, chainId: 56 });
+  const f = fixtures();
+  let t = T0 + 10;
+  await mineAt(node, t++);
+  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
+  await mineAt(node, t++);
+  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
+  await mineAt(node, t++);
+  tok.wbtc = await deploy(node, f.TestToken, ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8]);
+  await mineAt(node, t++);
+  const deployed = await deployPancakeV3Factory(node);
+  factory = deployed.factory;
+  await mineAt(node, t++);
+  caller = await deploy(node, f.V3Caller);
+  for (const token of Object.values(tok)) {
+    await mineAt(node, t++);
+    await send(node, token, f.TestToken.abi, 'approve', [caller, maxUint256]);
+  }
+  const create = async (a: Address, b: Address, fee: number, sqrtPriceX96: bigint, at: number): Promise<Address> => {
+    await mineAt(node, at);
+    await send(node, factory, PANCAKE_V3_FACTORY.abi, 'createPool', [a, b, fee]);
+    const pool = await read<Address>(node, factory, PANCAKE_V3_FACTORY.abi, 'getPool', [a, b, fee]);
+    await mineAt(node, at + 1);
+    await send(node, pool, PANCAKE_V3_POOL.abi, 'initialize', [sqrtPriceX96]);
+    return pool;
+  };
+  wethPool = await create(tok.weth, tok.usdc, 2500, sqrtPriceOf('weth', 3_000n), t);
+  wbtcPool = await create(tok.usdc, tok.wbtc, 500, sqrtPriceOf('wbtc', 60_000n), t + 2);
+
+  const mint = (pool: Address, lower: number, upper: number, liquidity: bigint, at: number) =>
+    mineAt(node, at).then(() => send(node, caller, f.V3Caller.abi, 'mint', [pool, lower, upper, liquidity]));
+  const swapArgs = (pool: Address, token: 'weth' | 'wbtc', usdcIn: boolean, amount: bigint) => {
+    const usdcIs0 = tok.usdc.toLowerCase() < tok[token].toLowerCase();
+    const zeroForOne = usdcIn === usdcIs0;
+    return [pool, zeroForOne, amount, zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n] as const;
+  };
+  const swap = (pool: Address, token: 'weth' | 'wbtc', usdcIn: boolean, amount: bigint, at: number) =>
+    mineAt(node, at).then(() => send(node, caller, f.V3Caller.abi, 'swap', swapArgs(pool, token, usdcIn, amount)));
+
+  // USDC/WETH: a full-range position, one about the price (±3 %) and one beside it (tick spacing 50
+  // at 0.25 %): the swaps below move the price across their bounds.
+  const [, tick] = await read<readonly [bigint, number]>(node, wethPool, PANCAKE_V3_POOL.abi, 'slot0');
+  const at = Math.round(tick / 50) * 50;
+  narrow = [at - 300, at + 300];
+  await mint(wethPool, -887200, 887200, 4_000_000_000_000_000n, T0 + 300);
+  await mint(wethPool, at - 300, at + 300, 1_000_000_000_000_000n, T0 + 305);
+  await mint(wethPool, at + 300, at + 900, 1_000_000_000_000_000n, T0 + 306);
+  await swap(wethPool, 'weth', true, 9_000n * E6, T0 + 6 * 60 + 5);
+  await swap(wethPool, 'weth', false, 5n * E18, T0 + 7 * 60 + 15);
+  await swap(wethPool, 'weth', true, 1_234_567n, T0 + 7 * 60 + 50);
+  // Two swaps in one block, the second the other way.
+  await node.rpc('evm_setAutomine', [false]);
+  const opts = { account: node.account, chain: node.wallet.chain, gas: 3_000_000n };
+  const h1 = await node.wallet.writeContract({ address: caller, abi: f.V3Caller.abi, functionName: 'swap', args: swapArgs(wethPool, 'weth', true, 2_500n * E6) as unknown as unknown[], ...opts });
+  const h2 = await node.wallet.writeContract({ address: caller, abi: f.V3Caller.abi, functionName: 'swap', args: swapArgs(wethPool, 'weth', false, E18 / 3n) as unknown as unknown[], ...opts });
+  await node.rpc('evm_mine', [T0 + 8 * 60 + 30]);
+  await node.rpc('evm_setAutomine', [true]);
+  await Promise.all([mined(h1), mined(h2)]);
+  twoSwapBlock = Number((await node.pub.getTransactionReceipt({ hash: h2 })).blockNumber);
+  await mineAt(node, T0 + 9 * 60);
+  await send(node, caller, f.V3Caller.abi, 'burn', [wethPool, -887200, 887200, 1_000_000_000_000_000n]);
+  await swap(wethPool, 'weth', false, E18 / 7n, T0 + 11 * 60 + 1);
+  // WBTC (8 decimals) / USDC (6 decimals).
+  await mint(wbtcPool, -887270, 887270, 50_000_000_000n, T0 + 12 * 60);
+  await swap(wbtcPool, 'wbtc', true, 30_000n * E6, T0 + 13 * 60 + 20);
+  await swap(wbtcPool, 'wbtc', false, E8 / 4n, T0 + 14 * 60 + 40);
+
+  const config = EvmChainSchema.parse({
+    id: 'bsc',
+    displayName: 'BNB Chain',
+    chainId: node.chainId,
+    rpcUrls: [node.url],
+    startBlock: deployed.factoryBlock,
+    confirmations: 0,
+    logBatchBlocks: 7,
+    stablecoins: [tok.usdc],
+    wrappedNative: tok.weth,
+    factories: [{ dexId: 'pancakeswap_v3', name: 'PancakeSwap V3', protocol: 'pancakeswap_v3', address: factory }],
+  });
+  served = await backfillAndServe([config], NOW);
+  base = served.url;
+}, 90_000);
+
+afterAll(async () => {
+  await served?.close();
+  await node?.stop();
+});
+
+const SWAP = parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint128 protocolFeesToken0, uint128 protocolFeesToken1)');
+const MINT = parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
+const BURN = parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
+
+interface Truth {
+  token0: Address;
+  dec0: number;
+  dec1: number;
+  usdcIs0: boolean;
+  txs: { id: string; hash: string; block: number; time: number; type: 'swap' | 'add' | 'remove'; amount0: bigint; amount1: bigint; sqrtPriceX96: bigint }[];
+}
+
+/** The pool's Swap, Mint and Burn logs read with viem's ABI decoding, and its tokens. */
+async function truth(pool: Address, other: 'weth' | 'wbtc'): Promise<Truth> {
+  const token0 = await read<Address>(node, pool, PANCAKE_V3_POOL.abi, 'token0');
+  const logs = await node.pub.getLogs({ address: pool, events: [SWAP, MINT, BURN], fromBlock: 0n });
+  const times = new Map<bigint, number>();
+  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
+  const txs: Truth['txs'] = logs.map((l) => {
+    const a = l.args as Record<string, bigint>;
+    const b = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash, block: Number(l.blockNumber), time: times.get(l.blockNumber)! };
+    if (l.eventName === 'Swap') return { ...b, type: 'swap', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: a.sqrtPriceX96! };
+    if (l.eventName === 'Mint') return { ...b, type: 'add', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: 0n };
+    return { ...b, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1!, sqrtPriceX96: 0n };
+  });
+  const usdcIs0 = token0.toLowerCase() === tok.usdc.toLowerCase();
+  return { token0, usdcIs0, dec0: usdcIs0 ? dec.usdc : dec[other], dec1: usdcIs0 ? dec[other] : dec.usdc, txs };
+}
+
+/** Price of token 0 in token 1 (decimals applied) from a sqrtPriceX96. */
+const ratioOf = (p: Truth, sqrtPriceX96: bigint) => (Number(sqrtPriceX96) / 2 ** 96) ** 2 * 10 ** (p.dec0 - p.dec1);
+/** USD price of the pool's non-USDC token. */
+const usdOf = (p: Truth, sqrtPriceX96: bigint) => (p.usdcIs0 ? 1 / ratioOf(p, sqrtPriceX96) : ratioOf(p, sqrtPriceX96));
+/** USD volume of a swap: its USDC leg. */
+const usdcLeg = (p: Truth, x: Truth['txs'][number]) => Math.abs(Number(formatUnits(p.usdcIs0 ? x.amount0 : x.amount1, dec.usdc)));
+const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
+
+describe('PancakeSwap v3 on anvil through the REST interface', () => {
+  it('every PancakeSwap Swap is read (its topic is not Uniswap v3\'s), two in one block included', async () => {
+    const p = await truth(wethPool, 'weth');
+    const swaps = p.txs.filter((x) => x.type === 'swap');
+    expect(swaps.filter((x) => x.block === twoSwapBlock)).toHaveLength(2);
+    // The swaps took the price out of the narrow position's range and back.
+    const ticks = (await node.pub.getLogs({ address: wethPool, event: SWAP, fromBlock: 0n })).map((l) => l.args.tick!);
+    expect(ticks.some((t) => t < narrow[0] || t >= narrow[1]), ticks.join(',')).toBe(true);
+    expect(ticks.some((t) => t >= narrow[0] && t < narrow[1]), ticks.join(',')).toBe(true);
+    const { status, body } = await get(`/networks/bsc/pools/${wethPool}`);
+    expect(status).toBe(200);
+    expect(body.transactions).toBe(swaps.length);
+    expect([body.dex_id, body.factory_id, body.fee]).toEqual(['pancakeswap_v3', factory.toLowerCase(), 2500]);
+    const dexes = await get('/networks/bsc/dexes');
+    expect(JSON.stringify(dexes.body)).toContain('pancakeswap_v3');
+  });
+
+  it('price from slot0, reserves from the logs, for both pools (6, 8 and 18 decimals)', async () => {
+    for (const [pool, other] of [
+      [wethPool, 'weth'],
+      [wbtcPool, 'wbtc'],
+    ] as const) {
+      const p = await truth(pool, other);
+      const slot0 = await read<readonly [bigint, number]>(node, pool, PANCAKE_V3_POOL.abi, 'slot0');
+      expect(p.txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96).toBe(slot0[0]);
+      const { body } = await get(`/networks/bsc/pools/${pool}`);
+      close(body.last_price, ratioOf(p, slot0[0]), `${other} pool last_price`);
+      const r0 = p.txs.reduce((s, x) => s + x.amount0, 0n);
+      const r1 = p.txs.reduce((s, x) => s + x.amount1, 0n);
+      expect(body.token_reserves.map((r: { reserve: string }) => r.reserve), other).toEqual([r0.toString(), r1.toString()]);
+      close((await get(`/networks/bsc/tokens/${tok[other]}`)).body.price_usd, usdOf(p, slot0[0]), `${other} price_usd`);
+    }
+  });
+
+  it('24 h volume: the USDC legs of the swaps', async () => {
+    for (const [pool, other] of [
+      [wethPool, 'weth'],
+      [wbtcPool, 'wbtc'],
+    ] as const) {
+      const p = await truth(pool, other);
+      const want = p.txs.filter((x) => x.type === 'swap').reduce((s, x) => s + usdcLeg(p, x), 0);
+      const { body } = await get(`/networks/bsc/pools/${pool}`);
+      close(body.volume_usd, want, `${other} pool volume_usd`);
+    }
+  });
+
+  it('OHLCV: one-minute candles of WETH in USD from each swap\'s sqrtPriceX96, volume from the USDC legs', async () => {
+    const p = await truth(wethPool, 'weth');
+    const candles = new Map<number, { open: number; high: number; low: number; close: number; volume: number }>();
+    for (const x of p.txs) {
+      if (x.type !== 'swap') continue;
+      const price = usdOf(p, x.sqrtPriceX96);
+      const t = Math.floor(x.time / 60) * 60;
+      const vol = usdcLeg(p, x);
+      const c = candles.get(t);
+      if (!c) candles.set(t, { open: price, high: price, low: price, close: price, volume: vol });
+      else candles.set(t, { open: c.open, high: Math.max(c.high, price), low: Math.min(c.low, price), close: price, volume: c.volume + vol });
+    }
+    const { status, body } = await get(`/networks/bsc/pools/${wethPool}/ohlcv?interval=1m&start=${T0}&inversed=${p.usdcIs0}`);
+    expect(status).toBe(200);
+    expect(body.map((c: { timestamp: string }) => Date.parse(c.timestamp) / 1000)).toEqual([...candles.keys()]);
+    for (const [i, [t, c]] of [...candles.entries()].entries()) {
+      for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(body[i][k], c[k], `${k} at ${t}`);
+    }
+  });
+
+  it('transactions: every Swap, Mint and Burn log, newest first, with signed amounts, blocks, times and USD volume', async () => {
+    for (const [pool, other] of [
+      [wethPool, 'weth'],
+      [wbtcPool, 'wbtc'],
+    ] as const) {
+      const p = await truth(pool, other);
+      const { status, body } = await get(`/networks/bsc/pools/${pool}/transactions?limit=100`);
+      expect(status).toBe(200);
+      expectTransactions(body, p.txs, p.dec0, p.dec1);
+      const expected = [...p.txs].reverse();
+      for (const [i, x] of expected.entries()) if (x.type === 'swap') close(body[i].volume_usd, usdcLeg(p, x), `${other} swap ${x.id} volume`);
+    }
+  });
+});
