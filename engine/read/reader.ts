@@ -23,6 +23,7 @@ import {
   readRing,
   readStable,
   readTokenPrice,
+  type PoolFigures,
   type PoolState,
   type RingCandles,
   type TokenPriceState,
@@ -156,9 +157,13 @@ export class EngineReader {
     return Atomics.load(this.v.poolSeq, p);
   }
 
-  /** Copies pool p's dynamic state into `out` (token 1's price changes too with token1Changes); false when it did not settle. */
-  readPool(p: number, out: PoolState, token1Changes = false): boolean {
-    return readPool(this.v, p, out, token1Changes);
+  /**
+   * Copies pool p's dynamic state into `out` (token 1's price changes too with token1Changes); false
+   * when it did not settle. `figures` says which window figures a quiet pool needs summed from its
+   * stored candles (the others are NaN).
+   */
+  readPool(p: number, out: PoolState, token1Changes = false, figures: PoolFigures = 'all'): boolean {
+    return readPool(this.v, p, out, token1Changes, figures);
   }
 
   /** The figures of pool p's search row (ROW order) into `out`; their version, -1 when they did not settle. */
