@@ -102,5 +102,33 @@ describe('candle chunks', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('follows a reference to a candle that a rewrite turned into a reference itself', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dexdata-candles-'));
+    const store = openStore(dir);
+    try {
+      const t = 1_800_000_000 - (1_800_000_000 % 86_400);
+      const p = 4;
+      const iv = { m1: 0, m10: 2, m30: 4 };
+      const lone = [2.5, 2.5, 2.5, 2.5, 0.4, 0.4, 0.4, 0.4, 100, 100, 1, 1];
+      // The 10-minute candle is stored whole (its minute not yet stored), and the 30-minute one refers to it.
+      await store.root.transaction(() => putChunks(store, [{ pool: p, interval: iv.m10, start: chunkStart(iv.m10, t), data: [t, ...lone] }]));
+      await store.root.transaction(() => putChunks(store, [{ pool: p, interval: iv.m30, start: chunkStart(iv.m30, t), data: [t, ...lone] }]));
+      // A replay stores the minute, and rewrites the 10-minute candle as a reference to it.
+      await store.root.transaction(() =>
+        putChunks(store, [
+          { pool: p, interval: iv.m1, start: chunkStart(iv.m1, t + 120), data: [t + 120, ...lone] },
+          { pool: p, interval: iv.m10, start: chunkStart(iv.m10, t), data: [t, ...lone] },
+        ]),
+      );
+      expect(store.candles.get([p, iv.m10, chunkStart(iv.m10, t)])![11]).toBe(REFERENCE_TXNS);
+      expect(store.candles.get([p, iv.m30, chunkStart(iv.m30, t)])![2]).toBe(iv.m10);
+      expect([...storedCandles(store, p, iv.m30, t, t)].map((c) => [c.time, ...c.record])).toEqual([[t, ...lone]]);
+      expect([...allStoredCandles(store)].filter((c) => c.key[1] === iv.m30).map((c) => c.record)).toEqual([lone]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 

@@ -8,7 +8,7 @@
  * inside its span (most often: all its swaps fell in one minute) is stored as a reference to it
  * (txns REFERENCE_TXNS, the finer candle's open time and interval in the first two price fields,
  * every other field 0), and the readers here hand out that candle's record. Only putChunks writes
- * references, and only to a candle it read back equal that is not a reference itself; a sealed
+ * references, and only to a candle it read back equal that is not a reference at that moment; a sealed
  * candle never changes afterwards, and a rollback that keeps a coarse candle keeps every finer one
  * inside it (ingest/rollback.ts cuts each interval at the same instant), so a reference always
  * finds its candle.
@@ -81,15 +81,27 @@ function cachedChunk(store: Store, p: number, interval: number, start: number, c
   return cache.get(id);
 }
 
-/** The record a stored candle stands for: its own fields, or those of the finer candle it refers to. */
+/**
+ * The record a stored candle stands for: its own fields, or those of the finer candle it refers to.
+ * A reference may lead to a candle that became a reference itself when it was rewritten (a replay
+ * rewrites with references a candle first stored whole): it is followed on, each step to a finer
+ * interval, so the walk ends within INTERVALS.length steps.
+ */
 function recordAt(store: Store, p: number, chunk: readonly number[], at: number, cache: ChunkCache): CandleRecord {
-  if (chunk[at + F_TXNS] !== REFERENCE_TXNS) return chunk.slice(at + 1, at + CANDLE_FIELDS);
-  const time = chunk[at + F_REFERENCE]!;
-  const interval = chunk[at + F_REFERENCE_INTERVAL]!;
-  const target = cachedChunk(store, p, interval, chunkStart(interval, time), cache);
-  const m = target === undefined ? -1 : candleAt(target, time);
-  if (m < 0 || target![m + F_TXNS] === REFERENCE_TXNS) throw new Error(`candle store: pool ${p} refers to a ${INTERVALS[interval]} candle at ${time} that is not stored`);
-  return target!.slice(m + 1, m + CANDLE_FIELDS);
+  let c = chunk;
+  let m = at;
+  let finerThan: number = INTERVALS.length;
+  while (c[m + F_TXNS] === REFERENCE_TXNS) {
+    const time = c[m + F_REFERENCE]!;
+    const interval = c[m + F_REFERENCE_INTERVAL]!;
+    const target = interval < finerThan ? cachedChunk(store, p, interval, chunkStart(interval, time), cache) : undefined;
+    const found = target === undefined ? -1 : candleAt(target, time);
+    if (found < 0) throw new Error(`candle store: pool ${p} refers to a ${INTERVALS[interval] ?? interval} candle at ${time} that is not stored`);
+    c = target!;
+    m = found;
+    finerThan = interval;
+  }
+  return c.slice(m + 1, m + CANDLE_FIELDS);
 }
 
 /** Stored candles of pool p and `interval` opening in [from, to], oldest first (newest first with `reverse`). */
