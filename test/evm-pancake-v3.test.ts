@@ -9,7 +9,7 @@
 import { formatUnits, maxUint256, parseAbiItem, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { deploy, deployPancakeV3Factory, fixtures, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, type Anvil } from './support/evm.js';
+import { deploy, deployPancakeV3Factory, fixtures, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, V3_BURN, V3_MINT, type Anvil } from './support/evm.js';
 import { backfillAndServe, expectTransactions, isqrt, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
@@ -149,8 +149,6 @@ afterAll(async () => {
 });
 
 const SWAP = parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint128 protocolFeesToken0, uint128 protocolFeesToken1)');
-const MINT = parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
-const BURN = parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
 
 interface Truth {
   token0: Address;
@@ -163,7 +161,7 @@ interface Truth {
 /** The pool's Swap, Mint and Burn logs read with viem's ABI decoding, and its tokens. */
 async function truth(pool: Address, other: 'weth' | 'wbtc'): Promise<Truth> {
   const token0 = await read<Address>(node, pool, PANCAKE_V3_POOL.abi, 'token0');
-  const logs = await node.pub.getLogs({ address: pool, events: [SWAP, MINT, BURN], fromBlock: 0n });
+  const logs = await node.pub.getLogs({ address: pool, events: [SWAP, V3_MINT, V3_BURN], fromBlock: 0n });
   const times = new Map<bigint, number>();
   for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
   const txs: Truth['txs'] = logs.map((l) => {

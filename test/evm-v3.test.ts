@@ -7,7 +7,7 @@
 import { formatUnits, maxUint256, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { deploy, fixtures, mineAt, read, send, startAnvil, V3_FACTORY, V3_POOL, type Anvil } from './support/evm.js';
+import { deploy, fixtures, mineAt, read, send, startAnvil, V3_BURN, V3_FACTORY, V3_MINT, V3_POOL, type Anvil } from './support/evm.js';
 import { backfillAndServe, isqrt, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
@@ -107,8 +107,6 @@ afterAll(async () => {
 });
 
 const SWAP = parseAbiItem('event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)');
-const MINT = parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
-const BURN = parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
 
 interface V3Truth {
   dec0: number;
@@ -119,7 +117,7 @@ interface V3Truth {
 
 async function truth(): Promise<V3Truth> {
   const token0 = await read<Address>(node, pool, V3_POOL.abi, 'token0');
-  const logs = await node.pub.getLogs({ address: pool, events: [SWAP, MINT, BURN], fromBlock: 0n });
+  const logs = await node.pub.getLogs({ address: pool, events: [SWAP, V3_MINT, V3_BURN], fromBlock: 0n });
   const txs: V3Truth['txs'] = logs.map((l) => {
     const a = l.args as Record<string, bigint>;
     const base = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash };

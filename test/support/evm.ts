@@ -117,6 +117,9 @@ export const V2_FACTORY = uniswapArtifact('@uniswap/v2-core/build/UniswapV2Facto
 export const V2_PAIR = uniswapArtifact('@uniswap/v2-core/build/UniswapV2Pair.json');
 export const V3_FACTORY = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json');
 export const V3_POOL = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json');
+/** A v3-style pool's Mint and Burn events (PancakeSwap v3's are the same), for reading its logs with viem. */
+export const V3_MINT = parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
+export const V3_BURN = parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
 
 export const PANCAKE_V3_FACTORY = uniswapArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Factory.sol/PancakeV3Factory.json');
 export const PANCAKE_V3_POOL = uniswapArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Pool.sol/PancakeV3Pool.json');
