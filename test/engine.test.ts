@@ -1,3 +1,4 @@
+import { routedPriceUsd } from '../engine/state/exact-price.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,9 +76,12 @@ describe('engine views against a reference recomputation of the event log', () =
   });
 
   it('routes token USD prices like the reference', () => {
-    for (const [id, t] of ref.tokens) close(views.tokenPriceUsd[id]!, t.price, `token ${id} price`);
+    for (const [id] of ref.tokens) {
+      close(routedPriceUsd(views, id), ref.price(id), `token ${id} price`);
+      expect(views.tokenRoutePool[id]! - 1, `token ${id} route`).toBe(ref.tokens.get(id)!.routePool);
+    }
     // Plausibility: every chain's reference stablecoin is exactly 1 USD.
-    for (const [id, t] of ref.tokens) if (t.role === 0) expect(views.tokenPriceUsd[id]).toBe(1);
+    for (const [id, t] of ref.tokens) if (t.role === 0) expect(routedPriceUsd(views, id)).toBe(1);
   });
 
   it('keeps every candle of every interval: the newest in the ring, every older one in LMDB', async () => {

@@ -15,7 +15,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { SwapFeed } from '../feed/swaps.js';
 import type { RankQuery, RankResult } from '../search/rank-index.js';
 import type { PoolRanker } from '../search/ranker.js';
-import { PriceTexts } from '../state/exact-price.js';
+import { priceVersion, PriceTexts, routedPriceTime, routedPriceUsd } from '../state/exact-price.js';
 import { TOKEN_SECOND_SLOTS, type Win } from '../state/layout.js';
 import {
   readPool,
@@ -231,23 +231,24 @@ export class EngineReader {
 
   // ---- tokens ----
 
-  /** Token t's version word: even and unchanged while its price and 1 s candles did not change. */
-  tokenVersion(t: number): number {
-    return Atomics.load(this.v.tokenSeq, t);
-  }
-
   /** Copies token t's price and route into `out`; false when it did not settle. */
   readTokenPrice(t: number, out: TokenPriceState): boolean {
     return readTokenPrice(this.v, t, out);
   }
 
+  /** Token t's USD price through its route as it stands (one word at a time: may be one update old). */
   tokenPriceUsd(t: number): number {
-    return this.v.tokenPriceUsd[t]!;
+    return routedPriceUsd(this.v, t);
   }
 
-  /** Unix seconds of the swap that set token t's price. */
+  /** Unix seconds of the newest event that moved token t's price, down its route. */
   tokenPriceTime(t: number): number {
-    return this.v.tokenPriceTime[t]!;
+    return routedPriceTime(this.v, t);
+  }
+
+  /** A version of token t's price: even, and unchanged while nothing down its route changed (-1 while a writer is inside). */
+  priceVersion(t: number): number {
+    return priceVersion(this.v, t);
   }
 
   /** The pool token t's price is routed through, -1 when none. */

@@ -28,12 +28,12 @@ import { createScratchRings, newestCandleOpen } from '../state/read.js';
 import { createWindowSums, loadStoredBase, NEVER_CHANGES, priceChange, sumWindows, windowsEmpty, type StoredCandles } from '../state/windows.js';
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
+import { MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
 const Q96 = 2 ** 96;
 const POW10: readonly number[] = Array.from({ length: 78 }, (_, i) => 10 ** i);
-const NO_CLASS = 255;
 
 /**
  * Where candles leaving the rings and recent transactions go (LMDB in the service, nothing in
@@ -76,19 +76,19 @@ function rank(role: number): number {
 }
 
 /**
- * Route class of pricing token `role` through a counterpart of role `via`: lower is better,
- * NO_CLASS when that route is not allowed (it would price an anchor from a lesser token).
+ * True when token `role` may be priced through a counterpart of role `via`: an anchor (a stablecoin
+ * or the wrapped native token) only through another anchor, never from a lesser token.
  */
-function routeClass(role: number, via: number): number {
+function routeAllowed(role: number, via: number): boolean {
   switch (role) {
     case 0:
-      return NO_CLASS;
+      return false;
     case 1:
-      return via === 0 ? 0 : via === 2 ? 1 : NO_CLASS;
+      return via === 0 || via === 2;
     case 2:
-      return via === 0 ? 0 : via === 1 ? 1 : NO_CLASS;
+      return via === 0 || via === 1;
     default:
-      return via === 0 ? 0 : via === 3 ? 2 : 1;
+      return true;
   }
 }
 
@@ -200,7 +200,6 @@ export class ShardWriter {
       if (v.tokenRole[t] === 0 && v.tokenPriceUsd[t] !== 1) {
         Atomics.add(v.tokenSeq, t, 1);
         v.tokenPriceUsd[t] = 1;
-        v.tokenRouteClass[t] = 0;
         v.tokenPriceTime[t] = e.timestamp();
         Atomics.add(v.tokenSeq, t, 1);
       }
@@ -254,7 +253,7 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
-    this.reprice(p, e.timestamp());
+    this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
     this.index?.markDirty(p);
@@ -270,7 +269,7 @@ export class ShardWriter {
     v.ratio[p] = (sqrt * sqrt * POW10[v.poolDecimals0[p]!]!) / POW10[v.poolDecimals1[p]!]!;
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
-    this.reprice(p, e.timestamp());
+    this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
     this.index?.markDirty(p);
@@ -292,7 +291,7 @@ export class ShardWriter {
     }
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
-    this.reprice(p, e.timestamp());
+    this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
     this.index?.markDirty(p);
@@ -351,7 +350,7 @@ export class ShardWriter {
       v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
     }
 
-    const base1 = this.reprice(p, t);
+    const base1 = this.reprice(p, t, true);
     const p0 = v.priceUsd0[p]!;
     const p1 = v.priceUsd1[p]!;
     const volumeUsd = base1 ? amount1 * p1 : amount0 * p0;
@@ -386,19 +385,25 @@ export class ShardWriter {
   }
 
   /**
-   * Re-derives token prices routed through pool p, then the pool's USD prices and liquidity.
-   * Returns true when token 1 is the pool's base (the side whose USD price is not taken from p).
+   * Offers pool p as the route of each of its tokens (priced through the other), then derives the
+   * pool's USD prices and liquidity from its tokens' routed prices (state/exact-price.ts). `swapped`:
+   * p swaps in this event (it is fresh). Returns true when token 1 is the pool's base (the side whose
+   * USD price is not taken from p).
    */
-  private reprice(p: number, t: number): boolean {
+  private reprice(p: number, t: number, swapped: boolean): boolean {
     const v = this.v;
     const ratio = v.ratio[p]!;
     const t0 = v.poolToken0[p]!;
     const t1 = v.poolToken1[p]!;
     if (ratio > 0) {
-      if (v.tokenRoutePool[t1] !== p + 1 && v.tokenPriceUsd[t1]! > 0)
-        this.offerRoute(t0, v.tokenRole[t1]!, p, ratio * v.tokenPriceUsd[t1]!, 2 * v.reserve1[p]! * v.tokenPriceUsd[t1]!, t);
-      if (v.tokenRoutePool[t0] !== p + 1 && v.tokenPriceUsd[t0]! > 0)
-        this.offerRoute(t1, v.tokenRole[t0]!, p, v.tokenPriceUsd[t0]! / ratio, 2 * v.reserve0[p]! * v.tokenPriceUsd[t0]!, t);
+      if (v.tokenRoutePool[t1] !== p + 1) {
+        const price1 = routedPriceUsd(v, t1);
+        if (price1 > 0) this.offerRoute(t0, t1, p, ratio * price1, 2 * v.reserve1[p]! * price1, t, swapped);
+      }
+      if (v.tokenRoutePool[t0] !== p + 1) {
+        const price0 = routedPriceUsd(v, t0);
+        if (price0 > 0) this.offerRoute(t1, t0, p, price0 / ratio, 2 * v.reserve0[p]! * price0, t, swapped);
+      }
     }
     const r0 = rank(v.tokenRole[t0]!);
     const r1 = rank(v.tokenRole[t1]!);
@@ -408,10 +413,10 @@ export class ShardWriter {
     let p0: number;
     let p1: number;
     if (base1) {
-      p1 = v.tokenPriceUsd[t1]!;
+      p1 = routedPriceUsd(v, t1);
       p0 = ratio * p1;
     } else {
-      p0 = v.tokenPriceUsd[t0]!;
+      p0 = routedPriceUsd(v, t0);
       p1 = ratio > 0 ? p0 / ratio : 0;
     }
     v.priceUsd0[p] = p0;
@@ -420,21 +425,38 @@ export class ShardWriter {
     return base1;
   }
 
-  /** Pool p offers USD price `price` for token `tk` via a counterpart of role `viaRole`. */
-  private offerRoute(tk: number, viaRole: number, p: number, price: number, liquidityUsd: number, t: number): void {
+  /** True when pool p, weighed at time t, has neither swapped nor been created within ROUTE_STALE_AFTER_S. */
+  private stalePool(p: number, t: number): boolean {
     const v = this.v;
-    const cls = routeClass(v.tokenRole[tk]!, viaRole);
-    if (cls === NO_CLASS || !(price > 0) || !Number.isFinite(price)) return;
-    const current = v.tokenRoutePool[tk]!;
-    if (current !== p + 1) {
-      const curClass = current === 0 ? NO_CLASS : v.tokenRouteClass[tk]!;
-      if (cls > curClass || (cls === curClass && liquidityUsd <= v.tokenRouteLiquidityUsd[tk]!)) return;
+    const last = v.lastSwapTime[p]! > v.poolCreatedAt[p]! ? v.lastSwapTime[p]! : v.poolCreatedAt[p]!;
+    return t - last > ROUTE_STALE_AFTER_S;
+  }
+
+  /**
+   * Pool p offers USD price `price` for token `tk` through counterpart `via`, with `hopLiquidityUsd`
+   * on this hop. Its route weighs the weakest of this hop and via's own route; a fresh route (its
+   * pool swapped within ROUTE_STALE_AFTER_S, at least MIN_ROUTE_LIQUIDITY_USD on its weakest hop)
+   * wins over a stale one, then the one weighing more. The route p already is keeps its place and
+   * takes the new figures. A route that would pass through tk, or not reach a reference stablecoin
+   * within MAX_ROUTE_HOPS, is never taken.
+   */
+  private offerRoute(tk: number, via: number, p: number, price: number, hopLiquidityUsd: number, t: number, swapped: boolean): void {
+    const v = this.v;
+    if (!routeAllowed(v.tokenRole[tk]!, v.tokenRole[via]!) || !(price > 0) || !Number.isFinite(price)) return;
+    if (!routeReaches(v, via, tk, MAX_ROUTE_HOPS - 1)) return;
+    const viaWeakest = v.tokenRole[via] === 0 ? Infinity : v.tokenRouteLiquidityUsd[via]!;
+    const weakest = hopLiquidityUsd < viaWeakest ? hopLiquidityUsd : viaWeakest;
+    const current = v.tokenRoutePool[tk]! - 1;
+    if (current >= 0 && current !== p) {
+      const fresh = (swapped || !this.stalePool(p, t)) && weakest >= MIN_ROUTE_LIQUIDITY_USD;
+      const held = v.tokenRouteLiquidityUsd[tk]!;
+      const currentFresh = !this.stalePool(current, t) && held >= MIN_ROUTE_LIQUIDITY_USD;
+      if (fresh !== currentFresh ? !fresh : weakest <= held) return;
     }
     Atomics.add(v.tokenSeq, tk, 1);
     v.tokenPriceUsd[tk] = price;
-    v.tokenRouteLiquidityUsd[tk] = liquidityUsd;
+    v.tokenRouteLiquidityUsd[tk] = weakest;
     v.tokenRoutePool[tk] = p + 1;
-    v.tokenRouteClass[tk] = cls;
     v.tokenPriceTime[tk] = t;
     Atomics.add(v.tokenSeq, tk, 1);
   }
@@ -666,7 +688,7 @@ export class ShardWriter {
 
   private updateSecondCandle(tk: number, t: number, volumeUsd: number): void {
     const v = this.v;
-    const price = v.tokenPriceUsd[tk]!;
+    const price = routedPriceUsd(v, tk);
     if (!(price > 0)) return;
     const n = v.secOpened[tk]!;
     let b = v.tokenSecondBlock[tk]! - 1;

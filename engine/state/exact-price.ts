@@ -1,17 +1,21 @@
 /**
- * The one rule for a token's USD price as the interface shows it, shared by the REST answers
- * (token details, batch prices) and the price streams, so both show the same digits for the same
- * state of the views.
+ * The one rule for a token's USD price, shared by the shard writer (the USD figures of each event),
+ * the REST answers (token details, batch prices) and the price streams, so all show the same price
+ * for the same state of the views.
  *
- * The engine prices a token when its route pool moves: the pool's ratio times the counterpart's
- * USD price at that moment (`tokenPriceUsd`, a float; a counterpart that moves later does not
- * reprice it). The price shown is that same quantity, exact where the views allow: the ratio of the
- * route pool's raw reserves (decimals applied) times the counterpart's price, itself exact down the
- * chain of such route pools to the reference stablecoin (1 USD by definition). A concentrated-
- * liquidity pool on the way contributes its price to 15 significant digits. Where the exact value
- * of the engine's price cannot be had, the engine's float price is shown to 15 significant digits:
- * without a route, past MAX_ROUTE_HOPS, or when the counterpart's price was set after the token's
- * (the counterpart has moved since, and its price at the token's moment is not kept). The result is
+ * A token's price follows its route: the pool it is routed through (`tokenRoutePool`) gives its price
+ * in the counterpart token, and the counterpart's USD price is itself its route's, down to a
+ * reference stablecoin (1 USD by definition). Prices are read through the route as it stands, so
+ * when a price a token is routed through moves, the token's price moves with it, at once, in every
+ * answer and stream, whether or not the token's own pools trade. The writer chooses each token's
+ * route (engine/shards/apply.ts offerRoute): a fresh route before a stale one, then the most USD
+ * liquidity on the weakest hop; a route never passes through the token it prices, and reaches a
+ * reference stablecoin within MAX_ROUTE_HOPS hops when it is chosen.
+ *
+ * routedPriceUsd is the float price the engine computes with. The price shown is that same quantity,
+ * exact where the views allow: the ratio of each route pool's raw reserves (decimals applied), a
+ * concentrated-liquidity pool's price to 15 significant digits. Past MAX_ROUTE_HOPS (a route that
+ * grew longer after it was chosen) the price the token's route pool last set is used. The result is
  * cut to PRICE_DIGITS significant digits, in plain notation (decimal.js: never a float's noise).
  */
 import { Decimal } from 'decimal.js';
@@ -19,8 +23,15 @@ import type { EngineViews } from './views.js';
 
 /** Significant digits of a shown price. */
 export const PRICE_DIGITS = 18;
-/** Hops followed from a token to the reference stablecoin before the engine's float price is used. */
+/** Hops a route may take to a reference stablecoin when it is chosen, and that a read follows. */
 export const MAX_ROUTE_HOPS = 4;
+/**
+ * A route pool is stale once it has not swapped (nor been created) for this long before the event
+ * that weighs it: a stale route gives way to any fresh one.
+ */
+export const ROUTE_STALE_AFTER_S = 86_400;
+/** A route whose weakest hop holds less USD than this is stale too. */
+export const MIN_ROUTE_LIQUIDITY_USD = 1_000;
 
 const Exact = Decimal.clone({ precision: 60, toExpNeg: -100, toExpPos: 100 });
 const POW10: readonly Decimal[] = Array.from({ length: 78 }, (_, i) => new Exact(10).pow(i));
@@ -52,28 +63,106 @@ function floatDecimal(x: number): Decimal {
 /** USD price of token t as an exact decimal where the route allows (see the file comment). */
 export function exactPrice(v: EngineViews, t: number, hops = 0): Decimal {
   if (v.tokenRole[t] === 0) return ONE;
-  const fallback = floatDecimal(v.tokenPriceUsd[t]!);
   const route = v.tokenRoutePool[t]! - 1;
-  if (route < 0 || hops >= MAX_ROUTE_HOPS) return fallback;
+  if (route < 0) return floatDecimal(v.tokenPriceUsd[t]!);
+  if (hops >= MAX_ROUTE_HOPS) return floatDecimal(routedPriceUsd(v, t));
   const tokenIs0 = v.poolToken0[route] === t;
   const other = tokenIs0 ? v.poolToken1[route]! : v.poolToken0[route]!;
-  if (v.tokenRole[other] !== 0 && v.tokenPriceTime[other]! > v.tokenPriceTime[t]!) return fallback;
   const otherPrice = exactPrice(v, other, hops + 1);
   if (v.poolProtocol[route] !== 0) {
     const ratio = v.ratio[route]!; // token 0 in token 1
-    if (!(ratio > 0)) return fallback;
+    if (!(ratio > 0)) return floatDecimal(routedPriceUsd(v, t));
     const r = floatDecimal(ratio);
     return tokenIs0 ? r.mul(otherPrice) : otherPrice.div(r);
   }
-  if (!readRaw(v, route, rawScratch)) return fallback;
+  if (!readRaw(v, route, rawScratch)) return floatDecimal(routedPriceUsd(v, t));
   const r0 = u128BigInt(rawScratch, 0);
   const r1 = u128BigInt(rawScratch, 4);
-  if (r0 === 0n || r1 === 0n) return fallback;
+  if (r0 === 0n || r1 === 0n) return floatDecimal(routedPriceUsd(v, t));
   const d0 = v.poolDecimals0[route]!;
   const d1 = v.poolDecimals1[route]!;
   // price(token) = (other reserve / 10^d_other) / (token reserve / 10^d_token) * price(other)
   const [mine, theirs, dMine, dTheirs] = tokenIs0 ? [r0, r1, d0, d1] : [r1, r0, d1, d0];
   return new Exact(theirs.toString()).mul(POW10[dMine]!).div(new Exact(mine.toString()).mul(POW10[dTheirs]!)).mul(otherPrice);
+}
+
+/** Per hop of the route being followed (one thread reads at a time): the pool's ratio and which side the token is. */
+const hopRatio = new Float64Array(MAX_ROUTE_HOPS);
+const hopIs0 = new Uint8Array(MAX_ROUTE_HOPS);
+
+/**
+ * Token t's USD price through its route as it stands (float), 0 when it has none. The hops are
+ * multiplied from the stablecoin back to t, as the price of each would be computed from its
+ * counterpart's: the same digits whichever way the route's prices were last brought up to date.
+ */
+export function routedPriceUsd(v: EngineViews, t: number): number {
+  const start = t;
+  let n = 0;
+  while (v.tokenRole[t] !== 0) {
+    const route = v.tokenRoutePool[t]! - 1;
+    if (route < 0) return v.tokenPriceUsd[start]!;
+    if (n === MAX_ROUTE_HOPS) return v.tokenPriceUsd[start]!;
+    const ratio = v.ratio[route]!; // token 0 in token 1
+    if (!(ratio > 0)) return 0;
+    const is0 = v.poolToken0[route] === t;
+    hopRatio[n] = ratio;
+    hopIs0[n] = is0 ? 1 : 0;
+    n++;
+    t = is0 ? v.poolToken1[route]! : v.poolToken0[route]!;
+  }
+  let price = 1;
+  for (let i = n - 1; i >= 0; i--) price = hopIs0[i] === 1 ? hopRatio[i]! * price : price / hopRatio[i]!;
+  return price;
+}
+
+/** Unix seconds of the newest event that moved token t's price: the newest price time down its route. */
+export function routedPriceTime(v: EngineViews, t: number): number {
+  let time = v.tokenPriceTime[t]!;
+  for (let n = 0; n < MAX_ROUTE_HOPS && v.tokenRole[t] !== 0; n++) {
+    const route = v.tokenRoutePool[t]! - 1;
+    if (route < 0) break;
+    t = v.poolToken0[route] === t ? v.poolToken1[route]! : v.poolToken0[route]!;
+    const at = v.tokenPriceTime[t]!;
+    if (at > time) time = at;
+  }
+  return time;
+}
+
+/**
+ * True when token `via` reaches a reference stablecoin within `hops` hops of its route without
+ * passing through token `tk`: so a route of tk through via keeps the route graph free of cycles.
+ */
+export function routeReaches(v: EngineViews, via: number, tk: number, hops: number): boolean {
+  for (let n = 0; n <= hops; n++) {
+    if (via === tk) return false;
+    if (v.tokenRole[via] === 0) return true;
+    const route = v.tokenRoutePool[via]! - 1;
+    if (route < 0) return false;
+    via = v.poolToken0[route] === via ? v.poolToken1[route]! : v.poolToken0[route]!;
+  }
+  return false;
+}
+
+/**
+ * A version of token t's price: the sum of the version words it depends on (the token's and each
+ * route pool's and hop token's, down the route), each of which only grows; -1 while a writer is
+ * inside an update. It changes whenever the price may have.
+ */
+export function priceVersion(v: EngineViews, t: number): number {
+  let sum = 0;
+  for (let hops = 0; hops <= MAX_ROUTE_HOPS; hops++) {
+    const ts = Atomics.load(v.tokenSeq, t);
+    if ((ts & 1) !== 0) return -1;
+    sum += ts;
+    if (v.tokenRole[t] === 0) break;
+    const route = v.tokenRoutePool[t]! - 1;
+    if (route < 0) break;
+    const ps = Atomics.load(v.poolSeq, route);
+    if ((ps & 1) !== 0) return -1;
+    sum += ps;
+    t = v.poolToken0[route] === t ? v.poolToken1[route]! : v.poolToken0[route]!;
+  }
+  return sum;
 }
 
 export function priceText(d: Decimal): string {

@@ -190,16 +190,30 @@ describe('readRing', () => {
 });
 
 describe('readTokenPrice', () => {
-  it('copies the price and its route', () => {
+  it('copies the price through its route as it stands, and its route', () => {
     const v = EngineViews.create(capacity);
+    // Token 2 is routed through pool 5 (token 2 / token 3, 1.0002 token 3 each); token 3, the
+    // reference stablecoin, is 1 USD by definition.
+    v.tokenRole[2] = 1;
+    v.tokenRole[3] = 0;
+    v.poolToken0[5] = 2;
+    v.poolToken1[5] = 3;
+    v.ratio[5] = 1.0002;
+    v.poolSeq[5] = 10;
     v.tokenSeq[2] = 4;
-    v.tokenPriceUsd[2] = 1.0002;
+    v.tokenSeq[3] = 2;
+    v.tokenPriceUsd[2] = 0.5; // as the route pool last set it: reads follow the route instead
     v.tokenRoutePool[2] = 6;
-    v.tokenRouteClass[2] = 1;
     v.tokenRouteLiquidityUsd[2] = 5e6;
     v.tokenPriceTime[2] = 1_700_000_123;
+    v.tokenPriceTime[3] = 1_700_000_000;
     const out = createTokenPriceState();
     expect(readTokenPrice(v, 2, out)).toBe(true);
-    expect(out).toEqual({ seq: 4, priceUsd: 1.0002, routeLiquidityUsd: 5e6, routePool: 6, routeClass: 1, priceTime: 1_700_000_123 });
+    expect(out).toEqual({ seq: 4 + 10 + 2, priceUsd: 1.0002, routeLiquidityUsd: 5e6, routePool: 6, priceTime: 1_700_000_123 });
+    // The route pool moves: the price and its version follow, though token 2 itself was not written.
+    v.ratio[5] = 0.9998;
+    v.poolSeq[5] = 12;
+    expect(readTokenPrice(v, 2, out)).toBe(true);
+    expect([out.seq, out.priceUsd]).toEqual([4 + 12 + 2, 0.9998]);
   });
 });

@@ -9,6 +9,7 @@
  */
 import { ROW_WINDOW_FIGURES, ROW_WINDOWS, type RowWindowFigure } from '../search/figures.js';
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
+import { priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
 import type { CandleRing, EngineViews } from './views.js';
 import { candleOpen, createWindowSums, loadStoredBase, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
@@ -299,33 +300,37 @@ export function createScratchRings(): CandleRing[] {
 /** A token's USD price and the route it came from, as of version `seq` (even). */
 export interface TokenPriceState {
   seq: number;
+  /** USD price through the route as it stands (state/exact-price.ts). */
   priceUsd: number;
+  /** USD liquidity on the route's weakest hop. */
   routeLiquidityUsd: number;
   /** Pool id + 1 of the route (0: none). */
   routePool: number;
-  routeClass: number;
-  /** Unix seconds of the swap that set the price. */
+  /** Unix seconds of the newest event that moved the price, down the route. */
   priceTime: number;
 }
 
 export function createTokenPriceState(): TokenPriceState {
-  return { seq: 0, priceUsd: 0, routeLiquidityUsd: 0, routePool: 0, routeClass: 0, priceTime: 0 };
+  return { seq: 0, priceUsd: 0, routeLiquidityUsd: 0, routePool: 0, priceTime: 0 };
 }
 
-/** Copies token t's price fields into `out`; false when no consistent copy was obtained. */
+/**
+ * Copies token t's price fields into `out`; false when no consistent copy was obtained. `seq` is the
+ * price's version (exact-price.ts priceVersion): it moves when anything down the route does.
+ */
 export function readTokenPrice(views: EngineViews, t: number, out: TokenPriceState): boolean {
-  const s = readStable(views.tokenSeq, views, t, out, copyTokenPrice);
-  if (s < 0) return false;
-  out.seq = s;
-  return true;
-}
-
-function copyTokenPrice(v: EngineViews, t: number, out: TokenPriceState): void {
-  out.priceUsd = v.tokenPriceUsd[t]!;
-  out.routeLiquidityUsd = v.tokenRouteLiquidityUsd[t]!;
-  out.routePool = v.tokenRoutePool[t]!;
-  out.routeClass = v.tokenRouteClass[t]!;
-  out.priceTime = v.tokenPriceTime[t]!;
+  for (let attempt = 0; attempt < 10_000; attempt++) {
+    const s = priceVersion(views, t);
+    if (s < 0) continue;
+    out.priceUsd = routedPriceUsd(views, t);
+    out.routeLiquidityUsd = views.tokenRouteLiquidityUsd[t]!;
+    out.routePool = views.tokenRoutePool[t]!;
+    out.priceTime = routedPriceTime(views, t);
+    if (priceVersion(views, t) !== s) continue;
+    out.seq = s;
+    return true;
+  }
+  return false;
 }
 
 /** Candles copied out of one ring, oldest first; arrays hold MAX_RING_SLOTS entries, `count` are valid. */

@@ -259,13 +259,13 @@ export class EngineViews {
 
   // ---- dynamic token columns (writer: shard owning the token's chain; guarded by tokenSeq) ----
   readonly tokenSeq: Int32Array;
+  /** USD price as the token's route pool last set it (reads follow the route as it stands: state/exact-price.ts). */
   readonly tokenPriceUsd: Float64Array;
-  /** USD liquidity of the route the price comes from (2 x the priced side's reserve). */
+  /** USD liquidity on the weakest hop of the route (a hop: 2 x the counterpart's reserve in its pool). */
   readonly tokenRouteLiquidityUsd: Float64Array;
-  /** Pool id + 1 of the route (0: none); class of that route (lower is closer to a stablecoin). */
+  /** Pool id + 1 of the route (0: none): the token is priced in the pool's other token. */
   readonly tokenRoutePool: Int32Array;
-  readonly tokenRouteClass: Uint8Array;
-  /** Time (Unix s) of the swap that set the price. */
+  /** Time (Unix s) of the event of the route pool that last set the price. */
   readonly tokenPriceTime: Float64Array;
   /**
    * 1 s candles: secOpened[t] counts token t's seconds ever opened (a token row); they sit in its
@@ -404,7 +404,6 @@ export class EngineViews {
     this.tokenPriceUsd = token('tokenPriceUsd', Float64Array, shard);
     this.tokenRouteLiquidityUsd = token('tokenRouteLiquidityUsd', Float64Array, shard);
     this.tokenRoutePool = token('tokenRoutePool', Int32Array, shard);
-    this.tokenRouteClass = token('tokenRouteClass', Uint8Array, shard);
     this.tokenPriceTime = token('tokenPriceTime', Float64Array, shard);
     // 1 s candles are live data: a snapshot keeps how many each token opened, not the seconds.
     const sec = { stride: TOKEN_SECOND_SLOTS, ...shard, transient: true };

@@ -378,7 +378,7 @@ export class StreamHub implements ClientHost {
       case 'token_price': {
         let w = this.prices.get(s.asset);
         if (w === undefined) {
-          w = { token: s.asset, subs: new Set(), channels: null, lingerUntil: -1, seq: read.tokenVersion(s.asset), price: read.tokenPriceUsd(s.asset), time: read.tokenPriceTime(s.asset) };
+          w = { token: s.asset, subs: new Set(), channels: null, lingerUntil: -1, seq: read.priceVersion(s.asset), price: read.tokenPriceUsd(s.asset), time: read.tokenPriceTime(s.asset) };
           this.prices.set(s.asset, w);
         }
         join(w, sub);
@@ -764,8 +764,10 @@ export class StreamHub implements ClientHost {
     const read = this.read;
     const st = this.priceState;
     for (const w of this.prices.values()) {
-      const s = read.tokenVersion(w.token);
-      if (s === w.seq || (s & 1) !== 0) continue;
+      // The price's version moves with anything down its route: a token is streamed when a price it
+      // is routed through moves, not only when its own pools trade.
+      const s = read.priceVersion(w.token);
+      if (s === w.seq || s < 0) continue;
       const c = read.tokenChain(w.token);
       if (this.isHeld(c, nowMs)) continue;
       if (!read.readTokenPrice(w.token, st)) continue;

@@ -1,6 +1,6 @@
 /**
  * A deliberately plain reference model of the engine, written from the documented rules (layout.ts
- * window definition, routing classes in apply.ts's header) with bigints, Maps and no shared memory.
+ * window definition, the README's routing rule) with bigints, Maps and no shared memory.
  * Tests replay the durable event log through it and compare with the engine's views.
  */
 import type { DecodedEvent } from '../../engine/events/codec.js';
@@ -35,25 +35,34 @@ interface RefPool {
   ratio: number;
   p0: number;
   p1: number;
+  created: number;
+  /** Time of its last swap (0: none). */
+  lastSwap: number;
   candles: Map<number, RefCandle>[];
 }
 
 interface RefToken {
   role: number;
+  /** The price its route pool last set (read only past the hop limit). */
   price: number;
   routePool: number;
-  routeClass: number;
+  /** USD on the weakest hop of its route. */
   routeLiq: number;
 }
 
 const rank = (role: number) => (role === 0 ? 0 : role === 3 ? 2 : 1);
 
-function routeClass(role: number, via: number): number | null {
-  if (role === 0) return null;
-  if (role === 1) return via === 0 ? 0 : via === 2 ? 1 : null;
-  if (role === 2) return via === 0 ? 0 : via === 1 ? 1 : null;
-  return via === 0 ? 0 : via === 3 ? 2 : 1;
+/** Anchors (stablecoins, wrapped native) are priced only through anchors; the reference stablecoin never. */
+function routeAllowed(role: number, via: number): boolean {
+  if (role === 0) return false;
+  if (role === 1) return via === 0 || via === 2;
+  if (role === 2) return via === 0 || via === 1;
+  return true;
 }
+
+const MAX_HOPS = 4;
+const STALE_AFTER_S = 86_400;
+const MIN_LIQ = 1_000;
 
 /** A token's 1 s candle: its USD price at each swap touching it, volume of those swaps. */
 export interface RefSecond {
@@ -79,7 +88,7 @@ export class ReferenceModel {
           [e.token0Id!, e.token0],
           [e.token1Id!, e.token1],
         ] as const) {
-          if (!this.tokens.has(id)) this.tokens.set(id, { role: info.role, price: info.role === 0 ? 1 : 0, routePool: -1, routeClass: 99, routeLiq: 0 });
+          if (!this.tokens.has(id)) this.tokens.set(id, { role: info.role, price: info.role === 0 ? 1 : 0, routePool: -1, routeLiq: 0 });
         }
         this.pools.set(e.poolId!, {
           id: e.poolId!,
@@ -94,6 +103,8 @@ export class ReferenceModel {
           ratio: 0,
           p0: 0,
           p1: 0,
+          created: e.timestamp,
+          lastSwap: 0,
           candles: IVS.map(() => new Map()),
         });
         return;
@@ -104,7 +115,7 @@ export class ReferenceModel {
         p.r1 = e.reserve1;
         p.syncAt = `${e.key.blockNumber}:${e.key.txIndex}`;
         if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
-        this.reprice(p);
+        this.reprice(p, e.timestamp);
         return;
       }
       case 'mint':
@@ -116,7 +127,7 @@ export class ReferenceModel {
           p.r1 += sign * e.amount1;
           if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
         }
-        this.reprice(p);
+        this.reprice(p, e.timestamp);
         return;
       }
       case 'swap': {
@@ -129,13 +140,14 @@ export class ReferenceModel {
           const sqrt = Number(e.sqrtPriceX96) / 2 ** 96;
           if (sqrt > 0) p.ratio = (sqrt * sqrt * 10 ** p.d0) / 10 ** p.d1;
         } else if (p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
-        const base1 = this.reprice(p);
+        p.lastSwap = e.timestamp;
+        const base1 = this.reprice(p, e.timestamp);
         const a0 = this.norm(e.amount0 < 0n ? -e.amount0 : e.amount0, p.d0);
         const a1 = this.norm(e.amount1 < 0n ? -e.amount1 : e.amount1, p.d1);
         const volumeUsd = base1 ? a1 * p.p1 : a0 * p.p0;
         const isBuy = e.amount0 < 0n;
         for (const tk of [p.t0, p.t1]) {
-          const price = this.tokens.get(tk)!.price;
+          const price = this.price(tk);
           if (!(price > 0)) continue;
           let m = this.seconds.get(tk);
           if (!m) this.seconds.set(tk, (m = new Map()));
@@ -219,31 +231,66 @@ export class ReferenceModel {
     return { volumeUsd, buyVolumeUsd, txns, buys, priceChange: ref > 0 ? (p.p0 / ref - 1) * 100 : 0 };
   }
 
-  private offer(tk: number, viaRole: number, pool: number, price: number, liq: number): void {
+  /** Token tk's USD price through its route as it stands now. */
+  price(tk: number, hops = 0): number {
     const t = this.tokens.get(tk)!;
-    const cls = routeClass(t.role, viaRole);
-    if (cls === null || !(price > 0) || !Number.isFinite(price)) return;
-    if (t.routePool !== pool && (cls > t.routeClass || (cls === t.routeClass && liq <= t.routeLiq))) return;
-    Object.assign(t, { price, routePool: pool, routeClass: cls, routeLiq: liq });
+    if (t.role === 0) return 1;
+    if (t.routePool < 0 || hops === MAX_HOPS) return t.price;
+    const p = this.pools.get(t.routePool)!;
+    if (!(p.ratio > 0)) return 0;
+    return p.t0 === tk ? p.ratio * this.price(p.t1, hops + 1) : this.price(p.t0, hops + 1) / p.ratio;
   }
 
-  private reprice(p: RefPool): boolean {
+  /** True when via's route reaches a reference stablecoin within `hops` hops without passing tk. */
+  private reaches(via: number, tk: number, hops: number): boolean {
+    for (let n = 0; n <= hops; n++) {
+      if (via === tk) return false;
+      const t = this.tokens.get(via)!;
+      if (t.role === 0) return true;
+      if (t.routePool < 0) return false;
+      const p = this.pools.get(t.routePool)!;
+      via = p.t0 === via ? p.t1 : p.t0;
+    }
+    return false;
+  }
+
+  private stale(p: RefPool, now: number): boolean {
+    return now - Math.max(p.lastSwap, p.created) > STALE_AFTER_S;
+  }
+
+  private offer(tk: number, via: number, pool: RefPool, price: number, hopLiq: number, now: number): void {
+    const t = this.tokens.get(tk)!;
+    const v = this.tokens.get(via)!;
+    if (!routeAllowed(t.role, v.role) || !(price > 0) || !Number.isFinite(price)) return;
+    if (!this.reaches(via, tk, MAX_HOPS - 1)) return;
+    const weakest = Math.min(hopLiq, v.role === 0 ? Infinity : v.routeLiq);
+    if (t.routePool >= 0 && t.routePool !== pool.id) {
+      const fresh = !this.stale(pool, now) && weakest >= MIN_LIQ;
+      const currentFresh = !this.stale(this.pools.get(t.routePool)!, now) && t.routeLiq >= MIN_LIQ;
+      if (fresh !== currentFresh ? !fresh : weakest <= t.routeLiq) return;
+    }
+    Object.assign(t, { price, routePool: pool.id, routeLiq: weakest });
+  }
+
+  private reprice(p: RefPool, now: number): boolean {
     const a = this.tokens.get(p.t0)!;
     const b = this.tokens.get(p.t1)!;
     const n0 = this.norm(p.r0, p.d0);
     const n1 = this.norm(p.r1, p.d1);
     if (p.ratio > 0) {
-      if (b.routePool !== p.id && b.price > 0) this.offer(p.t0, b.role, p.id, p.ratio * b.price, 2 * n1 * b.price);
-      if (a.routePool !== p.id && a.price > 0) this.offer(p.t1, a.role, p.id, a.price / p.ratio, 2 * n0 * a.price);
+      const pb = this.price(p.t1);
+      if (b.routePool !== p.id && pb > 0) this.offer(p.t0, p.t1, p, p.ratio * pb, 2 * n1 * pb, now);
+      const pa = this.price(p.t0);
+      if (a.routePool !== p.id && pa > 0) this.offer(p.t1, p.t0, p, pa / p.ratio, 2 * n0 * pa, now);
     }
     const r0 = rank(a.role);
     const r1 = rank(b.role);
     const base1 = r1 < r0 || (r1 === r0 && b.routePool !== p.id && (a.routePool === p.id || b.routeLiq >= a.routeLiq));
     if (base1) {
-      p.p1 = b.price;
+      p.p1 = this.price(p.t1);
       p.p0 = p.ratio * p.p1;
     } else {
-      p.p0 = a.price;
+      p.p0 = this.price(p.t0);
       p.p1 = p.ratio > 0 ? p.p0 / p.ratio : 0;
     }
     return base1;
