@@ -91,18 +91,28 @@ describe('GET and POST /sse/prices', () => {
     expect(s.headers['x-api-plan']).toBe('free');
     t += 10;
     fx.now = t + 1;
+    // Only WETH/USDC trades: PEPE, priced through PEPE/WETH, moves with WETH and is streamed too.
     await fx.trade([wethTrade(t, 2500)]);
-    await fx.trade([pepeTrade(t + 1, 400_000_000n, 1000n)]);
-    const frames = await s.waitFrames(2);
-    const byReq = new Map(frames.map((f) => [f.requestId, parse(f)]));
+    const first = await s.waitFrames(2);
+    const byReq = new Map(first.map((f) => [f.requestId, parse(f)]));
     const wethUsd = wethPrice(1000n * E18, 2_500_000n * E6);
     expect(byReq.get('4294967295')).toEqual({ address: weth, chain: 'ethereum', price: '2500', timestamp: t + 1, timestamp_price: t, token_price: t });
+    // 1000 WETH / 500,000,000 PEPE (PEPE/WETH as it last traded) x 2500 USD, stamped with the WETH move.
+    expect(byReq.get('1')).toEqual({ address: pepe, chain: 'ethereum', price: '0.005', timestamp: t + 1, timestamp_price: t, token_price: t });
+    // The same price in the REST token details, at the same moment.
+    const rest = (await (await fetch(`${fx.url('freeRest')}/networks/ethereum/tokens/${PEPE.address}`, { headers: { authorization: fx.key('free') } })).json()) as any;
+    expect(rest.price_usd).toBe(0.005);
+    await fx.trade([pepeTrade(t + 1, 400_000_000n, 1000n)]);
+    const data = await s.waitFrames(3);
+    expect(data).toHaveLength(3);
+    expect(data[2]!.requestId).toBe('1');
     // PEPE is priced through PEPE/WETH, then WETH/USDC: 1000 WETH / 400,000,000 PEPE x 2500 USD.
     const pepeUsd = new D(1000).div(400_000_000).mul(wethUsd);
-    expect(byReq.get('1')).toEqual({ address: pepe, chain: 'ethereum', price: text18(pepeUsd), timestamp: t + 1, timestamp_price: t + 1, token_price: t + 1 });
-    expect(byReq.get('1')!.price).toBe('0.00625');
+    expect(parse(data[2]!)).toEqual({ address: pepe, chain: 'ethereum', price: text18(pepeUsd), timestamp: t + 1, timestamp_price: t + 1, token_price: t + 1 });
+    expect(parse(data[2]!).price).toBe('0.00625');
     // Ids increase along the stream.
-    expect(Number(frames[1]!.id)).toBeGreaterThan(Number(frames[0]!.id));
+    expect(Number(data[2]!.id)).toBeGreaterThan(Number(data[1]!.id));
+    expect(Number(data[1]!.id)).toBeGreaterThan(Number(data[0]!.id));
     s.close();
   });
 
@@ -491,13 +501,15 @@ describe('limits and metering', () => {
     t += 1;
     fx.now = t;
     await fx.trade([wethTrade(t, 2300)]);
-    await s.waitFrames(1);
-    await fx.trade([pepeTrade(t, 300_000_000n, 1202n)]);
+    // WETH, and PEPE (routed through WETH) with it.
     await s.waitFrames(2);
+    await fx.trade([pepeTrade(t, 300_000_000n, 1202n)]);
+    await s.waitFrames(3);
     fx.now += 16;
     await s.waitFrames(1, (f) => f.event === 'ping');
     s.close();
-    expect(await usage('free', key)).toBe(before + 2);
+    expect(s.frames.filter(isData)).toHaveLength(3);
+    expect(await usage('free', key)).toBe(before + 3);
   });
 
   it('ends a stream with an error event when the credits run out, then refuses with 402', async () => {
