@@ -89,6 +89,11 @@ describe('GET and POST /sse/prices', () => {
     const s = await openRaw(stream('freeStream', '/sse/prices'), { method: 'POST', key: fx.key('free'), body });
     expect(s.status).toBe(200);
     expect(s.headers['x-api-plan']).toBe('free');
+    // The paid host (the free one serves answers up to 15 s old, by design).
+    const rest = async (path: string) => (await (await fetch(`${fx.url('paidRest')}${path}`, { headers: { authorization: fx.key('dev') } })).json()) as any;
+    const poolPath = `/networks/ethereum/pools/${POOL_P}`;
+    // PEPE/WETH as it last traded, with WETH at 2000 (the answer is cached until something it depends on moves).
+    expect((await rest(poolPath)).last_price_usd).toBeCloseTo(0.004, 8);
     t += 10;
     fx.now = t + 1;
     // Only WETH/USDC trades: PEPE, priced through PEPE/WETH, moves with WETH and is streamed too.
@@ -100,8 +105,10 @@ describe('GET and POST /sse/prices', () => {
     // 1000 WETH / 500,000,000 PEPE (PEPE/WETH as it last traded) x 2500 USD, stamped with the WETH move.
     expect(byReq.get('1')).toEqual({ address: pepe, chain: 'ethereum', price: '0.005', timestamp: t + 1, timestamp_price: t, token_price: t });
     // The same price in the REST token details, at the same moment.
-    const rest = (await (await fetch(`${fx.url('freeRest')}/networks/ethereum/tokens/${PEPE.address}`, { headers: { authorization: fx.key('free') } })).json()) as any;
-    expect(rest.price_usd).toBe(0.005);
+    expect((await rest(`/networks/ethereum/tokens/${PEPE.address}`)).price_usd).toBe(0.005);
+    // And the pool's USD figures: 500,000,000 PEPE at 0.005 and 1000 WETH at 2500.
+    const details = await rest(poolPath);
+    expect([details.last_price_usd, details.liquidity_usd]).toEqual([0.005, 5_000_000]);
     await fx.trade([pepeTrade(t + 1, 400_000_000n, 1000n)]);
     const data = await s.waitFrames(3);
     expect(data).toHaveLength(3);

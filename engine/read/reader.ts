@@ -15,7 +15,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { SwapFeed } from '../feed/swaps.js';
 import type { RankQuery, RankResult } from '../search/rank-index.js';
 import type { PoolRanker } from '../search/ranker.js';
-import { priceVersion, PriceTexts, routedPriceTime, routedPriceUsd } from '../state/exact-price.js';
+import { poolPricesUsd, priceVersion, PriceTexts, routedPriceTime, routedPriceUsd } from '../state/exact-price.js';
 import { TOKEN_SECOND_SLOTS, type Win } from '../state/layout.js';
 import {
   readPool,
@@ -82,12 +82,16 @@ interface SecondCandleRead {
   c: SecondCandle;
 }
 
+/** This thread's pool USD prices (poolPricesUsd). */
+const usdScratch = new Float64Array(3);
+
 function copyPoolReserves(v: EngineViews, p: number, o: PoolReserves): void {
   for (let k = 0; k < 8; k++) o.raw[k] = v.reserveRaw[p * 8 + k]!;
   o.block = v.reserveBlock[p]!;
   o.time = v.reserveTime[p]!;
-  o.price0 = v.priceUsd0[p]!;
-  o.price1 = v.priceUsd1[p]!;
+  poolPricesUsd(v, p, usdScratch);
+  o.price0 = usdScratch[0]!;
+  o.price1 = usdScratch[1]!;
 }
 
 function copySecondCandle(v: EngineViews, t: number, r: SecondCandleRead): void {
@@ -158,6 +162,20 @@ export class EngineReader {
   }
 
   /**
+   * A version of what readPool and readPoolRow give for pool p, USD figures included: its own version
+   * word plus its tokens' price versions (which move with anything down their routes); -1 while a
+   * writer is inside an update. Unchanged, the answers are unchanged.
+   */
+  poolFiguresVersion(p: number): number {
+    const v = this.v;
+    const s = Atomics.load(v.poolSeq, p);
+    if ((s & 1) !== 0) return -1;
+    const a = priceVersion(v, v.poolToken0[p]!);
+    const b = priceVersion(v, v.poolToken1[p]!);
+    return a < 0 || b < 0 ? -1 : s + a + b;
+  }
+
+  /**
    * Copies pool p's dynamic state into `out` (token 1's price changes too with token1Changes); false
    * when it did not settle. `figures` says which window figures a quiet pool needs summed from its
    * stored candles (the others are NaN).
@@ -225,8 +243,10 @@ export class EngineReader {
     return this.v.winPriceChange[w]![p]!;
   }
 
+  /** Pool p's USD liquidity as its tokens' prices stand now. */
   liquidityUsd(p: number): number {
-    return this.v.liquidityUsd[p]!;
+    poolPricesUsd(this.v, p, usdScratch);
+    return usdScratch[2]!;
   }
 
   // ---- tokens ----

@@ -28,7 +28,7 @@ import { createScratchRings, newestCandleOpen } from '../state/read.js';
 import { createWindowSums, loadStoredBase, NEVER_CHANGES, priceChange, sumWindows, windowsEmpty, type StoredCandles } from '../state/windows.js';
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
-import { MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
+import { MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolPricesUsd, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
@@ -70,11 +70,6 @@ export interface ApplyStats {
   feed?: FeedSwap[];
 }
 
-/** Anchor rank of a token role: 0 reference stablecoin, 1 stablecoin or wrapped native, 2 other. */
-function rank(role: number): number {
-  return role === 0 ? 0 : role === 3 ? 2 : 1;
-}
-
 /**
  * True when token `role` may be priced through a counterpart of role `via`: an anchor (a stablecoin
  * or the wrapped native token) only through another anchor, never from a lesser token.
@@ -106,6 +101,8 @@ export class ShardWriter {
   private readonly u128 = new U128();
   private readonly u160 = new U160();
   private readonly usd: TxUsd = { price0Usd: 0, price1Usd: 0, volumeUsd: 0, ratio: 0 };
+  /** A pool's USD prices and liquidity as poolPricesUsd gives them. */
+  private readonly prices = new Float64Array(3);
   /** Transactions older than this (Unix s) are not handed to the sink. */
   transactionsSince = 0;
   /** Told of every pool whose figures this writer changes (the shard's search ranking). */
@@ -405,23 +402,11 @@ export class ShardWriter {
         if (price0 > 0) this.offerRoute(t1, t0, p, price0 / ratio, 2 * v.reserve0[p]! * price0, t, swapped);
       }
     }
-    const r0 = rank(v.tokenRole[t0]!);
-    const r1 = rank(v.tokenRole[t1]!);
-    const base1 =
-      r1 < r0 ||
-      (r1 === r0 && v.tokenRoutePool[t1] !== p + 1 && (v.tokenRoutePool[t0] === p + 1 || v.tokenRouteLiquidityUsd[t1]! >= v.tokenRouteLiquidityUsd[t0]!));
-    let p0: number;
-    let p1: number;
-    if (base1) {
-      p1 = routedPriceUsd(v, t1);
-      p0 = ratio * p1;
-    } else {
-      p0 = routedPriceUsd(v, t0);
-      p1 = ratio > 0 ? p0 / ratio : 0;
-    }
-    v.priceUsd0[p] = p0;
-    v.priceUsd1[p] = p1;
-    v.liquidityUsd[p] = v.reserve0[p]! * p0 + v.reserve1[p]! * p1;
+    const prices = this.prices;
+    const base1 = poolPricesUsd(v, p, prices);
+    v.priceUsd0[p] = prices[0]!;
+    v.priceUsd1[p] = prices[1]!;
+    v.liquidityUsd[p] = prices[2]!;
     return base1;
   }
 

@@ -128,6 +128,42 @@ export function routedPriceTime(v: EngineViews, t: number): number {
   return time;
 }
 
+/** Anchor rank of a token role: 0 reference stablecoin, 1 stablecoin or wrapped native, 2 other. */
+function rank(role: number): number {
+  return role === 0 ? 0 : role === 3 ? 2 : 1;
+}
+
+/**
+ * Pool p's USD prices of token 0 and token 1 and its USD liquidity, from its ratio, its reserves and
+ * its tokens' prices through their routes as they stand, into out[0], out[1], out[2]: the base side
+ * (the token better anchored, or routed elsewhere) at its routed price, the other at the pool's
+ * ratio to it. Returns true when token 1 is the base. The writer stores these with each event of
+ * the pool; reads take them as they stand, so a pool's USD figures follow its tokens' prices too.
+ */
+export function poolPricesUsd(v: EngineViews, p: number, out: Float64Array): boolean {
+  const ratio = v.ratio[p]!;
+  const t0 = v.poolToken0[p]!;
+  const t1 = v.poolToken1[p]!;
+  const r0 = rank(v.tokenRole[t0]!);
+  const r1 = rank(v.tokenRole[t1]!);
+  const base1 =
+    r1 < r0 ||
+    (r1 === r0 && v.tokenRoutePool[t1] !== p + 1 && (v.tokenRoutePool[t0] === p + 1 || v.tokenRouteLiquidityUsd[t1]! >= v.tokenRouteLiquidityUsd[t0]!));
+  let p0: number;
+  let p1: number;
+  if (base1) {
+    p1 = routedPriceUsd(v, t1);
+    p0 = ratio * p1;
+  } else {
+    p0 = routedPriceUsd(v, t0);
+    p1 = ratio > 0 ? p0 / ratio : 0;
+  }
+  out[0] = p0;
+  out[1] = p1;
+  out[2] = v.reserve0[p]! * p0 + v.reserve1[p]! * p1;
+  return base1;
+}
+
 /**
  * True when token `via` reaches a reference stablecoin within `hops` hops of its route without
  * passing through token `tk`: so a route of tk through via keeps the route graph free of cycles.

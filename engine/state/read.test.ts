@@ -35,13 +35,24 @@ describe('readPool', () => {
     const b = takeBlock(v, p);
     v.poolBlock[p] = b + 1;
     v.poolSeq[p] = 42;
+    // Token 1 of p (WETH, token 2) is routed through pool 4, WETH/USDC at 2000; p prices token 0 at 1.5 WETH.
+    v.poolToken0[p] = 1;
+    v.poolToken1[p] = 2;
+    v.tokenRole[1] = 3;
+    v.tokenRole[2] = 2;
+    v.tokenRole[3] = 0;
+    v.poolToken0[4] = 2;
+    v.poolToken1[4] = 3;
+    v.ratio[4] = 2000;
+    v.tokenRoutePool[2] = 5;
     v.ratio[p] = 1.5;
-    v.priceUsd0[p] = 3000;
-    v.priceUsd1[p] = 2000;
+    // As the pool's last event stored them, before WETH moved: reads take the USD figures as they stand.
+    v.priceUsd0[p] = 2700;
+    v.priceUsd1[p] = 1800;
     v.reserve0[p] = 10;
     v.reserve1[p] = 15;
     for (let k = 0; k < 8; k++) v.reserveRaw[p * 8 + k] = 100 + k;
-    v.liquidityUsd[p] = 60_000;
+    v.liquidityUsd[p] = 54_000;
     v.txnsTotal[p] = 77;
     v.lastSwapTime[p] = 1_700_000_000;
     v.blockWinVolumeUsd[b * WINDOW_COUNT + Win.H24] = 1234.5;
@@ -61,7 +72,8 @@ describe('readPool', () => {
     expect(out.winTxns[Win.H24]).toBe(9);
     expect(out.winBuys[Win.M5]).toBe(4);
     expect(out.winPriceChange[Win.M30]).toBe(-2.5);
-    expect(out.winPriceChange1[Win.H1]).toBe(100);
+    // Price changes are as of the pool's last event: token 1 at 1800 against 1000.
+    expect(out.winPriceChange1[Win.H1]).toBe(80);
     expect(out.winAsOf[2]).toBe(1_699_999_200);
   });
 
@@ -140,7 +152,8 @@ describe('readPool', () => {
     while (performance.now() - started < 300 || ((reads < 2000 || seen.size < 20) && performance.now() - started < 20_000)) {
       expect(readPool(v, p, pool)).toBe(true);
       const i = pool.ratio;
-      if (pool.priceUsd0 !== 2 * i || pool.priceUsd1 !== 3 * i || pool.winVolumeUsd[Win.H24] !== 5 * i) throw new Error(`torn pool copy at ${i}`);
+      // Both tokens are token 0, the reference stablecoin: token 1 of the pool is 1 USD, token 0 the ratio.
+      if (pool.priceUsd0 !== i || pool.priceUsd1 !== 1 || pool.winVolumeUsd[Win.H24] !== 5 * i) throw new Error(`torn pool copy at ${i}`);
       for (let k = 0; k < 8; k++) if (pool.reserveRaw[k] !== i) throw new Error(`torn reserve words at ${i}`);
       seen.add(i);
       expect(readRing(v, p, Iv.M1, 0, 2 ** 32, ring)).toBe(true);

@@ -9,7 +9,7 @@
  */
 import { ROW_WINDOW_FIGURES, ROW_WINDOWS, type RowWindowFigure } from '../search/figures.js';
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
-import { priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
+import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
 import type { CandleRing, EngineViews } from './views.js';
 import { candleOpen, createWindowSums, loadStoredBase, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
@@ -149,12 +149,16 @@ export const ROW = {
 } as const;
 export const ROW_LENGTH = 11;
 
+/** This thread's pool USD prices (poolPricesUsd; reads run one at a time per thread). */
+const usdScratch = new Float64Array(3);
+
 function copyRow(v: EngineViews, p: number, out: Float64Array): void {
   out[ROW.volumeUsd24h] = v.winVolumeUsd[Win.H24]![p]!;
   out[ROW.volumeUsd7d] = v.winVolumeUsd[Win.D7]![p]!;
   out[ROW.volumeUsd30d] = v.winVolumeUsd[Win.D30]![p]!;
-  out[ROW.liquidityUsd] = v.liquidityUsd[p]!;
-  out[ROW.priceUsd] = v.priceUsd0[p]!;
+  poolPricesUsd(v, p, usdScratch);
+  out[ROW.liquidityUsd] = usdScratch[2]!;
+  out[ROW.priceUsd] = usdScratch[0]!;
   out[ROW.txns24h] = v.winTxns[Win.H24]![p]!;
   out[ROW.priceChange24h] = v.winPriceChange[Win.H24]![p]!;
   out[ROW.priceChange48h] = v.winPriceChange[Win.H48]![p]!;
@@ -181,7 +185,8 @@ export function readPool(views: EngineViews, p: number, out: PoolState, token1Ch
   if (s < 0) return false;
   out.seq = s;
   if (out.block < 0) fillQuiet(views, p, out, token1Changes ? 'all' : figures);
-  if (token1Changes) for (let w = 0; w < WINDOW_COUNT; w++) out.winPriceChange1[w] = priceChange(out.priceUsd1, out.winRefPrice1[w]!);
+  // Price changes are as of the pool's last event, as the writer keeps the row's and its block's.
+  if (token1Changes) for (let w = 0; w < WINDOW_COUNT; w++) out.winPriceChange1[w] = priceChange(views.priceUsd1[p]!, out.winRefPrice1[w]!);
   return true;
 }
 
@@ -189,8 +194,10 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   out.lastEventTime = v.lastEventTime[p]!;
   out.lastSwapTime = v.lastSwapTime[p]!;
   out.ratio = v.ratio[p]!;
-  out.priceUsd0 = v.priceUsd0[p]!;
-  out.priceUsd1 = v.priceUsd1[p]!;
+  // USD figures as the tokens' routes stand now (they follow the market between the pool's events).
+  poolPricesUsd(v, p, usdScratch);
+  out.priceUsd0 = usdScratch[0]!;
+  out.priceUsd1 = usdScratch[1]!;
   out.reserve0 = v.reserve0[p]!;
   out.reserve1 = v.reserve1[p]!;
   const o = p * 8;
@@ -199,7 +206,7 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   out.reserveTime = v.reserveTime[p]!;
   out.syncBlock = v.syncBlock[p]!;
   out.syncTx = v.syncTx[p]!;
-  out.liquidityUsd = v.liquidityUsd[p]!;
+  out.liquidityUsd = usdScratch[2]!;
   out.txnsTotal = v.txnsTotal[p]!;
   for (let b = 0; b < WINDOW_BASES.length; b++) {
     out.winAsOf[b] = v.winAsOf[b]![p]!;
@@ -261,7 +268,7 @@ function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigur
       const ref = read ? sums.refPrice[w]! : notSummed;
       if (!row.volumeUsd) out.winVolumeUsd[w] = read ? sums.volumeUsd[w]! : emptySum;
       if (!row.txns) out.winTxns[w] = read ? sums.txns[w]! : emptySum;
-      if (!row.priceChange) out.winPriceChange[w] = read ? priceChange(out.priceUsd0, ref) : notSummed;
+      if (!row.priceChange) out.winPriceChange[w] = read ? priceChange(v.priceUsd0[p]!, ref) : notSummed;
       out.winBuyVolumeUsd[w] = read ? sums.buyVolumeUsd[w]! : emptySum;
       out.winBuys[w] = read ? sums.buys[w]! : emptySum;
       out.winRefPrice[w] = ref;

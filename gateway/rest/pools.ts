@@ -63,11 +63,13 @@ export function createPoolDetails(ctx: ServeContext, cache: ResponseCache, stati
     const p = poolOrNotFound(ctx.read.catalog, networkOrNotFound(ctx.read.catalog, network), address);
     const { inversed } = parser.parse(query);
     const key = inversed ? `d:${p}:i` : `d:${p}`;
-    const cached = cache.get(key, ctx.read.poolVersion(p));
+    // The details carry USD figures that follow the pool's tokens' routes: their versions count too.
+    const version = ctx.read.poolFiguresVersion(p);
+    const cached = version < 0 ? undefined : cache.get(key, version);
     if (cached !== undefined) return cached.body;
     if (!ctx.read.readPool(p, state, inversed)) throw new Error(`pool ${p} state did not settle`);
     const body = Buffer.from(renderPoolDetails(statics.get(p), state, inversed), 'utf8');
-    cache.set(key, state.seq, body);
+    if (version >= 0) cache.set(key, version, body);
     return body;
   };
 }
