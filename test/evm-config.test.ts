@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../engine/config.js';
+import { TokenRole } from '../engine/events/model.js';
+import { tokenRole } from '../engine/sources/evm/tokens.js';
 import { configProblems } from './support/evm-serve.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'evm-config-'));
@@ -76,5 +78,26 @@ describe('EVM chain configuration', () => {
     ]);
     expect(problems({ source: 'evm' })).toEqual(['chains: source "evm" needs at least one chain']);
     expect(problems({ source: 'ethereum' })[0]).toMatch(/^source: /);
+  });
+
+  it('prices the first stablecoin and the pegged ones at 1 USD, the other stablecoins by their market', () => {
+    const usdc = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
+    const usdt = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
+    const dai = '0x6B175474E89094C44Da98b954EedeAC495271d0F';
+    const chain = { ...GOOD, stablecoins: [usdc, usdt, dai], pegged: [usdt] };
+    const c = loadConfig({ config: file({ chains: [chain] }), source: 'evm' }, {}).chains[0]!;
+    expect(c.pegged).toEqual([usdt]);
+    expect(loadConfig({ config: file({ chains: [GOOD] }), source: 'evm' }, {}).chains[0]!.pegged).toEqual([]);
+    const role = (a: string) => tokenRole(a, c.stablecoins, c.wrappedNative, c.pegged);
+    expect([role(usdc), role(usdt.toLowerCase()), role(dai), role(GOOD.wrappedNative), role('0x00000000000000000000000000000000000000aa')]).toEqual([
+      TokenRole.PrimaryStable,
+      TokenRole.PrimaryStable,
+      TokenRole.Stable,
+      TokenRole.WrappedNative,
+      TokenRole.Other,
+    ]);
+    expect(problems({ config: file({ chains: [{ ...chain, pegged: [GOOD.wrappedNative] }] }), source: 'evm' })).toEqual([
+      `chains.0.pegged.0: ${GOOD.wrappedNative} is not one of the chain's stablecoins`,
+    ]);
   });
 });

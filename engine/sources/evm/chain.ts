@@ -563,7 +563,7 @@ export class ChainFollower {
     }
     const missing = [...new Set(found.flatMap((f) => [f.t0, f.t1]))].filter((t) => !this.tokens.has(t));
     const metas = await Promise.all(missing.map((t) => readTokenMetadata(this.rpc, t)));
-    missing.forEach((t, i) => this.tokens.set(t, tokenInfo(t, metas[i]!, tokenRole(t, this.config.stablecoins, this.config.wrappedNative))));
+    missing.forEach((t, i) => this.tokens.set(t, tokenInfo(t, metas[i]!, tokenRole(t, this.config.stablecoins, this.config.wrappedNative, this.config.pegged))));
     for (const f of found) {
       out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory });
       this.pools.set(f.pool, FAMILIES[f.factory.protocol]);

@@ -44,8 +44,13 @@ export const EvmChainSchema = z
     logBatchBlocks: z.number().int().min(1).max(1_000_000).default(2_000),
     /** Blocks read per source step (several `eth_getLogs` ranges), which bounds one ingest commit. */
     stepBlocks: z.number().int().min(1).max(10_000_000).default(20_000),
-    /** Stablecoins priced at 1 USD; the first is the chain's reference for USD routing. */
+    /**
+     * USD stablecoins. The first is the chain's reference for USD routing, 1 USD by definition; the
+     * others are priced by their market (routed like any token), unless listed in `pegged`.
+     */
     stablecoins: z.array(address).min(1),
+    /** Stablecoins of the list priced at 1 USD by definition, like the first (references for routing). */
+    pegged: z.array(address).default([]),
     /** Wrapped native token (WETH, WBNB, ...), routed to USD through the stablecoins. */
     wrappedNative: address,
     factories: z.array(EvmFactorySchema).min(1),
@@ -57,6 +62,10 @@ export const EvmChainSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    const stable = new Set(c.stablecoins.map((a) => a.toLowerCase()));
+    c.pegged.forEach((a, i) => {
+      if (!stable.has(a.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['pegged', i], message: `${a} is not one of the chain's stablecoins` });
+    });
     const seen = new Set<string>();
     c.factories.forEach((f, i) => {
       if (seen.has(f.dexId)) ctx.addIssue({ code: 'custom', path: ['factories', i, 'dexId'], message: `duplicate DEX id "${f.dexId}"` });

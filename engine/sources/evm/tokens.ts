@@ -51,10 +51,14 @@ export async function readTokenMetadata(rpc: RpcClient, address: string, block: 
   };
 }
 
-/** The pricing role of a token on its chain from the configured anchors. */
-export function tokenRole(address: string, stablecoins: readonly string[], wrappedNative: string): TokenRole {
+/**
+ * The pricing role of a token on its chain from the configured anchors: the first stablecoin and the
+ * pegged ones are references (1 USD by definition), the other stablecoins are priced by their market.
+ */
+export function tokenRole(address: string, stablecoins: readonly string[], wrappedNative: string, pegged: readonly string[] = []): TokenRole {
   const a = address.toLowerCase();
   if (stablecoins.length > 0 && stablecoins[0]!.toLowerCase() === a) return TokenRole.PrimaryStable;
+  if (pegged.some((s) => s.toLowerCase() === a)) return TokenRole.PrimaryStable;
   if (stablecoins.some((s) => s.toLowerCase() === a)) return TokenRole.Stable;
   if (wrappedNative.toLowerCase() === a) return TokenRole.WrappedNative;
   return TokenRole.Other;
