@@ -226,11 +226,11 @@ describe('Uniswap v2 on anvil through the REST interface', () => {
     const mw = await truth(mkrWeth);
     const weth = wethUsd(wu, wu.reserve0, wu.reserve1);
     const wethIs0 = mw.token0.toLowerCase() === tok.weth.toLowerCase();
-    // The engine prices a token when its routing pool changes: MKR carries WETH's price as of the MKR
-    // pair's last event (WETH moved since; the MKR pair did not).
+    // MKR is priced through MKR/WETH, then WETH/USDC, as both stand now: WETH moved after the MKR
+    // pair's last event, and MKR moved with it.
     const mkrLast = mw.txs[mw.txs.length - 1]!.block;
-    const wethThen = wu.txs.filter((x) => x.block <= mkrLast).pop()!;
-    const mkr = (num(wethIs0 ? mw.reserve0 : mw.reserve1, 18) / num(wethIs0 ? mw.reserve1 : mw.reserve0, 18)) * wethUsd(wu, wethThen.r0, wethThen.r1);
+    expect(wu.txs[wu.txs.length - 1]!.block).toBeGreaterThan(mkrLast);
+    const mkr = (num(wethIs0 ? mw.reserve0 : mw.reserve1, 18) / num(wethIs0 ? mw.reserve1 : mw.reserve0, 18)) * weth;
     const prices = await get(`/networks/anvil/multi/prices?tokens=${tok.weth},${tok.usdc},${tok.mkr}`);
     expect(prices.status).toBe(200);
     const details = await get(`/networks/anvil/pools/${wethUsdc}?inversed=true`);
