@@ -33,7 +33,24 @@ const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
 const STATIC_SERVER = fileURLToPath(new URL('./static-server.js', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean' }, seconds: { type: 'string' }, skip: { type: 'string' } } });
+const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--skip ingest,reads,search,streams,evm]
+  --quick      smaller dataset and shorter loads (a smoke run)
+  --seconds N  seconds per load
+  --skip LIST  sections left out (the backfill and restarts always run)`;
+
+function parseFlags() {
+  try {
+    return parseArgs({ options: { quick: { type: 'boolean' }, seconds: { type: 'string' }, skip: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (e) {
+    process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+const { values } = parseFlags();
+if (values.help === true) {
+  print(USAGE);
+  process.exit(0);
+}
 /** Sections left out (--skip ingest,reads,search,streams,evm): the backfill and restarts always run. */
 const skip = new Set((values.skip ?? '').split(',').filter((x) => x !== ''));
 const quick = values.quick === true;
