@@ -1,15 +1,16 @@
 /**
  * PancakeSwap v3 through the EVM source on a real anvil: the factory and pool bytecode of
  * @pancakeswap/v3-core, a 6-decimal stablecoin, an 18-decimal wrapped native and an 8-decimal token,
- * positions minted and burned, swaps both ways crossing position bounds, two swaps in one block. Its
- * Swap event has two more fields than Uniswap v3's (another topic). Every figure the REST interface
- * serves for the pools (price, reserves, volume, candles, transactions) is compared with the pools'
- * own logs and state, read here with viem.
+ * positions minted and burned, swaps both ways crossing position bounds, two swaps in one block, a
+ * burn left uncollected then collected, a flash, protocol fees (on by default in PancakeSwap v3)
+ * collected. Its Swap event has two more fields than Uniswap v3's (another topic). Every figure the
+ * REST interface serves for the pools (price, reserves, volume, candles, transactions) is compared
+ * with the pools' own logs and state (their token balances included), read here with viem.
  */
 import { formatUnits, maxUint256, parseAbiItem, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { deploy, deployPancakeV3Factory, fixtures, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, V3_BURN, V3_MINT, type Anvil } from './support/evm.js';
+import { balancesOf, deploy, deployPancakeV3Factory, fixtures, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, v3LoggedBalances, V3_BURN, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FLASH, V3_MINT, type Anvil } from './support/evm.js';
 import { backfillAndServe, expectTransactions, isqrt, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
@@ -35,6 +36,9 @@ let wbtcPool: Address;
 let twoSwapBlock = 0;
 /** Bounds of the USDC/WETH position about the first price. */
 let narrow: readonly [number, number] = [0, 0];
+/** Served after a burn left uncollected in the USDC/WETH pool (the next steps not yet mined): per pool, its reserves served then and its balances. */
+const afterBurn = new Map<Address, { reserves: string[]; balances: [bigint, bigint] }>();
+let factoryBlock = 0;
 
 
 async function get(path: string): Promise<{ status: number; body: any }> {
@@ -127,21 +131,60 @@ beforeAll(async () => {
   await swap(wbtcPool, 'wbtc', true, 30_000n * E6, T0 + 13 * 60 + 20);
   await swap(wbtcPool, 'wbtc', false, E8 / 4n, T0 + 14 * 60 + 40);
 
-  const config = EvmChainSchema.parse({
+  // Tokens that move outside swaps and mints. A burn without its collect (the amounts stay in the
+  // pool, owed to the position), a swap meanwhile; served at that point.
+  factoryBlock = deployed.factoryBlock;
+  await mineAt(node, T0 + 15 * 60);
+  await send(node, caller, f.V3Caller.abi, 'burnOnly', [wethPool, narrow[0], narrow[1], 400_000_000_000_000n]);
+  await swap(wethPool, 'weth', false, E18 / 2n, T0 + 15 * 60 + 30);
+  const mid = await backfillAndServe([chainConfig()], NOW);
+  try {
+    for (const pool of [wethPool, wbtcPool]) {
+      const body = (await (await fetch(`${mid.url}/networks/bsc/pools/${pool}`)).json()) as { token_reserves: { reserve: string }[] };
+      const t0 = await read<Address>(node, pool, PANCAKE_V3_POOL.abi, 'token0');
+      const t1 = await read<Address>(node, pool, PANCAKE_V3_POOL.abi, 'token1');
+      afterBurn.set(pool, { reserves: body.token_reserves.map((r) => r.reserve), balances: await balancesOf(node, pool, t0, t1) });
+    }
+  } finally {
+    await mid.close();
+  }
+  // The collect pays the burned amounts and the fees out; flashes pay fees in (7 units of token 0
+  // more in the USDC/WETH pool); the protocol fees are collected (the factory's owner collects for
+  // the pools); a burn is left uncollected at the end.
+  await mineAt(node, T0 + 16 * 60);
+  await send(node, caller, f.V3Caller.abi, 'collect', [wethPool, narrow[0], narrow[1]]);
+  const flashOf = async (pool: Address, a0: bigint, a1: bigint, extra0: bigint, at: number) => {
+    await mineAt(node, at);
+    await send(node, caller, f.V3Caller.abi, 'flash', [pool, a0, a1, extra0]);
+  };
+  await flashOf(wethPool, E6 * 100n, E18 / 10n, 7n, T0 + 16 * 60 + 30);
+  await flashOf(wbtcPool, E6 * 50n, E8 / 1000n, 0n, T0 + 16 * 60 + 40);
+  for (const [i, pool] of [wethPool, wbtcPool].entries()) {
+    await mineAt(node, T0 + 17 * 60 + i);
+    await send(node, factory, PANCAKE_V3_FACTORY.abi, 'collectProtocol', [pool, node.account, 2n ** 128n - 1n, 2n ** 128n - 1n]);
+  }
+  await mineAt(node, T0 + 18 * 60);
+  await send(node, caller, f.V3Caller.abi, 'burnOnly', [wethPool, -887200, 887200, 500_000_000_000_000n]);
+  await swap(wethPool, 'weth', true, 700n * E6, T0 + 18 * 60 + 30);
+
+  served = await backfillAndServe([chainConfig()], NOW);
+  base = served.url;
+}, 90_000);
+
+function chainConfig() {
+  return EvmChainSchema.parse({
     id: 'bsc',
     displayName: 'BNB Chain',
     chainId: node.chainId,
     rpcUrls: [node.url],
-    startBlock: deployed.factoryBlock,
+    startBlock: factoryBlock,
     confirmations: 0,
     logBatchBlocks: 7,
     stablecoins: [tok.usdc],
     wrappedNative: tok.weth,
     factories: [{ dexId: 'pancakeswap_v3', name: 'PancakeSwap V3', protocol: 'pancakeswap_v3', address: factory }],
   });
-  served = await backfillAndServe([config], NOW);
-  base = served.url;
-}, 90_000);
+}
 
 afterAll(async () => {
   await served?.close();
@@ -200,7 +243,7 @@ describe('PancakeSwap v3 on anvil through the REST interface', () => {
     expect(JSON.stringify(dexes.body)).toContain('pancakeswap_v3');
   });
 
-  it('price from slot0, reserves from the logs, for both pools (6, 8 and 18 decimals)', async () => {
+  it('price from slot0, reserves the pools\' token balances, for both pools (6, 8 and 18 decimals)', async () => {
     for (const [pool, other] of [
       [wethPool, 'weth'],
       [wbtcPool, 'wbtc'],
@@ -210,11 +253,26 @@ describe('PancakeSwap v3 on anvil through the REST interface', () => {
       expect(p.txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96).toBe(slot0[0]);
       const { body } = await get(`/networks/bsc/pools/${pool}`);
       close(body.last_price, ratioOf(p, slot0[0]), `${other} pool last_price`);
-      const r0 = p.txs.reduce((s, x) => s + x.amount0, 0n);
-      const r1 = p.txs.reduce((s, x) => s + x.amount1, 0n);
-      expect(body.token_reserves.map((r: { reserve: string }) => r.reserve), other).toEqual([r0.toString(), r1.toString()]);
+      // The balances, which the logs account for: mints and swaps in, collects and protocol collects
+      // out, flash payments in; a burn moves nothing until it is collected.
+      const balances = await balancesOf(node, pool, p.token0, await read<Address>(node, pool, PANCAKE_V3_POOL.abi, 'token1'));
+      expect(await v3LoggedBalances(node, pool, SWAP)).toEqual(balances);
+      expect(body.token_reserves.map((r: { reserve: string }) => r.reserve), other).toEqual(balances.map(String));
+      // liquidity_usd: those balances at USD prices (USDC at 1, the other token at the pool's price from slot0).
+      const [usdcRaw, otherRaw] = p.usdcIs0 ? balances : [balances[1], balances[0]];
+      close(body.liquidity_usd, Number(formatUnits(usdcRaw, dec.usdc)) + Number(formatUnits(otherRaw, dec[other])) * usdOf(p, slot0[0]), `${other} pool liquidity_usd`);
       close((await get(`/networks/bsc/tokens/${tok[other]}`)).body.price_usd, usdOf(p, slot0[0]), `${other} price_usd`);
     }
+  });
+
+  it('reserves were the balances while a burn was owed to its position, and a collect, flashes and protocol collects happened since', async () => {
+    for (const pool of [wethPool, wbtcPool]) {
+      const mid = afterBurn.get(pool)!;
+      expect(mid.reserves).toEqual(mid.balances.map(String));
+    }
+    const kinds = async (pool: Address) => (await node.pub.getLogs({ address: pool, events: [V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FLASH], fromBlock: 0n })).map((l) => l.eventName).sort();
+    expect(await kinds(wethPool)).toEqual(['Collect', 'Collect', 'CollectProtocol', 'Flash']);
+    expect(await kinds(wbtcPool)).toEqual(['CollectProtocol', 'Flash']);
   });
 
   it('24 h volume: the USDC legs of the swaps', async () => {

@@ -1,13 +1,14 @@
 /**
  * Uniswap v3 through the EVM source on a real anvil: the real factory and pool bytecode, a 6-decimal
  * stablecoin and an 18-decimal wrapped native token, positions minted and burned through a small
- * callback contract, swaps both ways. The REST answers are compared with the pool's own logs and
- * state, read here with viem.
+ * callback contract, swaps both ways, a burn left uncollected then collected, a flash, protocol fees
+ * collected. The REST answers are compared with the pool's own logs and state (its token balances
+ * included), read here with viem.
  */
 import { formatUnits, maxUint256, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { deploy, fixtures, mineAt, read, send, startAnvil, V3_BURN, V3_FACTORY, V3_MINT, V3_POOL, type Anvil } from './support/evm.js';
+import { balancesOf, deploy, fixtures, mineAt, read, send, startAnvil, v3LoggedBalances, V3_BURN, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FACTORY, V3_FLASH, V3_MINT, V3_POOL, type Anvil } from './support/evm.js';
 import { backfillAndServe, isqrt, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
@@ -28,6 +29,8 @@ let caller: Address;
 let factory: Address;
 /** A pool initialised and funded, never traded. */
 let fresh: Address;
+/** Served after a burn left uncollected (the next steps not yet mined): the pool's details then, and its balances. */
+let afterBurn: { body: any; balances: [bigint, bigint]; token0: Address; token1: Address } | null = null;
 
 
 async function get(path: string): Promise<{ status: number; body: any }> {
@@ -60,6 +63,9 @@ beforeAll(async () => {
   const [num, den] = usdcIs0 ? [E18, 3_000n * E6] : [3_000n * E6, E18];
   await mineAt(node, t++);
   await send(node, pool, V3_POOL.abi, 'initialize', [isqrt((num * Q96 * Q96) / den)]);
+  // A quarter of the swap fees to the protocol (owner action: the deployer owns the factory).
+  await mineAt(node, t++);
+  await send(node, pool, V3_POOL.abi, 'setFeeProtocol', [4, 4]);
 
   await mineAt(node, T0 + 300);
   await send(node, caller, f.V3Caller.abi, 'mint', [pool, -887220, 887220, 5_000_000_000_000_000n]);
@@ -86,7 +92,40 @@ beforeAll(async () => {
   await mineAt(node, T0 + 12 * 60 + 20);
   await send(node, caller, f.V3Caller.abi, 'mint', [fresh, -887270, 887270, 1_000_000_000n]);
 
-  const config = EvmChainSchema.parse({
+  // Tokens that move outside swaps and mints. A burn without its collect: the amounts are owed to
+  // the position and stay in the pool; a swap meanwhile.
+  await mineAt(node, T0 + 13 * 60);
+  await send(node, caller, f.V3Caller.abi, 'burnOnly', [pool, -600, 600, 500_000_000_000n]);
+  await swap(true, 2_000n * E6, T0 + 13 * 60 + 30);
+  const token0 = await read<Address>(node, pool, V3_POOL.abi, 'token0');
+  const token1 = await read<Address>(node, pool, V3_POOL.abi, 'token1');
+  {
+    const mid = await backfillAndServe([chainConfig(factoryBlock)], NOW);
+    try {
+      const r = await fetch(`${mid.url}/networks/anvil/pools/${pool}`);
+      afterBurn = { body: await r.json(), balances: await balancesOf(node, pool, token0, token1), token0, token1 };
+    } finally {
+      await mid.close();
+    }
+  }
+  // The collect pays the burned amounts and the position's fees out; a flash pays a fee (and 7 units
+  // of token 0 more) in; the protocol's fees are collected; a burn is left uncollected at the end.
+  await mineAt(node, T0 + 15 * 60);
+  await send(node, caller, f.V3Caller.abi, 'collect', [pool, -600, 600]);
+  await mineAt(node, T0 + 16 * 60);
+  await send(node, caller, f.V3Caller.abi, 'flash', [pool, usdcIs0 ? 1_000n * E6 : E18, usdcIs0 ? E18 : 1_000n * E6, 7n]);
+  await mineAt(node, T0 + 17 * 60);
+  await send(node, pool, V3_POOL.abi, 'collectProtocol', [node.account, 2n ** 128n - 1n, 2n ** 128n - 1n]);
+  await mineAt(node, T0 + 18 * 60);
+  await send(node, caller, f.V3Caller.abi, 'burnOnly', [pool, -887220, 887220, 100_000_000_000_000n]);
+  await swap(false, E18 / 5n, T0 + 19 * 60);
+
+  served = await backfillAndServe([chainConfig(factoryBlock)], NOW);
+  base = served.url;
+}, 60_000);
+
+function chainConfig(factoryBlock: number) {
+  return EvmChainSchema.parse({
     id: 'anvil',
     displayName: 'Anvil',
     chainId: node.chainId,
@@ -97,9 +136,7 @@ beforeAll(async () => {
     wrappedNative: weth,
     factories: [{ dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: factory }],
   });
-  served = await backfillAndServe([config], NOW);
-  base = served.url;
-}, 60_000);
+}
 
 afterAll(async () => {
   await served?.close();
@@ -163,11 +200,34 @@ describe('Uniswap v3 on anvil through the REST interface', () => {
     expect(lastSwap.sqrtPriceX96).toBe(slot0[0]);
     const sqrt = Number(slot0[0]) / 2 ** 96;
     close(body.last_price, sqrt * sqrt * 10 ** (p.dec0 - p.dec1), 'last_price');
-    // Liquidity reserves: what positions paid in and swaps moved, less what positions took out.
-    const r0 = p.txs.reduce((s, x) => s + x.amount0, 0n);
-    const r1 = p.txs.reduce((s, x) => s + x.amount1, 0n);
-    expect(body.token_reserves.map((r: { reserve: string }) => r.reserve)).toEqual([r0.toString(), r1.toString()]);
+    // Reserves: the pool's token balances, which its logs account for (mints and swaps in, collects
+    // and protocol collects out, flash fees in; a burn moves nothing until it is collected).
+    const token1 = await read<Address>(node, pool, V3_POOL.abi, 'token1');
+    const balances = await balancesOf(node, pool, p.token0, token1);
+    expect(await v3LoggedBalances(node, pool, SWAP)).toEqual(balances);
+    expect(body.token_reserves.map((r: { reserve: string }) => r.reserve)).toEqual(balances.map(String));
     expect(body.transactions).toBe(p.txs.filter((x) => x.type === 'swap').length);
+  });
+
+  it('reserves are the pool\'s balances after a burn left uncollected, then after the collect, a flash and a protocol collect', async () => {
+    const logged = await node.pub.getLogs({ address: pool, events: [V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FLASH], fromBlock: 0n });
+    expect(logged.map((l) => l.eventName).sort()).toEqual(['Collect', 'Collect', 'CollectProtocol', 'Flash']);
+    const flash = logged.find((l) => l.eventName === 'Flash')!.args as Record<string, bigint>;
+    expect(flash.paid0! > 0n && flash.paid1! > 0n).toBe(true);
+    // While the burned amounts are owed to the position, they are still the pool's.
+    const mid = afterBurn!;
+    expect(mid.body.token_reserves.map((r: { reserve: string }) => r.reserve)).toEqual(mid.balances.map(String));
+    const { body } = await get(`/networks/anvil/pools/${pool}`);
+    const balances = await balancesOf(node, pool, mid.token0, mid.token1);
+    expect(body.token_reserves.map((r: { reserve: string }) => r.reserve)).toEqual(balances.map(String));
+    // liquidity_usd is those balances at USD prices: USDC at 1, WETH at the pool's price from slot0.
+    const usdcIs0 = mid.token0.toLowerCase() === usdc.toLowerCase();
+    const slot0 = await read<readonly [bigint, number]>(node, pool, V3_POOL.abi, 'slot0');
+    const ratio = (Number(slot0[0]) / 2 ** 96) ** 2 * 10 ** (usdcIs0 ? 6 - 18 : 18 - 6); // token0 in token1
+    const wethUsd = usdcIs0 ? 1 / ratio : ratio;
+    const [usdcRaw, wethRaw] = usdcIs0 ? balances : [balances[1], balances[0]];
+    close(body.liquidity_usd, Number(usdcRaw) / 1e6 + (Number(wethRaw) / 1e18) * wethUsd, 'liquidity_usd');
+    close(body.liquidity_usd, body.token_reserves[0].reserve_usd + body.token_reserves[1].reserve_usd, 'liquidity_usd as the sum of reserve_usd');
   });
 
   it('WETH is priced in USD from the pool, USDC at 1', async () => {

@@ -213,14 +213,15 @@ describe('simulator', () => {
     const check = new Checks();
     let swaps = 0;
     let concentratedSwaps = 0;
+    let collects = 0;
     for (const [chain, events] of byChain) {
-      const pools = new Map<string, { created: PoolCreated; r0: bigint; r1: bigint; sync: Extract<ChainEvent, { kind: 'sync' }> | null }>();
+      const pools = new Map<string, { created: PoolCreated; r0: bigint; r1: bigint; sync: Extract<ChainEvent, { kind: 'sync' }> | null; burn: Extract<ChainEvent, { kind: 'burn' }> | null }>();
       for (const e of events) {
         if (e.kind === 'block' || e.kind === 'reorg') continue;
         const at = () => `${chain} ${serialise(chain, e)}`;
         if (e.kind === 'pool_created') {
           check.that(!pools.has(e.pool), at);
-          pools.set(e.pool, { created: e, r0: 0n, r1: 0n, sync: null });
+          pools.set(e.pool, { created: e, r0: 0n, r1: 0n, sync: null, burn: null });
           continue;
         }
         const p = pools.get(e.pool);
@@ -233,6 +234,19 @@ describe('simulator', () => {
         }
         let d0: bigint;
         let d1: bigint;
+        if (e.kind === 'reserve_delta') {
+          // A concentrated pool's collect, right after its burn in the same tx, pays the burned amounts out.
+          const b = p.burn;
+          check.that(!cp && b !== null && b.key.blockNumber === e.key.blockNumber && b.key.txIndex === e.key.txIndex && b.key.logIndex === e.key.logIndex - 1, () => `collect without its burn: ${at()}`);
+          check.that(b !== null && e.amount0 === -b.amount0 && e.amount1 === -b.amount1, at);
+          p.burn = null;
+          collects++;
+          p.r0 += e.amount0;
+          p.r1 += e.amount1;
+          check.that(p.r0 >= 0n && p.r1 >= 0n, () => `negative reserves: ${at()}`);
+          continue;
+        }
+        check.that(p.burn === null, () => `burn without its collect before: ${at()}`);
         if (e.kind === 'swap') {
           d0 = e.amount0;
           d1 = e.amount1;
@@ -258,6 +272,11 @@ describe('simulator', () => {
           const sign = e.kind === 'mint' ? 1n : -1n;
           d0 = sign * e.amount0;
           d1 = sign * e.amount1;
+          if (!cp && e.kind === 'burn') {
+            // A concentrated burn moves no tokens: the collect that follows does.
+            p.burn = e;
+            continue;
+          }
         }
         p.r0 += d0;
         p.r1 += d1;
@@ -277,6 +296,7 @@ describe('simulator', () => {
     expect(check.failures).toEqual([]);
     expect(swaps).toBeGreaterThan(1000);
     expect(concentratedSwaps).toBeGreaterThan(1000);
+    expect(collects).toBeGreaterThan(10);
   });
 
   it('produces a plausible market after one simulated day', () => {

@@ -14,6 +14,7 @@ import {
   Mint as FbMint,
   PoolCreated as FbPoolCreated,
   Reorg as FbReorg,
+  ReserveDelta as FbReserveDelta,
   Swap as FbSwap,
   Sync as FbSync,
   TokenInfo as FbTokenInfo,
@@ -21,6 +22,7 @@ import {
   U160 as FbU160,
 } from './fb/events_generated.js';
 import { SwapFlags } from './fb/dex/events/swap-flags.js';
+import { ReserveDeltaFlags } from './fb/dex/events/reserve-delta-flags.js';
 import type { ChainEvent, EventKey, PoolProtocol, TokenInfo, TokenRole } from './model.js';
 
 const MAX_U64 = (1n << 64n) - 1n;
@@ -123,6 +125,16 @@ function encodeBody(b: flatbuffers.Builder, e: ChainEvent, ids: IdResolver): [Ev
       FbSync.addReserve1(b, u128(b, e.reserve1));
       if (e.sqrtPriceX96 !== undefined) FbSync.addSqrtPriceX96(b, u160(b, e.sqrtPriceX96));
       return [EventBody.Sync, FbSync.endSync(b)];
+    }
+    case 'reserve_delta': {
+      FbReserveDelta.startReserveDelta(b);
+      FbReserveDelta.addKey(b, key(b, e.key));
+      FbReserveDelta.addTimestamp(b, e.timestamp);
+      FbReserveDelta.addPoolId(b, ids.poolId(e.pool));
+      FbReserveDelta.addAmount0(b, u128(b, abs(e.amount0)));
+      FbReserveDelta.addAmount1(b, u128(b, abs(e.amount1)));
+      FbReserveDelta.addFlags(b, (e.amount0 < 0n ? ReserveDeltaFlags.Amount0Negative : 0) | (e.amount1 < 0n ? ReserveDeltaFlags.Amount1Negative : 0));
+      return [EventBody.ReserveDelta, FbReserveDelta.endReserveDelta(b)];
     }
     case 'mint':
     case 'burn': {
@@ -276,6 +288,22 @@ export function decodeBatch(bytes: Uint8Array): { chain: string; events: Decoded
           reserve0: readU128(s.reserve0()!),
           reserve1: readU128(s.reserve1()!),
           ...(q !== null ? { sqrtPriceX96: readU160(q) } : {}),
+        });
+        break;
+      }
+      case EventBody.ReserveDelta: {
+        const r = ev.body(new FbReserveDelta()) as FbReserveDelta;
+        const flags = r.flags();
+        const a0 = readU128(r.amount0()!);
+        const a1 = readU128(r.amount1()!);
+        events.push({
+          kind: 'reserve_delta',
+          key: readKey(r.key()),
+          timestamp: r.timestamp(),
+          pool: `#${r.poolId()}`,
+          poolId: r.poolId(),
+          amount0: flags & ReserveDeltaFlags.Amount0Negative ? -a0 : a0,
+          amount1: flags & ReserveDeltaFlags.Amount1Negative ? -a1 : a1,
         });
         break;
       }

@@ -95,9 +95,29 @@ export interface Mint extends LiquidityChange {
   readonly kind: 'mint';
 }
 
-/** Liquidity removed: the amounts left the pool. */
+/**
+ * Liquidity removed. Constant-product pools: the amounts left the pool. Concentrated pools: the
+ * amounts were credited to the position and stay in the pool until its `Collect` (a ReserveDelta).
+ */
 export interface Burn extends LiquidityChange {
   readonly kind: 'burn';
+}
+
+/**
+ * Tokens that entered or left a pool outside a user transaction: on a concentrated-liquidity pool a
+ * `Collect` (a position's owed tokens paid out: negative), a `CollectProtocol` (protocol fees paid
+ * out: negative) or a `Flash` (the fee paid in: positive). It moves the pool's reserves, so that
+ * they stay equal to the pool's token balances, and is no transaction (a v3 `Burn` only credits the
+ * position; the tokens leave with its `Collect`).
+ */
+export interface ReserveDelta {
+  readonly kind: 'reserve_delta';
+  readonly key: EventKey;
+  readonly timestamp: number;
+  readonly pool: string;
+  /** Pool's view: + received by the pool, - paid out by the pool. */
+  readonly amount0: bigint;
+  readonly amount1: bigint;
 }
 
 /**
@@ -131,8 +151,8 @@ export interface Reorg {
   readonly toHash: string;
 }
 
-export type ChainEvent = PoolCreated | Swap | Mint | Burn | Sync | Block | Reorg;
-export type OnChainEvent = PoolCreated | Swap | Mint | Burn | Sync;
+export type ChainEvent = PoolCreated | Swap | Mint | Burn | Sync | ReserveDelta | Block | Reorg;
+export type OnChainEvent = PoolCreated | Swap | Mint | Burn | Sync | ReserveDelta;
 
 /** A run of events of one chain, in chain order. */
 export interface ChainEventBatch {

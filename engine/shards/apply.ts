@@ -15,6 +15,8 @@ import { EventKey } from '../events/fb/dex/events/event-key.js';
 import { FastByteBuffer } from '../events/fast-byte-buffer.js';
 import { Mint } from '../events/fb/dex/events/mint.js';
 import { PoolCreated } from '../events/fb/dex/events/pool-created.js';
+import { ReserveDelta } from '../events/fb/dex/events/reserve-delta.js';
+import { ReserveDeltaFlags } from '../events/fb/dex/events/reserve-delta-flags.js';
 import { Swap } from '../events/fb/dex/events/swap.js';
 import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
 import { Sync } from '../events/fb/dex/events/sync.js';
@@ -95,6 +97,7 @@ export class ShardWriter {
   private readonly sync = new Sync();
   private readonly mint = new Mint();
   private readonly burn = new Burn();
+  private readonly delta = new ReserveDelta();
   private readonly created = new PoolCreated();
   private readonly token = new TokenInfo();
   private readonly key = new EventKey();
@@ -168,6 +171,9 @@ export class ShardWriter {
           break;
         case EventBody.Burn:
           this.applyLiquidity(ev.body(this.burn) as Burn, 2, sink);
+          break;
+        case EventBody.ReserveDelta:
+          this.applyReserveDelta(ev.body(this.delta) as ReserveDelta);
           break;
         case EventBody.PoolCreated:
           this.applyPoolCreated(ev.body(this.created) as PoolCreated);
@@ -279,7 +285,9 @@ export class ShardWriter {
     const block = k.blockNumber();
     Atomics.add(v.poolSeq, p, 1);
     const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
-    if (!synced) {
+    // A concentrated pool's Burn only credits the position: its tokens leave with the Collect (a ReserveDelta).
+    const moves = !synced && !(kind === 2 && v.poolProtocol[p] === 1);
+    if (moves) {
       this.beginReserveChange(p, block, e.timestamp());
       this.moveReserve(p, 0, e.amount0(this.u128)!, kind === 2);
       this.moveReserve(p, 1, e.amount1(this.u128)!, kind === 2);
@@ -304,6 +312,30 @@ export class ShardWriter {
       u.ratio = v.ratio[p]!;
       sink.transaction(kind, p, e, k, u);
     }
+  }
+
+  /**
+   * Tokens that entered or left the pool outside a transaction (a concentrated pool's Collect,
+   * CollectProtocol or Flash): its reserves move, so they stay its token balances, and its prices
+   * and liquidity follow; nothing is recorded as a transaction.
+   */
+  private applyReserveDelta(e: ReserveDelta): void {
+    const v = this.v;
+    const p = e.poolId();
+    const k = e.key(this.key)!;
+    const flags = e.flags();
+    Atomics.add(v.poolSeq, p, 1);
+    this.beginReserveChange(p, k.blockNumber(), e.timestamp());
+    this.moveReserve(p, 0, e.amount0(this.u128)!, (flags & ReserveDeltaFlags.Amount0Negative) !== 0);
+    this.moveReserve(p, 1, e.amount1(this.u128)!, (flags & ReserveDeltaFlags.Amount1Negative) !== 0);
+    this.normaliseReserves(p);
+    if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+    v.lastEventTime[p] = e.timestamp();
+    this.passed(p, e.timestamp());
+    this.reprice(p, e.timestamp());
+    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    Atomics.add(v.poolSeq, p, 1);
+    this.index?.markDirty(p);
   }
 
   private applySwap(e: Swap, sink: ShardSink | null): void {

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import solc from 'solc';
-import { createPublicClient, createWalletClient, http, parseAbiItem, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
+import { createPublicClient, createWalletClient, http, parseAbiItem, type Abi, type AbiEvent, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import { foundry } from 'viem/chains';
 import { EvmChainSchema, type EvmChainConfig } from '../../engine/sources/evm/config.js';
 
@@ -120,6 +120,48 @@ export const V3_POOL = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/Uni
 /** A v3-style pool's Mint and Burn events (PancakeSwap v3's are the same), for reading its logs with viem. */
 export const V3_MINT = parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
 export const V3_BURN = parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
+/** A v3-style pool's events that move its tokens outside swaps and mints (PancakeSwap v3's are the same). */
+export const V3_COLLECT = parseAbiItem('event Collect(address indexed owner, address recipient, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount0, uint128 amount1)');
+export const V3_COLLECT_PROTOCOL = parseAbiItem('event CollectProtocol(address indexed sender, address indexed recipient, uint128 amount0, uint128 amount1)');
+export const V3_FLASH = parseAbiItem('event Flash(address indexed sender, address indexed recipient, uint256 amount0, uint256 amount1, uint256 paid0, uint256 paid1)');
+
+const BALANCE_OF = [parseAbiItem('function balanceOf(address) view returns (uint256)')] as const;
+
+/** A pool's balances of its two tokens (ERC-20 `balanceOf`), read from the node, at `blockNumber` or the head. */
+export async function balancesOf(node: Anvil, pool: Address, token0: Address, token1: Address, blockNumber?: bigint): Promise<[bigint, bigint]> {
+  const one = (token: Address) => node.pub.readContract({ address: token, abi: BALANCE_OF, functionName: 'balanceOf', args: [pool], ...(blockNumber === undefined ? {} : { blockNumber }) });
+  return [await one(token0), await one(token1)];
+}
+
+/**
+ * What a v3-style pool's logs say its token balances are: Mint and Swap amounts in, Collect and
+ * CollectProtocol amounts out, Flash payments in (a Burn moves nothing: it credits the position).
+ */
+export async function v3LoggedBalances(node: Anvil, pool: Address, swapEvent: AbiEvent): Promise<[bigint, bigint]> {
+  const logs = await node.pub.getLogs({ address: pool, events: [swapEvent, V3_MINT, V3_BURN, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FLASH], fromBlock: 0n });
+  let r0 = 0n;
+  let r1 = 0n;
+  for (const l of logs) {
+    const a = l.args as Record<string, bigint>;
+    switch (l.eventName as string) {
+      case 'Swap':
+      case 'Mint':
+        r0 += a['amount0']!;
+        r1 += a['amount1']!;
+        break;
+      case 'Collect':
+      case 'CollectProtocol':
+        r0 -= a['amount0']!;
+        r1 -= a['amount1']!;
+        break;
+      case 'Flash':
+        r0 += a['paid0']!;
+        r1 += a['paid1']!;
+        break;
+    }
+  }
+  return [r0, r1];
+}
 
 export const PANCAKE_V3_FACTORY = uniswapArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Factory.sol/PancakeV3Factory.json');
 export const PANCAKE_V3_POOL = uniswapArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Pool.sol/PancakeV3Pool.json');

@@ -121,13 +121,22 @@ export class ReferenceModel {
       case 'mint':
       case 'burn': {
         const p = this.pools.get(e.poolId!)!;
-        if (!(p.protocol === 0 && p.syncAt === `${e.key.blockNumber}:${e.key.txIndex}`)) {
+        // A concentrated pool's burn only credits the position: its tokens leave with the collect (reserve_delta).
+        if (!(p.protocol === 0 && p.syncAt === `${e.key.blockNumber}:${e.key.txIndex}`) && !(p.protocol === 1 && e.kind === 'burn')) {
           const sign = e.kind === 'mint' ? 1n : -1n;
           p.r0 += sign * e.amount0;
           p.r1 += sign * e.amount1;
           if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
         }
         this.reprice(p, e.timestamp);
+        return;
+      }
+      case 'reserve_delta': {
+        const p = this.pools.get(e.poolId!)!;
+        p.r0 += e.amount0;
+        p.r1 += e.amount1;
+        if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
+        this.reprice(p);
         return;
       }
       case 'swap': {

@@ -9,6 +9,7 @@ export { EventKey } from './dex/events/event-key.js';
 export { Mint } from './dex/events/mint.js';
 export { PoolCreated } from './dex/events/pool-created.js';
 export { Reorg } from './dex/events/reorg.js';
+export { ReserveDelta } from './dex/events/reserve-delta.js';
 export { Swap } from './dex/events/swap.js';
 export { Sync } from './dex/events/sync.js';
 export { TokenInfo } from './dex/events/token-info.js';

@@ -8,8 +8,9 @@
  *   which pool acts next depends only on the schedule. advance() stops at a block boundary, so
  *   the output does not depend on how time is cut into calls.
  * - Every reserve change is emitted: constant-product pools as a Sync (new reserves) right
- *   before the Swap/Mint/Burn of the same tx; concentrated pools as signed swap amounts and
- *   mint/burn amounts.
+ *   before the Swap/Mint/Burn of the same tx; concentrated pools as signed swap amounts, mint
+ *   amounts, and for a burn, as on a v3 pool, the Burn (which moves no tokens) followed in the same
+ *   tx by the Collect that pays its amounts out (a `reserve_delta`): reserves are the pool's balances.
  */
 import { PoolProtocol, type ChainEvent, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
 import { PPM_NUMBER, arbitrageInput, floorToBigInt } from './amm.js';
@@ -616,7 +617,10 @@ export class ChainSim implements UniverseBuilder {
     });
   }
 
-  /** A Mint or Burn of the amounts in the pool book, preceded by a Sync for constant-product pools. */
+  /**
+   * A Mint or Burn of the amounts in the pool book, preceded by a Sync for constant-product pools; a
+   * concentrated pool's Burn is followed by its Collect.
+   */
   private emitLiquidity(p: number, kind: 'mint' | 'burn', owner: string, pools = this.pools): void {
     const w = this.writer;
     const tx = w.beginTx();
@@ -637,5 +641,10 @@ export class ChainSim implements UniverseBuilder {
       owner,
       txHash: w.txHash(tx),
     });
+    // A v3 Burn only credits the position; the position's Collect pays the tokens out (no fees
+    // are modelled, so it collects exactly the burned amounts).
+    if (kind === 'burn' && pools.concentrated[p]) {
+      w.write({ kind: 'reserve_delta', key: w.key(tx), timestamp: w.timestamp, pool, amount0: -pools.amount0, amount1: -pools.amount1 });
+    }
   }
 }

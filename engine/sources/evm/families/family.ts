@@ -8,7 +8,8 @@
  * Pricing and reserves are the engine's, chosen by `poolProtocol`: a constant-product pool is priced
  * from the reserves of its `sync` events, a concentrated one from the sqrtPriceX96 of its swaps (and
  * `sync` events carrying sqrtPriceX96 before the first swap), with reserves from the amounts its
- * swaps, mints and burns moved (engine/shards/apply.ts).
+ * swaps and mints moved in and its collects moved out, and the fees flashes paid in (`reserve_delta`
+ * events): its token balances (engine/shards/apply.ts).
  */
 import type { ChainEvent, EventKey, PoolProtocol } from '../../../events/model.js';
 import type { RpcLog } from '../words.js';

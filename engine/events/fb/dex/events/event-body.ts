@@ -5,6 +5,7 @@ import { Burn } from '../../dex/events/burn.js';
 import { Mint } from '../../dex/events/mint.js';
 import { PoolCreated } from '../../dex/events/pool-created.js';
 import { Reorg } from '../../dex/events/reorg.js';
+import { ReserveDelta } from '../../dex/events/reserve-delta.js';
 import { Swap } from '../../dex/events/swap.js';
 import { Sync } from '../../dex/events/sync.js';
 
@@ -17,13 +18,14 @@ export enum EventBody {
   Burn = 4,
   Sync = 5,
   Block = 6,
-  Reorg = 7
+  Reorg = 7,
+  ReserveDelta = 8
 }
 
 export function unionToEventBody(
   type: EventBody,
-  accessor: (obj:Block|Burn|Mint|PoolCreated|Reorg|Swap|Sync) => Block|Burn|Mint|PoolCreated|Reorg|Swap|Sync|null
-): Block|Burn|Mint|PoolCreated|Reorg|Swap|Sync|null {
+  accessor: (obj:Block|Burn|Mint|PoolCreated|Reorg|ReserveDelta|Swap|Sync) => Block|Burn|Mint|PoolCreated|Reorg|ReserveDelta|Swap|Sync|null
+): Block|Burn|Mint|PoolCreated|Reorg|ReserveDelta|Swap|Sync|null {
   switch(EventBody[type]) {
     case 'NONE': return null; 
     case 'PoolCreated': return accessor(new PoolCreated())! as PoolCreated;
@@ -33,15 +35,16 @@ export function unionToEventBody(
     case 'Sync': return accessor(new Sync())! as Sync;
     case 'Block': return accessor(new Block())! as Block;
     case 'Reorg': return accessor(new Reorg())! as Reorg;
+    case 'ReserveDelta': return accessor(new ReserveDelta())! as ReserveDelta;
     default: return null;
   }
 }
 
 export function unionListToEventBody(
   type: EventBody, 
-  accessor: (index: number, obj:Block|Burn|Mint|PoolCreated|Reorg|Swap|Sync) => Block|Burn|Mint|PoolCreated|Reorg|Swap|Sync|null, 
+  accessor: (index: number, obj:Block|Burn|Mint|PoolCreated|Reorg|ReserveDelta|Swap|Sync) => Block|Burn|Mint|PoolCreated|Reorg|ReserveDelta|Swap|Sync|null, 
   index: number
-): Block|Burn|Mint|PoolCreated|Reorg|Swap|Sync|null {
+): Block|Burn|Mint|PoolCreated|Reorg|ReserveDelta|Swap|Sync|null {
   switch(EventBody[type]) {
     case 'NONE': return null; 
     case 'PoolCreated': return accessor(index, new PoolCreated())! as PoolCreated;
@@ -51,6 +54,7 @@ export function unionListToEventBody(
     case 'Sync': return accessor(index, new Sync())! as Sync;
     case 'Block': return accessor(index, new Block())! as Block;
     case 'Reorg': return accessor(index, new Reorg())! as Reorg;
+    case 'ReserveDelta': return accessor(index, new ReserveDelta())! as ReserveDelta;
     default: return null;
   }
 }

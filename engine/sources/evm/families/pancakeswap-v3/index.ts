@@ -1,7 +1,7 @@
 /**
  * PancakeSwap v3: Uniswap v3's design, whose pool `Swap` carries two more fields (the protocol fees
- * taken in each token) and so has a topic of its own. Factory `PoolCreated`, `Mint`, `Burn` and
- * `Initialize` are Uniswap v3's events; the seven first Swap fields are Uniswap v3's.
+ * taken in each token) and so has a topic of its own. Factory `PoolCreated`, `Mint`, `Burn`,
+ * `Initialize`, `Collect`, `CollectProtocol` and `Flash` are Uniswap v3's events; the seven first Swap fields are Uniswap v3's.
  */
 import { concentratedFamily } from '../uniswap-v3/index.js';
 

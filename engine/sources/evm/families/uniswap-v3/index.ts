@@ -2,7 +2,10 @@
  * Uniswap v3 and its clones: a factory's `PoolCreated` announces a pool with its fee tier; the
  * pool's `Initialize` sets its first price, `Swap` carries the amounts and the price after it
  * (sqrtPriceX96, active liquidity, tick), `Mint` and `Burn` the positions' amounts. Pools are
- * concentrated-liquidity. A clone whose `Swap` carries more fields after these seven (PancakeSwap v3)
+ * concentrated-liquidity. A `Burn` moves no tokens (it credits the position's tokensOwed): they
+ * leave with the position's `Collect`; `CollectProtocol` pays out protocol fees and `Flash` adds
+ * the fee paid. These three become `reserve_delta` events, so that a pool's reserves follow its
+ * token balances (`balanceOf(pool)`) exactly. A clone whose `Swap` carries more fields after these seven (PancakeSwap v3)
  * is the same family under another Swap topic: `concentratedFamily` builds it.
  */
 import { PoolProtocol } from '../../../../events/model.js';
@@ -20,11 +23,17 @@ export const EVENTS = {
   v3Burn: { signature: 'Burn(address,int24,int24,uint128,uint256,uint256)', topic: '0x0c396cd989a39f4459b5fa1aed6a9a8dcdbc45908acfd67e028cd568da98982c' },
   /** UniswapV3Pool `Initialize(uint160 sqrtPriceX96, int24 tick)` */
   v3Initialize: { signature: 'Initialize(uint160,int24)', topic: '0x98636036cb66a9c19a37435efc1e90142190214e8abeb821bdba3f2990dd4c95' },
+  /** UniswapV3Pool `Collect(address indexed owner, address recipient, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount0, uint128 amount1)` */
+  v3Collect: { signature: 'Collect(address,address,int24,int24,uint128,uint128)', topic: '0x70935338e69775456a85ddef226c395fb668b63fa0115f5f20610b388e6ca9c0' },
+  /** UniswapV3Pool `CollectProtocol(address indexed sender, address indexed recipient, uint128 amount0, uint128 amount1)` */
+  v3CollectProtocol: { signature: 'CollectProtocol(address,address,uint128,uint128)', topic: '0x596b573906218d3411850b26a6b437d6c4522fdb43d2d2386263f86d50b8b151' },
+  /** UniswapV3Pool `Flash(address indexed sender, address indexed recipient, uint256 amount0, uint256 amount1, uint256 paid0, uint256 paid1)` */
+  v3Flash: { signature: 'Flash(address,address,uint256,uint256,uint256,uint256)', topic: '0xbdbdb71d7860376ba52b25a5028beea23581364a40522f6bcfb86bb1f2dca633' },
 } as const;
 
 /**
  * A Uniswap v3 style family whose Swap event is `swap` (its first seven fields those of Uniswap
- * v3's); factory, Mint, Burn and Initialize events are Uniswap v3's. `extraEvents` are declared
+ * v3's); factory, Mint, Burn, Initialize, Collect, CollectProtocol and Flash events are Uniswap v3's. `extraEvents` are declared
  * beside Uniswap v3's (for TOPICS), named uniquely.
  */
 export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: Readonly<Record<string, FamilyEvent>>): ProtocolFamily {
@@ -33,12 +42,15 @@ export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: R
   const mint = EVENTS.v3Mint.topic;
   const burn = EVENTS.v3Burn.topic;
   const initialize = EVENTS.v3Initialize.topic;
+  const collect = EVENTS.v3Collect.topic;
+  const collectProtocol = EVENTS.v3CollectProtocol.topic;
+  const flash = EVENTS.v3Flash.topic;
   return {
     id,
     poolProtocol: PoolProtocol.Concentrated,
     events: extraEvents,
     factoryTopics: [created],
-    poolTopics: [swapTopic, mint, burn, initialize],
+    poolTopics: [swapTopic, mint, burn, initialize, collect, collectProtocol, flash],
     creation(l) {
       if (l.topics[0] !== created) return null;
       return { pool: wordAddress(l.data, 1), token0: topicAddress(l.topics[1]!), token1: topicAddress(l.topics[2]!), feePpm: Number(BigInt(l.topics[3]!)) };
@@ -90,6 +102,23 @@ export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: R
             owner: address(t[1]!),
             txHash,
           };
+        case collect:
+        case collectProtocol: {
+          // Tokens paid out of the pool: Collect (owner, recipient in data, amounts in words 1, 2),
+          // CollectProtocol (amounts in words 0, 1).
+          const at = t[0] === collect ? 1 : 0;
+          const amount0 = word(l.data, at);
+          const amount1 = word(l.data, at + 1);
+          if (amount0 === 0n && amount1 === 0n) return null;
+          return { kind: 'reserve_delta', key, timestamp, pool, amount0: -amount0, amount1: -amount1 };
+        }
+        case flash: {
+          // The tokens lent come back within the call; the pool keeps what was paid for them.
+          const paid0 = word(l.data, 2);
+          const paid1 = word(l.data, 3);
+          if (paid0 === 0n && paid1 === 0n) return null;
+          return { kind: 'reserve_delta', key, timestamp, pool, amount0: paid0, amount1: paid1 };
+        }
         case initialize:
           // The pool's starting price, before any swap; its reserves are those its positions paid in.
           return { kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96: word(l.data, 0) };
