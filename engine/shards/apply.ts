@@ -332,7 +332,7 @@ export class ShardWriter {
     if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
-    this.reprice(p, e.timestamp());
+    this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
     this.index?.markDirty(p);
