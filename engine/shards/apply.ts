@@ -30,7 +30,7 @@ import { createScratchRings, newestCandleOpen } from '../state/read.js';
 import { createWindowSums, loadStoredBase, NEVER_CHANGES, priceChange, sumWindows, windowsEmpty, type StoredCandles } from '../state/windows.js';
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
-import { MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolPricesUsd, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
+import { MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
@@ -106,6 +106,9 @@ export class ShardWriter {
   private readonly usd: TxUsd = { price0Usd: 0, price1Usd: 0, volumeUsd: 0, ratio: 0 };
   /** A pool's USD prices and liquidity as poolPricesUsd gives them. */
   private readonly prices = new Float64Array(3);
+  /** The routed USD prices of the last repriced pool's tokens. */
+  private tokenPrice0 = 0;
+  private tokenPrice1 = 0;
   /** Transactions older than this (Unix s) are not handed to the sink. */
   transactionsSince = 0;
   /** Told of every pool whose figures this writer changes (the shard's search ranking). */
@@ -399,8 +402,8 @@ export class ShardWriter {
 
     const tk0 = v.poolToken0[p]!;
     const tk1 = v.poolToken1[p]!;
-    this.updateSecondCandle(tk0, t, volumeUsd);
-    this.updateSecondCandle(tk1, t, volumeUsd);
+    this.updateSecondCandle(tk0, t, volumeUsd, this.tokenPrice0);
+    this.updateSecondCandle(tk1, t, volumeUsd, this.tokenPrice1);
     if ((v.watchPool[p]! | v.watchToken[tk0]! | v.watchToken[tk1]!) !== 0) (this.feed ??= []).push(feedSwap(e, k, p, this.u128, p0, p1, volumeUsd));
 
     if (sink !== null && t >= this.transactionsSince) {
@@ -424,18 +427,27 @@ export class ShardWriter {
     const ratio = v.ratio[p]!;
     const t0 = v.poolToken0[p]!;
     const t1 = v.poolToken1[p]!;
+    // Token 0's routed price, once token 0's route is settled: token 1's route never changes it (a
+    // route through p is not offered to token 1 while token 0 is routed through p, nor one through
+    // token 0 while token 0's route passes token 1).
+    let price0 = NaN;
     if (ratio > 0) {
       if (v.tokenRoutePool[t1] !== p + 1) {
         const price1 = routedPriceUsd(v, t1);
         if (price1 > 0) this.offerRoute(t0, t1, p, ratio * price1, 2 * v.reserve1[p]! * price1, t, swapped);
       }
       if (v.tokenRoutePool[t0] !== p + 1) {
-        const price0 = routedPriceUsd(v, t0);
+        price0 = routedPriceUsd(v, t0);
         if (price0 > 0) this.offerRoute(t1, t0, p, price0 / ratio, 2 * v.reserve0[p]! * price0, t, swapped);
       }
     }
+    if (Number.isNaN(price0)) price0 = routedPriceUsd(v, t0);
+    const price1 = routedPriceUsd(v, t1);
+    this.tokenPrice0 = price0;
+    this.tokenPrice1 = price1;
     const prices = this.prices;
-    const base1 = poolPricesUsd(v, p, prices);
+    const b1 = poolBase1(v, p);
+    const base1 = poolPricesFrom(v, p, b1, b1 ? price1 : price0, prices);
     v.priceUsd0[p] = prices[0]!;
     v.priceUsd1[p] = prices[1]!;
     v.liquidityUsd[p] = prices[2]!;
@@ -703,9 +715,9 @@ export class ShardWriter {
     return changed;
   }
 
-  private updateSecondCandle(tk: number, t: number, volumeUsd: number): void {
+  /** Token tk's 1 s candle takes a swap at its routed USD price `price`. */
+  private updateSecondCandle(tk: number, t: number, volumeUsd: number, price: number): void {
     const v = this.v;
-    const price = routedPriceUsd(v, tk);
     if (!(price > 0)) return;
     const n = v.secOpened[tk]!;
     let b = v.tokenSecondBlock[tk]! - 1;

@@ -141,21 +141,29 @@ function rank(role: number): number {
  * the pool; reads take them as they stand, so a pool's USD figures follow its tokens' prices too.
  */
 export function poolPricesUsd(v: EngineViews, p: number, out: Float64Array): boolean {
-  const ratio = v.ratio[p]!;
+  const base1 = poolBase1(v, p);
+  return poolPricesFrom(v, p, base1, routedPriceUsd(v, base1 ? v.poolToken1[p]! : v.poolToken0[p]!), out);
+}
+
+/** Whether token 1 is pool p's base side (poolPricesUsd): better anchored, or not routed through p and routed deeper. */
+export function poolBase1(v: EngineViews, p: number): boolean {
   const t0 = v.poolToken0[p]!;
   const t1 = v.poolToken1[p]!;
   const r0 = rank(v.tokenRole[t0]!);
   const r1 = rank(v.tokenRole[t1]!);
-  const base1 =
-    r1 < r0 ||
-    (r1 === r0 && v.tokenRoutePool[t1] !== p + 1 && (v.tokenRoutePool[t0] === p + 1 || v.tokenRouteLiquidityUsd[t1]! >= v.tokenRouteLiquidityUsd[t0]!));
+  return r1 < r0 || (r1 === r0 && v.tokenRoutePool[t1] !== p + 1 && (v.tokenRoutePool[t0] === p + 1 || v.tokenRouteLiquidityUsd[t1]! >= v.tokenRouteLiquidityUsd[t0]!));
+}
+
+/** poolPricesUsd with the base side and its routed price given (the writer has them at hand). */
+export function poolPricesFrom(v: EngineViews, p: number, base1: boolean, basePrice: number, out: Float64Array): boolean {
+  const ratio = v.ratio[p]!;
   let p0: number;
   let p1: number;
   if (base1) {
-    p1 = routedPriceUsd(v, t1);
+    p1 = basePrice;
     p0 = ratio * p1;
   } else {
-    p0 = routedPriceUsd(v, t0);
+    p0 = basePrice;
     p1 = ratio > 0 ? p0 / ratio : 0;
   }
   out[0] = p0;
