@@ -33,7 +33,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   constructor(views: EngineViews, store: Store | null = null, tiers: TierPolicy | null = null) {
     this.views = views;
     this.sink = store ? new LmdbSink(store) : null;
-    this.writer = new ShardWriter(views, this.sink, store ? new LmdbCandles(store) : null);
+    this.writer = new ShardWriter(views, this.sink, store && this.sink ? new LmdbCandles(store, this.sink) : null);
     this.tiers = new ShardTiers(views, this.writer, this.sink, store, () => true, tiers);
     this.index = new PoolRankIndex(views, Array.from({ length: views.capacity.chains }, (_, c) => c));
     this.writer.index = this.index;

@@ -52,7 +52,7 @@ const store = data.storePath ? openStore(data.storePath) : null;
 const stopping = new Int32Array(data.stopping);
 store?.writer.abandonWhen(() => Atomics.load(stopping, 0) === 1);
 const sink = store ? new LmdbSink(store) : null;
-const writer = new ShardWriter(views, sink, store ? new LmdbCandles(store) : null);
+const writer = new ShardWriter(views, sink, store && sink ? new LmdbCandles(store, sink) : null);
 const ownsChain = (c: number) => c % data.shards === data.shard;
 const owned = Array.from({ length: views.capacity.chains }, (_, c) => c).filter(ownsChain);
 const tiers = new ShardTiers(views, writer, sink, store, ownsChain, data.tiers);
