@@ -483,7 +483,7 @@ export class ShardWriter {
     if (v.rings[0]!.opened[p]! > 0) this.reloads++;
     v.poolBlock[p] = b + 1;
     // The block's window state, as the pool's figures stand: re-summed from the candles just loaded
-    // as of the same base candles (a quiet pool's figures are those sums), none before its first swap.
+    // as of the same minute (a quiet pool's figures are those sums), none before its first swap.
     this.clearBlockWindows(b);
     for (let w = 0; w < WINDOW_BASES.length; w++) {
       const asOf = v.winAsOf[w]![p]!;
@@ -705,7 +705,7 @@ export class ShardWriter {
   /**
    * Price changes follow every move of the price (swaps, syncs, liquidity changes): from the reference
    * prices in the pool's ring block, or, for a pool without one, from its stored candles summed again
-   * as of the base candles its figures are as of (which gives the figures it has, and the references).
+   * as of the minute its figures are as of (which gives the figures it has, and the references).
    */
   private updatePriceChanges(p: number, p0: number): void {
     const v = this.v;

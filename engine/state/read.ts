@@ -170,7 +170,7 @@ export function readPoolRow(views: EngineViews, p: number, out: Float64Array): n
 /**
  * Copies pool p's dynamic state into `out`: its row consistently, its window figures from its ring
  * block (in the same copy) or, for a pool without one, the rest of them summed from its stored
- * candles as of the base candles its row is as of (state/windows.ts, as the writer sums them: they
+ * candles as of the minute its row is as of (state/windows.ts, as the writer sums them: they
  * never change while it holds no block). With `token1Changes`, also token 1's price change per
  * window (the rule of layout.ts, as the writer applies it to token 0). Returns false when no
  * consistent copy was obtained.
@@ -232,8 +232,9 @@ let quietScratch: { readonly rings: CandleRing[]; readonly sums: ReturnType<type
 
 /**
  * The window figures of a pool without a ring block beyond its row's: its stored candles summed as
- * of the row's minute (base candles, less the one-minute candles that left) (they are the candles it had when it let its block go, and those never
- * change; a later swap opens later ones, past the newest this copy knows of).
+ * of the row's minute (base candles less the one-minute candles that left; they are the candles it
+ * had when it let its block go, and those never change; a later swap opens later ones, past the
+ * newest this copy knows of).
  */
 function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigures): void {
   quietScratch ??= { rings: createScratchRings(), sums: createWindowSums() };
