@@ -223,7 +223,8 @@ export class EngineViews {
   /**
    * Everything a trading pool keeps its windows current with, in its ring block b: the sums, token 0's
    * and token 1's reference prices and token 0's price changes. Written by the owning shard only while
-   * the pool holds the block: set by re-summing its rings when it takes the block, added to per swap.
+   * the pool holds the block: set by re-summing its rings when it takes the block, added to per swap,
+   * and taken from as one-minute candles leave the windows (blockLeave*; state/windows.ts).
    * A pool without a block has none: its window figures beyond the row's are summed from its stored
    * candles when read (read.ts).
    */
