@@ -146,9 +146,21 @@ export class LmdbSink implements ShardSink {
     else list.push(chunk);
   }
 
+  private readonly writtenListeners: ((pool: number, interval: number, start: number) => void)[] = [];
+
+  onWritten(fn: (pool: number, interval: number, start: number) => void): void {
+    this.writtenListeners.push(fn);
+  }
+
+  /** The chunk of pool p, `interval` and `start` was written to the store outside the sink (tiers.ts freeNow). */
+  writtenNow(pool: number, interval: number, start: number): void {
+    for (const fn of this.writtenListeners) fn(pool, interval, start);
+  }
+
   /** `chunks` are on disk: the store answers for them from now on. */
   private stored(chunks: readonly PendingChunk[]): void {
     for (const c of chunks) {
+      this.writtenNow(c.pool, c.interval, c.start);
       const id = c.pool * INTERVALS.length + c.interval;
       const list = this.unstored.get(id);
       if (list === undefined) continue;

@@ -271,6 +271,7 @@ export class ShardTiers {
     store.root.transactionSync(() => {
       for (const { key, data } of chunks.values()) store.candles.put(key, mergeChunk(store.candles.get(key), data));
     });
+    for (const { key } of chunks.values()) this.sink?.writtenNow(key[0], key[1], key[2]);
     for (const p of victims) {
       this.releasing.delete(p);
       this.release(p);
