@@ -658,12 +658,7 @@ export class ShardWriter {
     let got = false;
     const end = to < ringOldest ? to : ringOldest;
     if (n > R && from < end) {
-      if (this.stored !== null)
-        this.stored.minutes(p, from, end, (c) => {
-          Object.assign(f, c);
-          got = true;
-          return false;
-        });
+      if (this.stored !== null) got = this.stored.firstMinute(p, from, end, f);
       else this.reloadMisses++;
     }
     if (got) {

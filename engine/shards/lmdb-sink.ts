@@ -21,6 +21,7 @@ import { CANDLE_FIELDS, chunkStart, putChunks } from '../store/candles.js';
 import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
 import type { PendingChunkData } from '../snapshot/capture.js';
 import type { ShardSink, TxUsd } from './apply.js';
+import type { LeavingCandle } from '../state/windows.js';
 
 /** Longest a pending chunk waits while catching up, in log batches (bounds the replay after a crash). */
 export const MAX_PENDING_BATCHES = 256;
@@ -144,6 +145,42 @@ export class LmdbSink implements ShardSink {
     const list = this.unstored.get(id);
     if (list === undefined) this.unstored.set(id, [chunk]);
     else list.push(chunk);
+  }
+
+  firstUnstoredMinute(pool: number, from: number, to: number, out: LeavingCandle): number {
+    const id = pool * INTERVALS.length;
+    let best = Infinity;
+    let bestData: readonly number[] | null = null;
+    let bestAt = 0;
+    const scan = (d: readonly number[]) => {
+      // Candles in a chunk are in time order: skip one wholly before `from` or after what was found.
+      if (d.length === 0 || d[d.length - CANDLE_FIELDS]! < from || d[0]! >= to || d[0]! >= best) return;
+      for (let at = 0; at < d.length; at += CANDLE_FIELDS) {
+        const time = d[at]!;
+        if (time >= to || time >= best) break;
+        if (time >= from) {
+          best = time;
+          bestData = d;
+          bestAt = at;
+          break;
+        }
+      }
+    };
+    const list = this.unstored.get(id);
+    if (list !== undefined) for (let i = list.length - 1; i >= 0; i--) scan(list[i]!.data);
+    const open = this.pending.get(id);
+    if (open !== undefined) scan(open.data);
+    if (bestData !== null) {
+      const d: readonly number[] = bestData;
+      out.time = best;
+      out.close0 = d[bestAt + 4]!;
+      out.close1 = d[bestAt + 8]!;
+      out.volumeUsd = d[bestAt + 9]!;
+      out.buyVolumeUsd = d[bestAt + 10]!;
+      out.txns = d[bestAt + 11]!;
+      out.buys = d[bestAt + 12]!;
+    }
+    return best;
   }
 
   private readonly writtenListeners: ((pool: number, interval: number, start: number) => void)[] = [];

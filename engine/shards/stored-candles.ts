@@ -11,8 +11,15 @@ import { CANDLE_FIELDS, CANDLES_PER_CHUNK, chunkStart } from '../store/candles.j
 /** Candles that left a shard's rings and are not on disk yet (lmdb-sink.ts), and word of those written since. */
 export interface UnstoredCandles {
   unstoredCandles(pool: number, interval: number, from: number, to: number, out: number[]): void;
+  /** The first of those of interval 0 (1m) into `out`, its open time; Infinity when there is none. */
+  firstUnstoredMinute(pool: number, from: number, to: number, out: LeavingCandle): number;
   /** Calls `fn` with the key of every chunk the shard writes to the store from now on. */
   onWritten(fn: (pool: number, interval: number, start: number) => void): void;
+}
+
+/** A one-minute chunk's cache key: pool and chunk number (starts are multiples of the chunk span, below 2^32 s). */
+function chunkKey(pool: number, start: number): number {
+  return pool * 2 ** 21 + start / (CANDLES_PER_CHUNK * 60);
 }
 
 /** One-minute chunks a shard keeps decoded (about 7 KiB each). */
@@ -26,7 +33,7 @@ export class LmdbCandles implements StoredCandles {
    * its pools' chunks, and it drops each it writes (onWritten) and all of them when pools are rolled
    * back (forgetAll), so a cached chunk is what the store holds. Readers of other threads keep none.
    */
-  private readonly cache: Map<string, readonly number[] | null> | null;
+  private readonly cache: Map<number, readonly number[] | null> | null;
 
   /** With `unstored` (the shard's own sink), candles still on their way to the store are found too. */
   constructor(
@@ -35,7 +42,7 @@ export class LmdbCandles implements StoredCandles {
   ) {
     this.cache = unstored === null ? null : new Map();
     unstored?.onWritten((pool, interval, start) => {
-      if (interval === 0) this.cache!.delete(`${pool}:${start}`);
+      if (interval === 0) this.cache!.delete(chunkKey(pool, start));
     });
   }
 
@@ -47,7 +54,7 @@ export class LmdbCandles implements StoredCandles {
   private minuteChunk(pool: number, start: number): readonly number[] | null {
     const cache = this.cache;
     if (cache === null) return this.store.candles.get([pool, 0, start]) ?? null;
-    const key = `${pool}:${start}`;
+    const key = chunkKey(pool, start);
     let chunk = cache.get(key);
     if (chunk === undefined) {
       chunk = this.store.candles.get([pool, 0, start]) ?? null;
@@ -55,6 +62,32 @@ export class LmdbCandles implements StoredCandles {
       cache.set(key, chunk);
     }
     return chunk;
+  }
+
+  firstMinute(pool: number, from: number, to: number, out: LeavingCandle): boolean {
+    if (to <= from) return false;
+    // A candle waiting for the store is newer than the store's at the same time.
+    const waiting = this.unstored === null ? Infinity : this.unstored.firstUnstoredMinute(pool, from, to, out);
+    const end = waiting < to ? waiting : to;
+    const span = CANDLES_PER_CHUNK * 60;
+    for (let start = chunkStart(0, from); start < end; start += span) {
+      const chunk = this.minuteChunk(pool, start);
+      if (chunk === null) continue;
+      for (let at = 0; at < chunk.length; at += CANDLE_FIELDS) {
+        const time = chunk[at]!;
+        if (time < from) continue;
+        if (time >= end) break;
+        out.time = time;
+        out.close0 = chunk[at + 4]!;
+        out.close1 = chunk[at + 8]!;
+        out.volumeUsd = chunk[at + 9]!;
+        out.buyVolumeUsd = chunk[at + 10]!;
+        out.txns = chunk[at + 11]!;
+        out.buys = chunk[at + 12]!;
+        return true;
+      }
+    }
+    return waiting !== Infinity;
   }
 
   minutes(pool: number, from: number, to: number, visit: (c: LeavingCandle) => boolean): void {

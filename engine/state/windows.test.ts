@@ -84,6 +84,15 @@ describe('sumWindows', () => {
     let reads = 0;
     const stored: StoredCandles = {
       loadNewest: () => 0,
+      firstMinute(pool, from, to, out) {
+        let found = false;
+        this.minutes(pool, from, to, (c) => {
+          Object.assign(out, c);
+          found = true;
+          return false;
+        });
+        return found;
+      },
       minutes(pool, from, to, visit) {
         const c: LeavingCandle = createLeavingCandle();
         for (const [time, volume, close1] of minutes) {

@@ -85,6 +85,8 @@ export interface StoredCandles {
    * (the same object, refilled), until it returns false.
    */
   minutes(pool: number, from: number, to: number, visit: (c: LeavingCandle) => boolean): void;
+  /** The first of those (into `out`): false when there is none. */
+  firstMinute(pool: number, from: number, to: number, out: LeavingCandle): boolean;
 }
 
 /** `winNextChange` of a quiet pool none of whose windows on that base holds a candle: its figures there never change. */
