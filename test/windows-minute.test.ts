@@ -188,7 +188,6 @@ describe('rolling windows to the minute', () => {
         checked++;
       }
     }
-    console.log(`windows checked ${checked} (${nonZero} non-zero), old rule differs ${JSON.stringify([...oldDiffers])}, quiet pools ${quietCompared} (${quietWithVolume} with 24h volume), references ${JSON.stringify(changes)}`);
     expect(checked).toBeGreaterThan(1000);
     expect(nonZero).toBeGreaterThan(300);
     expect(changes.before).toBeGreaterThan(100);
