@@ -4,8 +4,10 @@
  * only on the event sequence, never on batch boundaries or thread timing.
  *
  * Per swap the cost is constant: reserves, price routing, 9 candle rings, 9 rolling windows and two
- * 1 s token candles. A window is re-summed from its base ring (at most 48 candles) only when the
- * event opens a new base candle; otherwise it is updated by addition.
+ * 1 s token candles. A window (state/windows.ts) is re-summed from its base ring (at most 50
+ * candles) only when its anchor moves (once per base interval); otherwise a swap is added to it, and
+ * as minutes pass the one-minute candles that leave it are subtracted, each read once (ring, the
+ * candles waiting for the store, or the store).
  */
 import { Burn } from '../events/fb/dex/events/burn.js';
 import { EventBatch } from '../events/fb/dex/events/event-batch.js';
@@ -23,11 +25,25 @@ import { Sync } from '../events/fb/dex/events/sync.js';
 import { TokenInfo } from '../events/fb/dex/events/token-info.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
-import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
+import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import { createScratchRings, newestCandleOpen } from '../state/read.js';
-import { createWindowSums, loadStoredBase, NEVER_CHANGES, priceChange, sumWindows, windowsEmpty, type StoredCandles } from '../state/windows.js';
+import {
+  createLeavingCandle,
+  createWindowSums,
+  leaveCandle,
+  loadStoredBase,
+  minuteOf,
+  MINUTE_S,
+  NEVER_CHANGES,
+  priceChange,
+  sumWindows,
+  windowAnchor,
+  windowsEmpty,
+  type LeavingCandle,
+  type StoredCandles,
+} from '../state/windows.js';
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
@@ -123,6 +139,9 @@ export class ShardWriter {
   private readonly scratch = createScratchRings();
   /** The windows of one base as last summed (resumWindows). */
   private readonly sums = createWindowSums();
+  /** A one-minute candle leaving a window (advanceWindows), and one found for it (findLeaving). */
+  private readonly leaving: LeavingCandle = createLeavingCandle();
+  private readonly found: LeavingCandle = createLeavingCandle();
   /** Called when no ring block is free: frees some (tiers.ts), or throws. */
   onBlocksExhausted: (() => void) | null = null;
   /** Ring blocks taken back from LMDB (pools that traded again after going quiet). */
@@ -515,7 +534,7 @@ export class ShardWriter {
     if (v.rings[0]!.opened[p]! > 0) this.reloads++;
     v.poolBlock[p] = b + 1;
     // The block's window state, as the pool's figures stand: re-summed from the candles just loaded
-    // as of the same base candles (a quiet pool's figures are those sums), none before its first swap.
+    // as of the same minute (a quiet pool's figures are those sums), none before its first swap.
     this.clearBlockWindows(b);
     for (let w = 0; w < WINDOW_BASES.length; w++) {
       const asOf = v.winAsOf[w]![p]!;
@@ -529,6 +548,8 @@ export class ShardWriter {
     const from = b * WINDOW_COUNT;
     const to = from + WINDOW_COUNT;
     for (const col of [v.blockWinVolumeUsd, v.blockWinBuyVolumeUsd, v.blockWinTxns, v.blockWinBuys, v.blockWinPriceChange, v.blockWinRefPrice, v.blockWinRefPrice1]) col.fill(0, from, to);
+    for (const col of [v.blockLeaveVolumeUsd, v.blockLeaveBuyVolumeUsd, v.blockLeaveTxns, v.blockLeaveBuys, v.blockLeaveClose0, v.blockLeaveClose1]) col.fill(0, from, to);
+    v.blockLeaveTime.fill(Infinity, from, to);
   }
 
   private updateCandle(
@@ -580,17 +601,19 @@ export class ShardWriter {
     if (isBuy) r.buys[last] = r.buys[last]! + 1;
   }
 
-  /** Pool p (holding ring block `row`) swapped at t: its windows take the swap in, or are re-summed when it opened a new base candle. */
+  /**
+   * Pool p (holding ring block `row`) swapped at t: its windows are brought to t's minute (re-summed
+   * when their anchor moved, which takes the swap in from the ring, else the candles that left them
+   * taken out), then take the swap in.
+   */
   private updateWindows(p: number, row: number, t: number, p0: number, volumeUsd: number, buyUsd: number, isBuy: boolean): void {
     const v = this.v;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
-      const { base, windows } = WINDOW_BASES[b]!;
-      const seconds = v.rings[base]!.seconds;
-      const current = t - (t % seconds);
-      if (v.winAsOf[b]![p] !== current) {
-        this.resumWindows(p, b, current);
-        continue;
-      }
+      const { windows } = WINDOW_BASES[b]!;
+      const asOf = v.winAsOf[b]![p]!;
+      const t0 = minuteOf(t);
+      // A timestamp that went backwards is folded into the newest candle, and the windows stay where they are.
+      if (this.windowsTo(p, b, t0 > asOf ? t0 : asOf)) continue;
       for (let j = 0; j < windows.length; j++) {
         const i = row * WINDOW_COUNT + windows[j]!;
         v.blockWinVolumeUsd[i] = v.blockWinVolumeUsd[i]! + volumeUsd;
@@ -609,9 +632,126 @@ export class ShardWriter {
   }
 
   /**
+   * Brings the windows on base b of pool p, which holds a ring block, to minute m: re-summed when
+   * their anchor moved (or were never summed; returns true), else the one-minute candles that left
+   * them since taken out. Called inside p's seqlock.
+   */
+  private windowsTo(p: number, b: number, m: number): boolean {
+    const v = this.v;
+    const asOf = v.winAsOf[b]![p]!;
+    if (asOf === m) return false;
+    const seconds = v.rings[WINDOW_BASES[b]!.base]!.seconds;
+    if (asOf === 0 || windowAnchor(asOf, seconds) !== windowAnchor(m, seconds)) {
+      this.resumWindows(p, b, m);
+      return true;
+    }
+    const row = v.poolBlock[p]! - 1;
+    this.leaveUntil(p, row, b, m);
+    this.publishBlock(p, row, b);
+    v.winAsOf[b]![p] = m;
+    return false;
+  }
+
+  /**
+   * Takes out of pool p's windows on base b (its block `row`) every one-minute candle that left them
+   * as of minute m, oldest first, each found when the one before it left (findLeaving).
+   */
+  private leaveUntil(p: number, row: number, b: number, m: number): void {
+    const v = this.v;
+    const seconds = v.rings[WINDOW_BASES[b]!.base]!.seconds;
+    if (seconds === MINUTE_S) return; // a one-minute base candle leaves with the anchor
+    const A = windowAnchor(m, seconds);
+    const windows = WINDOW_BASES[b]!.windows;
+    const c = this.leaving;
+    for (let j = 0; j < windows.length; j++) {
+      const w = windows[j]!;
+      const W = WINDOWS[w]!.seconds;
+      const S = m + MINUTE_S - W;
+      const i = row * WINDOW_COUNT + w;
+      while (v.blockLeaveTime[i]! < S) {
+        c.time = v.blockLeaveTime[i]!;
+        c.volumeUsd = v.blockLeaveVolumeUsd[i]!;
+        c.buyVolumeUsd = v.blockLeaveBuyVolumeUsd[i]!;
+        c.txns = v.blockLeaveTxns[i]!;
+        c.buys = v.blockLeaveBuys[i]!;
+        c.close0 = v.blockLeaveClose0[i]!;
+        c.close1 = v.blockLeaveClose1[i]!;
+        leaveCandle(v.blockWinVolumeUsd, v.blockWinBuyVolumeUsd, v.blockWinTxns, v.blockWinBuys, v.blockWinRefPrice, v.blockWinRefPrice1, i, c);
+        this.findLeaving(p, row, i, c.time + MINUTE_S, A - W + seconds);
+      }
+    }
+  }
+
+  /**
+   * Sets window slot i of pool p (block `row`) to leave next the first one-minute candle of p opened
+   * in [from, to): from its ring when the ring reaches back to `from`, else the candles waiting for
+   * the store or the store (older than the ring), else the ring's.
+   */
+  private findLeaving(p: number, row: number, i: number, from: number, to: number): void {
+    const v = this.v;
+    const r = v.rings[0]!;
+    const R = r.slots;
+    const n = r.opened[p]!;
+    const kept = n < R ? n : R;
+    let ringFirst = -1;
+    let ringOldest = Infinity;
+    for (let k = n - kept; k < n; k++) {
+      const slot = row * R + (k % R);
+      const time = r.time[slot]!;
+      if (ringOldest === Infinity) ringOldest = time;
+      if (time >= to) break;
+      if (time >= from) {
+        ringFirst = slot;
+        break;
+      }
+    }
+    const f = this.found;
+    let got = false;
+    const end = to < ringOldest ? to : ringOldest;
+    if (n > R && from < end) {
+      if (this.stored !== null) got = this.stored.firstMinute(p, from, end, f);
+      else this.reloadMisses++;
+    }
+    if (got) {
+      v.blockLeaveTime[i] = f.time;
+      v.blockLeaveVolumeUsd[i] = f.volumeUsd;
+      v.blockLeaveBuyVolumeUsd[i] = f.buyVolumeUsd;
+      v.blockLeaveTxns[i] = f.txns;
+      v.blockLeaveBuys[i] = f.buys;
+      v.blockLeaveClose0[i] = f.close0;
+      v.blockLeaveClose1[i] = f.close1;
+    } else if (ringFirst >= 0) {
+      v.blockLeaveTime[i] = r.time[ringFirst]!;
+      v.blockLeaveVolumeUsd[i] = r.volumeUsd[ringFirst]!;
+      v.blockLeaveBuyVolumeUsd[i] = r.buyVolumeUsd[ringFirst]!;
+      v.blockLeaveTxns[i] = r.txns[ringFirst]!;
+      v.blockLeaveBuys[i] = r.buys[ringFirst]!;
+      v.blockLeaveClose0[i] = r.close0[ringFirst]!;
+      v.blockLeaveClose1[i] = r.close1[ringFirst]!;
+    } else v.blockLeaveTime[i] = Infinity;
+  }
+
+  /** Pool p's row figures and price changes of the windows on base b, from its block `row`. */
+  private publishBlock(p: number, row: number, b: number): void {
+    const v = this.v;
+    const price = v.priceUsd0[p]!;
+    const o = row * WINDOW_COUNT;
+    const windows = WINDOW_BASES[b]!.windows;
+    for (let j = 0; j < windows.length; j++) v.blockWinPriceChange[o + windows[j]!] = priceChange(price, v.blockWinRefPrice[o + windows[j]!]!);
+    const rows = ROW_OF_BASE[b]!;
+    for (let j = 0; j < rows.length; j++) {
+      const { figure, w } = rows[j]!;
+      const value = figure === 'priceChange' ? v.blockWinPriceChange[o + w]! : figure === 'volumeUsd' ? v.blockWinVolumeUsd[o + w]! : v.blockWinTxns[o + w]!;
+      const col = v.rowWindow[figure][w]!;
+      if (!Object.is(col[p], value)) this.windowsMoved = true;
+      col[p] = value;
+    }
+  }
+
+  /**
    * Price changes follow every move of the price (swaps, syncs, liquidity changes): from the reference
    * prices in the pool's ring block, or, for a pool without one, from its stored candles summed again
-   * as of the base candles its figures are as of (which gives the figures it has, and the references).
+   * as of the minute its figures are as of (which gives the figures it has, and the references).
    */
   private updatePriceChanges(p: number, p0: number): void {
     const v = this.v;
@@ -633,29 +773,26 @@ export class ShardWriter {
   }
 
   /**
-   * Re-sums the windows on base `b` for pool p as of the base candle opening at `current` (state/windows.ts),
-   * from its ring block, or, for a pool without one, from its newest stored candles (the same candles its
-   * ring would hold, summed in the same order, so the figures are the same to the last digit). A pool
-   * with a block keeps them all in it; every pool keeps the row's.
+   * Re-sums the windows on base `b` for pool p as of minute m (state/windows.ts): from its ring block
+   * (then the one-minute candles that already left each window are found and taken out, as they would
+   * have been one by one), or, for a pool without one, from its newest stored candles (the same
+   * candles its ring would hold, summed in the same order, and the same one-minute candles taken
+   * out in the same order, so the figures are the same to the last digit). A pool with a block keeps
+   * them all in it; every pool keeps the row's.
    */
-  resumWindows(p: number, b: number, current: number): void {
+  resumWindows(p: number, b: number, m: number): void {
     const v = this.v;
     const base = WINDOW_BASES[b]!.base;
     const n = v.rings[base]!.opened[p]!;
     const held = v.poolBlock[p]!;
     const s = this.sums;
-    let next: number;
-    if (held !== 0) next = sumWindows(v.rings[base]!, held - 1, n, current, b, s);
-    else {
-      const r = this.scratch[base]!;
-      if (this.stored !== null) this.reloadMisses += loadStoredBase(this.stored, r, p, base, n, newestCandleOpen(v, p, base));
-      else if (n > 0) this.reloadMisses += n < r.slots ? n : r.slots;
-      next = sumWindows(r, 0, this.stored === null ? 0 : n, current, b, s);
-    }
-    const price = v.priceUsd0[p]!;
     const windows = WINDOW_BASES[b]!.windows;
     if (held !== 0) {
-      const o = (held - 1) * WINDOW_COUNT;
+      const row = held - 1;
+      const r = v.rings[base]!;
+      sumWindows(r, row, n, m, b, s);
+      const o = row * WINDOW_COUNT;
+      const A = windowAnchor(m, r.seconds);
       for (let j = 0; j < windows.length; j++) {
         const w = windows[j]!;
         v.blockWinVolumeUsd[o + w] = s.volumeUsd[w]!;
@@ -664,9 +801,21 @@ export class ShardWriter {
         v.blockWinBuys[o + w] = s.buys[w]!;
         v.blockWinRefPrice[o + w] = s.refPrice[w]!;
         v.blockWinRefPrice1[o + w] = s.refPrice1[w]!;
-        v.blockWinPriceChange[o + w] = priceChange(price, s.refPrice[w]!);
+        v.blockLeaveTime[o + w] = Infinity;
+        // The first one-minute candle of the base candle the window starts in, when it is in the window.
+        const start = A - WINDOWS[w]!.seconds;
+        if (r.seconds > MINUTE_S && s.txns[w]! > 0 && this.baseCandleAt(r, row, n, start)) this.findLeaving(p, row, o + w, start, start + r.seconds);
       }
+      this.leaveUntil(p, row, b, m);
+      this.publishBlock(p, row, b);
+      v.winAsOf[b]![p] = m;
+      return;
     }
+    const r = this.scratch[base]!;
+    if (this.stored !== null) this.reloadMisses += loadStoredBase(this.stored, r, p, base, n, newestCandleOpen(v, p, base));
+    else if (n > 0) this.reloadMisses += n < r.slots ? n : r.slots;
+    const next = sumWindows(r, 0, this.stored === null ? 0 : n, m, b, s, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    const price = v.priceUsd0[p]!;
     const rows = ROW_OF_BASE[b]!;
     for (let j = 0; j < rows.length; j++) {
       const { figure, w } = rows[j]!;
@@ -675,14 +824,37 @@ export class ShardWriter {
       if (!Object.is(col[p], value)) this.windowsMoved = true;
       col[p] = value;
     }
-    v.winAsOf[b]![p] = current;
-    if (held === 0) v.winNextChange[b]![p] = next === Infinity ? NEVER_CHANGES : next;
+    v.winAsOf[b]![p] = m;
+    v.winNextChange[b]![p] = next === Infinity ? NEVER_CHANGES : next;
+  }
+
+  /** True when ring r row `row` (n candles ever opened) holds a candle opened at `time`. */
+  private baseCandleAt(r: CandleRing, row: number, n: number, time: number): boolean {
+    const R = r.slots;
+    const kept = n < R ? n : R;
+    for (let k = 0; k < kept; k++) {
+      const t = r.time[row * R + ((n - 1 - k) % R)]!;
+      if (t === time) return true;
+      if (t < time) return false;
+    }
+    return false;
+  }
+
+  /**
+   * The minute at which the window figures on base b of pool p (holding a ring block, about to give
+   * it back) next change with no new candle (windows.ts): kept as its `winNextChange` once quiet.
+   */
+  nextWindowChange(p: number, b: number): number {
+    const v = this.v;
+    const r = v.rings[WINDOW_BASES[b]!.base]!;
+    const next = sumWindows(r, v.poolBlock[p]! - 1, r.opened[p]!, v.winAsOf[b]![p]!, b, this.sums, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    return next === Infinity ? NEVER_CHANGES : next;
   }
 
   /**
    * True when re-summing the windows on base `b` of pool p (which holds no ring block, so its
-   * candles no longer change) at base candle `current` gives the figures it has: no candle leaves
-   * one of its windows before `current`, or none held one already (also when that time is not known,
+   * candles no longer change) at minute `current` gives the figures it has: no one-minute candle
+   * leaves one of its windows (nor an anchor moves past a candle) before `current`, or none held one already (also when that time is not known,
    * after a start); the price changes follow the price as it moves. A quiet pool's windows read the
    * store only when a candle leaves one of them.
    */
@@ -696,15 +868,15 @@ export class ShardWriter {
     const v = this.v;
     let changed = false;
     this.windowsMoved = false;
+    const m = minuteOf(now);
     for (let b = 0; b < WINDOW_BASES.length; b++) {
-      const seconds = v.rings[WINDOW_BASES[b]!.base]!.seconds;
-      const current = now - (now % seconds);
       const asOf = v.winAsOf[b]![p]!;
-      if (asOf !== 0 && asOf < current) {
+      if (asOf !== 0 && asOf < m) {
         if (!changed) Atomics.add(v.poolSeq, p, 1);
         changed = true;
-        if (v.poolBlock[p] === 0 && this.unchanged(p, b, current)) v.winAsOf[b]![p] = current;
-        else this.resumWindows(p, b, current);
+        if (v.poolBlock[p] !== 0) this.windowsTo(p, b, m);
+        else if (this.unchanged(p, b, m)) v.winAsOf[b]![p] = m;
+        else this.resumWindows(p, b, m);
       }
     }
     if (changed) {

@@ -17,10 +17,11 @@ import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { INTERVALS } from '../state/layout.js';
 import type { CandleRing } from '../state/views.js';
-import { chunkStart, putChunks } from '../store/candles.js';
+import { CANDLE_FIELDS, chunkStart, putChunks } from '../store/candles.js';
 import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
 import type { PendingChunkData } from '../snapshot/capture.js';
 import type { ShardSink, TxUsd } from './apply.js';
+import type { LeavingCandle } from '../state/windows.js';
 
 /** Longest a pending chunk waits while catching up, in log batches (bounds the replay after a crash). */
 export const MAX_PENDING_BATCHES = 256;
@@ -42,6 +43,12 @@ export function appendCandle(data: number[], r: CandleRing, s: number): void {
 export class LmdbSink implements ShardSink {
   private readonly pending = new Map<number, PendingChunk>();
   private ready: PendingChunk[] = [];
+  /**
+   * Chunks handed over but not yet on disk (ready, or in a write that has not finished), by pool and
+   * interval: the shard reads candles that left its rings through them (unstoredCandles) until the
+   * store has them, so what it reads never depends on when a write finished.
+   */
+  private readonly unstored = new Map<number, PendingChunk[]>();
   private txs: [TxKey, TxRecord][] = [];
   private readonly u128 = new U128();
   private readonly store: Store;
@@ -64,7 +71,7 @@ export class LmdbSink implements ShardSink {
     const id = pool * INTERVALS.length + interval;
     let chunk = this.pending.get(id);
     if (chunk !== undefined && chunk.start !== start) {
-      this.ready.push(chunk);
+      this.handOff(id, chunk);
       chunk = undefined;
     }
     if (chunk === undefined) {
@@ -110,7 +117,7 @@ export class LmdbSink implements ShardSink {
     let oldestPending = Infinity;
     for (const [id, chunk] of this.pending) {
       if (flushAll || chunk.firstSeq <= seq - MAX_PENDING_BATCHES) {
-        this.ready.push(chunk);
+        this.handOff(id, chunk);
         this.pending.delete(id);
       } else if (chunk.firstSeq < oldestPending) oldestPending = chunk.firstSeq;
     }
@@ -127,7 +134,96 @@ export class LmdbSink implements ShardSink {
       store.meta.put(metaKeys.shardWatermark(shard), watermark);
     });
     // Rejects only when given up at shutdown (flushed() reports that to whoever waits).
-    this.lastWrite.catch(() => undefined);
+    this.lastWrite.then(
+      () => this.stored(chunks),
+      () => undefined,
+    );
+  }
+
+  private handOff(id: number, chunk: PendingChunk): void {
+    this.ready.push(chunk);
+    const list = this.unstored.get(id);
+    if (list === undefined) this.unstored.set(id, [chunk]);
+    else list.push(chunk);
+  }
+
+  firstUnstoredMinute(pool: number, from: number, to: number, out: LeavingCandle): number {
+    const id = pool * INTERVALS.length;
+    let best = Infinity;
+    let bestData: readonly number[] | null = null;
+    let bestAt = 0;
+    const scan = (d: readonly number[]) => {
+      // Candles in a chunk are in time order: skip one wholly before `from` or after what was found.
+      if (d.length === 0 || d[d.length - CANDLE_FIELDS]! < from || d[0]! >= to || d[0]! >= best) return;
+      for (let at = 0; at < d.length; at += CANDLE_FIELDS) {
+        const time = d[at]!;
+        if (time >= to || time >= best) break;
+        if (time >= from) {
+          best = time;
+          bestData = d;
+          bestAt = at;
+          break;
+        }
+      }
+    };
+    const list = this.unstored.get(id);
+    if (list !== undefined) for (let i = list.length - 1; i >= 0; i--) scan(list[i]!.data);
+    const open = this.pending.get(id);
+    if (open !== undefined) scan(open.data);
+    if (bestData !== null) {
+      const d: readonly number[] = bestData;
+      out.time = best;
+      out.close0 = d[bestAt + 4]!;
+      out.close1 = d[bestAt + 8]!;
+      out.volumeUsd = d[bestAt + 9]!;
+      out.buyVolumeUsd = d[bestAt + 10]!;
+      out.txns = d[bestAt + 11]!;
+      out.buys = d[bestAt + 12]!;
+    }
+    return best;
+  }
+
+  private readonly writtenListeners: ((pool: number, interval: number, start: number) => void)[] = [];
+
+  onWritten(fn: (pool: number, interval: number, start: number) => void): void {
+    this.writtenListeners.push(fn);
+  }
+
+  /** The chunk of pool p, `interval` and `start` was written to the store outside the sink (tiers.ts freeNow). */
+  writtenNow(pool: number, interval: number, start: number): void {
+    for (const fn of this.writtenListeners) fn(pool, interval, start);
+  }
+
+  /** `chunks` are on disk: the store answers for them from now on. */
+  private stored(chunks: readonly PendingChunk[]): void {
+    for (const c of chunks) {
+      this.writtenNow(c.pool, c.interval, c.start);
+      const id = c.pool * INTERVALS.length + c.interval;
+      const list = this.unstored.get(id);
+      if (list === undefined) continue;
+      const at = list.indexOf(c);
+      if (at >= 0) list.splice(at, 1);
+      if (list.length === 0) this.unstored.delete(id);
+    }
+  }
+
+  /**
+   * Candles of pool p and `interval` that left its rings and are not on disk yet, opened in
+   * [from, to): flat as candles.ts stores them (open time, then the record), in no particular order.
+   */
+  unstoredCandles(pool: number, interval: number, from: number, to: number, out: number[]): void {
+    const id = pool * INTERVALS.length + interval;
+    const add = (c: PendingChunk) => {
+      const d = c.data;
+      for (let at = 0; at < d.length; at += CANDLE_FIELDS) {
+        const time = d[at]!;
+        if (time >= from && time < to) for (let f = 0; f < CANDLE_FIELDS; f++) out.push(d[at + f]!);
+      }
+    };
+    const list = this.unstored.get(id);
+    if (list !== undefined) for (const c of list) add(c);
+    const open = this.pending.get(id);
+    if (open !== undefined) add(open);
   }
 
   /** Copies of the candle chunks held for a later commit (a snapshot keeps them: its rings no longer do). */

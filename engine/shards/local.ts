@@ -29,11 +29,14 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   private lastSeq = 0;
 
   readonly tiers: ShardTiers;
+  /** The stored candles the writer reads (its one-minute chunk cache is dropped on a rollback). */
+  private readonly candles: LmdbCandles | null;
 
   constructor(views: EngineViews, store: Store | null = null, tiers: TierPolicy | null = null) {
     this.views = views;
     this.sink = store ? new LmdbSink(store) : null;
-    this.writer = new ShardWriter(views, this.sink, store ? new LmdbCandles(store) : null);
+    this.candles = store && this.sink ? new LmdbCandles(store, this.sink) : null;
+    this.writer = new ShardWriter(views, this.sink, this.candles);
     this.tiers = new ShardTiers(views, this.writer, this.sink, store, () => true, tiers);
     this.index = new PoolRankIndex(views, Array.from({ length: views.capacity.chains }, (_, c) => c));
     this.writer.index = this.index;
@@ -71,6 +74,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   reset(_chain: number, pools: readonly number[], tokens: readonly number[]): Promise<void> {
     this.index.beginTask();
     this.tiers.forget(pools);
+    this.candles?.forgetAll();
     resetState(this.views, pools, tokens);
     for (const p of pools) this.index.markDirty(p);
     return Promise.resolve();
@@ -79,6 +83,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   /** Copies snapshot rows of pools and tokens of a chain being rolled back. */
   restore(_chain: number, path: string, pools: readonly number[], tokens: readonly number[]): Promise<void> {
     this.index.beginTask();
+    this.candles?.forgetAll();
     restoreRows(path, this.views, pools, tokens);
     for (const p of pools) this.index.markDirty(p);
     return Promise.resolve();

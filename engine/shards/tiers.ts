@@ -18,7 +18,7 @@
  */
 import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
 import { newestCandleOpen } from '../state/read.js';
-import { createWindowSums, NEVER_CHANGES, sumWindows } from '../state/windows.js';
+import { minuteOf, windowAnchor } from '../state/windows.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
@@ -63,7 +63,6 @@ export class ShardTiers {
   private sweptAt = 0;
   private released = 0;
   private forced = 0;
-  private readonly sums = createWindowSums();
 
   constructor(
     private readonly views: EngineViews,
@@ -197,13 +196,18 @@ export class ShardTiers {
 
   /**
    * True when pool p's window figures were last re-summed, not added to, on every base: no swap
-   * since (its windows are as of a base candle after its newest). Only then does re-summing its
+   * since (their anchor moved after its last swap; the one-minute candles that left them since are
+   * taken out in the order a re-sum takes them out). Only then does re-summing its
    * stored candles when it is read give the figures it has, to the last digit: a pool goes quiet
    * only so (the sweep of its windows after its last swap makes it so; state/windows.ts).
    */
   private summed(p: number): boolean {
     const v = this.views;
-    for (let b = 0; b < WINDOW_BASES.length; b++) if (v.winAsOf[b]![p]! <= newestCandleOpen(v, p, WINDOW_BASES[b]!.base)) return false;
+    const last = minuteOf(v.lastSwapTime[p]!);
+    for (let b = 0; b < WINDOW_BASES.length; b++) {
+      const seconds = INTERVAL_SECONDS[WINDOW_BASES[b]!.base]!;
+      if (windowAnchor(v.winAsOf[b]![p]!, seconds) <= windowAnchor(last, seconds)) return false;
+    }
     return true;
   }
 
@@ -222,11 +226,7 @@ export class ShardTiers {
     const v = this.views;
     const b = v.poolBlock[p]! - 1;
     Atomics.add(v.poolSeq, p, 1);
-    for (let w = 0; w < WINDOW_BASES.length; w++) {
-      const r = v.rings[WINDOW_BASES[w]!.base]!;
-      const next = sumWindows(r, b, r.opened[p]!, v.winAsOf[w]![p]!, w, this.sums);
-      v.winNextChange[w]![p] = next === Infinity ? NEVER_CHANGES : next;
-    }
+    for (let w = 0; w < WINDOW_BASES.length; w++) v.winNextChange[w]![p] = this.writer.nextWindowChange(p, w);
     v.poolBlock[p] = 0;
     Atomics.add(v.poolSeq, p, 1);
     giveBlock(v, b);
@@ -271,6 +271,7 @@ export class ShardTiers {
     store.root.transactionSync(() => {
       for (const { key, data } of chunks.values()) store.candles.put(key, mergeChunk(store.candles.get(key), data));
     });
+    for (const { key } of chunks.values()) this.sink?.writtenNow(key[0], key[1], key[2]);
     for (const p of victims) {
       this.releasing.delete(p);
       this.release(p);

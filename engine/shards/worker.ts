@@ -52,7 +52,8 @@ const store = data.storePath ? openStore(data.storePath) : null;
 const stopping = new Int32Array(data.stopping);
 store?.writer.abandonWhen(() => Atomics.load(stopping, 0) === 1);
 const sink = store ? new LmdbSink(store) : null;
-const writer = new ShardWriter(views, sink, store ? new LmdbCandles(store) : null);
+const candles = store && sink ? new LmdbCandles(store, sink) : null;
+const writer = new ShardWriter(views, sink, candles);
 const ownsChain = (c: number) => c % data.shards === data.shard;
 const owned = Array.from({ length: views.capacity.chains }, (_, c) => c).filter(ownsChain);
 const tiers = new ShardTiers(views, writer, sink, store, ownsChain, data.tiers);
@@ -100,6 +101,7 @@ export function apply(task: ApplyTask): ApplyStats {
 export function reset(task: { readonly pools: readonly number[]; readonly tokens: readonly number[] }): void {
   index.beginTask();
   tiers.forget(task.pools);
+  candles?.forgetAll();
   resetState(views, task.pools, task.tokens);
   for (const p of task.pools) index.markDirty(p);
 }
@@ -107,6 +109,7 @@ export function reset(task: { readonly pools: readonly number[]; readonly tokens
 /** Copies the rows of a chain being rolled back from a snapshot taken before the rewritten batches. */
 export function restore(task: { readonly path: string; readonly pools: readonly number[]; readonly tokens: readonly number[] }): void {
   index.beginTask();
+  candles?.forgetAll();
   restoreRows(task.path, views, task.pools, task.tokens);
   for (const p of task.pools) index.markDirty(p);
 }

@@ -1,10 +1,13 @@
 /**
  * Shapes of the shared-memory views: candle intervals, ring lengths and rolling windows.
  *
- * Rolling window W over base interval B: the sum over candles of interval B whose open time is
- * >= floor(now / B) * B - W + B, i.e. the current (partial) B-candle and the W/B - 1 before it.
- * Its price change compares the latest price with a reference price: the close of the last
- * B-candle opened before the window, or, when there is none, the open of the first candle in it.
+ * Rolling window W, at one-minute resolution: as of minute m = floor(now / 60) * 60 (now: the chain
+ * clock), the sum over the one-minute candles whose open time is in [m - W + 60, m], i.e. the
+ * current (partial) minute and the W/60 - 1 whole minutes before it. Its price change compares the
+ * latest price with the price exactly one window ago: the close of the newest one-minute candle
+ * opened before m - W + 60, or, when there is none, the open of the oldest candle in the window.
+ * Each window is kept as candles of its base interval B (below) minus the one-minute candles of the
+ * oldest of them that have already left it (state/windows.ts).
  */
 
 export const INTERVALS = ['1m', '5m', '10m', '15m', '30m', '1h', '6h', '12h', '24h'] as const;
@@ -72,7 +75,8 @@ export const WINDOW_BASES: readonly { readonly base: Iv; readonly windows: reado
 
 for (const w of WINDOWS) {
   if (w.buckets * INTERVAL_SECONDS[w.base]! !== w.seconds) throw new Error(`window ${w.name} does not tile its base interval`);
-  if (RING_SLOTS[w.base]! < w.buckets + 1) throw new Error(`ring of ${INTERVALS[w.base]} is too short for window ${w.name}`);
+  // The window's base candles (up to buckets + 1: the oldest partly left) and the one before it (the reference).
+  if (RING_SLOTS[w.base]! < w.buckets + 2) throw new Error(`ring of ${INTERVALS[w.base]} is too short for window ${w.name}`);
 }
 
 export function intervalIndex(name: string): number {

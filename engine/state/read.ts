@@ -11,7 +11,7 @@ import { ROW_WINDOW_FIGURES, ROW_WINDOWS, type RowWindowFigure } from '../search
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
 import type { CandleRing, EngineViews } from './views.js';
-import { candleOpen, createWindowSums, loadStoredBase, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
+import { candleOpen, createWindowSums, loadStoredBase, minuteOf, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
 export const READ_TIMEOUT_MS = 20;
@@ -78,7 +78,7 @@ export interface PoolState {
   readonly winRefPrice1: Float64Array;
   /** Token 1's USD price change in percent, by the same window rule; filled only when requested. */
   readonly winPriceChange1: Float64Array;
-  /** Per window base (WINDOW_BASES order): open time of the base candle the sums are as of. */
+  /** Per window base (WINDOW_BASES order): the minute (open time) the sums are as of. */
   readonly winAsOf: Float64Array;
   /** Per window base: candles ever opened of the base interval. */
   readonly baseOpened: Float64Array;
@@ -175,7 +175,7 @@ export function readPoolRow(views: EngineViews, p: number, out: Float64Array): n
 /**
  * Copies pool p's dynamic state into `out`: its row consistently, its window figures from its ring
  * block (in the same copy) or, for a pool without one, the rest of them summed from its stored
- * candles as of the base candles its row is as of (state/windows.ts, as the writer sums them: they
+ * candles as of the minute its row is as of (state/windows.ts, as the writer sums them: they
  * never change while it holds no block). With `token1Changes`, also token 1's price change per
  * window (the rule of layout.ts, as the writer applies it to token 0). Returns false when no
  * consistent copy was obtained.
@@ -240,8 +240,9 @@ let quietScratch: { readonly rings: CandleRing[]; readonly sums: ReturnType<type
 
 /**
  * The window figures of a pool without a ring block beyond its row's: its stored candles summed as
- * of the row's base candles (they are the candles it had when it let its block go, and those never
- * change; a later swap opens later ones, past the newest this copy knows of).
+ * of the row's minute (base candles less the one-minute candles that left; they are the candles it
+ * had when it let its block go, and those never change; a later swap opens later ones, past the
+ * newest this copy knows of).
  */
 function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigures): void {
   quietScratch ??= { rings: createScratchRings(), sums: createWindowSums() };
@@ -258,7 +259,7 @@ function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigur
       const stored = v.storedCandles;
       if (stored === null) throw new Error('a pool without a ring block is read, but no stored candles were given (useStoredCandles)');
       loadStoredBase(stored, rings[base]!, p, base, n, candleOpen(out.lastSwapTime, base));
-      sumWindows(rings[base]!, 0, n, asOf, b, sums);
+      sumWindows(rings[base]!, 0, n, asOf, b, sums, stored, p, minuteOf(out.lastSwapTime));
     }
     const notSummed = none ? 0 : NaN;
     const emptySum = none || figures === 'sums' ? 0 : NaN;

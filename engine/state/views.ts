@@ -209,11 +209,11 @@ export class EngineViews {
   readonly winPriceChange: readonly (Float64Array | undefined)[];
   /** The three row window figures by name (figures.ts). */
   readonly rowWindow: Readonly<Record<RowWindowFigure, readonly (Float64Array | undefined)[]>>;
-  /** Per window base (WINDOW_BASES order): open time of the base candle the window figures are as of (0: never summed). */
+  /** Per window base (WINDOW_BASES order): the minute (open time) the window figures are as of (0: never summed). */
   readonly winAsOf: readonly Uint32Array[];
   /**
-   * Per window base, for a pool without a ring block: the base candle open at which a candle next
-   * leaves one of its windows (windows.ts NEVER_CHANGES when none holds one; 0 not known, after a
+   * Per window base, for a pool without a ring block: the minute at which a one-minute candle next
+   * leaves one of its windows (or a window's anchor moves past a candle: windows.ts) (windows.ts NEVER_CHANGES when none holds one; 0 not known, after a
    * start). Until then its window figures cannot change but for its price. Meaningless while the
    * pool holds a block: set when it gives the block back.
    */
@@ -223,7 +223,8 @@ export class EngineViews {
   /**
    * Everything a trading pool keeps its windows current with, in its ring block b: the sums, token 0's
    * and token 1's reference prices and token 0's price changes. Written by the owning shard only while
-   * the pool holds the block: set by re-summing its rings when it takes the block, added to per swap.
+   * the pool holds the block: set by re-summing its rings when it takes the block, added to per swap,
+   * and taken from as one-minute candles leave the windows (blockLeave*; state/windows.ts).
    * A pool without a block has none: its window figures beyond the row's are summed from its stored
    * candles when read (read.ts).
    */
@@ -234,6 +235,19 @@ export class EngineViews {
   readonly blockWinPriceChange: Float64Array;
   readonly blockWinRefPrice: Float64Array;
   readonly blockWinRefPrice1: Float64Array;
+  /**
+   * Per window of a pool holding a block: the next one-minute candle to leave it (its open time,
+   * Infinity when none will before the window's anchor moves; windows.ts), with what leaving
+   * subtracts and its closes. Found when the previous one left (or the anchor moved), from the ring,
+   * the candles waiting to be stored or the store, so each stored candle is read once per window.
+   */
+  readonly blockLeaveTime: Float64Array;
+  readonly blockLeaveVolumeUsd: Float64Array;
+  readonly blockLeaveBuyVolumeUsd: Float64Array;
+  readonly blockLeaveTxns: Float64Array;
+  readonly blockLeaveBuys: Float64Array;
+  readonly blockLeaveClose0: Float64Array;
+  readonly blockLeaveClose1: Float64Array;
 
   // ---- candle rings per interval (writer: owning shard; guarded by poolSeq) ----
   readonly rings: readonly CandleRing[];
@@ -367,6 +381,13 @@ export class EngineViews {
     this.blockWinPriceChange = perBlock('priceChange');
     this.blockWinRefPrice = perBlock('refPrice');
     this.blockWinRefPrice1 = perBlock('refPrice1');
+    this.blockLeaveTime = perBlock('leave.time');
+    this.blockLeaveVolumeUsd = perBlock('leave.volumeUsd');
+    this.blockLeaveBuyVolumeUsd = perBlock('leave.buyVolumeUsd');
+    this.blockLeaveTxns = perBlock('leave.txns');
+    this.blockLeaveBuys = perBlock('leave.buys');
+    this.blockLeaveClose0 = perBlock('leave.close0');
+    this.blockLeaveClose1 = perBlock('leave.close1');
 
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;

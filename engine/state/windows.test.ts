@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Iv, WINDOWS, WINDOW_BASES, Win } from './layout.js';
 import { createScratchRings } from './read.js';
-import { createWindowSums, sumWindows, windowsEmpty } from './windows.js';
+import { createLeavingCandle, createWindowSums, sumWindows, windowsEmpty, type LeavingCandle, type StoredCandles } from './windows.js';
 
 /** Candle k (of n) of a one-row ring at its slot, the way the shard writer lays it out. */
 function put(r: ReturnType<typeof createScratchRings>[number], k: number, time: number, o1: number, c1: number, volume: number, buy: boolean): void {
@@ -63,5 +63,61 @@ describe('sumWindows', () => {
     const D1 = WINDOW_BASES.findIndex((b) => b.base === Iv.H24);
     expect(windowsEmpty(D1, 86_400 * 20_000 + 29 * 86_400, 86_400 * 20_000 + 5)).toBe(false);
     expect(windowsEmpty(D1, 86_400 * 20_000 + 30 * 86_400, 86_400 * 20_000 + 5)).toBe(true);
+  });
+
+  it('takes out of a window the one-minute candles of its oldest base candle that have left it, oldest first, to the minute', () => {
+    const M5 = WINDOW_BASES.findIndex((b) => b.base === Iv.M5);
+    expect(WINDOWS[Win.M15]!.base).toBe(Iv.M5);
+    const X = 1_700_000_100; // on a 5 m boundary
+    const r = createScratchRings()[Iv.M5]!;
+    // 5 m candles at X - 1200 (before), X - 900 (three swaps, one a minute at X - 900, X - 780, X - 720) and X.
+    put(r, 0, X - 1200, 13, 14, 50, false);
+    put(r, 1, X - 900, 20, 26, 7, true);
+    r.txns[1] = 3;
+    r.buys[1] = 3;
+    put(r, 2, X, 30, 32, 8, false);
+    const minutes: [number, number, number][] = [
+      [X - 900, 1, 22],
+      [X - 780, 2, 24],
+      [X - 720, 4, 26],
+    ];
+    let reads = 0;
+    const stored: StoredCandles = {
+      loadNewest: () => 0,
+      firstMinute(pool, from, to, out) {
+        let found = false;
+        this.minutes(pool, from, to, (c) => {
+          Object.assign(out, c);
+          found = true;
+          return false;
+        });
+        return found;
+      },
+      minutes(pool, from, to, visit) {
+        const c: LeavingCandle = createLeavingCandle();
+        for (const [time, volume, close1] of minutes) {
+          if (time < from || time >= to) continue;
+          reads++;
+          Object.assign(c, { time, volumeUsd: volume, buyVolumeUsd: volume, txns: 1, buys: 1, close0: close1 / 2, close1 });
+          if (!visit(c)) return;
+        }
+      },
+    };
+    const s = createWindowSums();
+    // 2 minutes into the 5 m candle at X: the 15 m window is [X - 720, X + 120], the minutes at X - 900 and X - 780 have left.
+    const m = X + 120;
+    const next = sumWindows(r, 0, 3, m, M5, s, stored, 7, m);
+    expect([s.volumeUsd[Win.M15], s.txns[Win.M15], s.buys[Win.M15], s.buyVolumeUsd[Win.M15]]).toEqual([12, 2, 1, 4]);
+    // One window ago: the close of the newest minute before it (X - 780), not of the 5 m candle before (X - 1200).
+    expect([s.refPrice1[Win.M15], s.refPrice[Win.M15]]).toEqual([24, 12]);
+    // The minute at X - 720 leaves first (the 30 m and 1 h windows hold the X - 1200 candle until their anchors move).
+    expect(next).toBe(X - 720 + 900);
+    expect(reads).toBeGreaterThan(0);
+    // Without the stored minutes (a ring block's windows: the writer takes them out as they leave) the base candles' sums.
+    sumWindows(r, 0, 3, m, M5, s);
+    expect([s.volumeUsd[Win.M15], s.txns[Win.M15], s.refPrice1[Win.M15]]).toEqual([15, 4, 14]);
+    // At the last minute of the 5 m candle at X the anchor has moved: the window is the base candles at X - 600 .. X, nothing to take out.
+    sumWindows(r, 0, 3, X + 240, M5, s, stored, 7, X + 240);
+    expect([s.volumeUsd[Win.M15], s.txns[Win.M15], s.refPrice1[Win.M15]]).toEqual([8, 1, 26]);
   });
 });

@@ -4,17 +4,75 @@
  * fills a quiet pool's other window figures with when they are read (read.ts). Summing the same
  * candles in the same order gives the same figures to the last digit, wherever they come from.
  *
- * The rule (layout.ts): window w on base B as of base candle `current` sums the candles opened in
- * [current - (buckets - 1) * B, current]; its reference price is the close of the newest candle
- * opened before that, else the open of the oldest candle in it.
+ * The rule (layout.ts), at one-minute resolution: window w (W seconds) as of minute m (the open of
+ * the current minute) covers the one-minute candles opened in [S, m], S = m + 60 - W. It is summed
+ * as the candles of its base interval B opened in [A - W, m], A = floor_B(m + 60) (the window's
+ * anchor: it moves once per B, at the last minute of a base candle), minus the one-minute candles
+ * of the base candle A - W opened before S, which have already left the window: those are
+ * subtracted one at a time, oldest first (`leaveCandle`), by the writer as they leave (apply.ts)
+ * and here when a pool's windows are summed from its stored candles. Its reference price is the
+ * close of the newest one-minute candle opened before S: the newest of those that left, else the
+ * close of the newest base candle opened before A - W, else the open of the oldest candle in it.
  */
 import { INTERVAL_SECONDS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import type { CandleRing } from './views.js';
 
+/** Seconds of the windows' resolution: a window moves on by one-minute candles. */
+export const MINUTE_S = 60;
+
+/** A one-minute candle leaving a window: what is subtracted, and its closes (the new reference prices). */
+export interface LeavingCandle {
+  time: number;
+  volumeUsd: number;
+  buyVolumeUsd: number;
+  txns: number;
+  buys: number;
+  close0: number;
+  close1: number;
+}
+
+export function createLeavingCandle(): LeavingCandle {
+  return { time: 0, volumeUsd: 0, buyVolumeUsd: 0, txns: 0, buys: 0, close0: 0, close1: 0 };
+}
+
 /**
- * Where a pool's stored candles come from (LMDB in the service, shards/stored-candles.ts). Only pools
- * whose candles are all stored give their ring block back, so a quiet pool's newest candles are there.
+ * Takes candle `c` out of the window sums at index i of the given columns (a ring block's window
+ * columns or a WindowSums): counts exactly, volumes clamped to exactly 0 once no swap is left, and
+ * the candle's closes become the reference prices (it is the newest candle opened before the window).
  */
+export function leaveCandle(
+  volumeUsd: Float64Array,
+  buyVolumeUsd: Float64Array,
+  txns: Float64Array,
+  buys: Float64Array,
+  refPrice: Float64Array,
+  refPrice1: Float64Array,
+  i: number,
+  c: LeavingCandle,
+): void {
+  const t = txns[i]! - c.txns;
+  const b = buys[i]! - c.buys;
+  txns[i] = t;
+  buys[i] = b;
+  const vol = volumeUsd[i]! - c.volumeUsd;
+  volumeUsd[i] = t > 0 && vol > 0 ? vol : 0;
+  const buyVol = buyVolumeUsd[i]! - c.buyVolumeUsd;
+  buyVolumeUsd[i] = b > 0 && buyVol > 0 ? buyVol : 0;
+  refPrice[i] = c.close0;
+  refPrice1[i] = c.close1;
+}
+
+/** The anchor of windows on base interval `baseSeconds` as of minute m: floor_B(m + 60) (module comment). */
+export function windowAnchor(m: number, baseSeconds: number): number {
+  const t = m + MINUTE_S;
+  return t - (t % baseSeconds);
+}
+
+/** Open of the minute time t falls in. */
+export function minuteOf(t: number): number {
+  return t - (t % MINUTE_S);
+}
+
 export interface StoredCandles {
   /**
    * Pool p's newest `count` stored candles of `interval` opening at or before `upTo`, oldest first,
@@ -22,6 +80,13 @@ export interface StoredCandles {
    * Returns how many were found. (The store may hold later candles: a replay behind a run that went further.)
    */
   loadNewest(pool: number, interval: number, count: number, opened: number, upTo: number, ring: CandleRing, row: number): number;
+  /**
+   * Pool p's stored one-minute candles opened in [from, to), oldest first, each handed to `visit`
+   * (the same object, refilled), until it returns false.
+   */
+  minutes(pool: number, from: number, to: number, visit: (c: LeavingCandle) => boolean): void;
+  /** The first of those (into `out`): false when there is none. */
+  firstMinute(pool: number, from: number, to: number, out: LeavingCandle): boolean;
 }
 
 /** `winNextChange` of a quiet pool none of whose windows on that base holds a candle: its figures there never change. */
@@ -52,12 +117,12 @@ export function priceChange(price: number, ref: number): number {
 const LONGEST_WINDOW_S: readonly number[] = WINDOW_BASES.map(({ windows }) => Math.max(...windows.map((w) => WINDOWS[w]!.seconds)));
 
 /**
- * True when, as of base candle `asOf`, no window on base b holds a candle of a pool whose last swap
- * was at `lastSwapTime`: its newest candle is older than the longest window. Its sums there are zero
- * and stay so, its references are its newest candle's, until it swaps again (no candle need be read).
+ * True when, as of minute `asOf`, no window on base b holds a candle of a pool whose last swap was
+ * at `lastSwapTime`: its newest one-minute candle left the longest window. Its sums there are zero
+ * and stay so, its references are its newest candle's closes, until it swaps again (no candle need be read).
  */
 export function windowsEmpty(b: number, asOf: number, lastSwapTime: number): boolean {
-  return asOf >= candleOpen(lastSwapTime, WINDOW_BASES[b]!.base) + LONGEST_WINDOW_S[b]!;
+  return asOf >= minuteOf(lastSwapTime) + LONGEST_WINDOW_S[b]!;
 }
 
 /** Open time of the candle of `interval` that time `t` falls in. */
@@ -66,19 +131,35 @@ export function candleOpen(t: number, interval: number): number {
 }
 
 /**
- * Sums the windows on base `b` as of the base candle opening at `current` from ring `r` row `row`,
- * which holds the newest min(n, slots) of the n candles ever opened; writes them into `out`.
- * Returns the base candle open at which a candle next leaves one of those windows (Infinity when
- * none holds one): until then, with no new candle, re-summing gives the same figures.
+ * Sums the windows on base `b` as of minute m from ring `r` row `row` (the base interval's candles:
+ * it holds the newest min(n, slots) of the n ever opened) and writes them into `out` (module
+ * comment). With `minutes`, the one-minute candles of pool `pool` that left each window are
+ * subtracted from it, oldest first (none opened after `newestMinute`, the pool's newest); without (a ring block's windows: the writer takes them out
+ * itself, as they leave) the sums are the base candles' and the references theirs.
+ * Returns the minute at which, with no new candle, the figures next change (Infinity: never): a
+ * one-minute candle leaves a window, or its anchor moves past a base candle in it.
  */
-export function sumWindows(r: CandleRing, row: number, n: number, current: number, b: number, out: WindowSums): number {
+export function sumWindows(
+  r: CandleRing,
+  row: number,
+  n: number,
+  m: number,
+  b: number,
+  out: WindowSums,
+  minutes: StoredCandles | null = null,
+  pool = 0,
+  newestMinute = Infinity,
+): number {
   const windows = WINDOW_BASES[b]!.windows;
   const R = r.slots;
+  const B = r.seconds;
+  const A = windowAnchor(m, B);
   const kept = n < R ? n : R;
   let next = Infinity;
   for (let j = 0; j < windows.length; j++) {
     const w = windows[j]!;
-    const start = current - (WINDOWS[w]!.buckets - 1) * r.seconds;
+    const W = WINDOWS[w]!.seconds;
+    const start = A - W;
     let oldest = Infinity;
     let vol = 0;
     let buyVol = 0;
@@ -94,7 +175,7 @@ export function sumWindows(r: CandleRing, row: number, n: number, current: numbe
         ref1 = r.close1[slot]!;
         break;
       }
-      if (time <= current) {
+      if (time <= m) {
         vol += r.volumeUsd[slot]!;
         buyVol += r.buyVolumeUsd[slot]!;
         txns += r.txns[slot]!;
@@ -105,15 +186,33 @@ export function sumWindows(r: CandleRing, row: number, n: number, current: numbe
         oldest = time;
       }
     }
-    // The oldest candle in the window leaves it once the window starts after it.
-    const leaves = oldest + WINDOWS[w]!.buckets * r.seconds;
-    if (leaves < next) next = leaves;
     out.volumeUsd[w] = vol;
     out.buyVolumeUsd[w] = buyVol;
     out.txns[w] = txns;
     out.buys[w] = buys;
     out.refPrice[w] = ref;
     out.refPrice1[w] = ref1;
+    let leaves: number;
+    if (oldest === Infinity) leaves = Infinity;
+    else if (oldest === start) {
+      // The base candle the window starts in: its one-minute candles leave one by one, and it is gone when the anchor moves.
+      leaves = A + B - MINUTE_S;
+      if (B > MINUTE_S && minutes !== null) {
+        const S = m + MINUTE_S - W;
+        let first = Infinity;
+        const to = start + B < newestMinute + MINUTE_S ? start + B : newestMinute + MINUTE_S;
+        minutes.minutes(pool, start, to, (c) => {
+          if (c.time >= S) {
+            first = c.time + W;
+            return false;
+          }
+          leaveCandle(out.volumeUsd, out.buyVolumeUsd, out.txns, out.buys, out.refPrice, out.refPrice1, w, c);
+          return true;
+        });
+        if (first < leaves) leaves = first;
+      }
+    } else leaves = oldest + W - MINUTE_S; // the anchor reaches it: from then on its minutes leave
+    if (leaves < next) next = leaves;
   }
   return next;
 }

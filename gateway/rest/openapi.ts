@@ -10,10 +10,23 @@ import { indicatorsQuery, poolTransactionsQuery, tokenOhlcvQuery } from './schem
 import { globalSearchQuery, globalTokenSearchQuery, tokenSearchQuery } from './schemas-search.js';
 import { eventPayloads, STREAM_OPERATIONS } from '../streams/schemas.js';
 
+/**
+ * The rule every window figure follows (engine/state/layout.ts): resolution one minute, on the chain's clock.
+ */
+export const WINDOW_RULE =
+  'Window figures (5m, 15m, 30m, 1h, 6h, 24h, 48h, 7d, 30d) roll at a resolution of one minute. With now the ' +
+  "chain's clock (the newest event time applied on the pool's network) and m = floor(now / 60) * 60 the open " +
+  'of the current minute, window W sums the one-minute candles whose open time is in [m - W + 60, m]: the ' +
+  'current partial minute and the W/60 - 1 whole minutes before it. Its price change compares the current ' +
+  'price with the price exactly one window ago: the close of the newest one-minute candle opened before ' +
+  'm - W + 60, or, when there is none, the open of the oldest candle in the window.';
+
 interface Operation {
   readonly path: string;
   readonly operationId: string;
   readonly summary: string;
+  /** Longer text, when the summary is not enough. */
+  readonly description?: string;
   readonly query?: z.ZodObject;
   readonly errors: readonly ErrorCode[];
 }
@@ -23,11 +36,19 @@ const ROUTES: readonly Operation[] = [
   { path: '/networks', operationId: 'getNetworks', summary: 'Networks with 24 h volume, transactions and pool counts.', errors: [] },
   { path: '/stats', operationId: 'getStats', summary: 'Counts of networks, DEX factories, pools and tokens.', errors: [] },
   { path: '/networks/{network}/dexes', operationId: 'getNetworkDexes', summary: 'DEXes of a network by 24 h volume, paged.', query: dexListQuery, errors: ['invalid_parameter', 'not_found'] },
-  { path: '/pools/search', operationId: 'searchPools', summary: 'Pools of every network (or those in chains), ordered, with a cursor.', query: globalPoolSearchQuery, errors: ['invalid_parameter'] },
+  {
+    path: '/pools/search',
+    operationId: 'searchPools',
+    summary: 'Pools of every network (or those in chains), ordered, with a cursor.',
+    description: WINDOW_RULE,
+    query: globalPoolSearchQuery,
+    errors: ['invalid_parameter'],
+  },
   {
     path: '/networks/{network}/pools/search',
     operationId: 'searchNetworkPools',
     summary: 'Pools of a network, ordered, with a cursor.',
+    description: WINDOW_RULE,
     query: poolSearchQuery,
     errors: ['invalid_parameter', 'not_found'],
   },
@@ -35,6 +56,7 @@ const ROUTES: readonly Operation[] = [
     path: '/networks/{network}/pools/{pool_address}',
     operationId: 'getPoolDetails',
     summary: 'A pool: tokens, prices, reserves, liquidity and window figures.',
+    description: WINDOW_RULE,
     query: poolDetailsQuery,
     errors: ['invalid_parameter', 'not_found'],
   },
@@ -86,6 +108,7 @@ const ROUTES: readonly Operation[] = [
     path: '/networks/{network}/tokens/{token_address}',
     operationId: 'getTokenDetails',
     summary: "A token's price, fdv, supply and window figures over its pools.",
+    description: WINDOW_RULE,
     errors: ['not_found'],
   },
   {
@@ -191,13 +214,13 @@ export function openApiDocument(version: string): unknown {
     for (const code of r.errors) {
       responses[String(ERROR_CODES[code].status)] = { description: code, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }
-    paths[r.path] = { get: { operationId: r.operationId, summary: r.summary, parameters: [...pathParams, ...(r.query ? queryParameters(r.query) : [])], responses } };
+    paths[r.path] = { get: { operationId: r.operationId, summary: r.summary, ...(r.description ? { description: r.description } : {}), parameters: [...pathParams, ...(r.query ? queryParameters(r.query) : [])], responses } };
   }
   const schemas: Record<string, unknown> = { Error: ERROR_BODY };
   streamPaths(paths as Record<string, Record<string, unknown>>, schemas);
   return {
     openapi: '3.1.0',
-    info: { title: 'dexdata', version, description: 'DEX market data: networks, DEXes, pools, tokens, prices and candles, and live streams (SSE) on the stream hosts.' },
+    info: { title: 'dexdata', version, description: `DEX market data: networks, DEXes, pools, tokens, prices and candles, and live streams (SSE) on the stream hosts. ${WINDOW_RULE}` },
     paths,
     components: { schemas },
   };

@@ -1,6 +1,6 @@
 /**
  * A deliberately plain reference model of the engine, written from the documented rules (layout.ts
- * window definition, the README's routing rule) with bigints, Maps and no shared memory.
+ * one-minute window definition, the README's routing rule) with bigints, Maps and no shared memory.
  * Tests replay the durable event log through it and compare with the engine's views.
  */
 import type { DecodedEvent } from '../../engine/events/codec.js';
@@ -213,12 +213,16 @@ export class ReferenceModel {
     return Number(x) / 10 ** decimals;
   }
 
-  /** Sums and price change of window (seconds, base interval index) for pool `id` at clock `now`. */
-  window(id: number, seconds: number, base: number, now: number) {
+  /**
+   * Sums and price change of the window of `seconds` for pool `id` at clock `now`, at one-minute
+   * resolution: the 1 m candles opened in [m - seconds + 60, m], m the open of now's minute; the
+   * reference is the close of the newest 1 m candle opened before that, else the open of the oldest
+   * one in it. (`_base`, the engine's base interval for the window, plays no part in the rule.)
+   */
+  window(id: number, seconds: number, _base: number, now: number) {
     const p = this.pools.get(id)!;
-    const sec = IVS[base]!;
-    const current = now - (now % sec);
-    const start = current - seconds + sec;
+    const current = now - (now % 60);
+    const start = current - seconds + 60;
     let volumeUsd = 0;
     let buyVolumeUsd = 0;
     let txns = 0;
@@ -227,7 +231,7 @@ export class ReferenceModel {
     let firstTime = Infinity;
     let lastBefore: RefCandle | null = null;
     let lastBeforeTime = -Infinity;
-    for (const [t, c] of p.candles[base]!) {
+    for (const [t, c] of p.candles[0]!) {
       if (t >= start && t <= current) {
         volumeUsd += c.volumeUsd;
         buyVolumeUsd += c.buyVolumeUsd;
