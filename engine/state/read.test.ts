@@ -59,6 +59,7 @@ describe('readPool', () => {
     v.blockWinTxns[b * WINDOW_COUNT + Win.H24] = 9;
     v.blockWinBuys[b * WINDOW_COUNT + Win.M5] = 4;
     v.blockWinPriceChange[b * WINDOW_COUNT + Win.M30] = -2.5;
+    v.blockWinRefPrice[b * WINDOW_COUNT + Win.M30] = 2400;
     v.blockWinRefPrice1[b * WINDOW_COUNT + Win.H1] = 1000;
     v.winAsOf[2]![p] = 1_699_999_200;
 
@@ -71,9 +72,10 @@ describe('readPool', () => {
     expect(out.winVolumeUsd[Win.H24]).toBe(1234.5);
     expect(out.winTxns[Win.H24]).toBe(9);
     expect(out.winBuys[Win.M5]).toBe(4);
-    expect(out.winPriceChange[Win.M30]).toBe(-2.5);
-    // Price changes are as of the pool's last event: token 1 at 1800 against 1000.
-    expect(out.winPriceChange1[Win.H1]).toBe(80);
+    // Price changes compare the price as it stands (the block's own change was as of the last event):
+    // token 0 at 3000 against 2400, token 1 at 2000 against 1000.
+    expect(out.winPriceChange[Win.M30]).toBe(25);
+    expect(out.winPriceChange1[Win.H1]).toBe(100);
     expect(out.winAsOf[2]).toBe(1_699_999_200);
   });
 

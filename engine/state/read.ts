@@ -185,8 +185,16 @@ export function readPool(views: EngineViews, p: number, out: PoolState, token1Ch
   if (s < 0) return false;
   out.seq = s;
   if (out.block < 0) fillQuiet(views, p, out, token1Changes ? 'all' : figures);
-  // Price changes are as of the pool's last event, as the writer keeps the row's and its block's.
-  if (token1Changes) for (let w = 0; w < WINDOW_COUNT; w++) out.winPriceChange1[w] = priceChange(views.priceUsd1[p]!, out.winRefPrice1[w]!);
+  // With every reference price at hand (a hot pool's block, or all its stored candles summed), the
+  // price changes compare the price as it stands now, which follows the tokens' routes; the row's
+  // alone (search) are as of the pool's last event.
+  if (out.block >= 0 || figures === 'all' || token1Changes) {
+    for (let w = 0; w < WINDOW_COUNT; w++) {
+      const ref = out.winRefPrice[w]!;
+      if (ref > 0) out.winPriceChange[w] = priceChange(out.priceUsd0, ref);
+    }
+  }
+  if (token1Changes) for (let w = 0; w < WINDOW_COUNT; w++) out.winPriceChange1[w] = priceChange(out.priceUsd1, out.winRefPrice1[w]!);
   return true;
 }
 
