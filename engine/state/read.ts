@@ -156,9 +156,9 @@ function copyRow(v: EngineViews, p: number, out: Float64Array): void {
   out[ROW.volumeUsd24h] = v.winVolumeUsd[Win.H24]![p]!;
   out[ROW.volumeUsd7d] = v.winVolumeUsd[Win.D7]![p]!;
   out[ROW.volumeUsd30d] = v.winVolumeUsd[Win.D30]![p]!;
-  poolPricesUsd(v, p, usdScratch);
-  out[ROW.liquidityUsd] = usdScratch[2]!;
-  out[ROW.priceUsd] = usdScratch[0]!;
+  // A search row keeps the figures of the pool's last event: the rank index orders by those.
+  out[ROW.liquidityUsd] = v.liquidityUsd[p]!;
+  out[ROW.priceUsd] = v.priceUsd0[p]!;
   out[ROW.txns24h] = v.winTxns[Win.H24]![p]!;
   out[ROW.priceChange24h] = v.winPriceChange[Win.H24]![p]!;
   out[ROW.priceChange48h] = v.winPriceChange[Win.H48]![p]!;

@@ -203,10 +203,9 @@ export function createPoolSearch(ctx: ServeContext, statics: PoolStatics): PoolS
   const cachedSeq: number[] = [];
   let cachedCount = 0;
   function rowBytes(p: number): Buffer {
-    // A row's USD figures follow its tokens' routes: the version counts theirs too.
-    const seq = ctx.read.poolFiguresVersion(p);
+    const seq = ctx.read.poolVersion(p);
     const hit = cachedRows[p];
-    if (hit !== undefined && cachedSeq[p] === seq && seq >= 0) return hit;
+    if (hit !== undefined && cachedSeq[p] === seq && (seq & 1) === 0) return hit;
     const version = ctx.read.readPoolRow(p, row);
     if (version < 0) throw new Error(`pool ${p} state did not settle`);
     const st = statics.get(p);
