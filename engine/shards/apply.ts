@@ -491,15 +491,19 @@ export class ShardWriter {
   private offerRoute(tk: number, via: number, p: number, price: number, hopLiquidityUsd: number, t: number, swapped: boolean): void {
     const v = this.v;
     if (!routeAllowed(v.tokenRole[tk]!, v.tokenRole[via]!) || !(price > 0) || !Number.isFinite(price)) return;
-    if (!routeReaches(v, via, tk, MAX_ROUTE_HOPS - 1)) return;
     const viaWeakest = v.tokenRole[via] === 0 ? Infinity : v.tokenRouteLiquidityUsd[via]!;
     const weakest = hopLiquidityUsd < viaWeakest ? hopLiquidityUsd : viaWeakest;
     const current = v.tokenRoutePool[tk]! - 1;
-    if (current >= 0 && current !== p) {
-      const fresh = (swapped || !this.stalePool(p, t)) && weakest >= MIN_ROUTE_LIQUIDITY_USD;
-      const held = v.tokenRouteLiquidityUsd[tk]!;
-      const currentFresh = !this.stalePool(current, t) && held >= MIN_ROUTE_LIQUIDITY_USD;
-      if (fresh !== currentFresh ? !fresh : weakest <= held) return;
+    if (current !== p) {
+      if (current >= 0) {
+        const fresh = (swapped || !this.stalePool(p, t)) && weakest >= MIN_ROUTE_LIQUIDITY_USD;
+        const held = v.tokenRouteLiquidityUsd[tk]!;
+        const currentFresh = !this.stalePool(current, t) && held >= MIN_ROUTE_LIQUIDITY_USD;
+        if (fresh !== currentFresh ? !fresh : weakest <= held) return;
+      }
+      // Checked last, and only for a new route: the one in force was checked when it was taken, and
+      // no route taken since can pass through tk (so the graph has stayed free of cycles).
+      if (!routeReaches(v, via, tk, MAX_ROUTE_HOPS - 1)) return;
     }
     Atomics.add(v.tokenSeq, tk, 1);
     v.tokenPriceUsd[tk] = price;

@@ -275,12 +275,15 @@ export class ReferenceModel {
     const t = this.tokens.get(tk)!;
     const v = this.tokens.get(via)!;
     if (!routeAllowed(t.role, v.role) || !(price > 0) || !Number.isFinite(price)) return;
-    if (!this.reaches(via, tk, MAX_HOPS - 1)) return;
     const weakest = Math.min(hopLiq, v.role === 0 ? Infinity : v.routeLiq);
-    if (t.routePool >= 0 && t.routePool !== pool.id) {
-      const fresh = !this.stale(pool, now) && weakest >= MIN_LIQ;
-      const currentFresh = !this.stale(this.pools.get(t.routePool)!, now) && t.routeLiq >= MIN_LIQ;
-      if (fresh !== currentFresh ? !fresh : weakest <= t.routeLiq) return;
+    // The route in force takes its pool's new figures; another must win, and reach a stablecoin.
+    if (t.routePool !== pool.id) {
+      if (t.routePool >= 0) {
+        const fresh = !this.stale(pool, now) && weakest >= MIN_LIQ;
+        const currentFresh = !this.stale(this.pools.get(t.routePool)!, now) && t.routeLiq >= MIN_LIQ;
+        if (fresh !== currentFresh ? !fresh : weakest <= t.routeLiq) return;
+      }
+      if (!this.reaches(via, tk, MAX_HOPS - 1)) return;
     }
     Object.assign(t, { price, routePool: pool.id, routeLiq: weakest });
   }
