@@ -241,7 +241,9 @@ export class ReferenceModel {
       } else if (t < start && t > lastBeforeTime) (lastBeforeTime = t), (lastBefore = c);
     }
     const ref = lastBefore ? lastBefore.close0 : firstInWindow ? firstInWindow.open0 : 0;
-    return { volumeUsd, buyVolumeUsd, txns, buys, priceChange: ref > 0 ? (p.p0 / ref - 1) * 100 : 0 };
+    // The price now (through its tokens' routes as they stand) against the price one window ago.
+    const now0 = this.poolPrices(p)[0];
+    return { volumeUsd, buyVolumeUsd, txns, buys, priceChange: ref > 0 ? (now0 / ref - 1) * 100 : 0 };
   }
 
   /** Token tk's USD price through its route as it stands now. */
@@ -299,16 +301,24 @@ export class ReferenceModel {
       const pa = this.price(p.t0);
       if (a.routePool !== p.id && pa > 0) this.offer(p.t1, p.t0, p, pa / p.ratio, 2 * n0 * pa, now);
     }
+    const [p0, p1, base1] = this.poolPrices(p);
+    p.p0 = p0;
+    p.p1 = p1;
+    return base1;
+  }
+
+  /** Pool p's USD prices of token 0 and 1 from its tokens' routes as they stand, and whether token 1 is its base. */
+  poolPrices(p: RefPool): [number, number, boolean] {
+    const a = this.tokens.get(p.t0)!;
+    const b = this.tokens.get(p.t1)!;
     const r0 = rank(a.role);
     const r1 = rank(b.role);
     const base1 = r1 < r0 || (r1 === r0 && b.routePool !== p.id && (a.routePool === p.id || b.routeLiq >= a.routeLiq));
     if (base1) {
-      p.p1 = this.price(p.t1);
-      p.p0 = p.ratio * p.p1;
-    } else {
-      p.p0 = this.price(p.t0);
-      p.p1 = p.ratio > 0 ? p.p0 / p.ratio : 0;
+      const p1 = this.price(p.t1);
+      return [p.ratio * p1, p1, true];
     }
-    return base1;
+    const p0 = this.price(p.t0);
+    return [p0, p.ratio > 0 ? p0 / p.ratio : 0, false];
   }
 }
