@@ -5,69 +5,15 @@
  * Every pool's details, OHLCV at every interval and indicators, fetched over HTTP from each engine's
  * gateway, must be the same bytes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type * as EngineModule from '../engine/engine.js';
-import type { Engine } from '../engine/engine.js';
 import { INTERVALS } from '../engine/state/layout.js';
-import { createSimulator } from '../engine/sources/simulator/index.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
+import { CAPACITY, engineSides, GENESIS, HOUR } from './support/engine-sides.js';
 import { settle } from './support/settle.js';
 
-// The compiled engine (npm test builds first): its shard threads load their compiled entry.
-const { startEngine } = (await import('../dist/engine/engine.js' as string)) as typeof EngineModule;
+const sides = engineSides('dexdata-tiers-');
+const side = sides.side;
 
-const HOUR = 3600;
-const GENESIS = 1_767_225_600; // 2026-01-01T00:00:00Z
-const SIM = { seed: 23, pools: 400, genesisTime: GENESIS, swapsPerSecond: 0.3, newPoolsPerHour: 2 };
-const CAPACITY = { pools: 4096, tokens: 4096, chains: 16, blocks: 4096 };
-const dirs: string[] = [];
-const stops: (() => Promise<unknown>)[] = [];
-
-afterAll(async () => {
-  for (const stop of stops.reverse()) await stop().catch(() => undefined);
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-interface Side {
-  readonly engine: Engine;
-  readonly gateway: Gateway;
-  get(path: string): Promise<{ status: number; body: string }>;
-}
-
-async function side(clock: { now: number }, quietAfterSeconds: number | null): Promise<Side> {
-  const dir = mkdtempSync(join(tmpdir(), 'dexdata-tiers-'));
-  dirs.push(dir);
-  const engine = await startEngine({
-    dataDir: dir,
-    shards: 2,
-    capacity: CAPACITY,
-    source: createSimulator(SIM),
-    now: () => clock.now,
-    catchUpStepSeconds: HOUR,
-    liveTickMs: 20,
-    sweepIntervalMs: 50,
-    snapshots: null,
-    tiers: quietAfterSeconds === null ? null : { quietAfterSeconds },
-  });
-  stops.push(() => engine.stop());
-  await engine.caughtUp;
-  const gateway = await startGateway(
-    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now: () => clock.now, swaps: engine.shards.swapFeed },
-    { host: '127.0.0.1', port: 0 },
-  );
-  stops.push(() => gateway.close());
-  return {
-    engine,
-    gateway,
-    async get(path) {
-      const res = await fetch(`http://127.0.0.1:${gateway.port}${path}`);
-      return { status: res.status, body: await res.text() };
-    },
-  };
-}
+afterAll(() => sides.close());
 
 describe('hot and quiet pools', () => {
   it('a pool that went quiet and traded again answers exactly as one that never let go of its rings', async () => {

@@ -8,24 +8,11 @@
  * engines are fed the same market, one letting idle pools give their ring blocks back: every pool's
  * details, quiet or not, are the same bytes in both.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type * as EngineModule from '../engine/engine.js';
-import type { Engine } from '../engine/engine.js';
-import { createSimulator } from '../engine/sources/simulator/index.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
+import { engineSides, GENESIS, HOUR, type Side } from './support/engine-sides.js';
 import { settle } from './support/settle.js';
 
-// The compiled engine (npm test builds first): its shard threads load their compiled entry.
-const { startEngine } = (await import('../dist/engine/engine.js' as string)) as typeof EngineModule;
-
 const MINUTE = 60;
-const HOUR = 3600;
-const GENESIS = 1_767_225_600; // 2026-01-01T00:00:00Z
-const SIM = { seed: 23, pools: 400, genesisTime: GENESIS, swapsPerSecond: 0.3, newPoolsPerHour: 2 };
-const CAPACITY = { pools: 4096, tokens: 4096, chains: 16, blocks: 4096 };
 /** The windows checked: name in the pool details, seconds, and the base candle of the old rule. */
 const CHECKED = [
   { name: '5m', seconds: 300, oldBase: 60 },
@@ -36,51 +23,10 @@ const CHECKED = [
   { name: '24h', seconds: 86_400, oldBase: 3600 },
 ] as const;
 
-const dirs: string[] = [];
-const stops: (() => Promise<unknown>)[] = [];
+const sides = engineSides('dexdata-windows-');
+const side = sides.side;
 
-afterAll(async () => {
-  for (const stop of stops.reverse()) await stop().catch(() => undefined);
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
-interface Side {
-  readonly engine: Engine;
-  readonly gateway: Gateway;
-  get(path: string): Promise<{ status: number; body: string }>;
-}
-
-async function side(clock: { now: number }, quietAfterSeconds: number | null): Promise<Side> {
-  const dir = mkdtempSync(join(tmpdir(), 'dexdata-windows-'));
-  dirs.push(dir);
-  const engine = await startEngine({
-    dataDir: dir,
-    shards: 2,
-    capacity: CAPACITY,
-    source: createSimulator(SIM),
-    now: () => clock.now,
-    catchUpStepSeconds: HOUR,
-    liveTickMs: 20,
-    sweepIntervalMs: 50,
-    snapshots: null,
-    tiers: quietAfterSeconds === null ? null : { quietAfterSeconds },
-  });
-  stops.push(() => engine.stop());
-  await engine.caughtUp;
-  const gateway = await startGateway(
-    { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now: () => clock.now, swaps: engine.shards.swapFeed },
-    { host: '127.0.0.1', port: 0 },
-  );
-  stops.push(() => gateway.close());
-  return {
-    engine,
-    gateway,
-    async get(path) {
-      const res = await fetch(`http://127.0.0.1:${gateway.port}${path}`);
-      return { status: res.status, body: await res.text() };
-    },
-  };
-}
+afterAll(() => sides.close());
 
 interface Tx {
   readonly id: string;
