@@ -17,7 +17,7 @@ import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { INTERVALS } from '../state/layout.js';
 import type { CandleRing } from '../state/views.js';
-import { CANDLE_FIELDS, chunkStart, putChunks } from '../store/candles.js';
+import { CANDLE_FIELDS, chunkStart, leavingCandleAt, putChunks } from '../store/candles.js';
 import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
 import type { PendingChunkData } from '../snapshot/capture.js';
 import type { ShardSink, TxUsd } from './apply.js';
@@ -171,14 +171,7 @@ export class LmdbSink implements ShardSink {
     const open = this.pending.get(id);
     if (open !== undefined) scan(open.data);
     if (bestData !== null) {
-      const d: readonly number[] = bestData;
-      out.time = best;
-      out.close0 = d[bestAt + 4]!;
-      out.close1 = d[bestAt + 8]!;
-      out.volumeUsd = d[bestAt + 9]!;
-      out.buyVolumeUsd = d[bestAt + 10]!;
-      out.txns = d[bestAt + 11]!;
-      out.buys = d[bestAt + 12]!;
+      leavingCandleAt(bestData, bestAt, out);
     }
     return best;
   }

@@ -6,7 +6,7 @@ import { storedCandles } from '../store/candles.js';
 import type { Store } from '../store/store.js';
 import type { CandleRing } from '../state/views.js';
 import { createLeavingCandle, type LeavingCandle, type StoredCandles } from '../state/windows.js';
-import { CANDLE_FIELDS, CANDLES_PER_CHUNK, chunkStart } from '../store/candles.js';
+import { CANDLE_FIELDS, CANDLES_PER_CHUNK, chunkStart, leavingCandleAt } from '../store/candles.js';
 
 /** Candles that left a shard's rings and are not on disk yet (lmdb-sink.ts), and word of those written since. */
 export interface UnstoredCandles {
@@ -77,13 +77,7 @@ export class LmdbCandles implements StoredCandles {
         const time = chunk[at]!;
         if (time < from) continue;
         if (time >= end) break;
-        out.time = time;
-        out.close0 = chunk[at + 4]!;
-        out.close1 = chunk[at + 8]!;
-        out.volumeUsd = chunk[at + 9]!;
-        out.buyVolumeUsd = chunk[at + 10]!;
-        out.txns = chunk[at + 11]!;
-        out.buys = chunk[at + 12]!;
+        leavingCandleAt(chunk, at, out);
         return true;
       }
     }
@@ -105,13 +99,7 @@ export class LmdbCandles implements StoredCandles {
     }
     let w = 0;
     const visitWaiting = (at: number) => {
-      c.time = extra[at]!;
-      c.close0 = extra[at + 4]!;
-      c.close1 = extra[at + 8]!;
-      c.volumeUsd = extra[at + 9]!;
-      c.buyVolumeUsd = extra[at + 10]!;
-      c.txns = extra[at + 11]!;
-      c.buys = extra[at + 12]!;
+      leavingCandleAt(extra, at, c);
       return visit(c);
     };
     const span = CANDLES_PER_CHUNK * 60;
@@ -130,13 +118,7 @@ export class LmdbCandles implements StoredCandles {
           if (!visitWaiting(wat)) return;
         }
         if (replaced) continue;
-        c.time = time;
-        c.close0 = chunk[at + 4]!;
-        c.close1 = chunk[at + 8]!;
-        c.volumeUsd = chunk[at + 9]!;
-        c.buyVolumeUsd = chunk[at + 10]!;
-        c.txns = chunk[at + 11]!;
-        c.buys = chunk[at + 12]!;
+        leavingCandleAt(chunk, at, c);
         if (!visit(c)) return;
       }
     }

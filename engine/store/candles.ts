@@ -14,6 +14,7 @@
  * finds its candle.
  */
 import { INTERVALS, INTERVAL_SECONDS } from '../state/layout.js';
+import type { LeavingCandle } from '../state/windows.js';
 import type { CandleRecord, Store } from './store.js';
 
 export const CANDLES_PER_CHUNK = 64;
@@ -24,7 +25,24 @@ export const REFERENCE_TXNS = -1;
 /** Field offsets within a stored candle. */
 const F_REFERENCE = 1;
 const F_REFERENCE_INTERVAL = 2;
+const F_CLOSE0 = 4;
+const F_CLOSE1 = 8;
+const F_VOLUME = 9;
+const F_BUY_VOLUME = 10;
 const F_TXNS = 11;
+const F_BUYS = 12;
+
+/** The candle at offset `at` of a flat candle array (this file's layout) as a one-minute candle leaving a window, into `out`. */
+export function leavingCandleAt(data: ArrayLike<number>, at: number, out: LeavingCandle): void {
+  out.time = data[at]!;
+  out.close0 = data[at + F_CLOSE0]!;
+  out.close1 = data[at + F_CLOSE1]!;
+  out.volumeUsd = data[at + F_VOLUME]!;
+  out.buyVolumeUsd = data[at + F_BUY_VOLUME]!;
+  out.txns = data[at + F_TXNS]!;
+  out.buys = data[at + F_BUYS]!;
+}
+
 const MINUTE = 0; // index of 1m in INTERVALS
 
 export type CandleChunkKey = [pool: number, interval: number, chunkStart: number];
