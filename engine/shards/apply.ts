@@ -46,7 +46,7 @@ import {
 } from '../state/windows.js';
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
-import { MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
+import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
@@ -448,20 +448,35 @@ export class ShardWriter {
     const t1 = v.poolToken1[p]!;
     // Token 0's routed price, once token 0's route is settled: token 1's route never changes it (a
     // route through p is not offered to token 1 while token 0 is routed through p, nor one through
-    // token 0 while token 0's route passes token 1).
-    let price0 = NaN;
-    if (ratio > 0) {
-      if (v.tokenRoutePool[t1] !== p + 1) {
-        const price1 = routedPriceUsd(v, t1);
-        if (price1 > 0) this.offerRoute(t0, t1, p, ratio * price1, 2 * v.reserve1[p]! * price1, t, swapped);
-      }
-      if (v.tokenRoutePool[t0] !== p + 1) {
+    // token 0 while token 0's route passes token 1). Each route is walked at most once: a token
+    // routed through p is priced from its counterpart's walk (priceThroughRoute, the same digits).
+    let price0: number;
+    let price1: number;
+    if (!(ratio > 0)) {
+      price0 = routedPriceUsd(v, t0);
+      price1 = routedPriceUsd(v, t1);
+    } else if (v.tokenRoutePool[t1] === p + 1) {
+      // Token 1 follows token 0 through p; its route stays p.
+      price0 = routedPriceUsd(v, t0);
+      const hops0 = lastWalkedHops();
+      if (price0 > 0) this.offerRoute(t1, t0, p, price0 / ratio, 2 * v.reserve0[p]! * price0, t, swapped);
+      price1 = priceThroughRoute(v, t1, p, price0, hops0);
+    } else {
+      price1 = routedPriceUsd(v, t1);
+      const hops1 = lastWalkedHops();
+      if (price1 > 0) this.offerRoute(t0, t1, p, ratio * price1, 2 * v.reserve1[p]! * price1, t, swapped);
+      if (v.tokenRoutePool[t0] === p + 1) price0 = priceThroughRoute(v, t0, p, price1, hops1);
+      else {
+        // Token 1's route does not pass token 0's route change (there was none), so price1 stands
+        // unless token 1 now takes p.
         price0 = routedPriceUsd(v, t0);
-        if (price0 > 0) this.offerRoute(t1, t0, p, price0 / ratio, 2 * v.reserve0[p]! * price0, t, swapped);
+        const hops0 = lastWalkedHops();
+        if (price0 > 0) {
+          this.offerRoute(t1, t0, p, price0 / ratio, 2 * v.reserve0[p]! * price0, t, swapped);
+          if (v.tokenRoutePool[t1] === p + 1) price1 = priceThroughRoute(v, t1, p, price0, hops0);
+        }
       }
     }
-    if (Number.isNaN(price0)) price0 = routedPriceUsd(v, t0);
-    const price1 = routedPriceUsd(v, t1);
     this.tokenPrice0 = price0;
     this.tokenPrice1 = price1;
     const prices = this.prices;

@@ -98,6 +98,7 @@ const hopIs0 = new Uint8Array(MAX_ROUTE_HOPS);
 export function routedPriceUsd(v: EngineViews, t: number): number {
   const start = t;
   let n = 0;
+  walkedHops = -1;
   while (v.tokenRole[t] !== 0) {
     const route = v.tokenRoutePool[t]! - 1;
     if (route < 0) return v.tokenPriceUsd[start]!;
@@ -112,7 +113,27 @@ export function routedPriceUsd(v: EngineViews, t: number): number {
   }
   let price = 1;
   for (let i = n - 1; i >= 0; i--) price = hopIs0[i] === 1 ? hopRatio[i]! * price : price / hopRatio[i]!;
+  walkedHops = n;
   return price;
+}
+
+/** Hops the last routedPriceUsd of this thread walked down to a reference stablecoin; -1 when it ended otherwise (no route, the hop limit, a ratio not above 0). */
+let walkedHops = -1;
+
+/**
+ * Token tk's price through pool p (its route) given its counterpart's routed price `other`, which
+ * routedPriceUsd just gave: the same digits a walk down tk's route gives (one more hop, multiplied
+ * last), without walking it again when that walk reached the stablecoin with a hop to spare.
+ */
+export function priceThroughRoute(v: EngineViews, tk: number, p: number, other: number, otherHops: number): number {
+  if (otherHops < 0 || otherHops >= MAX_ROUTE_HOPS || v.tokenRole[tk] === 0) return routedPriceUsd(v, tk);
+  walkedHops = otherHops + 1;
+  return v.poolToken0[p] === tk ? v.ratio[p]! * other : other / v.ratio[p]!;
+}
+
+/** Hops of the last routedPriceUsd (or priceThroughRoute) on this thread: -1 when it did not reach a stablecoin. */
+export function lastWalkedHops(): number {
+  return walkedHops;
 }
 
 /** Unix seconds of the newest event that moved token t's price: the newest price time down its route. */
