@@ -1,12 +1,13 @@
 /**
  * EVM backfill throughput: a local anvil holding N Uniswap v2 swaps (200,000 by default, made by a
- * contract that swaps many times per transaction), read (1) as raw `eth_getLogs` pages alone, the
+ * contract that swaps many times per transaction), or with `--family algebra` N swaps of an Algebra
+ * Integral pool (@cryptoalgebra/integral-core's bytecode, one Swap log each), read (1) as raw `eth_getLogs` pages alone, the
  * ceiling, and (2) by the whole pipeline: the EVM source, ingest with LMDB commits and two shard
  * threads (the engine as `dexdata serve --source evm` runs it). Prints events/s of both and the ratio.
  * Then (3) the cost of a reorganisation on that chain: the newest blocks are replaced (evm_snapshot /
  * evm_revert) under the live engine and the rollback's phases are printed.
  *
- *   npm run build && node dist/bench/evm-backfill.js [--swaps N] [--batch-blocks N] [--runs N]
+ *   npm run build && node dist/bench/evm-backfill.js [--family uniswap_v2|algebra] [--swaps N] [--per-tx N] [--batch-blocks N] [--runs N]
  *
  * A section of `npm run bench` (bench/run.ts). Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
  */
@@ -19,12 +20,17 @@ import type { RollbackResult } from '../engine/ingest/rollback.js';
 import { startEngine } from '../engine/engine.js';
 import { TOPICS } from '../engine/sources/evm/abi.js';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
+import { FAMILIES } from '../engine/sources/evm/families/index.js';
 import { createLogReader } from '../engine/sources/evm/logs.js';
 import { createRpcClient } from '../engine/sources/evm/rpc.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
-import { deploy, deployV2Market, fixtures, mineAt, send, startAnvil } from '../test/support/evm.js';
+import { ALGEBRA_CALLEE, ALGEBRA_INTEGRAL_FACTORY, ALGEBRA_INTEGRAL_POOL, deploy, deployAlgebraFactory, deployV2Market, fixtures, mineAt, read, send, startAnvil, type Anvil } from '../test/support/evm.js';
+
+/** The DEX design whose swaps fill the chain. */
+export type BenchFamily = 'uniswap_v2' | 'algebra';
 
 export interface EvmBackfillOptions {
+  readonly family?: BenchFamily;
   readonly swaps?: number;
   readonly perTx?: number;
   readonly batchBlocks?: number;
@@ -34,6 +40,7 @@ export interface EvmBackfillOptions {
 }
 
 export interface EvmBackfillResult {
+  readonly family: BenchFamily;
   readonly swaps: number;
   readonly logs: number;
   /** Raw eth_getLogs logs/s, one page in flight and four. */
@@ -51,11 +58,119 @@ export interface EvmBackfillResult {
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 
+/** Integer square root (Newton), for a sqrtPriceX96. */
+function isqrt(n: bigint): bigint {
+  let x = n;
+  let y = (x + 1n) / 2n;
+  while (y < x) {
+    x = y;
+    y = (x + n / x) / 2n;
+  }
+  return x;
+}
+
+/** A chain filled with one pool's swaps: its factory, the pool and the logs it emits, and a call that adds n swaps in block time t. */
+interface Market {
+  readonly protocol: BenchFamily;
+  readonly factory: string;
+  readonly factoryBlock: number;
+  readonly usdc: string;
+  readonly weth: string;
+  readonly pool: string;
+  readonly topics0: readonly string[];
+  churn(n: number, t: number): Promise<void>;
+}
+
+/** A Uniswap v2 pair and V2Churn, which swaps many times per transaction from its own balance. */
+async function v2Market(node: Anvil, t0: number): Promise<Market> {
+  const market = await deployV2Market(node, t0 + 1, {
+    usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
+    weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
+  });
+  const pair = await market.createPair(market.tokens.weth!, market.tokens.usdc!, t0 + 10);
+  await market.addLiquidity(pair, market.tokens.weth!, 100_000n * E18, market.tokens.usdc!, 300_000_000n * E6, t0 + 20);
+  const f = fixtures();
+  await mineAt(node, t0 + 30);
+  const churn = await deploy(node, f.V2Churn);
+  for (const [i, token] of [market.tokens.weth!, market.tokens.usdc!].entries()) {
+    await mineAt(node, t0 + 31 + i);
+    await send(node, token, f.TestToken.abi, 'transfer', [churn, token === market.tokens.weth ? 10_000n * E18 : 30_000_000n * E6]);
+  }
+  const token0IsWeth = market.tokens.weth!.toLowerCase() < market.tokens.usdc!.toLowerCase();
+  const [in0, in1] = token0IsWeth ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+  return {
+    protocol: 'uniswap_v2',
+    factory: market.factory,
+    factoryBlock: market.factoryBlock,
+    usdc: market.tokens.usdc!,
+    weth: market.tokens.weth!,
+    pool: pair,
+    topics0: [TOPICS.v2Swap!, TOPICS.v2Sync!, TOPICS.v2Mint!, TOPICS.v2Burn!],
+    async churn(n, t) {
+      await mineAt(node, t);
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(n), in0, in1], 16_000_000n);
+    },
+  };
+}
+
+/** An Algebra Integral pool with one full-range position, and AlgebraChurn, which swaps many times per transaction from its own balance. */
+async function algebraMarket(node: Anvil, t0: number): Promise<Market> {
+  const f = fixtures();
+  let t = t0 + 1;
+  await mineAt(node, t++);
+  const usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 15n * E6]);
+  await mineAt(node, t++);
+  const weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 12n * E18]);
+  await mineAt(node, t++);
+  const { factory, factoryBlock } = await deployAlgebraFactory(node, false);
+  await mineAt(node, t++);
+  await send(node, factory, ALGEBRA_INTEGRAL_FACTORY.abi, 'createPool', [weth, usdc, '0x']);
+  const pool = await read<string>(node, factory, ALGEBRA_INTEGRAL_FACTORY.abi, 'poolByPair', [weth, usdc]);
+  const usdcIs0 = usdc.toLowerCase() < weth.toLowerCase();
+  // 3,000 USDC per WETH, as the pool orders them.
+  const [num, den] = usdcIs0 ? [E18, 3_000n * E6] : [3_000n * E6, E18];
+  await mineAt(node, t++);
+  await send(node, pool as `0x${string}`, ALGEBRA_INTEGRAL_POOL.abi, 'initialize', [isqrt((num * 2n ** 192n) / den)]);
+  await mineAt(node, t++);
+  const callee = await deploy(node, ALGEBRA_CALLEE);
+  for (const token of [usdc, weth]) {
+    await mineAt(node, t++);
+    await send(node, token, f.TestToken.abi, 'approve', [callee, 2n ** 256n - 1n]);
+  }
+  await mineAt(node, t++);
+  await send(node, callee, ALGEBRA_CALLEE.abi, 'mint', [pool, node.account, -887220, 887220, 10n ** 17n]);
+  await mineAt(node, t++);
+  const churn = await deploy(node, f.AlgebraChurn);
+  for (const [token, amount] of [
+    [weth, 10_000n * E18],
+    [usdc, 30_000_000n * E6],
+  ] as const) {
+    await mineAt(node, t++);
+    await send(node, token, f.TestToken.abi, 'transfer', [churn, amount]);
+  }
+  const [in0, in1] = usdcIs0 ? [300n * E6, E18 / 10n] : [E18 / 10n, 300n * E6];
+  return {
+    protocol: 'algebra',
+    factory,
+    factoryBlock,
+    usdc,
+    weth,
+    pool,
+    topics0: FAMILIES.algebra.poolTopics,
+    async churn(n, at) {
+      await mineAt(node, at);
+      await send(node, churn, f.AlgebraChurn.abi, 'churn', [pool, BigInt(n), in0, in1], 60_000_000n);
+    },
+  };
+}
+
 export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promise<EvmBackfillResult> {
   // 200,000 swaps: each pipeline run lasts seconds, as a backfill does. With 20,000 it lasts half a
   // second, and compiling the code of the fresh engine's threads takes a third of its CPU.
+  const FAMILY = options.family ?? 'uniswap_v2';
   const SWAPS = options.swaps ?? 200_000;
-  const PER_TX = options.perTx ?? 200;
+  // An Algebra swap costs several times a v2 swap's gas.
+  const PER_TX = options.perTx ?? (FAMILY === 'algebra' ? 100 : 200);
   const BATCH_BLOCKS = options.batchBlocks ?? 10;
   const RUNS = options.runs ?? 3;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -63,29 +178,14 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
   const t0 = now - 86_400;
   const node = await startAnvil({ timestamp: t0, gasLimit: 100_000_000 });
   try {
-    const market = await deployV2Market(node, t0 + 1, {
-      usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
-      weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
-    });
-    const pair = await market.createPair(market.tokens.weth!, market.tokens.usdc!, t0 + 10);
-    await market.addLiquidity(pair, market.tokens.weth!, 100_000n * E18, market.tokens.usdc!, 300_000_000n * E6, t0 + 20);
-    const f = fixtures();
-    await mineAt(node, t0 + 30);
-    const churn = await deploy(node, f.V2Churn);
-    for (const [i, token] of [market.tokens.weth!, market.tokens.usdc!].entries()) {
-      await mineAt(node, t0 + 31 + i);
-      await send(node, token, f.TestToken.abi, 'transfer', [churn, token === market.tokens.weth ? 10_000n * E18 : 30_000_000n * E6]);
-    }
-    const token0IsWeth = market.tokens.weth!.toLowerCase() < market.tokens.usdc!.toLowerCase();
-    const [in0, in1] = token0IsWeth ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+    const market = FAMILY === 'algebra' ? await algebraMarket(node, t0) : await v2Market(node, t0);
     const made = performance.now();
     let t = t0 + 60;
     for (let done = 0; done < SWAPS; done += PER_TX) {
-      await mineAt(node, (t += 12));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(Math.min(PER_TX, SWAPS - done)), in0, in1], 16_000_000n);
+      await market.churn(Math.min(PER_TX, SWAPS - done), (t += 12));
     }
     const head = Number(await node.rpc<string>('eth_blockNumber'));
-    print(`anvil: ${SWAPS} swaps in ${head - market.factoryBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
+    print(`anvil: ${SWAPS} ${FAMILY} swaps in ${head - market.factoryBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
 
     // (1) Ceiling: the same eth_getLogs pages, fetched and JSON-parsed, nothing else; one page at a
     // time, and four in flight as the source reads them. (2) The pipeline: source, ingest (LMDB),
@@ -93,7 +193,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
     // caught up (the engine's start, store and threads, is printed apart). Each is run RUNS times,
     // interleaved, and the medians are compared: on a shared machine single runs vary by 2x.
     const rpc = createRpcClient({ urls: [node.url], timeoutMs: 60_000, maxRetries: 0 });
-    const filter = { address: [pair], topics0: [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn] };
+    const filter = { address: [market.pool], topics0: market.topics0 };
     const chain = EvmChainSchema.parse({
       id: 'devnet',
       displayName: 'Devnet',
@@ -102,9 +202,9 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       startBlock: market.factoryBlock,
       confirmations: 0,
       logBatchBlocks: BATCH_BLOCKS,
-      stablecoins: [market.tokens.usdc],
-      wrappedNative: market.tokens.weth,
-      factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory }],
+      stablecoins: [market.usdc],
+      wrappedNative: market.weth,
+      factories: [{ dexId: FAMILY, protocol: market.protocol, address: market.factory }],
     });
     const raw: [number[], number[]] = [[], []];
     const pipeline: number[] = [];
@@ -160,7 +260,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       const rawFour = median(raw[1]!);
       const rate = median(pipeline);
       print(`raw eth_getLogs (${rawLogs} logs, pages of ${BATCH_BLOCKS} blocks), median of ${RUNS}: ${Math.round(rawOne)} logs/s one page at a time, ${Math.round(rawFour)} logs/s four in flight`);
-      print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: block, pool, sync, swap, mint)`);
+      print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: ${FAMILY === 'algebra' ? 'block, pool, sync (Initialize), swap, mint' : 'block, pool, sync, swap, mint'})`);
       print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawOne).toFixed(0)} % of one page at a time, ${((100 * rate) / rawFour).toFixed(0)} % of four in flight (target at least 50 %)`);
 
       // (3) A reorganisation of the newest blocks under the live engine: 200 swaps ingested, then
@@ -169,13 +269,11 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       const fork = Number(await node.rpc<string>('eth_blockNumber'));
       const snapshot = await node.rpc<string>('evm_snapshot');
       const ingested = live.status().eventsIngested;
-      await mineAt(node, (t += 12));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 200n, in0, in1], 16_000_000n);
+      await market.churn(200, (t += 12));
       const deadline = Date.now() + 60_000;
-      while (live.status().eventsIngested < ingested + 400 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (live.status().eventsIngested < ingested + (FAMILY === 'algebra' ? 200 : 400) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await node.rpc('evm_revert', [snapshot]);
-      await mineAt(node, (t += 13));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 100n, in0, in1], 16_000_000n);
+      await market.churn(100, (t += 13));
       while (live.ingest.rollbacks === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const rb = live.ingest.lastRollback;
       await live.stop();
@@ -186,7 +284,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
           `settle ${rb.settleMs.toFixed(0)} ms + one LMDB transaction ${rb.commitMs.toFixed(0)} ms + views rebuilt from the log ${rb.rebuildMs.toFixed(0)} ms ` +
           `(${Math.round(rb.eventsReplayed / Math.max(rb.rebuildMs / 1000, 1e-6))} events/s)`,
       );
-      return { swaps: SWAPS, logs: rawLogs, rawOne, rawFour, events, eventsPerSecond: rate, ratioOne: rate / rawOne, ratioFour: rate / rawFour, rollback: rb };
+      return { family: FAMILY, swaps: SWAPS, logs: rawLogs, rawOne, rawFour, events, eventsPerSecond: rate, ratioOne: rate / rawOne, ratioFour: rate / rawFour, rollback: rb };
     } finally {
       await engine?.stop();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -197,8 +295,13 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' } } });
+  const { values } = parseArgs({ options: { family: { type: 'string' }, swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' } } });
+  if (values.family !== undefined && values.family !== 'uniswap_v2' && values.family !== 'algebra') {
+    process.stderr.write(`--family: uniswap_v2 or algebra, not ${values.family}\n`);
+    process.exit(2);
+  }
   benchEvmBackfill({
+    ...(values.family !== undefined ? { family: values.family as BenchFamily } : {}),
     ...(values.swaps !== undefined ? { swaps: Number(values.swaps) } : {}),
     ...(values['per-tx'] !== undefined ? { perTx: Number(values['per-tx']) } : {}),
     ...(values['batch-blocks'] !== undefined ? { batchBlocks: Number(values['batch-blocks']) } : {}),

@@ -1,14 +1,15 @@
 /**
  * A real local EVM node for tests: anvil from the npm package on a free loopback port, the real
  * Uniswap bytecode from @uniswap/v2-core and @uniswap/v3-core, PancakeSwap v3's from
- * @pancakeswap/v3-core, and test tokens compiled offline
+ * @pancakeswap/v3-core, Algebra Integral's from @cryptoalgebra/integral-core and Algebra v1.9's from
+ * @cryptoalgebra/core, and test tokens compiled offline
  * with solc from test/fixtures/evm/Tokens.sol. Accounts are anvil's unlocked dev accounts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import solc from 'solc';
-import { createPublicClient, createWalletClient, http, parseAbiItem, type Abi, type AbiEvent, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
+import { createPublicClient, createWalletClient, getContractAddress, http, parseAbiItem, type Abi, type AbiEvent, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import { foundry } from 'viem/chains';
 import { EvmChainSchema, type EvmChainConfig } from '../../engine/sources/evm/config.js';
 
@@ -168,7 +169,7 @@ export const PANCAKE_V3_POOL = uniswapArtifact('@pancakeswap/v3-core/artifacts/c
 
 let compiled: Record<string, Artifact> | null = null;
 
-type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn' | 'PoolCodeDeployer';
+type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn' | 'PoolCodeDeployer' | 'AlgebraChurn';
 
 /** The fixture source, from test/support (vitest) or dist/test/support (compiled, for the bench). */
 function fixtureSource(): string {
@@ -182,7 +183,7 @@ function fixtureSource(): string {
   throw new Error('test/fixtures/evm/Tokens.sol not found');
 }
 
-/** TestToken, Bytes32Token, BareToken, V3Caller, V2Churn and PoolCodeDeployer from test/fixtures/evm/Tokens.sol. */
+/** TestToken, Bytes32Token, BareToken, V3Caller, V2Churn, PoolCodeDeployer and AlgebraChurn from test/fixtures/evm/Tokens.sol. */
 export function fixtures(): Record<FixtureName, Artifact> {
   if (!compiled) {
     const source = fixtureSource();
@@ -402,5 +403,31 @@ export async function deployPancakeV3Factory(node: Anvil): Promise<{ factory: Ad
   const factory = await deploy(node, PANCAKE_V3_FACTORY, [deployer]);
   const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
   await send(node, deployer, fixtures().PoolCodeDeployer.abi, 'setFactoryAddress', [factory]);
+  return { factory, factoryBlock };
+}
+
+export const ALGEBRA_INTEGRAL_FACTORY = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraFactory.sol/AlgebraFactory.json');
+export const ALGEBRA_INTEGRAL_DEPLOYER = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraPoolDeployer.sol/AlgebraPoolDeployer.json');
+export const ALGEBRA_INTEGRAL_POOL = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraPool.sol/AlgebraPool.json');
+/** The package's own test caller: mints, swaps and flashes, paying from the sender's allowance. */
+export const ALGEBRA_CALLEE = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/test/TestAlgebraCallee.sol/TestAlgebraCallee.json');
+/** The package's test custom pool deployer: asks the factory for a custom pool (a `CustomPool` log), answering its hooks. */
+export const ALGEBRA_CUSTOM_POOL_CREATOR = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/test/MockCustomPoolCreator.sol/MockCustomPoolCreator.json');
+export const ALGEBRA_V19_FACTORY = uniswapArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraFactory.sol/AlgebraFactory.json');
+export const ALGEBRA_V19_DEPLOYER = uniswapArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraPoolDeployer.sol/AlgebraPoolDeployer.json');
+export const ALGEBRA_V19_POOL = uniswapArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraPool.sol/AlgebraPool.json');
+
+/**
+ * An Algebra factory and its pool deployer, each constructed with the other's address: the
+ * deployer's is the one the account's next nonce will give it. Integral (`v19` false) takes the
+ * factory alone; v1.9 takes a community vault too (`vault`).
+ */
+export async function deployAlgebraFactory(node: Anvil, v19: boolean, vault: Address = node.account): Promise<{ factory: Address; factoryBlock: number }> {
+  const nonce = await node.pub.getTransactionCount({ address: node.account });
+  const predicted = getContractAddress({ from: node.account, nonce: BigInt(nonce + 1) });
+  const factory = await deploy(node, v19 ? ALGEBRA_V19_FACTORY : ALGEBRA_INTEGRAL_FACTORY, [predicted]);
+  const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
+  const deployer = await deploy(node, v19 ? ALGEBRA_V19_DEPLOYER : ALGEBRA_INTEGRAL_DEPLOYER, v19 ? [factory, vault] : [factory]);
+  if (deployer.toLowerCase() !== predicted.toLowerCase()) throw new Error(`pool deployer at ${deployer}, expected ${predicted}`);
   return { factory, factoryBlock };
 }

@@ -19,7 +19,7 @@ export const EvmFactorySchema = z
     name: z.string().min(1).optional(),
     protocol: z.enum(EVM_PROTOCOLS),
     address,
-    /** Swap fee in millionths (3000 = 0.3 %, Uniswap v2) of families whose pools do not state theirs (v3 pools carry their own). */
+    /** Swap fee in millionths (3000 = 0.3 %, Uniswap v2) of families whose pools do not state theirs (v3 pools carry their own; an Algebra pool's fee changes over time, and this one is served for it). */
     feePpm: z.number().int().min(0).max(1_000_000).default(3_000),
     /** First block to scan for this factory's pools; the chain's startBlock when absent. */
     startBlock: z.number().int().min(0).optional(),

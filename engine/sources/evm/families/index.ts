@@ -3,6 +3,7 @@
  * a folder beside these exporting one ProtocolFamily (family.ts), and one line here; the configuration's
  * `protocol` values, the topics asked for and TOPICS follow from this list.
  */
+import { algebra } from './algebra/index.js';
 import type { ProtocolFamily } from './family.js';
 import { pancakeswapV3 } from './pancakeswap-v3/index.js';
 import { uniswapV2 } from './uniswap-v2/index.js';
@@ -12,6 +13,7 @@ export const FAMILIES = {
   uniswap_v2: uniswapV2,
   uniswap_v3: uniswapV3,
   pancakeswap_v3: pancakeswapV3,
+  algebra,
 } as const satisfies Record<string, ProtocolFamily>;
 
 export type EvmProtocol = keyof typeof FAMILIES;

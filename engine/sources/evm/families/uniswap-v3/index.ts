@@ -6,11 +6,13 @@
  * leave with the position's `Collect`; `CollectProtocol` pays out protocol fees and `Flash` adds
  * the fee paid. These three become `reserve_delta` events, so that a pool's reserves follow its
  * token balances (`balanceOf(pool)`) exactly. A clone whose `Swap` carries more fields after these seven (PancakeSwap v3)
- * is the same family under another Swap topic: `concentratedFamily` builds it.
+ * is the same family under another Swap topic: `concentratedFamily` builds it; a design with its own
+ * factory event, or more Swap and Burn topics whose first fields are Uniswap v3's (Algebra), passes
+ * a `ConcentratedDesign`.
  */
 import { PoolProtocol } from '../../../../events/model.js';
-import { signed, topicAddress, word, wordAddress } from '../../words.js';
-import type { FamilyEvent, ProtocolFamily } from '../family.js';
+import { signed, topicAddress, word, wordAddress, type RpcLog } from '../../words.js';
+import type { FamilyEvent, PoolCreation, ProtocolFamily } from '../family.js';
 
 export const EVENTS = {
   /** UniswapV3Factory `PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)` */
@@ -31,35 +33,55 @@ export const EVENTS = {
   v3Flash: { signature: 'Flash(address,address,uint256,uint256,uint256,uint256)', topic: '0xbdbdb71d7860376ba52b25a5028beea23581364a40522f6bcfb86bb1f2dca633' },
 } as const;
 
+/** What sets a Uniswap v3 style design apart beyond its Swap topic; each part left out is Uniswap v3's. */
+export interface ConcentratedDesign {
+  /** Factory logs announcing a pool, and how one is read (Uniswap v3's `PoolCreated` by default). */
+  readonly factoryTopics?: readonly string[];
+  readonly creation?: (log: RpcLog, defaultFeePpm: number) => PoolCreation | null;
+  /** A second Swap topic (a later revision's), its first seven fields Uniswap v3's. */
+  readonly swap2?: FamilyEvent;
+  /** A second Burn topic, its first three data fields Uniswap v3's. */
+  readonly burn2?: FamilyEvent;
+  /** The pool has Uniswap v3's CollectProtocol (true by default). */
+  readonly collectProtocol?: boolean;
+}
+
 /**
  * A Uniswap v3 style family whose Swap event is `swap` (its first seven fields those of Uniswap
- * v3's); factory, Mint, Burn, Initialize, Collect, CollectProtocol and Flash events are Uniswap v3's. `extraEvents` are declared
- * beside Uniswap v3's (for TOPICS), named uniquely.
+ * v3's); factory, Mint, Burn, Initialize, Collect, CollectProtocol and Flash events are Uniswap v3's
+ * unless `design` says otherwise. `extraEvents` are declared beside Uniswap v3's (for TOPICS), named uniquely.
  */
-export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: Readonly<Record<string, FamilyEvent>>): ProtocolFamily {
+export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: Readonly<Record<string, FamilyEvent>>, design: ConcentratedDesign = {}): ProtocolFamily {
   const created = EVENTS.poolCreated.topic;
   const swapTopic = swap.topic;
+  // A design without a second Swap or Burn topic repeats the first (a duplicate case is never reached).
+  const swapTopic2 = design.swap2?.topic ?? swapTopic;
   const mint = EVENTS.v3Mint.topic;
   const burn = EVENTS.v3Burn.topic;
+  const burn2 = design.burn2?.topic ?? burn;
   const initialize = EVENTS.v3Initialize.topic;
   const collect = EVENTS.v3Collect.topic;
   const collectProtocol = EVENTS.v3CollectProtocol.topic;
   const flash = EVENTS.v3Flash.topic;
+  const poolTopics = [...new Set([swapTopic, swapTopic2, mint, burn, burn2, initialize, collect, ...(design.collectProtocol === false ? [] : [collectProtocol]), flash])];
   return {
     id,
     poolProtocol: PoolProtocol.Concentrated,
     events: extraEvents,
-    factoryTopics: [created],
-    poolTopics: [swapTopic, mint, burn, initialize, collect, collectProtocol, flash],
-    creation(l) {
-      if (l.topics[0] !== created) return null;
-      return { pool: wordAddress(l.data, 1), token0: topicAddress(l.topics[1]!), token1: topicAddress(l.topics[2]!), feePpm: Number(BigInt(l.topics[3]!)) };
-    },
+    factoryTopics: design.factoryTopics ?? [created],
+    poolTopics,
+    creation:
+      design.creation ??
+      ((l) => {
+        if (l.topics[0] !== created) return null;
+        return { pool: wordAddress(l.data, 1), token0: topicAddress(l.topics[1]!), token1: topicAddress(l.topics[2]!), feePpm: Number(BigInt(l.topics[3]!)) };
+      }),
     decode(l, key, timestamp, pool, address) {
       const t = l.topics;
       const txHash = l.transactionHash;
       switch (t[0]) {
         case swapTopic:
+        case swapTopic2:
           return {
             kind: 'swap',
             key,
@@ -89,6 +111,7 @@ export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: R
             txHash,
           };
         case burn:
+        case burn2:
           return {
             kind: 'burn',
             key,
