@@ -1,12 +1,14 @@
 /**
  * EVM backfill throughput: a local anvil holding N Uniswap v2 swaps (200,000 by default, made by a
- * contract that swaps many times per transaction), read (1) as raw `eth_getLogs` pages alone, the
+ * contract that swaps many times per transaction; `--family solidly` the same swaps on a Solidly
+ * volatile WETH/USDC pool, `--family solidly_stable` on a Solidly stable USDC/USDT pool, Aerodrome's
+ * Pool compiled from its package's sources), read (1) as raw `eth_getLogs` pages alone, the
  * ceiling, and (2) by the whole pipeline: the EVM source, ingest with LMDB commits and two shard
  * threads (the engine as `dexdata serve --source evm` runs it). Prints events/s of both and the ratio.
  * Then (3) the cost of a reorganisation on that chain: the newest blocks are replaced (evm_snapshot /
  * evm_revert) under the live engine and the rollback's phases are printed.
  *
- *   npm run build && node dist/bench/evm-backfill.js [--swaps N] [--batch-blocks N] [--runs N]
+ *   npm run build && node dist/bench/evm-backfill.js [--swaps N] [--batch-blocks N] [--runs N] [--family uniswap_v2|solidly|solidly_stable]
  *
  * A section of `npm run bench` (bench/run.ts). Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
  */
@@ -22,7 +24,12 @@ import { EvmChainSchema } from '../engine/sources/evm/config.js';
 import { createLogReader } from '../engine/sources/evm/logs.js';
 import { createRpcClient } from '../engine/sources/evm/rpc.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
-import { deploy, deployV2Market, fixtures, mineAt, send, startAnvil } from '../test/support/evm.js';
+import { deploy, deployV2Market, fixtures, mineAt, send, startAnvil, type Anvil } from '../test/support/evm.js';
+import { deploySolidlyMarket } from '../test/support/solidly.js';
+
+/** The pools swapped in: a Uniswap v2 pair, or a Solidly volatile or stable pool. */
+export type BenchFamily = 'uniswap_v2' | 'solidly' | 'solidly_stable';
+export const BENCH_FAMILIES: readonly BenchFamily[] = ['uniswap_v2', 'solidly', 'solidly_stable'];
 
 export interface EvmBackfillOptions {
   readonly swaps?: number;
@@ -30,6 +37,7 @@ export interface EvmBackfillOptions {
   readonly batchBlocks?: number;
   /** Interleaved runs of the ceiling and the pipeline; medians are compared. */
   readonly runs?: number;
+  readonly family?: BenchFamily;
   readonly print?: (line: string) => void;
 }
 
@@ -51,6 +59,75 @@ export interface EvmBackfillResult {
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 
+interface BenchMarket {
+  readonly factory: string;
+  readonly factoryBlock: number;
+  readonly pair: `0x${string}`;
+  /** Token A (the wrapped native, or the second stablecoin) and the reference stablecoin, and what the churn contract is given of each. */
+  readonly a: `0x${string}`;
+  readonly usdc: `0x${string}`;
+  readonly fundA: bigint;
+  readonly fundUsdc: bigint;
+  /** Amounts of A and of USDC each swap sells. */
+  readonly inA: bigint;
+  readonly inUsdc: bigint;
+  readonly topics: readonly string[];
+  readonly factoryConfig: { dexId: string; protocol: 'uniswap_v2' | 'solidly'; address: string };
+  /** Gas of one churn transaction of PER_TX swaps. */
+  readonly churnGas: bigint;
+}
+
+/** The factory and the pool swapped in, with its liquidity; uses blocks from t0 + 1 to t0 + 29. */
+async function benchMarket(node: Anvil, t0: number, family: BenchFamily): Promise<BenchMarket> {
+  if (family === 'uniswap_v2') {
+    const market = await deployV2Market(node, t0 + 1, {
+      usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
+      weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
+    });
+    const pair = await market.createPair(market.tokens.weth!, market.tokens.usdc!, t0 + 10);
+    await market.addLiquidity(pair, market.tokens.weth!, 100_000n * E18, market.tokens.usdc!, 300_000_000n * E6, t0 + 20);
+    return {
+      factory: market.factory,
+      factoryBlock: market.factoryBlock,
+      pair,
+      a: market.tokens.weth!,
+      usdc: market.tokens.usdc!,
+      fundA: 10_000n * E18,
+      fundUsdc: 30_000_000n * E6,
+      inA: E18 / 10n,
+      inUsdc: 300n * E6,
+      topics: [TOPICS.v2Swap!, TOPICS.v2Sync!, TOPICS.v2Mint!, TOPICS.v2Burn!],
+      factoryConfig: { dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory },
+      churnGas: 16_000_000n,
+    };
+  }
+  // The same churn on a Solidly pool: its volatile fee (30 bps) is Uniswap v2's, and near balance
+  // the stable curve pays more than the constant-product quote the churn takes.
+  const stable = family === 'solidly_stable';
+  const f = fixtures();
+  await mineAt(node, t0 + 1);
+  const usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 15n * E6]);
+  await mineAt(node, t0 + 2);
+  const a = stable ? await deploy(node, f.TestToken, ['Tether USD', 'USDT', 18, 10n ** 15n * E18]) : await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 12n * E18]);
+  const market = await deploySolidlyMarket(node, t0 + 3);
+  const pair = await market.createPool(a, usdc, stable, t0 + 10);
+  await market.addLiquidity(pair, a, stable ? 300_000_000n * E18 : 100_000n * E18, usdc, 300_000_000n * E6, t0 + 20);
+  return {
+    factory: market.factory,
+    factoryBlock: market.factoryBlock,
+    pair,
+    a,
+    usdc,
+    fundA: stable ? 30_000_000n * E18 : 10_000n * E18,
+    fundUsdc: 30_000_000n * E6,
+    inA: stable ? 300n * E18 : E18 / 10n,
+    inUsdc: 300n * E6,
+    topics: [TOPICS.solidlySwap!, TOPICS.solidlySync!, TOPICS.solidlyMint!, TOPICS.solidlyBurn!],
+    factoryConfig: { dexId: 'aerodrome', protocol: 'solidly', address: market.factory },
+    churnGas: 60_000_000n,
+  };
+}
+
 export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promise<EvmBackfillResult> {
   // 200,000 swaps: each pipeline run lasts seconds, as a backfill does. With 20,000 it lasts half a
   // second, and compiling the code of the fresh engine's threads takes a third of its CPU.
@@ -58,34 +135,31 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
   const PER_TX = options.perTx ?? 200;
   const BATCH_BLOCKS = options.batchBlocks ?? 10;
   const RUNS = options.runs ?? 3;
+  const FAMILY = options.family ?? 'uniswap_v2';
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const now = Math.floor(Date.now() / 1000);
   const t0 = now - 86_400;
   const node = await startAnvil({ timestamp: t0, gasLimit: 100_000_000 });
   try {
-    const market = await deployV2Market(node, t0 + 1, {
-      usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
-      weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
-    });
-    const pair = await market.createPair(market.tokens.weth!, market.tokens.usdc!, t0 + 10);
-    await market.addLiquidity(pair, market.tokens.weth!, 100_000n * E18, market.tokens.usdc!, 300_000_000n * E6, t0 + 20);
+    const market = await benchMarket(node, t0, FAMILY);
+    const pair = market.pair;
     const f = fixtures();
     await mineAt(node, t0 + 30);
     const churn = await deploy(node, f.V2Churn);
-    for (const [i, token] of [market.tokens.weth!, market.tokens.usdc!].entries()) {
+    for (const [i, token] of [market.a, market.usdc].entries()) {
       await mineAt(node, t0 + 31 + i);
-      await send(node, token, f.TestToken.abi, 'transfer', [churn, token === market.tokens.weth ? 10_000n * E18 : 30_000_000n * E6]);
+      await send(node, token, f.TestToken.abi, 'transfer', [churn, token === market.a ? market.fundA : market.fundUsdc]);
     }
-    const token0IsWeth = market.tokens.weth!.toLowerCase() < market.tokens.usdc!.toLowerCase();
-    const [in0, in1] = token0IsWeth ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+    const token0IsA = market.a.toLowerCase() < market.usdc.toLowerCase();
+    const [in0, in1] = token0IsA ? [market.inA, market.inUsdc] : [market.inUsdc, market.inA];
     const made = performance.now();
     let t = t0 + 60;
     for (let done = 0; done < SWAPS; done += PER_TX) {
       await mineAt(node, (t += 12));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(Math.min(PER_TX, SWAPS - done)), in0, in1], 16_000_000n);
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(Math.min(PER_TX, SWAPS - done)), in0, in1], market.churnGas);
     }
     const head = Number(await node.rpc<string>('eth_blockNumber'));
-    print(`anvil: ${SWAPS} swaps in ${head - market.factoryBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
+    print(`anvil (${FAMILY}): ${SWAPS} swaps in ${head - market.factoryBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
 
     // (1) Ceiling: the same eth_getLogs pages, fetched and JSON-parsed, nothing else; one page at a
     // time, and four in flight as the source reads them. (2) The pipeline: source, ingest (LMDB),
@@ -93,7 +167,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
     // caught up (the engine's start, store and threads, is printed apart). Each is run RUNS times,
     // interleaved, and the medians are compared: on a shared machine single runs vary by 2x.
     const rpc = createRpcClient({ urls: [node.url], timeoutMs: 60_000, maxRetries: 0 });
-    const filter = { address: [pair], topics0: [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn] };
+    const filter = { address: [pair], topics0: market.topics };
     const chain = EvmChainSchema.parse({
       id: 'devnet',
       displayName: 'Devnet',
@@ -102,9 +176,10 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       startBlock: market.factoryBlock,
       confirmations: 0,
       logBatchBlocks: BATCH_BLOCKS,
-      stablecoins: [market.tokens.usdc],
-      wrappedNative: market.tokens.weth,
-      factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory }],
+      stablecoins: FAMILY === 'solidly_stable' ? [market.usdc, market.a] : [market.usdc],
+      // The stable pool holds no wrapped native token: an address that is no token on this chain.
+      wrappedNative: FAMILY === 'solidly_stable' ? '0x4200000000000000000000000000000000000006' : market.a,
+      factories: [market.factoryConfig],
     });
     const raw: [number[], number[]] = [[], []];
     const pipeline: number[] = [];
@@ -170,12 +245,12 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       const snapshot = await node.rpc<string>('evm_snapshot');
       const ingested = live.status().eventsIngested;
       await mineAt(node, (t += 12));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 200n, in0, in1], 16_000_000n);
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 200n, in0, in1], market.churnGas);
       const deadline = Date.now() + 60_000;
       while (live.status().eventsIngested < ingested + 400 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await node.rpc('evm_revert', [snapshot]);
       await mineAt(node, (t += 13));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 100n, in0, in1], 16_000_000n);
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 100n, in0, in1], market.churnGas);
       while (live.ingest.rollbacks === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const rb = live.ingest.lastRollback;
       await live.stop();
@@ -197,8 +272,13 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' } } });
+  const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' }, family: { type: 'string' } } });
+  if (values.family !== undefined && !BENCH_FAMILIES.includes(values.family as BenchFamily)) {
+    process.stderr.write(`--family must be one of ${BENCH_FAMILIES.join(', ')}\n`);
+    process.exit(2);
+  }
   benchEvmBackfill({
+    ...(values.family !== undefined ? { family: values.family as BenchFamily } : {}),
     ...(values.swaps !== undefined ? { swaps: Number(values.swaps) } : {}),
     ...(values['per-tx'] !== undefined ? { perTx: Number(values['per-tx']) } : {}),
     ...(values['batch-blocks'] !== undefined ? { batchBlocks: Number(values['batch-blocks']) } : {}),
