@@ -7,7 +7,8 @@
  * through the stable pool (across families). Every figure the REST interface serves (prices,
  * reserves, fees, volume, candles, transactions) is compared with the pools' own logs and state read
  * here with viem: a stable pool's price with its curve's marginal price computed here from
- * getReserves(), and cross-checked with the pool's own getAmountOut of a small amount.
+ * getReserves(), and cross-checked with the pool's own getAmountOut of a small amount; the fees
+ * with the factory's getFee, before and after a stable fee set on the factory and configured.
  */
 import { Decimal } from 'decimal.js';
 import { formatUnits, parseAbiItem, toEventSelector, type Abi, type AbiEvent, type Address, type Hex } from 'viem';
@@ -149,7 +150,7 @@ beforeAll(async () => {
   base = served.url;
 }, 90_000);
 
-function chainConfig() {
+function chainConfig(stableFeePpm?: number) {
   return EvmChainSchema.parse({
     id: 'base',
     displayName: 'Base',
@@ -161,7 +162,7 @@ function chainConfig() {
     stablecoins: [tok.usdc, tok.usdt],
     wrappedNative: tok.weth,
     factories: [
-      { dexId: 'aerodrome', name: 'Aerodrome', protocol: 'solidly', address: market.factory },
+      { dexId: 'aerodrome', name: 'Aerodrome', protocol: 'solidly', address: market.factory, ...(stableFeePpm === undefined ? {} : { stableFeePpm }) },
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: v2Factory },
     ],
   });
@@ -293,8 +294,8 @@ describe('Solidly stable and volatile pools on anvil through the REST interface'
       // The amounts the Swap, Mint and Burn logs moved, less the fees each Fees log sent out, are the reserves.
       const fees = (await node.pub.getLogs({ address: pool, event: FEES, fromBlock: 0n })).map((l) => [l.args.amount0!, l.args.amount1!] as const);
       expect(fees.length).toBeGreaterThan(0);
-      const moved = p.txs.reduce((s, x) => [s[0] + x.amount0, s[1] + x.amount1] as const, [0n, 0n] as const);
-      const feeSum = fees.reduce((s, x) => [s[0] + x[0], s[1] + x[1]] as const, [0n, 0n] as const);
+      const moved = p.txs.reduce<[bigint, bigint]>((s, x) => [s[0] + x.amount0, s[1] + x.amount1], [0n, 0n]);
+      const feeSum = fees.reduce<[bigint, bigint]>((s, x) => [s[0] + x[0], s[1] + x[1]], [0n, 0n]);
       expect([moved[0] - feeSum[0], moved[1] - feeSum[1]], other).toEqual(p.reserves);
       expect(feeSum[0] + feeSum[1]).toBeGreaterThan(0n);
     }
@@ -392,6 +393,27 @@ describe('Solidly stable and volatile pools on anvil through the REST interface'
         for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(body[i][k], c[k], `${other} ${k} at ${t}`);
       }
     }
+  });
+
+  it('a stable fee set on the factory is served as configured (stableFeePpm), only for solidly factories', async () => {
+    await mineAt(node, T0 + 17 * M);
+    await send(node, market.factory, market.artifacts.factory.abi, 'setFee', [true, 1n]);
+    const again = await backfillAndServe([chainConfig(100)], NOW);
+    try {
+      for (const [pool] of POOLS()) {
+        const stable = await read<boolean>(node, pool, poolAbi(), 'stable');
+        const feeBps = await read<bigint>(node, market.factory, market.artifacts.factory.abi, 'getFee', [pool, stable]);
+        const body = (await (await fetch(`${again.url}/networks/base/pools/${pool}`)).json()) as { fee: number };
+        expect(body.fee).toBe(Number(feeBps) * 100);
+        expect(body.fee).toBe(stable ? 100 : 3000);
+      }
+    } finally {
+      await again.close();
+    }
+    const v2WithStableFee = { ...chainConfig(), factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: v2Factory, stableFeePpm: 100 }] };
+    const refused = EvmChainSchema.safeParse(v2WithStableFee);
+    expect(refused.success).toBe(false);
+    expect(refused.error!.issues.map((i) => i.message)).toEqual(['only a solidly factory has stable pools']);
   });
 
   it('transactions: every Swap, Mint and Burn log, newest first, with signed amounts, blocks, times and USD volume', async () => {
