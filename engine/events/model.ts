@@ -30,6 +30,12 @@ export const PoolProtocol = {
   ConstantProduct: 0,
   /** Concentrated liquidity with sqrtPriceX96 and active liquidity (Uniswap v3 style). */
   Concentrated: 1,
+  /**
+   * Solidly stable curve x^3*y + x*y^3 = k on reserves with decimals applied (Velodrome v2,
+   * Aerodrome): reserves from its `Sync` like a constant-product pool, priced at the curve's marginal
+   * price (engine/state/reserve-price.ts).
+   */
+  SolidlyStable: 2,
 } as const;
 export type PoolProtocol = (typeof PoolProtocol)[keyof typeof PoolProtocol];
 

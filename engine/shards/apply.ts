@@ -47,6 +47,7 @@ import {
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
+import { pricedByReserves, reservePrice } from '../state/reserve-price.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
@@ -277,7 +278,7 @@ export class ShardWriter {
     this.normaliseReserves(p);
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
-    if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+    if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
     this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     Atomics.add(v.poolSeq, p, 1);
@@ -306,7 +307,7 @@ export class ShardWriter {
     const k = e.key(this.key)!;
     const block = k.blockNumber();
     Atomics.add(v.poolSeq, p, 1);
-    const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+    const synced = pricedByReserves(v.poolProtocol[p]!) && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
     // A concentrated pool's Burn only credits the position: its tokens leave with the Collect (a ReserveDelta).
     const moves = !synced && !(kind === 2 && v.poolProtocol[p] === 1);
     if (moves) {
@@ -314,7 +315,7 @@ export class ShardWriter {
       this.moveReserve(p, 0, e.amount0(this.u128)!, kind === 2);
       this.moveReserve(p, 1, e.amount1(this.u128)!, kind === 2);
       this.normaliseReserves(p);
-      if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+      if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
     }
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
@@ -351,7 +352,7 @@ export class ShardWriter {
     this.moveReserve(p, 0, e.amount0(this.u128)!, (flags & ReserveDeltaFlags.Amount0Negative) !== 0);
     this.moveReserve(p, 1, e.amount1(this.u128)!, (flags & ReserveDeltaFlags.Amount1Negative) !== 0);
     this.normaliseReserves(p);
-    if (v.poolProtocol[p] === 0 && v.reserve0[p]! > 0) v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+    if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
@@ -377,10 +378,10 @@ export class ShardWriter {
     // bounds the stored candles that were its own.
     const row = this.blockOf(p);
 
-    // Reserves: a constant-product pool's Sync in the same tx already holds the post-swap reserves.
+    // Reserves: a pool priced by its reserves has its Sync in the same tx holding the post-swap ones.
     let s = e.amount0(this.u128)!;
     const amount0 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d0;
-    const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+    const synced = pricedByReserves(v.poolProtocol[p]!) && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
     if (!synced) {
       this.beginReserveChange(p, block, t);
       this.moveReserve(p, 0, s, neg0);
@@ -398,7 +399,7 @@ export class ShardWriter {
       const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
       if (sqrt > 0) v.ratio[p] = ((sqrt * sqrt) * d0) / d1;
     } else if (v.reserve0[p]! > 0) {
-      v.ratio[p] = v.reserve1[p]! / v.reserve0[p]!;
+      v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
     }
 
     const base1 = this.reprice(p, t, true);

@@ -13,12 +13,14 @@
  * reference stablecoin within MAX_ROUTE_HOPS hops when it is chosen.
  *
  * routedPriceUsd is the float price the engine computes with. The price shown is that same quantity,
- * exact where the views allow: the ratio of each route pool's raw reserves (decimals applied), a
- * concentrated-liquidity pool's price to 15 significant digits. Past MAX_ROUTE_HOPS (a route that
- * grew longer after it was chosen) the price the token's route pool last set is used. The result is
- * cut to PRICE_DIGITS significant digits, in plain notation (decimal.js: never a float's noise).
+ * exact where the views allow: the ratio of each route pool's raw reserves (decimals applied), or a
+ * stable-curve pool's marginal price at them (reserve-price.ts), a concentrated-liquidity pool's
+ * price to 15 significant digits. Past MAX_ROUTE_HOPS (a route that grew longer after it was
+ * chosen) the price the token's route pool last set is used. The result is cut to PRICE_DIGITS
+ * significant digits, in plain notation (decimal.js: never a float's noise).
  */
 import { Decimal } from 'decimal.js';
+import { pricedByReserves, reservePriceFraction } from './reserve-price.js';
 import type { EngineViews } from './views.js';
 
 /** Significant digits of a shown price. */
@@ -34,7 +36,6 @@ export const ROUTE_STALE_AFTER_S = 86_400;
 export const MIN_ROUTE_LIQUIDITY_USD = 1_000;
 
 const Exact = Decimal.clone({ precision: 60, toExpNeg: -100, toExpPos: 100 });
-const POW10: readonly Decimal[] = Array.from({ length: 78 }, (_, i) => new Exact(10).pow(i));
 const ONE = new Exact(1);
 const W32 = 4_294_967_296n;
 
@@ -69,7 +70,7 @@ export function exactPrice(v: EngineViews, t: number, hops = 0): Decimal {
   const tokenIs0 = v.poolToken0[route] === t;
   const other = tokenIs0 ? v.poolToken1[route]! : v.poolToken0[route]!;
   const otherPrice = exactPrice(v, other, hops + 1);
-  if (v.poolProtocol[route] !== 0) {
+  if (!pricedByReserves(v.poolProtocol[route]!)) {
     const ratio = v.ratio[route]!; // token 0 in token 1
     if (!(ratio > 0)) return floatDecimal(routedPriceUsd(v, t));
     const r = floatDecimal(ratio);
@@ -79,11 +80,11 @@ export function exactPrice(v: EngineViews, t: number, hops = 0): Decimal {
   const r0 = u128BigInt(rawScratch, 0);
   const r1 = u128BigInt(rawScratch, 4);
   if (r0 === 0n || r1 === 0n) return floatDecimal(routedPriceUsd(v, t));
-  const d0 = v.poolDecimals0[route]!;
-  const d1 = v.poolDecimals1[route]!;
-  // price(token) = (other reserve / 10^d_other) / (token reserve / 10^d_token) * price(other)
-  const [mine, theirs, dMine, dTheirs] = tokenIs0 ? [r0, r1, d0, d1] : [r1, r0, d1, d0];
-  return new Exact(theirs.toString()).mul(POW10[dMine]!).div(new Exact(mine.toString()).mul(POW10[dTheirs]!)).mul(otherPrice);
+  // Token 0 in token 1 as an exact fraction of the raw reserves (engine/state/reserve-price.ts):
+  // the reserves' ratio, or a stable curve's marginal price.
+  const [num, den] = reservePriceFraction(v.poolProtocol[route]!, r0, r1, v.poolDecimals0[route]!, v.poolDecimals1[route]!);
+  const [over, under] = tokenIs0 ? [num, den] : [den, num];
+  return new Exact(over.toString()).div(new Exact(under.toString())).mul(otherPrice);
 }
 
 /** Per hop of the route being followed (one thread reads at a time): the pool's ratio and which side the token is. */

@@ -168,7 +168,7 @@ export class EngineViews {
   readonly poolToken1: Int32Array;
   readonly poolDecimals0: Uint8Array;
   readonly poolDecimals1: Uint8Array;
-  /** 0 constant product, 1 concentrated. */
+  /** 0 constant product, 1 concentrated, 2 Solidly stable curve (events/model.ts PoolProtocol). */
   readonly poolProtocol: Uint8Array;
   readonly poolFeePpm: Uint32Array;
   readonly poolCreatedAt: Float64Array;

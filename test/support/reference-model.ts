@@ -114,7 +114,7 @@ export class ReferenceModel {
         p.r0 = e.reserve0;
         p.r1 = e.reserve1;
         p.syncAt = `${e.key.blockNumber}:${e.key.txIndex}`;
-        if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
+        if (p.protocol !== 1 && p.r0 > 0n) p.ratio = this.reserveRatio(p);
         this.reprice(p, e.timestamp);
         return;
       }
@@ -122,11 +122,11 @@ export class ReferenceModel {
       case 'burn': {
         const p = this.pools.get(e.poolId!)!;
         // A concentrated pool's burn only credits the position: its tokens leave with the collect (reserve_delta).
-        if (!(p.protocol === 0 && p.syncAt === `${e.key.blockNumber}:${e.key.txIndex}`) && !(p.protocol === 1 && e.kind === 'burn')) {
+        if (!(p.protocol !== 1 && p.syncAt === `${e.key.blockNumber}:${e.key.txIndex}`) && !(p.protocol === 1 && e.kind === 'burn')) {
           const sign = e.kind === 'mint' ? 1n : -1n;
           p.r0 += sign * e.amount0;
           p.r1 += sign * e.amount1;
-          if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
+          if (p.protocol !== 1 && p.r0 > 0n) p.ratio = this.reserveRatio(p);
         }
         this.reprice(p, e.timestamp);
         return;
@@ -135,20 +135,20 @@ export class ReferenceModel {
         const p = this.pools.get(e.poolId!)!;
         p.r0 += e.amount0;
         p.r1 += e.amount1;
-        if (p.protocol === 0 && p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
+        if (p.protocol !== 1 && p.r0 > 0n) p.ratio = this.reserveRatio(p);
         this.reprice(p);
         return;
       }
       case 'swap': {
         const p = this.pools.get(e.poolId!)!;
-        if (!(p.protocol === 0 && p.syncAt === `${e.key.blockNumber}:${e.key.txIndex}`)) {
+        if (!(p.protocol !== 1 && p.syncAt === `${e.key.blockNumber}:${e.key.txIndex}`)) {
           p.r0 += e.amount0;
           p.r1 += e.amount1;
         }
         if (p.protocol === 1) {
           const sqrt = Number(e.sqrtPriceX96) / 2 ** 96;
           if (sqrt > 0) p.ratio = (sqrt * sqrt * 10 ** p.d0) / 10 ** p.d1;
-        } else if (p.r0 > 0n) p.ratio = this.norm(p.r1, p.d1) / this.norm(p.r0, p.d0);
+        } else if (p.r0 > 0n) p.ratio = this.reserveRatio(p);
         p.lastSwap = e.timestamp;
         const base1 = this.reprice(p, e.timestamp);
         const a0 = this.norm(e.amount0 < 0n ? -e.amount0 : e.amount0, p.d0);
@@ -207,6 +207,16 @@ export class ReferenceModel {
       default:
         return;
     }
+  }
+
+  /**
+   * Price of token 0 in token 1 of a pool priced by its reserves (x, y with decimals applied): y/x
+   * for constant product (0); the marginal price of x^3*y + x*y^3 = k for a Solidly stable pool (2).
+   */
+  reserveRatio(p: RefPool): number {
+    const x = this.norm(p.r0, p.d0);
+    const y = this.norm(p.r1, p.d1);
+    return p.protocol === 2 ? (3 * x * x * y + y * y * y) / (x * x * x + 3 * x * y * y) : y / x;
   }
 
   norm(x: bigint, decimals: number): number {

@@ -258,11 +258,12 @@ export class ChainFollower {
 
   /**
    * The family of a pool known from before a restart: its factory's; a pool whose factory is no
-   * longer configured is read as the Uniswap family of its pool model.
+   * longer configured is read as the family of its pool model (Uniswap's, or Solidly's for a stable pool).
    */
   private familyOf(p: KnownPool): ProtocolFamily {
     const f = p.factory !== undefined ? this.factories.get(p.factory.toLowerCase()) : undefined;
     if (f) return FAMILIES[f.protocol];
+    if (p.protocol === PoolProtocol.SolidlyStable) return FAMILIES.solidly;
     return p.protocol === PoolProtocol.Concentrated ? FAMILIES.uniswap_v3 : FAMILIES.uniswap_v2;
   }
 
@@ -558,7 +559,7 @@ export class ChainFollower {
       const factory = this.factories.get(l.address.toLowerCase());
       if (!factory || l.removed) continue;
       if (hexNumber(l.blockNumber) < (factory.startBlock ?? 0)) continue;
-      const c = FAMILIES[factory.protocol].creation(l, factory.feePpm);
+      const c = FAMILIES[factory.protocol].creation(l, factory.feePpm, factory.stableFeePpm);
       if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block: hexNumber(l.blockNumber) });
     }
     const missing = [...new Set(found.flatMap((f) => [f.t0, f.t1]))].filter((t) => !this.tokens.has(t));
@@ -581,7 +582,7 @@ export class ChainFollower {
     // A factory log (keep() passes only those and known pools' logs): a creation found by discoverPools.
     const factory = this.factories.get(pool);
     if (!factory) return null;
-    const creation = FAMILIES[factory.protocol].creation(l, factory.feePpm);
+    const creation = FAMILIES[factory.protocol].creation(l, factory.feePpm, factory.stableFeePpm);
     const c = creation ? created.get(creation.pool) : undefined;
     if (!creation || !c || c.factory.address.toLowerCase() !== pool) return null;
     return {
@@ -591,7 +592,7 @@ export class ChainFollower {
       pool: creation.pool,
       dexId: c.factory.dexId,
       factory: pool,
-      protocol: FAMILIES[c.factory.protocol].poolProtocol,
+      protocol: creation.protocol ?? FAMILIES[c.factory.protocol].poolProtocol,
       feePpm: c.feePpm,
       token0: c.token0,
       token1: c.token1,

@@ -21,6 +21,8 @@ export const EvmFactorySchema = z
     address,
     /** Swap fee in millionths (3000 = 0.3 %, Uniswap v2) of families whose pools do not state theirs (v3 pools carry their own; an Algebra pool's fee changes over time, and this one is served for it). */
     feePpm: z.number().int().min(0).max(1_000_000).default(3_000),
+    /** `solidly` factories: swap fee in millionths of their stable pools (500 = 0.05 %, the factory's default, when absent); `feePpm` is their volatile pools'. */
+    stableFeePpm: z.number().int().min(0).max(1_000_000).optional(),
     /** First block to scan for this factory's pools; the chain's startBlock when absent. */
     startBlock: z.number().int().min(0).optional(),
   })
@@ -69,6 +71,7 @@ export const EvmChainSchema = z
     const seen = new Set<string>();
     c.factories.forEach((f, i) => {
       if (seen.has(f.dexId)) ctx.addIssue({ code: 'custom', path: ['factories', i, 'dexId'], message: `duplicate DEX id "${f.dexId}"` });
+      if (f.stableFeePpm !== undefined && f.protocol !== 'solidly') ctx.addIssue({ code: 'custom', path: ['factories', i, 'stableFeePpm'], message: 'only a solidly factory has stable pools' });
       seen.add(f.dexId);
     });
   });

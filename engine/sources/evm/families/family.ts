@@ -6,7 +6,8 @@
  * which logs announce pools and the pool's family what each of its logs means.
  *
  * Pricing and reserves are the engine's, chosen by `poolProtocol`: a constant-product pool is priced
- * from the reserves of its `sync` events, a concentrated one from the sqrtPriceX96 of its swaps (and
+ * from the reserves of its `sync` events (their ratio; a Solidly stable pool at its curve's marginal
+ * price there: engine/state/reserve-price.ts), a concentrated one from the sqrtPriceX96 of its swaps (and
  * `sync` events carrying sqrtPriceX96 before the first swap), with reserves from the amounts its
  * swaps and mints moved in and its collects moved out, and the fees flashes paid in (`reserve_delta`
  * events): its token balances (engine/shards/apply.ts).
@@ -28,12 +29,14 @@ export interface PoolCreation {
   readonly token1: string;
   /** Swap fee in millionths; families whose pools carry no fee in the creation log return `defaultFeePpm`. */
   readonly feePpm: number;
+  /** The pool's pricing model when the creation log chooses it (a Solidly stable pool); the family's `poolProtocol` when absent. */
+  readonly protocol?: PoolProtocol;
 }
 
 export interface ProtocolFamily {
   /** The `protocol` a factory names in the configuration, served as the DEX's protocol. */
   readonly id: string;
-  /** The engine's pricing and reserves model for the family's pools. */
+  /** The engine's pricing and reserves model for the family's pools (a pool's creation may state another). */
   readonly poolProtocol: PoolProtocol;
   /** Every event decoded, by a name unique across families (the names TOPICS is keyed by). */
   readonly events: Readonly<Record<string, FamilyEvent>>;
@@ -41,8 +44,12 @@ export interface ProtocolFamily {
   readonly factoryTopics: readonly string[];
   /** Topics of the pool logs decoded. */
   readonly poolTopics: readonly string[];
-  /** The pool a factory log announces, or null when the log is no pool creation of this family. */
-  creation(log: RpcLog, defaultFeePpm: number): PoolCreation | null;
+  /**
+   * The pool a factory log announces, or null when the log is no pool creation of this family.
+   * `defaultFeePpm` and `stableFeePpm` are the factory's configured fees (the latter for Solidly
+   * stable pools; undefined when not configured).
+   */
+  creation(log: RpcLog, defaultFeePpm: number, stableFeePpm: number | undefined): PoolCreation | null;
   /**
    * A pool log as an engine event, or null when the log is none of the family's pool events.
    * `topicAddress` reads an address topic (memoised by the caller: routers repeat in runs).

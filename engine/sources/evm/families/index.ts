@@ -6,6 +6,7 @@
 import { algebra } from './algebra/index.js';
 import type { ProtocolFamily } from './family.js';
 import { pancakeswapV3 } from './pancakeswap-v3/index.js';
+import { solidly } from './solidly/index.js';
 import { uniswapV2 } from './uniswap-v2/index.js';
 import { uniswapV3 } from './uniswap-v3/index.js';
 
@@ -14,6 +15,7 @@ export const FAMILIES = {
   uniswap_v3: uniswapV3,
   pancakeswap_v3: pancakeswapV3,
   algebra,
+  solidly,
 } as const satisfies Record<string, ProtocolFamily>;
 
 export type EvmProtocol = keyof typeof FAMILIES;

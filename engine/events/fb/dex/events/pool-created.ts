@@ -61,7 +61,7 @@ factory(optionalEncoding?:any):string|Uint8Array|null {
 }
 
 /**
- * 0 constant product, 1 concentrated liquidity.
+ * 0 constant product, 1 concentrated liquidity, 2 Solidly stable curve.
  */
 protocol():number {
   const offset = this.bb!.__offset(this.bb_pos, 16);
