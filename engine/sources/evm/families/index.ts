@@ -7,11 +7,13 @@ import type { ProtocolFamily } from './family.js';
 import { pancakeswapV3 } from './pancakeswap-v3/index.js';
 import { uniswapV2 } from './uniswap-v2/index.js';
 import { uniswapV3 } from './uniswap-v3/index.js';
+import { uniswapV4 } from './uniswap-v4/index.js';
 
 export const FAMILIES = {
   uniswap_v2: uniswapV2,
   uniswap_v3: uniswapV3,
   pancakeswap_v3: pancakeswapV3,
+  uniswap_v4: uniswapV4,
 } as const satisfies Record<string, ProtocolFamily>;
 
 export type EvmProtocol = keyof typeof FAMILIES;
@@ -22,4 +24,4 @@ export const FAMILY_LIST: readonly ProtocolFamily[] = Object.values(FAMILIES);
 export const FACTORY_TOPICS: readonly string[] = [...new Set(FAMILY_LIST.flatMap((f) => f.factoryTopics))];
 export const POOL_TOPICS: readonly string[] = [...new Set(FAMILY_LIST.flatMap((f) => f.poolTopics))];
 
-export type { PoolCreation, ProtocolFamily } from './family.js';
+export type { FamilyDecoder, PoolCreation, ProtocolFamily } from './family.js';
