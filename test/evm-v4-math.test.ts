@@ -1,0 +1,93 @@
+/**
+ * The Uniswap v4 arithmetic of the EVM source (engine/sources/evm/families/uniswap-v4/math.ts)
+ * against the contracts of @uniswap/v4-core on anvil: TickMath.getSqrtPriceAtTick through the
+ * package's TickMathTest, and the amounts of liquidity changes against what the PoolManager takes
+ * and pays through the package's PoolModifyLiquidityTest router (callerDelta read by simulating the
+ * call), at prices inside, below and above the range.
+ */
+import { maxUint256, zeroAddress } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { amount0Delta, amount1Delta, liquidityAmounts, MAX_TICK, MIN_TICK, sqrtPriceAtTick } from '../engine/sources/evm/families/uniswap-v4/math.js';
+import { deploy, fixtures, send, startAnvil, type Anvil } from './support/evm.js';
+import { balanceDelta, poolId, sendValue, V4, v4Slot0 } from './support/evm-v4.js';
+
+let node: Anvil;
+
+beforeAll(async () => {
+  node = await startAnvil();
+}, 30_000);
+
+afterAll(async () => {
+  await node?.stop();
+});
+
+describe('Uniswap v4 math in BigInt', () => {
+  it('getSqrtPriceAtTick equals TickMath on the node at the bounds, every bit and a spread of ticks', async () => {
+    const tm = await deploy(node, V4.TickMathTest);
+    const ticks = new Set<number>([MIN_TICK, MAX_TICK, 0, 1, -1, 60, -60, 887220, -887220]);
+    for (let b = 0; b < 20; b++) {
+      ticks.add(1 << b);
+      ticks.add(-(1 << b));
+      ticks.add((1 << b) - 1);
+    }
+    let x = 12345;
+    for (let i = 0; i < 60; i++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      ticks.add((x % (2 * MAX_TICK + 1)) - MAX_TICK);
+    }
+    for (const t of ticks) {
+      if (t < MIN_TICK || t > MAX_TICK) continue;
+      const want = (await node.pub.readContract({ address: tm, abi: V4.TickMathTest.abi, functionName: 'getSqrtPriceAtTick', args: [t] })) as bigint;
+      expect(sqrtPriceAtTick(t), `tick ${t}`).toBe(want);
+    }
+    expect(() => sqrtPriceAtTick(MAX_TICK + 1)).toThrow(RangeError);
+  });
+
+  it('rounding: up for what a position pays in, down for what it is paid, and the two differ by at most one unit', () => {
+    const a = sqrtPriceAtTick(-600);
+    const b = sqrtPriceAtTick(600);
+    for (const l of [1n, 999n, 10n ** 18n + 7n, 2n ** 127n]) {
+      const up0 = amount0Delta(a, b, l, true);
+      const down0 = amount0Delta(b, a, l, false);
+      expect(up0 - down0 === 0n || up0 - down0 === 1n).toBe(true);
+      const up1 = amount1Delta(a, b, l, true);
+      const down1 = amount1Delta(b, a, l, false);
+      expect(up1 - down1 === 0n || up1 - down1 === 1n).toBe(true);
+    }
+    expect(liquidityAmounts(0, sqrtPriceAtTick(0), -60, 60, 0n)).toEqual([0n, 0n]);
+  });
+
+  it('liquidityAmounts equals the PoolManager\'s callerDelta for additions and removals below, inside and above the range', async () => {
+    const manager = await deploy(node, V4.PoolManager, [node.account]);
+    const router = await deploy(node, V4.PoolModifyLiquidityTest, [manager]);
+    const token = await deploy(node, fixtures().TestToken, ['USD Coin', 'USDC', 6, 10n ** 30n]);
+    await send(node, token, fixtures().TestToken.abi, 'approve', [router, maxUint256]);
+    // A native/USDC pool at tick 1000 (price exactly at a tick) and one at a price between ticks.
+    const key = { currency0: zeroAddress, currency1: token, fee: 3000, tickSpacing: 60, hooks: zeroAddress } as const;
+    await send(node, manager, V4.PoolManager.abi, 'initialize', [key, sqrtPriceAtTick(1000) + 123_456_789n]);
+    const id = poolId(key);
+    const salt = `0x${'0'.repeat(63)}1` as const;
+    const checked: string[] = [];
+    for (const [lower, upper] of [
+      [1200, 2400], // above the price: token 0 only
+      [-600, 1020], // about it
+      [-1800, 960], // below it: token 1 only
+      [-887220, 887220],
+    ] as const) {
+      for (const delta of [10n ** 18n + 12_345n, -(10n ** 17n + 3n)]) {
+        const { tick, sqrtPriceX96 } = await v4Slot0(node, manager, id);
+        const params = { tickLower: lower, tickUpper: upper, liquidityDelta: delta, salt };
+        const { result } = await node.pub.simulateContract({ address: router, abi: V4.PoolModifyLiquidityTest.abi, functionName: 'modifyLiquidity', args: [key, params, '0x'], value: 10n ** 21n, account: node.account });
+        // The caller's view: negative, paid in.
+        const [caller0, caller1] = balanceDelta(result as bigint);
+        const [a0, a1] = liquidityAmounts(tick, sqrtPriceX96, lower, upper, delta);
+        // A new position has no fees owed (no swap happened): the delta is the principal alone.
+        expect([delta > 0n ? -caller0 : caller0, delta > 0n ? -caller1 : caller1], `${lower}..${upper} by ${delta}`).toEqual([a0, a1]);
+        await sendValue(node, router, V4.PoolModifyLiquidityTest.abi, 'modifyLiquidity', [key, params, '0x'], 10n ** 21n);
+        checked.push(`${lower}:${upper}:${a0}:${a1}`);
+      }
+    }
+    expect(checked.some((c) => c.endsWith(':0'))).toBe(true);
+    expect(checked.some((c) => /:0:\d+$/.test(c))).toBe(true);
+  });
+});
