@@ -267,6 +267,8 @@ describe('Uniswap v4 on anvil through the REST interface', () => {
       expect(body.tokens.map((x: { id: string }) => x.id)).toEqual([p.key.currency0.toLowerCase(), p.key.currency1.toLowerCase()]);
       // The id in upper case names the same pool.
       expect((await get(`/networks/ethereum/pools/0x${p.id.slice(2).toUpperCase()}`)).body.id).toBe(p.id.toLowerCase());
+      // Search finds it by a prefix of its id.
+      expect(JSON.stringify((await get(`/search?query=${p.id.slice(0, 24)}`)).body)).toContain(p.id.toLowerCase());
     }
     const eth = (await get(`/networks/ethereum/pools/${pools.eth.id}`)).body.tokens[0];
     expect([eth.id, eth.symbol, eth.name, eth.decimals]).toEqual([NATIVE, 'ETH', 'Ether', 18]);
