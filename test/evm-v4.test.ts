@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
 import { deploy, fixtures, mineAt, read, send, startAnvil, type Anvil } from './support/evm.js';
 import { backfillAndServe, expectTransactions, isqrt, type LoggedTx, type ServedChains } from './support/evm-serve.js';
-import { balanceDelta, poolId, sendValue, V4, v4PositionLiquidity, v4Slot0, type PoolKey } from './support/evm-v4.js';
+import { poolId, sendValue, V4, v4Principal, v4PrincipalReserves, v4Slot0, type PoolKey } from './support/evm-v4.js';
 
 const E18 = 10n ** 18n;
 const E8 = 10n ** 8n;
@@ -68,35 +68,9 @@ function sqrtPriceOf(usdcIs0: boolean, otherDecimals: number, usdPerUnit: bigint
   return isqrt((num * Q96 * Q96) / den);
 }
 
-/** The router's callerDelta for a liquidity change now, simulated (the caller's view: negative, paid in); [0, 0] if it reverts. */
-async function simulateChange(p: TestPool, lower: number, upper: number, delta: bigint, salt: Hex): Promise<[bigint, bigint]> {
-  try {
-    const { result } = await node.pub.simulateContract({
-      address: lpRouter,
-      abi: V4.PoolModifyLiquidityTest.abi,
-      functionName: 'modifyLiquidity',
-      args: [p.key, { tickLower: lower, tickUpper: upper, liquidityDelta: delta, salt }, '0x'],
-      value: p.key.currency0 === NATIVE ? 1_000n * E18 : 0n,
-      account: node.account,
-    });
-    return balanceDelta(result as bigint);
-  } catch (err) {
-    // A zero change of a position that does not exist reverts (CannotUpdateEmptyPosition): nothing owed.
-    if (delta === 0n) return [0n, 0n];
-    throw err;
-  }
-}
-
-/** The principal a change of `delta` moves now, in the pool's view: its callerDelta less the fees owed (a zero change's delta). */
-async function principalOf(p: TestPool, lower: number, upper: number, delta: bigint, salt: Hex): Promise<[bigint, bigint]> {
-  const [c0, c1] = await simulateChange(p, lower, upper, delta, salt);
-  const [f0, f1] = await simulateChange(p, lower, upper, 0n, salt);
-  return [-(c0 - f0), -(c1 - f1)];
-}
-
 /** A liquidity change through the router at time `at`, with the principal it moved recorded beforehand. */
 async function modify(p: TestPool, lower: number, upper: number, delta: bigint, salt: Hex, at: number): Promise<void> {
-  const [amount0, amount1] = await principalOf(p, lower, upper, delta, salt);
+  const [amount0, amount1] = await v4Principal(node, lpRouter, p.key, lower, upper, delta, salt);
   await mineAt(node, at);
   const { hash } = await sendValue(node, lpRouter, V4.PoolModifyLiquidityTest.abi, 'modifyLiquidity', [p.key, { tickLower: lower, tickUpper: upper, liquidityDelta: delta, salt }, '0x'], p.key.currency0 === NATIVE && delta > 0n ? 1_000n * E18 : 0n);
   if (delta !== 0n) p.changes.set(hash, { amount0, amount1 });
@@ -296,15 +270,7 @@ describe('Uniswap v4 on anvil through the REST interface', () => {
       expect(txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96).toBe(slot0.sqrtPriceX96);
       const { body } = await get(`/networks/ethereum/pools/${p.id}`);
       close(body.last_price, ratioOf(p, slot0.sqrtPriceX96), `${p.name} last_price`);
-      let r0 = 0n;
-      let r1 = 0n;
-      for (const pos of p.positions) {
-        const liquidity = await v4PositionLiquidity(node, manager, p.id, lpRouter, pos.lower, pos.upper, pos.salt);
-        if (liquidity === 0n) continue;
-        const [a0, a1] = await principalOf(p, pos.lower, pos.upper, -liquidity, pos.salt);
-        r0 -= a0;
-        r1 -= a1;
-      }
+      const [r0, r1] = await v4PrincipalReserves(node, manager, lpRouter, p.key, p.positions);
       expect(r0 > 0n && r1 > 0n, p.name).toBe(true);
       expect(body.token_reserves.map((r: { reserve: string }) => r.reserve), p.name).toEqual([String(r0), String(r1)]);
       const [usdcRaw, otherRaw] = p.usdcIs0 ? [r0, r1] : [r1, r0];

@@ -79,3 +79,47 @@ export async function sendValue(node: Anvil, address: Address, abi: Abi, functio
   if (receipt.status !== 'success') throw new Error(`${functionName} reverted in block ${receipt.blockNumber}`);
   return { hash, block: receipt.blockNumber };
 }
+
+/** The liquidity router's callerDelta for a change now, simulated (the caller's view: negative, paid in); [0, 0] for a zero change that reverts (no such position). */
+async function simulateChange(node: Anvil, lpRouter: Address, key: PoolKey, lower: number, upper: number, delta: bigint, salt: Hex): Promise<[bigint, bigint]> {
+  try {
+    const { result } = await node.pub.simulateContract({
+      address: lpRouter,
+      abi: V4.PoolModifyLiquidityTest.abi,
+      functionName: 'modifyLiquidity',
+      args: [key, { tickLower: lower, tickUpper: upper, liquidityDelta: delta, salt }, '0x'],
+      value: key.currency0 === '0x0000000000000000000000000000000000000000' ? 10n ** 21n : 0n,
+      account: node.account,
+    });
+    return balanceDelta(result as bigint);
+  } catch (err) {
+    // A zero change of a position that does not exist reverts (CannotUpdateEmptyPosition): nothing owed.
+    if (delta === 0n) return [0n, 0n];
+    throw err;
+  }
+}
+
+/**
+ * The principal a liquidity change of the router's position moves now, in the pool's view
+ * (+ paid in): the PoolManager's callerDelta less the fees owed to the position (a zero change's delta).
+ */
+export async function v4Principal(node: Anvil, lpRouter: Address, key: PoolKey, lower: number, upper: number, delta: bigint, salt: Hex): Promise<[bigint, bigint]> {
+  const [c0, c1] = await simulateChange(node, lpRouter, key, lower, upper, delta, salt);
+  const [f0, f1] = await simulateChange(node, lpRouter, key, lower, upper, 0n, salt);
+  return [-(c0 - f0), -(c1 - f1)];
+}
+
+/** A pool's principal now: over the router's positions, what removing each one's liquidity (read with extsload) would pay, fees apart. */
+export async function v4PrincipalReserves(node: Anvil, manager: Address, lpRouter: Address, key: PoolKey, positions: readonly { lower: number; upper: number; salt: Hex }[]): Promise<[bigint, bigint]> {
+  const id = poolId(key);
+  let r0 = 0n;
+  let r1 = 0n;
+  for (const pos of positions) {
+    const liquidity = await v4PositionLiquidity(node, manager, id, lpRouter, pos.lower, pos.upper, pos.salt);
+    if (liquidity === 0n) continue;
+    const [a0, a1] = await v4Principal(node, lpRouter, key, pos.lower, pos.upper, -liquidity, pos.salt);
+    r0 -= a0;
+    r1 -= a1;
+  }
+  return [r0, r1];
+}
