@@ -1,12 +1,13 @@
 /**
  * EVM backfill throughput: a local anvil holding N Uniswap v2 swaps (200,000 by default, made by a
- * contract that swaps many times per transaction), read (1) as raw `eth_getLogs` pages alone, the
+ * contract that swaps many times per transaction; with `--protocol v4`, Uniswap v4 swaps through the
+ * PoolManager of @uniswap/v4-core, on a pool with a full-range position and 20 narrower ones), read (1) as raw `eth_getLogs` pages alone, the
  * ceiling, and (2) by the whole pipeline: the EVM source, ingest with LMDB commits and two shard
  * threads (the engine as `dexdata serve --source evm` runs it). Prints events/s of both and the ratio.
  * Then (3) the cost of a reorganisation on that chain: the newest blocks are replaced (evm_snapshot /
  * evm_revert) under the live engine and the rollback's phases are printed.
  *
- *   npm run build && node dist/bench/evm-backfill.js [--swaps N] [--batch-blocks N] [--runs N]
+ *   npm run build && node dist/bench/evm-backfill.js [--protocol v2|v4] [--swaps N] [--batch-blocks N] [--runs N]
  *
  * A section of `npm run bench` (bench/run.ts). Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
  */
@@ -22,9 +23,13 @@ import { EvmChainSchema } from '../engine/sources/evm/config.js';
 import { createLogReader } from '../engine/sources/evm/logs.js';
 import { createRpcClient } from '../engine/sources/evm/rpc.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
-import { deploy, deployV2Market, fixtures, mineAt, send, startAnvil } from '../test/support/evm.js';
+import { deploy, deployV2Market, fixtures, mineAt, send, startAnvil, type Anvil } from '../test/support/evm.js';
+import { isqrt } from '../test/support/evm-serve.js';
+import { poolId, V4, v4Slot0, type PoolKey } from '../test/support/evm-v4.js';
 
 export interface EvmBackfillOptions {
+  /** The DEX design traded: Uniswap v2 pairs (default) or Uniswap v4's PoolManager. */
+  readonly protocol?: 'v2' | 'v4';
   readonly swaps?: number;
   readonly perTx?: number;
   readonly batchBlocks?: number;
@@ -50,6 +55,96 @@ export interface EvmBackfillResult {
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
+const Q96 = 2n ** 96n;
+
+/** A market on the node that a churn contract trades many times per transaction. */
+interface Market {
+  readonly startBlock: number;
+  readonly usdc: string;
+  readonly weth: string;
+  readonly factory: { readonly dexId: string; readonly protocol: 'uniswap_v2' | 'uniswap_v4'; readonly address: string };
+  /** The logs the source reads, for the raw ceiling. */
+  readonly filter: { readonly address: string[]; readonly topics0: string[] };
+  /** `n` swaps in one transaction at time t. */
+  churn(n: number, t: number): Promise<void>;
+}
+
+async function v2Market(node: Anvil, t0: number): Promise<Market> {
+  const market = await deployV2Market(node, t0 + 1, {
+    usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
+    weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
+  });
+  const pair = await market.createPair(market.tokens.weth!, market.tokens.usdc!, t0 + 10);
+  await market.addLiquidity(pair, market.tokens.weth!, 100_000n * E18, market.tokens.usdc!, 300_000_000n * E6, t0 + 20);
+  const f = fixtures();
+  await mineAt(node, t0 + 30);
+  const churn = await deploy(node, f.V2Churn);
+  for (const [i, token] of [market.tokens.weth!, market.tokens.usdc!].entries()) {
+    await mineAt(node, t0 + 31 + i);
+    await send(node, token, f.TestToken.abi, 'transfer', [churn, token === market.tokens.weth ? 10_000n * E18 : 30_000_000n * E6]);
+  }
+  const token0IsWeth = market.tokens.weth!.toLowerCase() < market.tokens.usdc!.toLowerCase();
+  const [in0, in1] = token0IsWeth ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+  return {
+    startBlock: market.factoryBlock,
+    usdc: market.tokens.usdc!,
+    weth: market.tokens.weth!,
+    factory: { dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory },
+    filter: { address: [pair], topics0: [TOPICS.v2Swap!, TOPICS.v2Sync!, TOPICS.v2Mint!, TOPICS.v2Burn!] },
+    async churn(n, t) {
+      await mineAt(node, t);
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(n), in0, in1], 16_000_000n);
+    },
+  };
+}
+
+/** Uniswap v4: the PoolManager, a WETH/USDC pool with a full-range position and 20 narrower ranges about the price, and V4Churn. */
+async function v4Market(node: Anvil, t0: number): Promise<Market> {
+  const f = fixtures();
+  let t = t0 + 1;
+  await mineAt(node, t++);
+  const usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 15n * E6]);
+  await mineAt(node, t++);
+  const weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 12n * E18]);
+  await mineAt(node, t++);
+  const manager = await deploy(node, V4.PoolManager, [node.account]);
+  const startBlock = Number(await node.rpc<string>('eth_blockNumber'));
+  await mineAt(node, t++);
+  const lp = await deploy(node, V4.PoolModifyLiquidityTest, [manager]);
+  await mineAt(node, t++);
+  const churn = await deploy(node, f.V4Churn, [manager]);
+  for (const token of [usdc, weth]) {
+    await mineAt(node, t++);
+    await send(node, token, f.TestToken.abi, 'approve', [lp, 2n ** 256n - 1n]);
+    await mineAt(node, t++);
+    await send(node, token, f.TestToken.abi, 'transfer', [churn, token === weth ? 10_000n * E18 : 30_000_000n * E6]);
+  }
+  const wethIs0 = weth.toLowerCase() < usdc.toLowerCase();
+  const key: PoolKey = { currency0: wethIs0 ? weth : usdc, currency1: wethIs0 ? usdc : weth, fee: 3000, tickSpacing: 60, hooks: '0x0000000000000000000000000000000000000000' };
+  const [num, den] = wethIs0 ? [3_000n * E6, E18] : [E18, 3_000n * E6];
+  await mineAt(node, t++);
+  await send(node, manager, V4.PoolManager.abi, 'initialize', [key, isqrt((num * Q96 * Q96) / den)]);
+  const at = Math.round((await v4Slot0(node, manager, poolId(key))).tick / 60) * 60;
+  const ranges: [number, number, bigint][] = [[-887220, 887220, 10n ** 18n]];
+  for (let i = 1; i <= 20; i++) ranges.push([at - 60 * i, at + 60 * i, 10n ** 16n]);
+  for (const [i, [lower, upper, liquidity]] of ranges.entries()) {
+    await mineAt(node, t++);
+    const salt = `0x${(i + 1).toString(16).padStart(64, '0')}`;
+    await send(node, lp, V4.PoolModifyLiquidityTest.abi, 'modifyLiquidity', [key, { tickLower: lower, tickUpper: upper, liquidityDelta: liquidity, salt }, '0x']);
+  }
+  const [in0, in1] = wethIs0 ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+  return {
+    startBlock,
+    usdc,
+    weth,
+    factory: { dexId: 'uniswap_v4', protocol: 'uniswap_v4', address: manager },
+    filter: { address: [manager], topics0: [TOPICS.v4Initialize!, TOPICS.v4Swap!, TOPICS.v4ModifyLiquidity!] },
+    async churn(n, at) {
+      await mineAt(node, at);
+      await send(node, churn, f.V4Churn.abi, 'churn', [key, BigInt(n), in0, in1], 30_000_000n);
+    },
+  };
+}
 
 export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promise<EvmBackfillResult> {
   // 200,000 swaps: each pipeline run lasts seconds, as a backfill does. With 20,000 it lasts half a
@@ -63,29 +158,13 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
   const t0 = now - 86_400;
   const node = await startAnvil({ timestamp: t0, gasLimit: 100_000_000 });
   try {
-    const market = await deployV2Market(node, t0 + 1, {
-      usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
-      weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
-    });
-    const pair = await market.createPair(market.tokens.weth!, market.tokens.usdc!, t0 + 10);
-    await market.addLiquidity(pair, market.tokens.weth!, 100_000n * E18, market.tokens.usdc!, 300_000_000n * E6, t0 + 20);
-    const f = fixtures();
-    await mineAt(node, t0 + 30);
-    const churn = await deploy(node, f.V2Churn);
-    for (const [i, token] of [market.tokens.weth!, market.tokens.usdc!].entries()) {
-      await mineAt(node, t0 + 31 + i);
-      await send(node, token, f.TestToken.abi, 'transfer', [churn, token === market.tokens.weth ? 10_000n * E18 : 30_000_000n * E6]);
-    }
-    const token0IsWeth = market.tokens.weth!.toLowerCase() < market.tokens.usdc!.toLowerCase();
-    const [in0, in1] = token0IsWeth ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+    const protocol = options.protocol ?? 'v2';
+    const market = protocol === 'v4' ? await v4Market(node, t0) : await v2Market(node, t0);
     const made = performance.now();
-    let t = t0 + 60;
-    for (let done = 0; done < SWAPS; done += PER_TX) {
-      await mineAt(node, (t += 12));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(Math.min(PER_TX, SWAPS - done)), in0, in1], 16_000_000n);
-    }
+    let t = t0 + 600;
+    for (let done = 0; done < SWAPS; done += PER_TX) await market.churn(Math.min(PER_TX, SWAPS - done), (t += 12));
     const head = Number(await node.rpc<string>('eth_blockNumber'));
-    print(`anvil: ${SWAPS} swaps in ${head - market.factoryBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
+    print(`anvil: ${SWAPS} Uniswap ${protocol} swaps in ${head - market.startBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
 
     // (1) Ceiling: the same eth_getLogs pages, fetched and JSON-parsed, nothing else; one page at a
     // time, and four in flight as the source reads them. (2) The pipeline: source, ingest (LMDB),
@@ -93,18 +172,18 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
     // caught up (the engine's start, store and threads, is printed apart). Each is run RUNS times,
     // interleaved, and the medians are compared: on a shared machine single runs vary by 2x.
     const rpc = createRpcClient({ urls: [node.url], timeoutMs: 60_000, maxRetries: 0 });
-    const filter = { address: [pair], topics0: [TOPICS.v2Swap, TOPICS.v2Sync, TOPICS.v2Mint, TOPICS.v2Burn] };
+    const filter = market.filter;
     const chain = EvmChainSchema.parse({
       id: 'devnet',
       displayName: 'Devnet',
       chainId: node.chainId,
       rpcUrls: [node.url],
-      startBlock: market.factoryBlock,
+      startBlock: market.startBlock,
       confirmations: 0,
       logBatchBlocks: BATCH_BLOCKS,
-      stablecoins: [market.tokens.usdc],
-      wrappedNative: market.tokens.weth,
-      factories: [{ dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: market.factory }],
+      stablecoins: [market.usdc],
+      wrappedNative: market.weth,
+      factories: [market.factory],
     });
     const raw: [number[], number[]] = [[], []];
     const pipeline: number[] = [];
@@ -118,7 +197,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
         for (const [k, concurrency] of [1, 4].entries()) {
           const reader = createLogReader(rpc, BATCH_BLOCKS, concurrency);
           const started = performance.now();
-          const logs = await reader.read(market.factoryBlock, head, filter);
+          const logs = await reader.read(market.startBlock, head, filter);
           raw[k]!.push(logs.length / ((performance.now() - started) / 1000));
           rawLogs = logs.length;
         }
@@ -160,7 +239,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       const rawFour = median(raw[1]!);
       const rate = median(pipeline);
       print(`raw eth_getLogs (${rawLogs} logs, pages of ${BATCH_BLOCKS} blocks), median of ${RUNS}: ${Math.round(rawOne)} logs/s one page at a time, ${Math.round(rawFour)} logs/s four in flight`);
-      print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: block, pool, sync, swap, mint)`);
+      print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: block, pool, sync, swap, mint${protocol === 'v4' ? '; each v4 Swap log gives a swap and a sync' : ''})`);
       print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawOne).toFixed(0)} % of one page at a time, ${((100 * rate) / rawFour).toFixed(0)} % of four in flight (target at least 50 %)`);
 
       // (3) A reorganisation of the newest blocks under the live engine: 200 swaps ingested, then
@@ -169,13 +248,11 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       const fork = Number(await node.rpc<string>('eth_blockNumber'));
       const snapshot = await node.rpc<string>('evm_snapshot');
       const ingested = live.status().eventsIngested;
-      await mineAt(node, (t += 12));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 200n, in0, in1], 16_000_000n);
+      await market.churn(200, (t += 12));
       const deadline = Date.now() + 60_000;
       while (live.status().eventsIngested < ingested + 400 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await node.rpc('evm_revert', [snapshot]);
-      await mineAt(node, (t += 13));
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, 100n, in0, in1], 16_000_000n);
+      await market.churn(100, (t += 13));
       while (live.ingest.rollbacks === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       const rb = live.ingest.lastRollback;
       await live.stop();
@@ -197,8 +274,13 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' } } });
+  const { values } = parseArgs({ options: { protocol: { type: 'string' }, swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' } } });
+  if (values.protocol !== undefined && values.protocol !== 'v2' && values.protocol !== 'v4') {
+    process.stderr.write(`--protocol: v2 or v4, not ${values.protocol}\n`);
+    process.exit(2);
+  }
   benchEvmBackfill({
+    ...(values.protocol !== undefined ? { protocol: values.protocol as 'v2' | 'v4' } : {}),
     ...(values.swaps !== undefined ? { swaps: Number(values.swaps) } : {}),
     ...(values['per-tx'] !== undefined ? { perTx: Number(values['per-tx']) } : {}),
     ...(values['batch-blocks'] !== undefined ? { batchBlocks: Number(values['batch-blocks']) } : {}),

@@ -168,7 +168,7 @@ export const PANCAKE_V3_POOL = uniswapArtifact('@pancakeswap/v3-core/artifacts/c
 
 let compiled: Record<string, Artifact> | null = null;
 
-type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn' | 'PoolCodeDeployer';
+type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn' | 'V4Churn' | 'PoolCodeDeployer';
 
 /** The fixture source, from test/support (vitest) or dist/test/support (compiled, for the bench). */
 function fixtureSource(): string {
@@ -182,7 +182,7 @@ function fixtureSource(): string {
   throw new Error('test/fixtures/evm/Tokens.sol not found');
 }
 
-/** TestToken, Bytes32Token, BareToken, V3Caller, V2Churn and PoolCodeDeployer from test/fixtures/evm/Tokens.sol. */
+/** TestToken, Bytes32Token, BareToken, V3Caller, V2Churn, V4Churn and PoolCodeDeployer from test/fixtures/evm/Tokens.sol. */
 export function fixtures(): Record<FixtureName, Artifact> {
   if (!compiled) {
     const source = fixtureSource();
