@@ -681,11 +681,11 @@ export class ChainFollower {
   private async replay(): Promise<void> {
     const to = this.nextBlock - 1;
     const from = this.replayFrom;
-    this.replayFrom = -1;
     const families = new Set<ProtocolFamily>();
     for (const f of this.factories.values()) if (FAMILIES[f.protocol].decoder) families.add(FAMILIES[f.protocol]);
     for (const family of families) {
       if (to < from) continue;
+      this.decoders.delete(family);
       const decoder = this.decoderOf(family)!;
       const addresses = [...this.factories].filter(([, f]) => FAMILIES[f.protocol] === family).map(([a]) => a);
       if (family.poolIdTopic === undefined) for (const [pool, f] of this.pools) if (f === family) addresses.push(pool);
@@ -700,5 +700,7 @@ export class ChainFollower {
       }
       this.log(`${this.config.id}: ${family.id} pool states rebuilt from ${logs.length} logs of blocks ${from}..${to}`);
     }
+    // Done only once it succeeded: a failed read leaves it to the next step (the states are made anew).
+    this.replayFrom = -1;
   }
 }
