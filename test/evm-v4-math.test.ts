@@ -3,11 +3,13 @@
  * against the contracts of @uniswap/v4-core on anvil: TickMath.getSqrtPriceAtTick through the
  * package's TickMathTest, and the amounts of liquidity changes against what the PoolManager takes
  * and pays through the package's PoolModifyLiquidityTest router (callerDelta read by simulating the
- * call), at prices inside, below and above the range.
+ * call), at prices inside, below and above the range; and a pool's principal kept as sums over its
+ * ranges (pool-state.ts) against the exact sum over every range recomputed from scratch.
  */
 import { maxUint256, zeroAddress } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amount0Delta, amount1Delta, liquidityAmounts, MAX_TICK, MIN_TICK, sqrtPriceAtTick } from '../engine/sources/evm/families/uniswap-v4/math.js';
+import { V4PoolState } from '../engine/sources/evm/families/uniswap-v4/pool-state.js';
 import { deploy, fixtures, send, startAnvil, type Anvil } from './support/evm.js';
 import { balanceDelta, poolId, sendValue, V4, v4Slot0 } from './support/evm-v4.js';
 
@@ -89,5 +91,63 @@ describe('Uniswap v4 math in BigInt', () => {
     }
     expect(checked.some((c) => c.endsWith(':0'))).toBe(true);
     expect(checked.some((c) => /:0:\d+$/.test(c))).toBe(true);
+  });
+
+  it('a pool\'s principal kept as sums equals the exact sum over its ranges after every price move and liquidity change', () => {
+    const q96 = 1n << 96n;
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const start = -200_000;
+    const state = new V4PoolState(sqrtPriceAtTick(start), start);
+    const ranges = new Map<string, { lower: number; upper: number; l: bigint }>();
+    let tick = start;
+    let price = sqrtPriceAtTick(start);
+    const exact = (): [bigint, bigint] => {
+      // Σ L*Q96*(sU - x)/(x*sU) and Σ L*(y - sL)/Q96 as exact fractions, rounded down once.
+      let n0 = 0n;
+      let d0 = 1n;
+      let n1 = 0n;
+      for (const r of ranges.values()) {
+        const sl = sqrtPriceAtTick(r.lower);
+        const su = sqrtPriceAtTick(r.upper);
+        const add0 = (n: bigint, d: bigint) => {
+          n0 = n0 * d + n * d0;
+          d0 *= d;
+        };
+        if (tick < r.lower) add0(r.l * q96 * (su - sl), sl * su);
+        else if (tick < r.upper) {
+          add0(r.l * q96 * (su - price), price * su);
+          n1 += r.l * (price - sl);
+        } else n1 += r.l * (su - sl);
+      }
+      return [n0 / d0, n1 / q96];
+    };
+    let crossings = 0;
+    for (let step = 0; step < 400; step++) {
+      if (rnd(3) === 0 || ranges.size === 0) {
+        const lower = start + (rnd(80) - 40) * 60;
+        const upper = lower + (1 + rnd(20)) * 60;
+        const id = `${lower}:${upper}`;
+        const r = ranges.get(id);
+        const delta = r && rnd(2) === 0 ? -(r.l / BigInt(1 + rnd(2))) : BigInt(1 + rnd(1_000_000)) * 10n ** 12n;
+        state.changeLiquidity(lower, upper, delta);
+        const l = (r?.l ?? 0n) + delta;
+        if (l > 0n) ranges.set(id, { lower, upper, l });
+        else ranges.delete(id);
+      } else {
+        const next = start + rnd(5_000) - 2_500;
+        // A price within the tick, or exactly at its bound as a swap down leaves it (tick one below).
+        const atBound = rnd(4) === 0;
+        price = atBound ? sqrtPriceAtTick(next + 1) : sqrtPriceAtTick(next) + BigInt(rnd(1000));
+        for (const r of ranges.values()) if ((tick < r.lower) !== (next < r.lower) || (tick < r.upper) !== (next < r.upper)) crossings++;
+        tick = next;
+        state.movePrice(price, tick);
+      }
+      expect(state.reserves(), `step ${step}`).toEqual(exact());
+    }
+    expect(crossings).toBeGreaterThan(100);
   });
 });

@@ -4,8 +4,8 @@
  * position and swaps ingested by a running follower are orphaned when the node replaces their blocks
  * with other swaps and a removal; then the service stops, more happens on chain, and a new service on
  * the same store resumes (rebuilding the state from the PoolManager's logs). Each time the served
- * reserves must be the positions' principal read from the PoolManager (extsload and the router's
- * deltas), and the served transactions the PoolManager's logs, none lost or doubled.
+ * reserves must be the positions' principal computed from the PoolManager's state (extsload, the
+ * package's TickMath on the node, within a unit per position of what removing each would pay), and the served transactions the PoolManager's logs, none lost or doubled.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,7 @@ import { openStore, type Store } from '../engine/store/store.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
 import { deploy, fixtures, mineAt, send, startAnvil, type Anvil } from './support/evm.js';
 import { isqrt } from './support/evm-serve.js';
-import { poolId, sendValue, V4, v4PrincipalReserves, v4Slot0, type PoolKey } from './support/evm-v4.js';
+import { poolId, sendValue, V4, v4ExactPrincipal, v4PrincipalReserves, v4Slot0, type PoolKey } from './support/evm-v4.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -37,6 +37,7 @@ let config: EvmChainConfig;
 let manager: Address;
 let swapRouter: Address;
 let lpRouter: Address;
+let tickMath: Address;
 let key: PoolKey;
 let id: Hex;
 let at = 0;
@@ -112,7 +113,10 @@ const SWAP = parseAbiItem('event Swap(bytes32 indexed id, address indexed sender
 
 /** What the PoolManager says now: the positions' principal, and the ids of the pool's swaps and non-zero liquidity changes, newest first. */
 async function truth(): Promise<{ reserves: string[]; swaps: number; ids: string[] }> {
-  const [r0, r1] = await v4PrincipalReserves(node, manager, lpRouter, key, positions);
+  const [r0, r1] = await v4ExactPrincipal(node, manager, tickMath, lpRouter, key, positions);
+  const [w0, w1] = await v4PrincipalReserves(node, manager, lpRouter, key, positions);
+  // At most a unit per position above what removing each now would pay (each rounded down).
+  expect(r0 >= w0 && r0 - w0 < BigInt(positions.length) && r1 >= w1 && r1 - w1 < BigInt(positions.length)).toBe(true);
   const logs = await node.pub.getLogs({ address: manager, events: [SWAP, MODIFY], args: { id }, fromBlock: 0n });
   const kept = logs.filter((l) => l.eventName === 'Swap' || (l.args as { liquidityDelta: bigint }).liquidityDelta !== 0n);
   return { reserves: [String(r0), String(r1)], swaps: logs.filter((l) => l.eventName === 'Swap').length, ids: kept.map((l) => `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`).reverse() };
@@ -141,6 +145,8 @@ beforeAll(async () => {
   swapRouter = await deploy(node, V4.PoolSwapTest, [manager]);
   await mineAt(node, t++);
   lpRouter = await deploy(node, V4.PoolModifyLiquidityTest, [manager]);
+  await mineAt(node, t++);
+  tickMath = await deploy(node, V4.TickMathTest);
   for (const router of [swapRouter, lpRouter]) {
     await mineAt(node, t++);
     await send(node, usdc, f.TestToken.abi, 'approve', [router, maxUint256]);

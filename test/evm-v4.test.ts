@@ -5,8 +5,9 @@
  * swaps both ways crossing position bounds, two swaps in one block. Every figure the REST interface
  * serves (the pool id as address, native ETH as a token, price, reserves, volume, candles,
  * transactions with amounts and signs) is compared with the PoolManager's logs and state, read here
- * with viem: slot0 and position liquidity through `extsload`, what each position would be paid if
- * removed now and what each liquidity change paid or was paid through the router's callerDelta
+ * with viem: slot0 and position liquidity through `extsload` (the principal computed from them
+ * exactly, the ticks' sqrt prices from the package's TickMath on the node), what each position would
+ * be paid if removed now and what each liquidity change paid or was paid through the router's callerDelta
  * (less the fees owed), and the PoolManager's own balance changes for the swaps.
  */
 import { formatUnits, maxUint256, parseAbi, parseAbiItem, zeroAddress, type Address, type Hex } from 'viem';
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
 import { deploy, fixtures, mineAt, read, send, startAnvil, type Anvil } from './support/evm.js';
 import { backfillAndServe, expectTransactions, isqrt, type LoggedTx, type ServedChains } from './support/evm-serve.js';
-import { poolId, sendValue, V4, v4Principal, v4PrincipalReserves, v4Slot0, type PoolKey } from './support/evm-v4.js';
+import { poolId, sendValue, V4, v4ExactPrincipal, v4Principal, v4PrincipalReserves, v4Slot0, type PoolKey } from './support/evm-v4.js';
 
 const E18 = 10n ** 18n;
 const E8 = 10n ** 8n;
@@ -35,6 +36,7 @@ let managerBlock = 0;
 let swapRouter: Address;
 let lpRouter: Address;
 let donateRouter: Address;
+let tickMath: Address;
 
 interface TestPool {
   readonly name: 'eth' | 'wbtc';
@@ -103,6 +105,8 @@ beforeAll(async () => {
   await mineAt(node, t++);
   manager = await deploy(node, V4.PoolManager, [node.account]);
   managerBlock = Number(await node.rpc<string>('eth_blockNumber'));
+  await mineAt(node, t++);
+  tickMath = await deploy(node, V4.TickMathTest);
   for (const [i, artifact] of [V4.PoolSwapTest, V4.PoolModifyLiquidityTest, V4.PoolDonateTest].entries()) {
     await mineAt(node, t++);
     const a = await deploy(node, artifact, [manager]);
@@ -263,16 +267,20 @@ describe('Uniswap v4 on anvil through the REST interface', () => {
     expect(body.transactions).toBe(swaps.length);
   });
 
-  it('price from slot0; reserves the positions\' principal at that price (what removing each now would pay, fees apart)', async () => {
+  it('price from slot0; reserves the positions\' principal at that price: exact, and at most a unit per position above what removing each now would pay, fees apart', async () => {
     for (const p of Object.values(pools)) {
       const slot0 = await v4Slot0(node, manager, p.id);
       const txs = await truth(p);
       expect(txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96).toBe(slot0.sqrtPriceX96);
       const { body } = await get(`/networks/ethereum/pools/${p.id}`);
       close(body.last_price, ratioOf(p, slot0.sqrtPriceX96), `${p.name} last_price`);
-      const [r0, r1] = await v4PrincipalReserves(node, manager, lpRouter, p.key, p.positions);
+      const [r0, r1] = await v4ExactPrincipal(node, manager, tickMath, lpRouter, p.key, p.positions);
       expect(r0 > 0n && r1 > 0n, p.name).toBe(true);
       expect(body.token_reserves.map((r: { reserve: string }) => r.reserve), p.name).toEqual([String(r0), String(r1)]);
+      // The PoolManager's own rounding: removing every position now pays each amount rounded down.
+      const [w0, w1] = await v4PrincipalReserves(node, manager, lpRouter, p.key, p.positions);
+      const n = BigInt(p.positions.length);
+      expect(r0 >= w0 && r0 - w0 < n && r1 >= w1 && r1 - w1 < n, `${p.name}: ${r0}, ${r1} against removals ${w0}, ${w1}`).toBe(true);
       const [usdcRaw, otherRaw] = p.usdcIs0 ? [r0, r1] : [r1, r0];
       close(body.liquidity_usd, Number(formatUnits(usdcRaw, 6)) + Number(formatUnits(otherRaw, p.usdcIs0 ? p.dec1 : p.dec0)) * usdOf(p, slot0.sqrtPriceX96), `${p.name} liquidity_usd`);
       const other = p.name === 'eth' ? NATIVE : tok.wbtc;

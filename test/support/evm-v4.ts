@@ -123,3 +123,44 @@ export async function v4PrincipalReserves(node: Anvil, manager: Address, lpRoute
   }
   return [r0, r1];
 }
+
+/** floor of a sum of fractions, exactly. */
+class Fraction {
+  num = 0n;
+  den = 1n;
+  add(n: bigint, d: bigint): void {
+    this.num = this.num * d + n * this.den;
+    this.den *= d;
+  }
+  floor(): bigint {
+    return this.num / this.den;
+  }
+}
+
+/**
+ * A pool's principal computed independently of the source, exactly: the router's positions'
+ * liquidity (extsload), the pool's slot0 (extsload) and the ticks' sqrt prices from the package's
+ * TickMathTest on the node; each position's amounts at that price on the side Pool.modifyLiquidity
+ * uses (by tick), as exact fractions summed, then rounded down once.
+ */
+export async function v4ExactPrincipal(node: Anvil, manager: Address, tickMath: Address, lpRouter: Address, key: PoolKey, positions: readonly { lower: number; upper: number; salt: Hex }[]): Promise<[bigint, bigint]> {
+  const id = poolId(key);
+  const { sqrtPriceX96: p, tick } = await v4Slot0(node, manager, id);
+  const at = async (t: number) => (await node.pub.readContract({ address: tickMath, abi: V4.TickMathTest.abi, functionName: 'getSqrtPriceAtTick', args: [t] })) as bigint;
+  const q96 = 1n << 96n;
+  const a0 = new Fraction();
+  const a1 = new Fraction();
+  for (const pos of positions) {
+    const l = await v4PositionLiquidity(node, manager, id, lpRouter, pos.lower, pos.upper, pos.salt);
+    if (l === 0n) continue;
+    const sl = await at(pos.lower);
+    const su = await at(pos.upper);
+    // token 0: L * Q96 * (sU - x) / (x * sU); token 1: L * (y - sL) / Q96.
+    if (tick < pos.lower) a0.add(l * q96 * (su - sl), sl * su);
+    else if (tick < pos.upper) {
+      a0.add(l * q96 * (su - p), p * su);
+      a1.add(l * (p - sl), q96);
+    } else a1.add(l * (su - sl), q96);
+  }
+  return [a0.floor(), a1.floor()];
+}

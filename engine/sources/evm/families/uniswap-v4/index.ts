@@ -13,15 +13,17 @@
  *
  * Reserves: the PoolManager holds all pools' tokens together, and fees leave with any later
  * ModifyLiquidity of a position without showing in its event, so a pool's reserves are its
- * principal: the amounts its positions' liquidity is worth at the current price (each tick range's
- * liquidity, as a removal of it now would pay out, rounded down; fees owed and donations are not
- * counted). After every swap and liquidity change a `sync` states them. Hooks act beyond what the
+ * principal: the exact amounts its positions' liquidity is worth at the current price, summed and
+ * rounded down once (pool-state.ts; at most one unit per position above what removing every
+ * position now would pay, each removal rounded down; fees owed and donations are not counted).
+ * After every swap and liquidity change a `sync` states them. Hooks act beyond what the
  * events show (amounts a hook takes or adds, custom curves) and are not followed.
  */
 import { PoolProtocol, type ChainEvent, type EventKey } from '../../../../events/model.js';
 import { signed, topicAddress, word, type RpcLog } from '../../words.js';
 import type { FamilyDecoder, ProtocolFamily } from '../family.js';
-import { amount0Delta, amount1Delta, liquidityAmounts, sqrtPriceAtTick } from './math.js';
+import { liquidityAmounts } from './math.js';
+import { V4PoolState } from './pool-state.js';
 
 export const EVENTS = {
   /** PoolManager `Initialize(bytes32 indexed id, address indexed currency0, address indexed currency1, uint24 fee, int24 tickSpacing, address hooks, uint160 sqrtPriceX96, int24 tick)` */
@@ -43,69 +45,6 @@ const T = {
   modify: EVENTS.v4ModifyLiquidity.topic,
 };
 
-/** Which of its amounts a tick range holds at a tick: only token 0 below it, both inside, only token 1 above. */
-const enum Side {
-  Below = 0,
-  Inside = 1,
-  Above = 2,
-}
-
-const sideOf = (tick: number, lower: number, upper: number): Side => (tick < lower ? Side.Below : tick < upper ? Side.Inside : Side.Above);
-
-/** The liquidity of one tick range of a pool (all positions over it together) and what it is worth at the pool's price. */
-interface Range {
-  readonly lower: number;
-  readonly upper: number;
-  readonly sqrtLower: bigint;
-  readonly sqrtUpper: bigint;
-  liquidity: bigint;
-  side: Side;
-  /** Its principal at the pool's current price, rounded down (a removal of it all would pay this). */
-  amount0: bigint;
-  amount1: bigint;
-}
-
-interface PoolState {
-  sqrtPriceX96: bigint;
-  tick: number;
-  /** Tick ranges by `lower:upper`. */
-  readonly ranges: Map<string, Range>;
-  /** Sums of the ranges' amounts. */
-  reserve0: bigint;
-  reserve1: bigint;
-}
-
-/** Recomputes a range's principal at the pool's price and moves the pool's sums by the change. */
-function revalue(p: PoolState, r: Range): void {
-  p.reserve0 -= r.amount0;
-  p.reserve1 -= r.amount1;
-  r.side = sideOf(p.tick, r.lower, r.upper);
-  if (r.liquidity === 0n) {
-    r.amount0 = 0n;
-    r.amount1 = 0n;
-  } else if (r.side === Side.Below) {
-    r.amount0 = amount0Delta(r.sqrtLower, r.sqrtUpper, r.liquidity, false);
-    r.amount1 = 0n;
-  } else if (r.side === Side.Inside) {
-    r.amount0 = amount0Delta(p.sqrtPriceX96, r.sqrtUpper, r.liquidity, false);
-    r.amount1 = amount1Delta(r.sqrtLower, p.sqrtPriceX96, r.liquidity, false);
-  } else {
-    r.amount0 = 0n;
-    r.amount1 = amount1Delta(r.sqrtLower, r.sqrtUpper, r.liquidity, false);
-  }
-  p.reserve0 += r.amount0;
-  p.reserve1 += r.amount1;
-}
-
-/** Moves the pool to a new price: ranges inside the range at either price, or changing side, are revalued. */
-function movePrice(p: PoolState, sqrtPriceX96: bigint, tick: number): void {
-  // A price exactly at a tick boundary has either tick, as the swap's direction left it: a tick change alone moves ranges too.
-  if (sqrtPriceX96 === p.sqrtPriceX96 && tick === p.tick) return;
-  p.sqrtPriceX96 = sqrtPriceX96;
-  p.tick = tick;
-  for (const r of p.ranges.values()) if (r.side === Side.Inside || sideOf(tick, r.lower, r.upper) !== r.side) revalue(p, r);
-}
-
 /** A change of a pool's state and how to undo it, kept while a reorganisation can still reach its block. */
 interface Undo {
   readonly block: number;
@@ -117,7 +56,7 @@ const UNDO_BLOCKS = 256;
 
 /** The decoding state of one chain's v4 pools: their price and tick ranges, with undo records for reorganisations. */
 class V4Decoder implements FamilyDecoder {
-  private readonly pools = new Map<string, PoolState>();
+  private readonly pools = new Map<string, V4PoolState>();
   private readonly undos: Undo[] = [];
   /** Index of the first live record of `undos` (records before it were dropped). */
   private undoHead = 0;
@@ -143,7 +82,7 @@ class V4Decoder implements FamilyDecoder {
         const sqrtPriceX96 = word(l.data, 3);
         const tick = Number(signed(word(l.data, 4)));
         if (this.pools.has(pool)) return;
-        this.pools.set(pool, { sqrtPriceX96, tick, ranges: new Map(), reserve0: 0n, reserve1: 0n });
+        this.pools.set(pool, new V4PoolState(sqrtPriceX96, tick));
         this.record(key.blockNumber, () => this.pools.delete(pool));
         // The pool's starting price, before any swap; it holds nothing until positions pay in.
         out.push({ kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96 });
@@ -170,9 +109,10 @@ class V4Decoder implements FamilyDecoder {
         });
         if (!p) return;
         const before = { sqrtPriceX96: p.sqrtPriceX96, tick: p.tick };
-        movePrice(p, sqrtPriceX96, tick);
-        this.record(key.blockNumber, () => movePrice(p, before.sqrtPriceX96, before.tick));
-        out.push({ kind: 'sync', key, timestamp, pool, reserve0: p.reserve0, reserve1: p.reserve1 });
+        p.movePrice(sqrtPriceX96, tick);
+        this.record(key.blockNumber, () => p.movePrice(before.sqrtPriceX96, before.tick));
+        const [reserve0, reserve1] = p.reserves();
+        out.push({ kind: 'sync', key, timestamp, pool, reserve0, reserve1 });
         return;
       }
       case T.modify: {
@@ -182,24 +122,12 @@ class V4Decoder implements FamilyDecoder {
         const lower = Number(signed(word(l.data, 0)));
         const upper = Number(signed(word(l.data, 1)));
         const [amount0, amount1] = liquidityAmounts(p.tick, p.sqrtPriceX96, lower, upper, delta);
-        const id = `${lower}:${upper}`;
-        let r = p.ranges.get(id);
-        if (!r) {
-          r = { lower, upper, sqrtLower: sqrtPriceAtTick(lower), sqrtUpper: sqrtPriceAtTick(upper), liquidity: 0n, side: sideOf(p.tick, lower, upper), amount0: 0n, amount1: 0n };
-          p.ranges.set(id, r);
-        }
-        const range = r;
-        const change = (d: bigint) => {
-          range.liquidity += d;
-          revalue(p, range);
-          if (range.liquidity === 0n) p.ranges.delete(id);
-          else p.ranges.set(id, range);
-        };
-        change(delta);
-        this.record(key.blockNumber, () => change(-delta));
+        p.changeLiquidity(lower, upper, delta);
+        this.record(key.blockNumber, () => p.changeLiquidity(lower, upper, -delta));
         const base = { key, timestamp, pool, amount0, amount1, liquidity: delta > 0n ? delta : -delta, tickLower: lower, tickUpper: upper, owner: address(t[2]!), txHash: l.transactionHash };
         out.push(delta > 0n ? { kind: 'mint', ...base } : { kind: 'burn', ...base });
-        out.push({ kind: 'sync', key, timestamp, pool, reserve0: p.reserve0, reserve1: p.reserve1 });
+        const [reserve0, reserve1] = p.reserves();
+        out.push({ kind: 'sync', key, timestamp, pool, reserve0, reserve1 });
         return;
       }
       default:
