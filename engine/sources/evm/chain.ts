@@ -497,6 +497,7 @@ export class ChainFollower {
     const out = this.decodeAll(all, numbers, headers, created);
     // Hashes kept: blocks with logs (remembered by decodeAll) and the step's last block.
     this.remember(to, last.hash);
+    this.forgetUndos();
     this.last = { number: to, hash: last.hash };
     return { events: out, time: hexNumber(last.timestamp) };
   }
@@ -564,6 +565,13 @@ export class ChainFollower {
     // fork), so the map's first key is the oldest.
     this.recent.set(number, hash);
     if (this.recent.size > RECENT_HASHES) this.recent.delete(this.recent.keys().next().value!);
+  }
+
+  /** Tells the decoders that no reorganisation reaches back past the oldest block hash kept. */
+  private forgetUndos(): void {
+    if (this.decoders.size === 0 || this.recent.size === 0) return;
+    const oldest = this.recent.keys().next().value!;
+    for (const d of this.decoders.values()) d.forget(oldest);
   }
 
   private async headers(numbers: readonly number[]): Promise<Map<number, BlockHeader>> {
@@ -689,16 +697,26 @@ export class ChainFollower {
       const decoder = this.decoderOf(family)!;
       const addresses = [...this.factories].filter(([, f]) => FAMILIES[f.protocol] === family).map(([a]) => a);
       if (family.poolIdTopic === undefined) for (const [pool, f] of this.pools) if (f === family) addresses.push(pool);
-      const logs = await this.logs.read(from, to, { address: addresses.length <= MAX_FILTER_ADDRESSES ? addresses : null, topics0: [...family.factoryTopics, ...family.poolTopics] });
-      for (const l of logs) {
-        if (l.removed) continue;
-        const creation = family.creation(l, 0);
-        const pool = creation ? creation.pool : this.poolOf(l);
-        if (pool === null || !this.pools.has(pool)) continue;
-        decoder.decode(l, { blockNumber: hexNumber(l.blockNumber), txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) }, 0, pool, this.address, this.discard);
-        this.discard.length = 0;
+      const filter = { address: addresses.length <= MAX_FILTER_ADDRESSES ? addresses : null, topics0: [...family.factoryTopics, ...family.poolTopics] };
+      // A step's worth of blocks at a time: the logs of a whole history are not held at once.
+      let count = 0;
+      for (let start = from; start <= to; start += this.config.stepBlocks) {
+        const end = Math.min(to, start + this.config.stepBlocks - 1);
+        const logs = await this.logs.read(start, end, filter);
+        for (const l of logs) {
+          if (l.removed) continue;
+          const creation = family.creation(l, 0);
+          const pool = creation ? creation.pool : this.poolOf(l);
+          if (pool === null || !this.pools.has(pool)) continue;
+          decoder.decode(l, { blockNumber: hexNumber(l.blockNumber), txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) }, 0, pool, this.address, this.discard);
+          this.discard.length = 0;
+        }
+        count += logs.length;
+        // Undo records are kept only for the blocks a reorganisation can still reach.
+        const oldest = this.recent.size > 0 ? this.recent.keys().next().value! : to;
+        decoder.forget(Math.min(end, oldest));
       }
-      this.log(`${this.config.id}: ${family.id} pool states rebuilt from ${logs.length} logs of blocks ${from}..${to}`);
+      this.log(`${this.config.id}: ${family.id} pool states rebuilt from ${count} logs of blocks ${from}..${to}`);
     }
     // Done only once it succeeded: a failed read leaves it to the next step (the states are made anew).
     this.replayFrom = -1;

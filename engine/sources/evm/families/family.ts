@@ -69,4 +69,6 @@ export interface FamilyDecoder {
   decode(log: RpcLog, key: EventKey, timestamp: number, pool: string, topicAddress: (topic: string) => string, out: ChainEvent[]): void;
   /** Undoes what the logs of blocks after `block` did (a reorganisation rolled back to it). */
   rollback(block: number): void;
+  /** Drops what is kept to undo blocks at or before `block`: no reorganisation reaches back past it. */
+  forget(block: number): void;
 }

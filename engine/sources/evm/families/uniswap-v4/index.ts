@@ -51,28 +51,27 @@ interface Undo {
   undo(): void;
 }
 
-/** Blocks of undo records kept (RECENT_HASHES of the chain follower: no reorganisation reaches further back). */
-const UNDO_BLOCKS = 256;
-
 /** The decoding state of one chain's v4 pools: their price and tick ranges, with undo records for reorganisations. */
 class V4Decoder implements FamilyDecoder {
   private readonly pools = new Map<string, V4PoolState>();
+  /** Undo records in block order; those before `undoHead` are dropped (compacted a batch at a time). */
   private readonly undos: Undo[] = [];
-  /** Index of the first live record of `undos` (records before it were dropped). */
   private undoHead = 0;
 
   private record(block: number, undo: () => void): void {
-    // Records older than any reorganisation can reach are dropped, a batch at a time.
-    if (this.undoHead > 1024 && this.undos[this.undoHead - 1]!.block < block - UNDO_BLOCKS) {
-      this.undos.splice(0, this.undoHead);
-      this.undoHead = 0;
-    }
-    while (this.undoHead < this.undos.length && this.undos[this.undoHead]!.block < block - UNDO_BLOCKS) this.undoHead++;
     this.undos.push({ block, undo });
   }
 
   rollback(block: number): void {
     while (this.undos.length > this.undoHead && this.undos[this.undos.length - 1]!.block > block) this.undos.pop()!.undo();
+  }
+
+  forget(block: number): void {
+    while (this.undoHead < this.undos.length && this.undos[this.undoHead]!.block <= block) this.undoHead++;
+    if (this.undoHead > 1024 && this.undoHead * 2 > this.undos.length) {
+      this.undos.splice(0, this.undoHead);
+      this.undoHead = 0;
+    }
   }
 
   decode(l: RpcLog, key: EventKey, timestamp: number, pool: string, address: (topic: string) => string, out: ChainEvent[]): void {
