@@ -6,9 +6,10 @@
  * call), at prices inside, below and above the range; and a pool's principal kept as sums over its
  * ranges (pool-state.ts) against the exact sum over every range recomputed from scratch.
  */
-import { maxUint256, zeroAddress } from 'viem';
+import { keccak256, maxUint256, toEventSignature, toHex, zeroAddress, type AbiEvent } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { amount0Delta, amount1Delta, liquidityAmounts, MAX_TICK, MIN_TICK, sqrtPriceAtTick } from '../engine/sources/evm/families/uniswap-v4/math.js';
+import { EVENTS } from '../engine/sources/evm/families/uniswap-v4/index.js';
 import { V4PoolState } from '../engine/sources/evm/families/uniswap-v4/pool-state.js';
 import { deploy, fixtures, send, startAnvil, type Anvil } from './support/evm.js';
 import { balanceDelta, poolId, sendValue, V4, v4Slot0 } from './support/evm-v4.js';
@@ -24,6 +25,15 @@ afterAll(async () => {
 });
 
 describe('Uniswap v4 math in BigInt', () => {
+  it('the family\'s event signatures are the PoolManager ABI\'s, and its topics their keccak-256', () => {
+    const abi = (V4.PoolManager.abi as readonly { type: string }[]).filter((x): x is AbiEvent => x.type === 'event');
+    const signatures = new Set(abi.map((e) => toEventSignature(e).replace(/ indexed/g, '').replace(/ \w+(?=[,)])/g, '')));
+    for (const e of Object.values(EVENTS)) {
+      expect(signatures.has(e.signature), e.signature).toBe(true);
+      expect(e.topic).toBe(keccak256(toHex(e.signature)));
+    }
+  });
+
   it('getSqrtPriceAtTick equals TickMath on the node at the bounds, every bit and a spread of ticks', async () => {
     const tm = await deploy(node, V4.TickMathTest);
     const ticks = new Set<number>([MIN_TICK, MAX_TICK, 0, 1, -1, 60, -60, 887220, -887220]);
