@@ -306,7 +306,9 @@ export class ShardWriter {
     const k = e.key(this.key)!;
     const block = k.blockNumber();
     Atomics.add(v.poolSeq, p, 1);
-    const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+    // A Sync in the same tx already holds the reserves after it (a concentrated pool has one only from
+    // a source that states its reserves, Uniswap v4's; its syncBlock stays 0 otherwise).
+    const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (v.poolProtocol[p] === 0 || block > 0);
     // A concentrated pool's Burn only credits the position: its tokens leave with the Collect (a ReserveDelta).
     const moves = !synced && !(kind === 2 && v.poolProtocol[p] === 1);
     if (moves) {
@@ -377,10 +379,11 @@ export class ShardWriter {
     // bounds the stored candles that were its own.
     const row = this.blockOf(p);
 
-    // Reserves: a constant-product pool's Sync in the same tx already holds the post-swap reserves.
+    // Reserves: a Sync in the same tx already holds the post-swap reserves (a constant-product pool's,
+    // or a concentrated pool's whose source states them: Uniswap v4's).
     let s = e.amount0(this.u128)!;
     const amount0 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d0;
-    const synced = v.poolProtocol[p] === 0 && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+    const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (v.poolProtocol[p] === 0 || block > 0);
     if (!synced) {
       this.beginReserveChange(p, block, t);
       this.moveReserve(p, 0, s, neg0);

@@ -16,7 +16,8 @@
  * principal: the exact amounts its positions' liquidity is worth at the current price, summed and
  * rounded down once (pool-state.ts; at most one unit per position above what removing every
  * position now would pay, each removal rounded down; fees owed and donations are not counted).
- * After every swap and liquidity change a `sync` states them. Hooks act beyond what the
+ * Every swap and liquidity change is preceded by a `sync` stating them after it (as a Uniswap v2
+ * pair's Sync precedes its Swap), so the engine moves none by the event's amounts. Hooks act beyond what the
  * events show (amounts a hook takes or adds, custom curves) and are not followed.
  */
 import { PoolProtocol, type ChainEvent, type EventKey } from '../../../../events/model.js';
@@ -91,6 +92,14 @@ class V4Decoder implements FamilyDecoder {
         const p = this.pools.get(pool);
         const sqrtPriceX96 = word(l.data, 2);
         const tick = Number(signed(word(l.data, 4)));
+        if (p) {
+          const before = { sqrtPriceX96: p.sqrtPriceX96, tick: p.tick };
+          p.movePrice(sqrtPriceX96, tick);
+          this.record(key.blockNumber, () => p.movePrice(before.sqrtPriceX96, before.tick));
+          // The reserves after the swap, stated first: the engine then moves none by the swap's amounts.
+          const [reserve0, reserve1] = p.reserves();
+          out.push({ kind: 'sync', key, timestamp, pool, reserve0, reserve1 });
+        }
         // The caller's amounts (negative: paid in) in the pool's view.
         out.push({
           kind: 'swap',
@@ -106,12 +115,6 @@ class V4Decoder implements FamilyDecoder {
           sender: address(t[2]!),
           recipient: address(t[2]!),
         });
-        if (!p) return;
-        const before = { sqrtPriceX96: p.sqrtPriceX96, tick: p.tick };
-        p.movePrice(sqrtPriceX96, tick);
-        this.record(key.blockNumber, () => p.movePrice(before.sqrtPriceX96, before.tick));
-        const [reserve0, reserve1] = p.reserves();
-        out.push({ kind: 'sync', key, timestamp, pool, reserve0, reserve1 });
         return;
       }
       case T.modify: {
@@ -123,10 +126,10 @@ class V4Decoder implements FamilyDecoder {
         const [amount0, amount1] = liquidityAmounts(p.tick, p.sqrtPriceX96, lower, upper, delta);
         p.changeLiquidity(lower, upper, delta);
         this.record(key.blockNumber, () => p.changeLiquidity(lower, upper, -delta));
-        const base = { key, timestamp, pool, amount0, amount1, liquidity: delta > 0n ? delta : -delta, tickLower: lower, tickUpper: upper, owner: address(t[2]!), txHash: l.transactionHash };
-        out.push(delta > 0n ? { kind: 'mint', ...base } : { kind: 'burn', ...base });
         const [reserve0, reserve1] = p.reserves();
         out.push({ kind: 'sync', key, timestamp, pool, reserve0, reserve1 });
+        const base = { key, timestamp, pool, amount0, amount1, liquidity: delta > 0n ? delta : -delta, tickLower: lower, tickUpper: upper, owner: address(t[2]!), txHash: l.transactionHash };
+        out.push(delta > 0n ? { kind: 'mint', ...base } : { kind: 'burn', ...base });
         return;
       }
       default:
