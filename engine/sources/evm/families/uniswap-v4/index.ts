@@ -17,8 +17,8 @@
  * rounded down once (pool-state.ts; at most one unit per position above what removing every
  * position now would pay, each removal rounded down; fees owed and donations are not counted).
  * Every swap and liquidity change is preceded by a `sync` stating them after it (as a Uniswap v2
- * pair's Sync precedes its Swap), so the engine moves none by the event's amounts. Hooks act beyond what the
- * events show (amounts a hook takes or adds, custom curves) and are not followed.
+ * pair's Sync precedes its Swap), so the engine moves none by the event's amounts. Hooks act beyond
+ * what the events show (amounts a hook takes or adds, custom curves) and are not followed.
  */
 import { PoolProtocol, type ChainEvent, type EventKey } from '../../../../events/model.js';
 import { signed, topicAddress, word, type RpcLog } from '../../words.js';
