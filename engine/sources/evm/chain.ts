@@ -695,12 +695,15 @@ export class ChainFollower {
       if (to < from) continue;
       this.decoders.delete(family);
       const decoder = this.decoderOf(family)!;
-      const addresses = [...this.factories].filter(([, f]) => FAMILIES[f.protocol] === family).map(([a]) => a);
+      const own = [...this.factories].filter(([, f]) => FAMILIES[f.protocol] === family);
+      const addresses = own.map(([a]) => a);
+      // From the first block any of the family's factories is scanned from.
+      const first = Math.max(from, Math.min(...own.map(([, f]) => f.startBlock ?? this.config.startBlock)));
       if (family.poolIdTopic === undefined) for (const [pool, f] of this.pools) if (f === family) addresses.push(pool);
       const filter = { address: addresses.length <= MAX_FILTER_ADDRESSES ? addresses : null, topics0: [...family.factoryTopics, ...family.poolTopics] };
       // A step's worth of blocks at a time: the logs of a whole history are not held at once.
       let count = 0;
-      for (let start = from; start <= to; start += this.config.stepBlocks) {
+      for (let start = first; start <= to; start += this.config.stepBlocks) {
         const end = Math.min(to, start + this.config.stepBlocks - 1);
         const logs = await this.logs.read(start, end, filter);
         for (const l of logs) {
@@ -716,7 +719,7 @@ export class ChainFollower {
         const oldest = this.recent.size > 0 ? this.recent.keys().next().value! : to;
         decoder.forget(Math.min(end, oldest));
       }
-      this.log(`${this.config.id}: ${family.id} pool states rebuilt from ${count} logs of blocks ${from}..${to}`);
+      this.log(`${this.config.id}: ${family.id} pool states rebuilt from ${count} logs of blocks ${first}..${to}`);
     }
     // Done only once it succeeded: a failed read leaves it to the next step (the states are made anew).
     this.replayFrom = -1;
