@@ -51,7 +51,7 @@ describe('EVM chain configuration', () => {
       wrappedNative: '0x1234',
       confirmations: -1,
       factories: [
-        { dexId: 'Uniswap V2', protocol: 'uniswap_v4', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f' },
+        { dexId: 'Uniswap V2', protocol: 'uniswap_v9', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f' },
         { dexId: 'sushi', protocol: 'uniswap_v2', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f', extra: 1 },
       ],
     };

@@ -141,6 +141,7 @@ describe('--network and --rpc in the configuration', () => {
       ['pancakeswap_v2', 'PancakeSwap V2', '0x1111111111111111111111111111111111111111', 2500, 7],
       ['uniswap_v2', 'Uniswap V2', '0x8909Dc15e40173Ff4699343b6eB8132c65e18eC6', 3000, 33_496_018],
       ['pancakeswap_v3', 'PancakeSwap V3', '0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865', 3000, 26_956_207],
+      ['uniswap_v4', 'Uniswap V4', '0x28e2Ea090877bF75740558f6BFB36A5ffeE9e9dF', 3000, 12_369_621],
       ['biswap', 'Biswap', '0x2222222222222222222222222222222222222222', 2000, undefined],
     ]);
   });

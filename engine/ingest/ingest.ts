@@ -1,6 +1,7 @@
 /**
  * Ingest: normalise, dedupe, persist, dispatch. Events at or before a chain's checkpoint are
- * dropped, so feeding the same events twice changes nothing. A batch is acknowledged once it and
+ * dropped, so feeding the same events twice changes nothing (the events one log gives share its key:
+ * they are taken or dropped together). A batch is acknowledged once it and
  * the checkpoint it advances are committed to LMDB; only then is it handed to the chain's shard.
  * A `reorg` event rolls the chain back first (rollback.ts), then the events after it are taken.
  */
@@ -183,6 +184,9 @@ export class Ingest implements RollbackHost {
       let time = ck0.time;
       const kept: ChainEvent[] = [];
       let recent: [number, string][] | null = null;
+      // Whether the last event with a key was kept: one log may give several events under its key
+      // (a Uniswap v4 Swap: the swap, then a sync of the reserves), taken together or dropped together.
+      let keptLast = false;
       for (const e of batch.events) {
         if (e.kind === 'block') {
           if (e.number <= blockEvent) {
@@ -199,9 +203,11 @@ export class Ingest implements RollbackHost {
         // Reorgs are split off by ingest() before events get here.
         if (e.kind === 'reorg') continue;
         const k = e.key;
-        if ((k.blockNumber - block || k.txIndex - tx || k.logIndex - log) <= 0) {
+        const order = k.blockNumber - block || k.txIndex - tx || k.logIndex - log;
+        if (order < 0 || (order === 0 && !keptLast)) {
           dropped++;
           this.droppedDuplicates++;
+          keptLast = false;
           continue;
         }
         if (e.kind === 'pool_created') {
@@ -209,6 +215,7 @@ export class Ingest implements RollbackHost {
           if (!created) {
             dropped++;
             this.droppedDuplicates++;
+            keptLast = false;
             continue;
           }
           newPools.push(created.pool);
@@ -216,8 +223,10 @@ export class Ingest implements RollbackHost {
         } else if (this.registry.poolId(chain, e.pool) < 0) {
           dropped++;
           this.droppedUnknownPool++;
+          keptLast = false;
           continue;
         }
+        keptLast = true;
         block = k.blockNumber;
         tx = k.txIndex;
         log = k.logIndex;

@@ -307,7 +307,9 @@ export class ShardWriter {
     const k = e.key(this.key)!;
     const block = k.blockNumber();
     Atomics.add(v.poolSeq, p, 1);
-    const synced = pricedByReserves(v.poolProtocol[p]!) && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+    // A Sync in the same tx already holds the reserves after it (a pool priced by its reserves, or a
+    // concentrated pool whose source states its reserves, Uniswap v4's; its syncBlock stays 0 otherwise).
+    const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
     // A concentrated pool's Burn only credits the position: its tokens leave with the Collect (a ReserveDelta).
     const moves = !synced && !(kind === 2 && v.poolProtocol[p] === 1);
     if (moves) {
@@ -378,10 +380,11 @@ export class ShardWriter {
     // bounds the stored candles that were its own.
     const row = this.blockOf(p);
 
-    // Reserves: a pool priced by its reserves has its Sync in the same tx holding the post-swap ones.
+    // Reserves: a Sync in the same tx already holds the post-swap reserves (a pool priced by its
+    // reserves, or a concentrated pool whose source states them: Uniswap v4's).
     let s = e.amount0(this.u128)!;
     const amount0 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d0;
-    const synced = pricedByReserves(v.poolProtocol[p]!) && v.syncBlock[p] === block && v.syncTx[p] === k.txIndex();
+    const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
     if (!synced) {
       this.beginReserveChange(p, block, t);
       this.moveReserve(p, 0, s, neg0);

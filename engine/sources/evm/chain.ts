@@ -11,14 +11,20 @@
  * the canonical blocks after it (pools created after the fork are forgotten and found again). Rolling
  * back the ingested effects is ingest's part. A fork older than every hash kept stops the follower
  * with a ReorgDetectedError.
+ *
+ * Singleton factories (Uniswap v4's PoolManager, `poolIdTopic`) emit every pool's logs themselves:
+ * their pool logs are asked for by topic beside the factory's, matched to a pool by the id topic,
+ * and the pool is named by that id. Families with a decoding state (`decoder`) get one per chain,
+ * rolled back with the reorganisations; on a restart it is rebuilt from the family's logs before
+ * the first step (those logs are decoded again and dropped: ingest already holds their effects).
  */
 import { PoolProtocol, type ChainEvent, type Reorg, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
 import { hexNumber, topicAddress, type RpcLog } from './abi.js';
 import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
-import { FACTORY_TOPICS, FAMILIES, POOL_TOPICS, type ProtocolFamily } from './families/index.js';
+import { FACTORY_TOPICS, FAMILIES, POOL_TOPICS, type FamilyDecoder, type ProtocolFamily } from './families/index.js';
 import { createLogReader, MAX_FILTER_ADDRESSES, type LogReader } from './logs.js';
 import { createRpcClient, RpcError, type RpcClient } from './rpc.js';
-import { readTokenMetadata, tokenInfo, tokenRole } from './tokens.js';
+import { NATIVE_ADDRESS, nativeMetadata, readTokenMetadata, tokenInfo, tokenRole, type TokenMetadata } from './tokens.js';
 
 export class ChainIdMismatchError extends Error {
   override readonly name = 'ChainIdMismatchError';
@@ -196,6 +202,14 @@ export class ChainFollower {
   private readonly now: () => number;
   private readonly log: (line: string) => void;
   private readonly factories = new Map<string, EvmFactoryConfig>();
+  /** Singleton factories (lowercase): their family, which names pools by a topic of the factory's own logs. */
+  private readonly singletons = new Map<string, ProtocolFamily>();
+  /** Decoding states of the families that have one, made when their first pool is known. */
+  private readonly decoders = new Map<ProtocolFamily, FamilyDecoder>();
+  /** Pools known from before a restart whose family has a decoding state: it is rebuilt before the first step. */
+  private replayFrom = -1;
+  /** Output of decoders whose events are dropped (a rebuild). */
+  private readonly discard: ChainEvent[] = [];
   /** Known pools and the family that decodes their logs. */
   private readonly pools = new Map<string, ProtocolFamily>();
   /** Creation block of each known pool (absent: created before anything a reorganisation can reach). */
@@ -240,11 +254,17 @@ export class ChainFollower {
       });
     this.logs = createLogReader(this.rpc, options.config.logBatchBlocks);
     this.stepSize = Math.min(options.config.stepBlocks, options.config.logBatchBlocks);
-    for (const f of options.config.factories) this.factories.set(f.address.toLowerCase(), f);
+    for (const f of options.config.factories) {
+      this.factories.set(f.address.toLowerCase(), f);
+      if (FAMILIES[f.protocol].poolIdTopic !== undefined) this.singletons.set(f.address.toLowerCase(), FAMILIES[f.protocol]);
+    }
     const firstBlock = Math.min(options.config.startBlock, ...options.config.factories.map((f) => f.startBlock ?? options.config.startBlock));
     this.nextBlock = Math.max(firstBlock, options.resume?.nextBlock ?? 0);
     for (const p of options.resume?.pools ?? []) {
-      this.pools.set(p.address.toLowerCase(), this.familyOf(p));
+      const family = this.familyOf(p);
+      if (!family) continue;
+      if (family.decoder && this.replayFrom < 0) this.replayFrom = firstBlock;
+      this.pools.set(p.address.toLowerCase(), family);
       if (p.factory !== undefined) this.countPool(p.address.toLowerCase(), p.factory.toLowerCase());
       if (p.createdBlock !== undefined) this.poolBlocks.set(p.address.toLowerCase(), p.createdBlock);
     }
@@ -260,10 +280,12 @@ export class ChainFollower {
    * The family of a pool known from before a restart: its factory's; a pool whose factory is no
    * longer configured is read as the family of its pool model (Uniswap's, or Solidly's for a stable pool).
    */
-  private familyOf(p: KnownPool): ProtocolFamily {
+  private familyOf(p: KnownPool): ProtocolFamily | null {
     const f = p.factory !== undefined ? this.factories.get(p.factory.toLowerCase()) : undefined;
     if (f) return FAMILIES[f.protocol];
     if (p.protocol === PoolProtocol.SolidlyStable) return FAMILIES.solidly;
+    // A pool named by an id (a singleton's) is followed only while its factory is configured.
+    if (!/^0x[0-9a-f]{40}$/i.test(p.address)) return null;
     return p.protocol === PoolProtocol.Concentrated ? FAMILIES.uniswap_v3 : FAMILIES.uniswap_v2;
   }
 
@@ -310,6 +332,7 @@ export class ChainFollower {
       if (id !== this.config.chainId) throw new ChainIdMismatchError(`${this.config.id}: the node at ${this.config.rpcUrls[0]} serves chain id ${id}, the configuration says ${this.config.chainId}`);
       this.chainChecked = true;
     }
+    if (this.replayFrom >= 0) await this.replay();
     let result: StepResult;
     if (this.prefetched) {
       const prefetched = this.prefetched;
@@ -387,6 +410,7 @@ export class ChainFollower {
     if (fork < 0) throw new ReorgDetectedError(this.config.id, changed, fork, numbers.length);
     const toHash = this.recent.get(fork)!;
     for (const n of numbers) if (n > fork) this.recent.delete(n);
+    for (const d of this.decoders.values()) d.rollback(fork);
     for (const [pool, block] of this.poolBlocks) {
       if (block <= fork) continue;
       this.poolBlocks.delete(pool);
@@ -408,12 +432,14 @@ export class ChainFollower {
    */
   private fetch(from: number, to: number): StepFetch {
     const factories = [...this.factories.keys()];
-    const known = [...this.pools.keys()];
+    // Pools named by an id have their logs from their singleton factory's address.
+    const known: string[] = [];
+    for (const [pool, family] of this.pools) if (family.poolIdTopic === undefined) known.push(pool);
     const everything = [...factories, ...known];
     const headers = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
     const logs = this.logs.read(from, to, {
       address: everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
-      topics0: known.length === 0 ? FACTORY_TOPICS : FACTORY_AND_POOL_TOPICS,
+      topics0: known.length === 0 && this.singletons.size === 0 ? FACTORY_TOPICS : FACTORY_AND_POOL_TOPICS,
     });
     return { logs, headers };
   }
@@ -424,8 +450,10 @@ export class ChainFollower {
     // The pools a factory creates in this range get a second query of their own (from their
     // creation on), so nothing of theirs is missed.
     const created = await this.discoverPools(factoryLogs);
-    if (created.size > 0) {
-      const fresh = [...created.keys()];
+    // A singleton's pool logs were kept whatever their pool: those of pools still unknown go.
+    if (this.singletons.size > 0) all = all.filter((l) => this.poolOf(l) !== null);
+    const fresh = [...created.keys()].filter((p) => this.pools.get(p)?.poolIdTopic === undefined);
+    if (fresh.length > 0) {
       const since = Math.min(...factoryLogs.map((l) => hexNumber(l.blockNumber)));
       const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: POOL_TOPICS })).filter(
         (l) => !l.removed && created.has(this.lower(l.address)),
@@ -470,6 +498,7 @@ export class ChainFollower {
     const out = this.decodeAll(all, numbers, headers, created);
     // Hashes kept: blocks with logs (remembered by decodeAll) and the step's last block.
     this.remember(to, last.hash);
+    this.forgetUndos();
     this.last = { number: to, hash: last.hash };
     return { events: out, time: hexNumber(last.timestamp) };
   }
@@ -484,7 +513,9 @@ export class ChainFollower {
       const l = logs[i]!;
       if (l.removed) continue;
       const a = this.lower(l.address);
-      if (this.factories.has(a)) {
+      const singleton = this.singletons.get(a);
+      if (singleton && singleton.poolTopics.includes(l.topics[0]!)) out.push(l);
+      else if (this.factories.has(a)) {
         if (!FACTORY_TOPICS.includes(l.topics[0]!)) continue;
         out.push(l);
         factoryLogs.push(l);
@@ -507,8 +538,7 @@ export class ChainFollower {
         out.push({ kind: 'block', number, hash: header.hash, parentHash: header.parentHash, timestamp });
         this.remember(number, header.hash);
       }
-      const ev = this.decode(all[i]!, number, timestamp, created);
-      if (ev) out.push(ev);
+      this.decode(all[i]!, number, timestamp, created, out);
     }
     return out;
   }
@@ -538,6 +568,13 @@ export class ChainFollower {
     if (this.recent.size > RECENT_HASHES) this.recent.delete(this.recent.keys().next().value!);
   }
 
+  /** Tells the decoders that no reorganisation reaches back past the oldest block hash kept. */
+  private forgetUndos(): void {
+    if (this.decoders.size === 0 || this.recent.size === 0) return;
+    const oldest = this.recent.keys().next().value!;
+    for (const d of this.decoders.values()) d.forget(oldest);
+  }
+
   private async headers(numbers: readonly number[]): Promise<Map<number, BlockHeader>> {
     const out = new Map<number, BlockHeader>();
     for (let i = 0; i < numbers.length; i += HEADER_BATCH) {
@@ -563,39 +600,129 @@ export class ChainFollower {
       if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block: hexNumber(l.blockNumber) });
     }
     const missing = [...new Set(found.flatMap((f) => [f.t0, f.t1]))].filter((t) => !this.tokens.has(t));
-    const metas = await Promise.all(missing.map((t) => readTokenMetadata(this.rpc, t)));
+    // The native token (address zero, Uniswap v4's native currency) is named after the wrapped one: no call to address zero.
+    const wrapped = (): Promise<TokenMetadata> => {
+      const w = this.tokens.get(this.config.wrappedNative.toLowerCase());
+      return w ? Promise.resolve(w) : readTokenMetadata(this.rpc, this.config.wrappedNative);
+    };
+    const metas = await Promise.all(missing.map((t) => (t === NATIVE_ADDRESS ? wrapped().then(nativeMetadata) : readTokenMetadata(this.rpc, t))));
     missing.forEach((t, i) => this.tokens.set(t, tokenInfo(t, metas[i]!, tokenRole(t, this.config.stablecoins, this.config.wrappedNative, this.config.pegged))));
     for (const f of found) {
       out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory });
       this.pools.set(f.pool, FAMILIES[f.factory.protocol]);
+      this.decoderOf(FAMILIES[f.factory.protocol]);
       this.countPool(f.pool, f.factory.address.toLowerCase());
       if (!this.poolBlocks.has(f.pool)) this.poolBlocks.set(f.pool, f.block);
     }
     return out;
   }
 
-  private decode(l: RpcLog, blockNumber: number, timestamp: number, created: ReadonlyMap<string, CreatedPool>): ChainEvent | null {
+  /** The pool a log is of: its address, or for a singleton's pool log the id in its topic; null when the pool is unknown. */
+  private poolOf(l: RpcLog): string | null {
+    const a = this.lower(l.address);
+    const singleton = this.singletons.get(a);
+    if (singleton && !singleton.factoryTopics.includes(l.topics[0]!)) {
+      const id = l.topics[singleton.poolIdTopic!]?.toLowerCase();
+      return id !== undefined && this.pools.has(id) ? id : null;
+    }
+    return this.pools.has(a) || this.factories.has(a) ? a : null;
+  }
+
+  private decoderOf(family: ProtocolFamily): FamilyDecoder | null {
+    if (!family.decoder) return null;
+    let d = this.decoders.get(family);
+    if (!d) {
+      d = family.decoder();
+      this.decoders.set(family, d);
+    }
+    return d;
+  }
+
+  /** Appends the log's events to `out`: a pool's log decoded by its family, or a factory's pool creation. */
+  private decode(l: RpcLog, blockNumber: number, timestamp: number, created: ReadonlyMap<string, CreatedPool>, out: ChainEvent[]): void {
     const key = { blockNumber, txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) };
-    const pool = this.lower(l.address);
+    const pool = this.poolOf(l);
+    if (pool === null) return;
     const family = this.pools.get(pool);
-    if (family) return family.decode(l, key, timestamp, pool, this.address);
+    if (family) {
+      const decoder = this.decoderOf(family);
+      if (decoder) decoder.decode(l, key, timestamp, pool, this.address, out);
+      else {
+        const ev = family.decode(l, key, timestamp, pool, this.address);
+        if (ev) out.push(ev);
+      }
+      return;
+    }
     // A factory log (keep() passes only those and known pools' logs): a creation found by discoverPools.
     const factory = this.factories.get(pool);
-    if (!factory) return null;
-    const creation = FAMILIES[factory.protocol].creation(l, factory.feePpm, factory.stableFeePpm);
+    if (!factory) return;
+    const factoryFamily = FAMILIES[factory.protocol];
+    const creation = factoryFamily.creation(l, factory.feePpm, factory.stableFeePpm);
     const c = creation ? created.get(creation.pool) : undefined;
-    if (!creation || !c || c.factory.address.toLowerCase() !== pool) return null;
-    return {
+    if (!creation || !c || c.factory.address.toLowerCase() !== pool) return;
+    out.push({
       kind: 'pool_created',
       key,
       timestamp,
       pool: creation.pool,
       dexId: c.factory.dexId,
       factory: pool,
-      protocol: creation.protocol ?? FAMILIES[c.factory.protocol].poolProtocol,
+      protocol: creation.protocol ?? factoryFamily.poolProtocol,
       feePpm: c.feePpm,
       token0: c.token0,
       token1: c.token1,
-    };
+    });
+    // A singleton's creation log is also the new pool's first log (its starting price).
+    if (factoryFamily.poolIdTopic !== undefined) {
+      const decoder = this.decoderOf(factoryFamily);
+      if (decoder) decoder.decode(l, key, timestamp, creation.pool, this.address, out);
+      else {
+        const ev = factoryFamily.decode(l, key, timestamp, creation.pool, this.address);
+        if (ev) out.push(ev);
+      }
+    }
+  }
+
+  /**
+   * Rebuilds the decoding states after a restart: the logs of the families that have one, from the
+   * first block scanned to the last one ingested, decoded again with their events dropped.
+   */
+  private async replay(): Promise<void> {
+    const to = this.nextBlock - 1;
+    const from = this.replayFrom;
+    const families = new Set<ProtocolFamily>();
+    for (const f of this.factories.values()) if (FAMILIES[f.protocol].decoder) families.add(FAMILIES[f.protocol]);
+    for (const family of families) {
+      if (to < from) continue;
+      this.decoders.delete(family);
+      const decoder = this.decoderOf(family)!;
+      const own = [...this.factories].filter(([, f]) => FAMILIES[f.protocol] === family);
+      const addresses = own.map(([a]) => a);
+      // From the first block any of the family's factories is scanned from.
+      const first = Math.max(from, Math.min(...own.map(([, f]) => f.startBlock ?? this.config.startBlock)));
+      if (family.poolIdTopic === undefined) for (const [pool, f] of this.pools) if (f === family) addresses.push(pool);
+      const filter = { address: addresses.length <= MAX_FILTER_ADDRESSES ? addresses : null, topics0: [...family.factoryTopics, ...family.poolTopics] };
+      // A step's worth of blocks at a time: the logs of a whole history are not held at once.
+      let count = 0;
+      for (let start = first; start <= to; start += this.config.stepBlocks) {
+        const end = Math.min(to, start + this.config.stepBlocks - 1);
+        const logs = await this.logs.read(start, end, filter);
+        for (const l of logs) {
+          if (l.removed) continue;
+          const creation = family.creation(l, 0, undefined);
+          const pool = creation ? creation.pool : this.poolOf(l);
+          if (pool === null || !this.pools.has(pool)) continue;
+          decoder.decode(l, { blockNumber: hexNumber(l.blockNumber), txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) }, 0, pool, this.address, this.discard);
+          this.discard.length = 0;
+        }
+        count += logs.length;
+        // Undo records are kept only for the blocks a reorganisation can still reach.
+        const oldest = this.recent.size > 0 ? this.recent.keys().next().value! : to;
+        decoder.forget(Math.min(end, oldest));
+      }
+      this.log(`${this.config.id}: ${family.id} pool states rebuilt from ${count} logs of blocks ${first}..${to}`);
+    }
+    // Done only once it succeeded: a failed read leaves it to the next step (the states are made anew).
+    this.replayFrom = -1;
   }
 }

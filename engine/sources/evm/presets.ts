@@ -14,7 +14,7 @@
  */
 import type { EvmProtocol } from './config.js';
 
-export const PRESETS_VERSION = 1;
+export const PRESETS_VERSION = 2;
 
 /** Where an address or block number was read. */
 const SRC = {
@@ -29,6 +29,8 @@ const SRC = {
   pancakeV3Deployment: 'PancakeSwap v3 factory deployment transaction 0x57b6445a…c85 on BSC (block 26956207)',
   pancakeV3SubgraphBase: 'PancakeSwap exchange-v3 subgraph manifest, network base (startBlock)',
   circleUsdc: 'Circle, USDC contract addresses (developers.circle.com)',
+  uniswapV4SdkCore: '@uniswap/sdk-core 7.19.4 (src/addresses.ts, v4PoolManagerAddress)',
+  v4AfterV3: 'start block: the same network\'s Uniswap v3 factory start block, a lower bound (v4 was deployed years after v3)',
 } as const;
 
 export interface PresetToken {
@@ -81,6 +83,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
     factories: [
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 10_000_834, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x1F98431c8aD98523631AE4a59f267346ea31F984', startBlock: 12_369_621, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3Subgraph}` },
+      { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x000000000004444c5dc75cB358380D2e3dE08A90', startBlock: 12_369_621, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
     ],
   },
   {
@@ -100,6 +103,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
       // The subgraph's start block for BNB Chain is Ethereum's: a lower bound, so nothing is missed.
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0xdB1d10011AD0Ff90774D0C6Bb92e5C5c8b4461F7', startBlock: 12_369_621, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3SubgraphNetworks}` },
       { dexId: 'pancakeswap_v3', name: 'PancakeSwap V3', protocol: 'pancakeswap_v3', address: '0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865', startBlock: 26_956_207, source: `${SRC.pancakeV3Sdk}; ${SRC.pancakeV3Deployment}` },
+      { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x28e2Ea090877bF75740558f6BFB36A5ffeE9e9dF', startBlock: 12_369_621, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
     ],
   },
   {
@@ -114,6 +118,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x8909Dc15e40173Ff4699343b6eB8132c65e18eC6', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 6_601_915, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x33128a8fC17869897dcE68Ed026d694621f6FDfD', startBlock: 2_009_445, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3Subgraph}` },
       { dexId: 'pancakeswap_v3', name: 'PancakeSwap V3', protocol: 'pancakeswap_v3', address: '0x0BFbCF9fa4f9C56B0F40a671Ad40E0805A091865', startBlock: 2_912_007, source: `${SRC.pancakeV3Sdk}; ${SRC.pancakeV3SubgraphBase}` },
+      { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x498581fF718922c3f8e6A244956aF099B2652b2b', startBlock: 2_009_445, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
     ],
   },
   {
@@ -130,6 +135,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
     factories: [
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x1F98431c8aD98523631AE4a59f267346ea31F984', startBlock: 165, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3SubgraphNetworks}` },
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0xf1D7CC64Fb4452F05c498126312eBE29f30Fbcf9', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 150_442_611, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
+      { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x360E68faCcca8cA495c1B759Fd9EEe466db9FB32', startBlock: 165, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
     ],
   },
   {
@@ -144,6 +150,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
       // networks.json says block 0 (the factory predates the chain's regenesis); the lower of the subgraph's two figures.
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x1F98431c8aD98523631AE4a59f267346ea31F984', startBlock: 0, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3SubgraphNetworks}` },
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x0c3c1c532F1e39EdF36BE9Fe0bE1410313E074Bf', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 112_197_986, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
+      { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x9a13F98Cb987694C9F086b1F5eB990EeA8264Ec3', startBlock: 0, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
     ],
   },
   {
@@ -157,6 +164,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
     factories: [
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x1F98431c8aD98523631AE4a59f267346ea31F984', startBlock: 22_757_547, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3Subgraph}` },
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x9e5A52f57b3038F1B8EeE45F28b3C1967e22799C', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 49_948_178, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
+      { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x67366782805870060151383F4BbFF9daB53e5cD6', startBlock: 22_757_547, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
     ],
   },
   {
@@ -170,6 +178,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
     factories: [
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x740b1c1de25031C31FF4fC9A62f554A55cdC1baD', startBlock: 27_832_971, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3Subgraph}` },
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x9e5A52f57b3038F1B8EeE45F28b3C1967e22799C', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 37_767_795, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
+      { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x06380C0e0912312B5150364B9DC4542BA0DbBc85', startBlock: 27_832_971, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
     ],
   },
 ];

@@ -3,12 +3,21 @@
  * that one missing or reverting function does not lose the others. `bytes32` names and symbols are
  * decoded as text. Fallbacks: symbol → first bytes of the address, name → symbol, decimals → 18
  * (the ERC-20 convention; also for answers above 77), total supply → 0.
+ *
+ * The chain's native token (ETH, BNB, ...), which Uniswap v4 pools hold as currency address zero, is
+ * served as the zero address with 18 decimals, named after the wrapped native token (WETH → ETH,
+ * "Wrapped Ether" → "Ether") and priced like it (the WrappedNative role); nothing is called at
+ * address zero.
  */
 import { TokenRole, type TokenInfo } from '../../events/model.js';
 import { decodeStringOrBytes32, SELECTORS, word } from './abi.js';
 import { RpcError, type RpcClient } from './rpc.js';
 
 export const DEFAULT_DECIMALS = 18;
+/** The native token's address (Uniswap v4's CurrencyLibrary.ADDRESS_ZERO). */
+export const NATIVE_ADDRESS = '0x0000000000000000000000000000000000000000';
+/** Decimals of every EVM chain's native token. */
+export const NATIVE_DECIMALS = 18;
 const MAX_DECIMALS = 77n;
 
 export interface TokenMetadata {
@@ -51,12 +60,20 @@ export async function readTokenMetadata(rpc: RpcClient, address: string, block: 
   };
 }
 
+/** The native token's metadata from the wrapped native token's: its name and symbol without the wrapping. */
+export function nativeMetadata(wrapped: Pick<TokenMetadata, 'name' | 'symbol'>): TokenMetadata {
+  const symbol = /^W[A-Z0-9]{2,}$/.test(wrapped.symbol) ? wrapped.symbol.slice(1) : wrapped.symbol;
+  const name = /^Wrapped\s+\S/i.test(wrapped.name) ? wrapped.name.replace(/^Wrapped\s+/i, '') : wrapped.name;
+  return { name, symbol, decimals: NATIVE_DECIMALS, totalSupply: 0n };
+}
+
 /**
  * The pricing role of a token on its chain from the configured anchors: the first stablecoin and the
  * pegged ones are references (1 USD by definition), the other stablecoins are priced by their market.
  */
 export function tokenRole(address: string, stablecoins: readonly string[], wrappedNative: string, pegged: readonly string[] = []): TokenRole {
   const a = address.toLowerCase();
+  if (a === NATIVE_ADDRESS) return TokenRole.WrappedNative;
   if (stablecoins.length > 0 && stablecoins[0]!.toLowerCase() === a) return TokenRole.PrimaryStable;
   if (pegged.some((s) => s.toLowerCase() === a)) return TokenRole.PrimaryStable;
   if (stablecoins.some((s) => s.toLowerCase() === a)) return TokenRole.Stable;

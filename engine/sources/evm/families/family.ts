@@ -11,6 +11,11 @@
  * `sync` events carrying sqrtPriceX96 before the first swap), with reserves from the amounts its
  * swaps and mints moved in and its collects moved out, and the fees flashes paid in (`reserve_delta`
  * events): its token balances (engine/shards/apply.ts).
+ *
+ * Two options serve designs unlike these: a singleton whose one contract emits every pool's logs,
+ * naming the pool by an id in a topic (`poolIdTopic`, Uniswap v4), and a family whose logs mean
+ * something only against the pool's earlier ones (`decoder`, a per-chain state the follower keeps,
+ * rolls back on reorganisations and rebuilds on restart).
  */
 import type { ChainEvent, EventKey, PoolProtocol } from '../../../events/model.js';
 import type { RpcLog } from '../words.js';
@@ -55,4 +60,22 @@ export interface ProtocolFamily {
    * `topicAddress` reads an address topic (memoised by the caller: routers repeat in runs).
    */
   decode(log: RpcLog, key: EventKey, timestamp: number, pool: string, topicAddress: (topic: string) => string): ChainEvent | null;
+  /**
+   * Singletons: every pool's logs come from the factory's own address, the pool named by the 32-byte
+   * id in this topic (a pool is served by its id, `0x` and 64 hex digits); the factory's creation log
+   * is also the pool's first log. Absent: each pool is a contract whose logs come from its address.
+   */
+  readonly poolIdTopic?: number;
+  /** Families whose logs are read against the pool's earlier ones: a chain's decoder, used in place of `decode`. */
+  decoder?(): FamilyDecoder;
+}
+
+/** The decoding state of one chain's pools of a family (see ProtocolFamily.decoder). */
+export interface FamilyDecoder {
+  /** Appends the log's engine events to `out` (none when it is none of the family's, or moves nothing). */
+  decode(log: RpcLog, key: EventKey, timestamp: number, pool: string, topicAddress: (topic: string) => string, out: ChainEvent[]): void;
+  /** Undoes what the logs of blocks after `block` did (a reorganisation rolled back to it). */
+  rollback(block: number): void;
+  /** Drops what is kept to undo blocks at or before `block`: no reorganisation reaches back past it. */
+  forget(block: number): void;
 }

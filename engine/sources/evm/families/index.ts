@@ -9,6 +9,7 @@ import { pancakeswapV3 } from './pancakeswap-v3/index.js';
 import { solidly } from './solidly/index.js';
 import { uniswapV2 } from './uniswap-v2/index.js';
 import { uniswapV3 } from './uniswap-v3/index.js';
+import { uniswapV4 } from './uniswap-v4/index.js';
 
 export const FAMILIES = {
   uniswap_v2: uniswapV2,
@@ -16,6 +17,7 @@ export const FAMILIES = {
   pancakeswap_v3: pancakeswapV3,
   algebra,
   solidly,
+  uniswap_v4: uniswapV4,
 } as const satisfies Record<string, ProtocolFamily>;
 
 export type EvmProtocol = keyof typeof FAMILIES;
@@ -26,4 +28,4 @@ export const FAMILY_LIST: readonly ProtocolFamily[] = Object.values(FAMILIES);
 export const FACTORY_TOPICS: readonly string[] = [...new Set(FAMILY_LIST.flatMap((f) => f.factoryTopics))];
 export const POOL_TOPICS: readonly string[] = [...new Set(FAMILY_LIST.flatMap((f) => f.poolTopics))];
 
-export type { PoolCreation, ProtocolFamily } from './family.js';
+export type { FamilyDecoder, PoolCreation, ProtocolFamily } from './family.js';
