@@ -1,13 +1,17 @@
 /**
- * EVM backfill throughput: a local anvil holding N Uniswap v2 swaps (200,000 by default, made by a
- * contract that swaps many times per transaction), or with `--family algebra` N swaps of an Algebra
- * Integral pool (@cryptoalgebra/integral-core's bytecode, one Swap log each), read (1) as raw `eth_getLogs` pages alone, the
+ * EVM backfill throughput: a local anvil holding N swaps of one family's pools (200,000 by default,
+ * made by a contract that swaps many times per transaction): `--family uniswap_v2` (the default) a
+ * Uniswap v2 WETH/USDC pair; `algebra` an Algebra Integral pool (@cryptoalgebra/integral-core's
+ * bytecode, one Swap log each); `solidly` a Solidly volatile WETH/USDC pool and `solidly_stable` a
+ * Solidly stable USDC/USDT pool (Aerodrome's Pool compiled from its package's sources);
+ * `uniswap_v4` swaps through the PoolManager of @uniswap/v4-core on a pool with a full-range
+ * position and 20 narrower ones. The chain is read (1) as raw `eth_getLogs` pages alone, the
  * ceiling, and (2) by the whole pipeline: the EVM source, ingest with LMDB commits and two shard
  * threads (the engine as `dexdata serve --source evm` runs it). Prints events/s of both and the ratio.
  * Then (3) the cost of a reorganisation on that chain: the newest blocks are replaced (evm_snapshot /
  * evm_revert) under the live engine and the rollback's phases are printed.
  *
- *   npm run build && node dist/bench/evm-backfill.js [--family uniswap_v2|algebra] [--swaps N] [--per-tx N] [--batch-blocks N] [--runs N]
+ *   npm run build && node dist/bench/evm-backfill.js [--family uniswap_v2|algebra|solidly|solidly_stable|uniswap_v4] [--swaps N] [--per-tx N] [--batch-blocks N] [--runs N]
  *
  * A section of `npm run bench` (bench/run.ts). Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
  */
@@ -20,14 +24,21 @@ import type { RollbackResult } from '../engine/ingest/rollback.js';
 import { startEngine } from '../engine/engine.js';
 import { TOPICS } from '../engine/sources/evm/abi.js';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { FAMILIES } from '../engine/sources/evm/families/index.js';
+import { FAMILIES, type EvmProtocol } from '../engine/sources/evm/families/index.js';
 import { createLogReader } from '../engine/sources/evm/logs.js';
 import { createRpcClient } from '../engine/sources/evm/rpc.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
 import { ALGEBRA_CALLEE, ALGEBRA_INTEGRAL_FACTORY, ALGEBRA_INTEGRAL_POOL, deploy, deployAlgebraFactory, deployV2Market, fixtures, mineAt, read, send, startAnvil, type Anvil } from '../test/support/evm.js';
+import type { PoolKey } from '../test/support/evm-v4.js';
+import { deploySolidlyMarket } from '../test/support/solidly.js';
 
-/** The DEX design whose swaps fill the chain. */
-export type BenchFamily = 'uniswap_v2' | 'algebra';
+/** The DEX designs whose swaps can fill the chain: the values of `--family`. */
+export const BENCH_FAMILIES = ['uniswap_v2', 'algebra', 'solidly', 'solidly_stable', 'uniswap_v4'] as const;
+export type BenchFamily = (typeof BENCH_FAMILIES)[number];
+
+export function isBenchFamily(value: string): value is BenchFamily {
+  return (BENCH_FAMILIES as readonly string[]).includes(value);
+}
 
 export interface EvmBackfillOptions {
   readonly family?: BenchFamily;
@@ -69,46 +80,86 @@ function isqrt(n: bigint): bigint {
   return x;
 }
 
-/** A chain filled with one pool's swaps: its factory, the pool and the logs it emits, and a call that adds n swaps in block time t. */
+/** A chain filled with one pool's swaps: the factory as the chain's configuration names it, the logs read, and a call that adds n swaps in block time t. */
 interface Market {
-  readonly protocol: BenchFamily;
-  readonly factory: string;
-  readonly factoryBlock: number;
-  readonly usdc: string;
-  readonly weth: string;
-  readonly pool: string;
-  readonly topics0: readonly string[];
+  readonly factory: { readonly dexId: string; readonly protocol: EvmProtocol; readonly address: string };
+  /** The block of the factory (for Uniswap v4, of the PoolManager), where the backfill starts. */
+  readonly startBlock: number;
+  readonly stablecoins: readonly string[];
+  readonly wrappedNative: string;
+  /** The logs the source reads, for the raw ceiling. */
+  readonly filter: { readonly address: string[]; readonly topics0: string[] };
+  /** Swaps per churn transaction unless --per-tx says otherwise. */
+  readonly perTx: number;
+  /** Events the engine ingests per swap. */
+  readonly eventsPerSwap: number;
+  /** The kinds of events the backfill ingests, as printed. */
+  readonly events: string;
   churn(n: number, t: number): Promise<void>;
 }
 
-/** A Uniswap v2 pair and V2Churn, which swaps many times per transaction from its own balance. */
-async function v2Market(node: Anvil, t0: number): Promise<Market> {
-  const market = await deployV2Market(node, t0 + 1, {
-    usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
-    weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
-  });
-  const pair = await market.createPair(market.tokens.weth!, market.tokens.usdc!, t0 + 10);
-  await market.addLiquidity(pair, market.tokens.weth!, 100_000n * E18, market.tokens.usdc!, 300_000_000n * E6, t0 + 20);
+/**
+ * A Uniswap v2 pair, or a Solidly volatile (WETH/USDC) or stable (USDT/USDC) pool, and V2Churn, which
+ * swaps many times per transaction from its own balance. A Solidly volatile pool's fee (30 bps) is
+ * Uniswap v2's, and near balance the stable curve pays more than the constant-product quote the churn takes.
+ */
+async function pairMarket(node: Anvil, t0: number, family: 'uniswap_v2' | 'solidly' | 'solidly_stable'): Promise<Market> {
   const f = fixtures();
+  const solidly = family !== 'uniswap_v2';
+  const stable = family === 'solidly_stable';
+  // Token A (the wrapped native token, or the second stablecoin), USDC, the factory and the pool with its liquidity, in blocks t0 + 1 to t0 + 29.
+  let a: `0x${string}`;
+  let usdc: `0x${string}`;
+  let pair: `0x${string}`;
+  let factory: string;
+  let startBlock: number;
+  if (!solidly) {
+    const market = await deployV2Market(node, t0 + 1, {
+      usdc: { name: 'USD Coin', symbol: 'USDC', decimals: 6, supply: 10n ** 15n * E6 },
+      weth: { name: 'Wrapped Ether', symbol: 'WETH', decimals: 18, supply: 10n ** 12n * E18 },
+    });
+    [a, usdc, factory, startBlock] = [market.tokens.weth!, market.tokens.usdc!, market.factory, market.factoryBlock];
+    pair = await market.createPair(a, usdc, t0 + 10);
+    await market.addLiquidity(pair, a, 100_000n * E18, usdc, 300_000_000n * E6, t0 + 20);
+  } else {
+    await mineAt(node, t0 + 1);
+    usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 15n * E6]);
+    await mineAt(node, t0 + 2);
+    a = stable ? await deploy(node, f.TestToken, ['Tether USD', 'USDT', 18, 10n ** 15n * E18]) : await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 12n * E18]);
+    const market = await deploySolidlyMarket(node, t0 + 3);
+    [factory, startBlock] = [market.factory, market.factoryBlock];
+    pair = await market.createPool(a, usdc, stable, t0 + 10);
+    await market.addLiquidity(pair, a, stable ? 300_000_000n * E18 : 100_000n * E18, usdc, 300_000_000n * E6, t0 + 20);
+  }
   await mineAt(node, t0 + 30);
   const churn = await deploy(node, f.V2Churn);
-  for (const [i, token] of [market.tokens.weth!, market.tokens.usdc!].entries()) {
+  const funds = [
+    [a, stable ? 30_000_000n * E18 : 10_000n * E18],
+    [usdc, 30_000_000n * E6],
+  ] as const;
+  for (const [i, [token, amount]] of funds.entries()) {
     await mineAt(node, t0 + 31 + i);
-    await send(node, token, f.TestToken.abi, 'transfer', [churn, token === market.tokens.weth ? 10_000n * E18 : 30_000_000n * E6]);
+    await send(node, token, f.TestToken.abi, 'transfer', [churn, amount]);
   }
-  const token0IsWeth = market.tokens.weth!.toLowerCase() < market.tokens.usdc!.toLowerCase();
-  const [in0, in1] = token0IsWeth ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+  // The amounts of A and of USDC each swap sells, as the pool orders them.
+  const inA = stable ? 300n * E18 : E18 / 10n;
+  const [in0, in1] = a.toLowerCase() < usdc.toLowerCase() ? [inA, 300n * E6] : [300n * E6, inA];
   return {
-    protocol: 'uniswap_v2',
-    factory: market.factory,
-    factoryBlock: market.factoryBlock,
-    usdc: market.tokens.usdc!,
-    weth: market.tokens.weth!,
-    pool: pair,
-    topics0: [TOPICS.v2Swap!, TOPICS.v2Sync!, TOPICS.v2Mint!, TOPICS.v2Burn!],
+    factory: solidly ? { dexId: 'aerodrome', protocol: 'solidly', address: factory } : { dexId: 'uniswap_v2', protocol: 'uniswap_v2', address: factory },
+    startBlock,
+    stablecoins: stable ? [usdc, a] : [usdc],
+    // The stable pool holds no wrapped native token: an address that is no token on this chain.
+    wrappedNative: stable ? '0x4200000000000000000000000000000000000006' : a,
+    filter: {
+      address: [pair],
+      topics0: solidly ? [TOPICS.solidlySwap!, TOPICS.solidlySync!, TOPICS.solidlyMint!, TOPICS.solidlyBurn!] : [TOPICS.v2Swap!, TOPICS.v2Sync!, TOPICS.v2Mint!, TOPICS.v2Burn!],
+    },
+    perTx: 200,
+    eventsPerSwap: 2,
+    events: 'block, pool, sync, swap, mint',
     async churn(n, t) {
       await mineAt(node, t);
-      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(n), in0, in1], 16_000_000n);
+      await send(node, churn, f.V2Churn.abi, 'churn', [pair, BigInt(n), in0, in1], solidly ? 60_000_000n : 16_000_000n);
     },
   };
 }
@@ -150,13 +201,16 @@ async function algebraMarket(node: Anvil, t0: number): Promise<Market> {
   }
   const [in0, in1] = usdcIs0 ? [300n * E6, E18 / 10n] : [E18 / 10n, 300n * E6];
   return {
-    protocol: 'algebra',
-    factory,
-    factoryBlock,
-    usdc,
-    weth,
-    pool,
-    topics0: FAMILIES.algebra.poolTopics,
+    factory: { dexId: 'algebra', protocol: 'algebra', address: factory },
+    startBlock: factoryBlock,
+    stablecoins: [usdc],
+    wrappedNative: weth,
+    filter: { address: [pool], topics0: [...FAMILIES.algebra.poolTopics] },
+    // An Algebra swap costs several times a v2 swap's gas.
+    perTx: 100,
+    // One Swap log each; the pool's state is read from it.
+    eventsPerSwap: 1,
+    events: 'block, pool, sync (Initialize), swap, mint',
     async churn(n, at) {
       await mineAt(node, at);
       await send(node, churn, f.AlgebraChurn.abi, 'churn', [pool, BigInt(n), in0, in1], 60_000_000n);
@@ -164,13 +218,78 @@ async function algebraMarket(node: Anvil, t0: number): Promise<Market> {
   };
 }
 
+/** Uniswap v4: the PoolManager, a WETH/USDC pool with a full-range position and 20 narrower ranges about the price, and V4Churn, which swaps many times per unlock. */
+async function v4Market(node: Anvil, t0: number): Promise<Market> {
+  // Loaded here: it reads @uniswap/v4-core's artifacts as it loads, which no other family needs.
+  const { poolId, V4, v4Slot0 } = await import('../test/support/evm-v4.js');
+  const f = fixtures();
+  let t = t0 + 1;
+  await mineAt(node, t++);
+  const usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 15n * E6]);
+  await mineAt(node, t++);
+  const weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 12n * E18]);
+  await mineAt(node, t++);
+  const manager = await deploy(node, V4.PoolManager, [node.account]);
+  const startBlock = Number(await node.rpc<string>('eth_blockNumber'));
+  await mineAt(node, t++);
+  const lp = await deploy(node, V4.PoolModifyLiquidityTest, [manager]);
+  await mineAt(node, t++);
+  const churn = await deploy(node, f.V4Churn, [manager]);
+  for (const token of [usdc, weth]) {
+    await mineAt(node, t++);
+    await send(node, token, f.TestToken.abi, 'approve', [lp, 2n ** 256n - 1n]);
+    await mineAt(node, t++);
+    await send(node, token, f.TestToken.abi, 'transfer', [churn, token === weth ? 10_000n * E18 : 30_000_000n * E6]);
+  }
+  const wethIs0 = weth.toLowerCase() < usdc.toLowerCase();
+  const key: PoolKey = { currency0: wethIs0 ? weth : usdc, currency1: wethIs0 ? usdc : weth, fee: 3000, tickSpacing: 60, hooks: '0x0000000000000000000000000000000000000000' };
+  // 3,000 USDC per WETH, as the pool orders them.
+  const [num, den] = wethIs0 ? [3_000n * E6, E18] : [E18, 3_000n * E6];
+  await mineAt(node, t++);
+  await send(node, manager, V4.PoolManager.abi, 'initialize', [key, isqrt((num * 2n ** 192n) / den)]);
+  const at = Math.round((await v4Slot0(node, manager, poolId(key))).tick / 60) * 60;
+  const ranges: [number, number, bigint][] = [[-887220, 887220, 10n ** 18n]];
+  for (let i = 1; i <= 20; i++) ranges.push([at - 60 * i, at + 60 * i, 10n ** 16n]);
+  for (const [i, [lower, upper, liquidity]] of ranges.entries()) {
+    await mineAt(node, t++);
+    const salt = `0x${(i + 1).toString(16).padStart(64, '0')}`;
+    await send(node, lp, V4.PoolModifyLiquidityTest.abi, 'modifyLiquidity', [key, { tickLower: lower, tickUpper: upper, liquidityDelta: liquidity, salt }, '0x']);
+  }
+  const [in0, in1] = wethIs0 ? [E18 / 10n, 300n * E6] : [300n * E6, E18 / 10n];
+  return {
+    factory: { dexId: 'uniswap_v4', protocol: 'uniswap_v4', address: manager },
+    startBlock,
+    stablecoins: [usdc],
+    wrappedNative: weth,
+    filter: { address: [manager], topics0: [TOPICS.v4Initialize!, TOPICS.v4Swap!, TOPICS.v4ModifyLiquidity!] },
+    perTx: 200,
+    // Each v4 Swap log gives two events: the swap and a sync of the reserves.
+    eventsPerSwap: 2,
+    events: 'block, pool, sync, swap, mint; each v4 Swap log gives a swap and a sync',
+    async churn(n, at) {
+      await mineAt(node, at);
+      await send(node, churn, f.V4Churn.abi, 'churn', [key, BigInt(n), in0, in1], 30_000_000n);
+    },
+  };
+}
+
+/** The family's market, made in blocks t0 + 1 to t0 + 59 at the latest (the swaps follow from t0 + 72). */
+function deployMarket(node: Anvil, t0: number, family: BenchFamily): Promise<Market> {
+  switch (family) {
+    case 'algebra':
+      return algebraMarket(node, t0);
+    case 'uniswap_v4':
+      return v4Market(node, t0);
+    default:
+      return pairMarket(node, t0, family);
+  }
+}
+
 export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promise<EvmBackfillResult> {
   // 200,000 swaps: each pipeline run lasts seconds, as a backfill does. With 20,000 it lasts half a
   // second, and compiling the code of the fresh engine's threads takes a third of its CPU.
   const FAMILY = options.family ?? 'uniswap_v2';
   const SWAPS = options.swaps ?? 200_000;
-  // An Algebra swap costs several times a v2 swap's gas.
-  const PER_TX = options.perTx ?? (FAMILY === 'algebra' ? 100 : 200);
   const BATCH_BLOCKS = options.batchBlocks ?? 10;
   const RUNS = options.runs ?? 3;
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -178,14 +297,15 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
   const t0 = now - 86_400;
   const node = await startAnvil({ timestamp: t0, gasLimit: 100_000_000 });
   try {
-    const market = FAMILY === 'algebra' ? await algebraMarket(node, t0) : await v2Market(node, t0);
+    const market = await deployMarket(node, t0, FAMILY);
+    const PER_TX = options.perTx ?? market.perTx;
     const made = performance.now();
     let t = t0 + 60;
     for (let done = 0; done < SWAPS; done += PER_TX) {
       await market.churn(Math.min(PER_TX, SWAPS - done), (t += 12));
     }
     const head = Number(await node.rpc<string>('eth_blockNumber'));
-    print(`anvil: ${SWAPS} ${FAMILY} swaps in ${head - market.factoryBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
+    print(`anvil: ${SWAPS} ${FAMILY} swaps in ${head - market.startBlock} blocks, made in ${((performance.now() - made) / 1000).toFixed(1)} s`);
 
     // (1) Ceiling: the same eth_getLogs pages, fetched and JSON-parsed, nothing else; one page at a
     // time, and four in flight as the source reads them. (2) The pipeline: source, ingest (LMDB),
@@ -193,18 +313,18 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
     // caught up (the engine's start, store and threads, is printed apart). Each is run RUNS times,
     // interleaved, and the medians are compared: on a shared machine single runs vary by 2x.
     const rpc = createRpcClient({ urls: [node.url], timeoutMs: 60_000, maxRetries: 0 });
-    const filter = { address: [market.pool], topics0: market.topics0 };
+    const filter = market.filter;
     const chain = EvmChainSchema.parse({
       id: 'devnet',
       displayName: 'Devnet',
       chainId: node.chainId,
       rpcUrls: [node.url],
-      startBlock: market.factoryBlock,
+      startBlock: market.startBlock,
       confirmations: 0,
       logBatchBlocks: BATCH_BLOCKS,
-      stablecoins: [market.usdc],
-      wrappedNative: market.weth,
-      factories: [{ dexId: FAMILY, protocol: market.protocol, address: market.factory }],
+      stablecoins: market.stablecoins,
+      wrappedNative: market.wrappedNative,
+      factories: [market.factory],
     });
     const raw: [number[], number[]] = [[], []];
     const pipeline: number[] = [];
@@ -218,7 +338,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
         for (const [k, concurrency] of [1, 4].entries()) {
           const reader = createLogReader(rpc, BATCH_BLOCKS, concurrency);
           const started = performance.now();
-          const logs = await reader.read(market.factoryBlock, head, filter);
+          const logs = await reader.read(market.startBlock, head, filter);
           raw[k]!.push(logs.length / ((performance.now() - started) / 1000));
           rawLogs = logs.length;
         }
@@ -260,7 +380,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       const rawFour = median(raw[1]!);
       const rate = median(pipeline);
       print(`raw eth_getLogs (${rawLogs} logs, pages of ${BATCH_BLOCKS} blocks), median of ${RUNS}: ${Math.round(rawOne)} logs/s one page at a time, ${Math.round(rawFour)} logs/s four in flight`);
-      print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: ${FAMILY === 'algebra' ? 'block, pool, sync (Initialize), swap, mint' : 'block, pool, sync, swap, mint'})`);
+      print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: ${market.events})`);
       print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawOne).toFixed(0)} % of one page at a time, ${((100 * rate) / rawFour).toFixed(0)} % of four in flight (target at least 50 %)`);
 
       // (3) A reorganisation of the newest blocks under the live engine: 200 swaps ingested, then
@@ -271,7 +391,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       const ingested = live.status().eventsIngested;
       await market.churn(200, (t += 12));
       const deadline = Date.now() + 60_000;
-      while (live.status().eventsIngested < ingested + (FAMILY === 'algebra' ? 200 : 400) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (live.status().eventsIngested < ingested + 200 * market.eventsPerSwap && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       await node.rpc('evm_revert', [snapshot]);
       await market.churn(100, (t += 13));
       while (live.ingest.rollbacks === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -295,13 +415,20 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { family: { type: 'string' }, swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' } } });
-  if (values.family !== undefined && values.family !== 'uniswap_v2' && values.family !== 'algebra') {
-    process.stderr.write(`--family: uniswap_v2 or algebra, not ${values.family}\n`);
+  const usage = `usage: node dist/bench/evm-backfill.js [--family ${BENCH_FAMILIES.join('|')}] [--swaps N] [--per-tx N] [--batch-blocks N] [--runs N]\n`;
+  let values: { family?: string; swaps?: string; 'per-tx'?: string; 'batch-blocks'?: string; runs?: string };
+  try {
+    ({ values } = parseArgs({ options: { family: { type: 'string' }, swaps: { type: 'string' }, 'batch-blocks': { type: 'string' }, 'per-tx': { type: 'string' }, runs: { type: 'string' } } }));
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${usage}`);
+    process.exit(2);
+  }
+  if (values.family !== undefined && !isBenchFamily(values.family)) {
+    process.stderr.write(`--family: one of ${BENCH_FAMILIES.join(', ')}, not ${values.family}\n${usage}`);
     process.exit(2);
   }
   benchEvmBackfill({
-    ...(values.family !== undefined ? { family: values.family as BenchFamily } : {}),
+    ...(values.family !== undefined ? { family: values.family } : {}),
     ...(values.swaps !== undefined ? { swaps: Number(values.swaps) } : {}),
     ...(values['per-tx'] !== undefined ? { perTx: Number(values['per-tx']) } : {}),
     ...(values['batch-blocks'] !== undefined ? { batchBlocks: Number(values['batch-blocks']) } : {}),
