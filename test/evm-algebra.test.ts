@@ -22,6 +22,7 @@ import {
   balancesOf,
   deploy,
   deployAlgebraFactory,
+  deployTestTokens,
   fixtures,
   inOneBlock,
   mineAt,
@@ -99,14 +100,8 @@ beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 137 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
-  await mineAt(node, t++);
-  tok.wbtc = await deploy(node, f.TestToken, ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8]);
-  await mineAt(node, t++);
-  tok.link = await deploy(node, f.TestToken, ['ChainLink Token', 'LINK', 18, 10n ** 9n * E18]);
+  Object.assign(tok, await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18], wbtc: ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8], link: ['ChainLink Token', 'LINK', 18, 10n ** 9n * E18] }));
+  t += 4;
   await mineAt(node, t++);
   const a = await deployAlgebraFactory(node, false);
   integral = a.factory;

@@ -9,7 +9,7 @@
  */
 import { formatUnits, maxUint256, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anvilBackfillChain, balancesOf, deploy, deployPancakeV3Factory, fixtures, inOneBlock, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, v3LoggedBalances, v3PoolTxs, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FLASH, type Anvil, type V3PoolTx } from './support/evm.js';
+import { anvilBackfillChain, balancesOf, deploy, deployTestTokens, deployPancakeV3Factory, fixtures, inOneBlock, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, v3LoggedBalances, v3PoolTxs, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FLASH, type Anvil, type V3PoolTx } from './support/evm.js';
 import { backfillAndServe, expectCandles, expectClose, expectTransactions, getJson, MAX_SQRT_RATIO, minuteCandles, MIN_SQRT_RATIO, sqrtPriceRatio, sqrtPriceUsd, sqrtPriceX96Of, usdcLeg, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
@@ -46,12 +46,8 @@ beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 56 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
-  await mineAt(node, t++);
-  tok.wbtc = await deploy(node, f.TestToken, ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8]);
+  Object.assign(tok, await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18], wbtc: ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8] }));
+  t += 3;
   await mineAt(node, t++);
   const deployed = await deployPancakeV3Factory(node);
   factory = deployed.factory;

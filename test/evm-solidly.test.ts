@@ -15,7 +15,7 @@ import { formatUnits, parseAbiItem, toEventSelector, type Abi, type AbiEvent, ty
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
 import { EVENTS } from '../engine/sources/evm/families/solidly/index.js';
-import { anvilBackfillChain, blockTimes, deploy, fixtures, inOneBlock, mineAt, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil } from './support/evm.js';
+import { anvilBackfillChain, blockTimes, deploy, deployTestTokens, inOneBlock, mineAt, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil } from './support/evm.js';
 import { backfillAndServe, expectCandles, expectClose, expectTransactions, getJson, minuteCandles, relErr, usdcLeg, type ServedChains } from './support/evm-serve.js';
 import { deploySolidlyMarket, type SolidlyMarket } from './support/solidly.js';
 
@@ -65,19 +65,18 @@ async function twoSwapsInOneBlock(pool: Address, a: Address, amountA: bigint, b:
 
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 8453 });
-  const f = fixtures();
   let t = T0 + 10;
-  const specs: [Sym, string, string, bigint][] = [
-    ['usdc', 'USD Coin', 'USDC', 10n ** 12n * E6],
-    ['usdt', 'Tether USD', 'USDT', 10n ** 12n * E18],
-    ['weth', 'Wrapped Ether', 'WETH', 10n ** 9n * E18],
-    ['wbtc', 'Wrapped BTC', 'WBTC', 10n ** 7n * E8],
-    ['aero', 'Aerodrome', 'AERO', 10n ** 12n * E18],
-  ];
-  for (const [key, name, symbol, supply] of specs) {
-    await mineAt(node, t++);
-    tok[key] = await deploy(node, f.TestToken, [name, symbol, dec[key], supply]);
-  }
+  Object.assign(
+    tok,
+    await deployTestTokens(node, t, {
+      usdc: ['USD Coin', 'USDC', dec.usdc, 10n ** 12n * E6],
+      usdt: ['Tether USD', 'USDT', dec.usdt, 10n ** 12n * E18],
+      weth: ['Wrapped Ether', 'WETH', dec.weth, 10n ** 9n * E18],
+      wbtc: ['Wrapped BTC', 'WBTC', dec.wbtc, 10n ** 7n * E8],
+      aero: ['Aerodrome', 'AERO', dec.aero, 10n ** 12n * E18],
+    }),
+  );
+  t += 5;
   market = await deploySolidlyMarket(node, t);
   t += 2;
   await mineAt(node, t++);

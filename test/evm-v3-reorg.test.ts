@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { maxUint256, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvmChainConfig } from '../engine/sources/evm/config.js';
-import { anvilChain, balancesOf, deploy, fixtures, mineAt, read, send, startAnvil, V3_COLLECT, V3_FACTORY, V3_POOL, type Anvil } from './support/evm.js';
+import { anvilChain, balancesOf, deploy, deployTestTokens, fixtures, mineAt, read, send, startAnvil, V3_COLLECT, V3_FACTORY, V3_POOL, type Anvil } from './support/evm.js';
 import { followToHead, openFollowing, type FollowingService } from './support/evm-follow.js';
 import { MAX_SQRT_RATIO, MIN_SQRT_RATIO, sqrtPriceX96Of } from './support/evm-serve.js';
 
@@ -48,10 +48,8 @@ const swap = async (usdcIn: boolean, amount: bigint, t: number) => {
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 31_341 });
   let t = T0 + 10;
-  await mineAt(node, t++);
-  const usdc = await deploy(node, f().TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  const weth = await deploy(node, f().TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
+  const { usdc, weth } = await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18] });
+  t += 2;
   await mineAt(node, t++);
   const factory = await deploy(node, V3_FACTORY);
   const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));

@@ -7,7 +7,7 @@
  */
 import { maxUint256, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anvilBackfillChain, balancesOf, deploy, fixtures, mineAt, read, send, startAnvil, v3LoggedBalances, v3PoolTxs, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FACTORY, V3_FLASH, V3_POOL, type Anvil, type V3PoolTx } from './support/evm.js';
+import { anvilBackfillChain, balancesOf, deploy, deployTestTokens, fixtures, mineAt, read, send, startAnvil, v3LoggedBalances, v3PoolTxs, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FACTORY, V3_FLASH, V3_POOL, type Anvil, type V3PoolTx } from './support/evm.js';
 import { backfillAndServe, expectClose, expectTransactions, getJson, MAX_SQRT_RATIO, MIN_SQRT_RATIO, sqrtPriceX96Of, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
@@ -35,10 +35,8 @@ beforeAll(async () => {
   node = await startAnvil({ timestamp: T0 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
+  ({ usdc, weth } = await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18] }));
+  t += 2;
   await mineAt(node, t++);
   factory = await deploy(node, V3_FACTORY);
   const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));

@@ -12,7 +12,7 @@
  */
 import { formatUnits, maxUint256, parseAbi, parseAbiItem, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anvilBackfillChain, blockTimes, deploy, fixtures, inOneBlock, mineAt, read, send, startAnvil, type Anvil } from './support/evm.js';
+import { anvilBackfillChain, blockTimes, deploy, deployTestTokens, fixtures, inOneBlock, mineAt, read, send, startAnvil, type Anvil } from './support/evm.js';
 import { backfillAndServe, expectCandles, expectClose, expectTransactions, getJson, MAX_SQRT_RATIO, minuteCandles, MIN_SQRT_RATIO, sqrtPriceRatio, sqrtPriceUsd, sqrtPriceX96Of, usdcLeg, type LoggedTx, type ServedChains } from './support/evm-serve.js';
 import { poolId, sendValue, V4, v4ExactPrincipal, v4Principal, v4PrincipalReserves, v4Slot0, type PoolKey } from './support/evm-v4.js';
 
@@ -82,12 +82,8 @@ beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 1 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
-  await mineAt(node, t++);
-  tok.wbtc = await deploy(node, f.TestToken, ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8]);
+  Object.assign(tok, await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18], wbtc: ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8] }));
+  t += 3;
   await mineAt(node, t++);
   manager = await deploy(node, V4.PoolManager, [node.account]);
   managerBlock = Number(await node.rpc<string>('eth_blockNumber'));

@@ -312,6 +312,16 @@ export async function v3PoolTxs(node: Anvil, pool: Address, swap: AbiEvent, burn
   });
 }
 
+/** Test tokens (the fixtures' TestToken: name, symbol, decimals, supply), deployed in the order given, one a block at Unix times t, t+1, … */
+export async function deployTestTokens<K extends string>(node: Anvil, t: number, specs: Record<K, readonly [string, string, number, bigint]>): Promise<Record<K, Address>> {
+  const out = {} as Record<K, Address>;
+  for (const [i, [key, args]] of (Object.entries(specs) as [K, readonly [string, string, number, bigint]][]).entries()) {
+    await mineAt(node, t + i);
+    out[key] = await deploy(node, fixtures().TestToken, args);
+  }
+  return out;
+}
+
 /** Mines the next transaction at Unix time t. */
 export async function mineAt(node: Anvil, t: number): Promise<void> {
   await node.rpc('evm_setNextBlockTimestamp', [t]);
