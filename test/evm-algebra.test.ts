@@ -11,7 +11,6 @@
  */
 import { formatUnits, maxUint256, parseAbiItem, type AbiEvent, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EvmChainSchema } from '../engine/sources/evm/config.js';
 import {
   ALGEBRA_CALLEE,
   ALGEBRA_CUSTOM_POOL_CREATOR,
@@ -19,31 +18,32 @@ import {
   ALGEBRA_INTEGRAL_POOL,
   ALGEBRA_V19_FACTORY,
   ALGEBRA_V19_POOL,
+  anvilBackfillChain,
   balancesOf,
   deploy,
   deployAlgebraFactory,
+  deployTestTokens,
   fixtures,
+  inOneBlock,
   mineAt,
   read,
   send,
   startAnvil,
   v3LoggedBalances,
+  v3PoolTxs,
   V3_COLLECT,
   V3_FLASH,
-  V3_MINT,
   V3_BURN,
   type Anvil,
+  type V3PoolTx,
 } from './support/evm.js';
-import { backfillAndServe, expectTransactions, isqrt, type ServedChains } from './support/evm-serve.js';
+import { backfillAndServe, expectCandles, expectClose, expectTransactions, getJson, MAX_SQRT_RATIO, minuteCandles, MIN_SQRT_RATIO, sqrtPriceRatio, sqrtPriceUsd, sqrtPriceX96Of, usdcLeg, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E8 = 10n ** 8n;
 const E6 = 10n ** 6n;
 const NOW = Math.floor(Date.now() / 1000);
 const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
-const MIN_SQRT_RATIO = 4295128739n;
-const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
-const Q96 = 2n ** 96n;
 /** The fee the configuration states for the Integral factory's pools: the factory's default fee, checked below. */
 const INTEGRAL_FEE = 500;
 
@@ -84,27 +84,10 @@ const kinds = new Map<Address, PoolKind>();
 const events = (pool: Address) => (kinds.get(pool)!.v19 ? { swap: SWAP_V3 as AbiEvent, burn: V3_BURN as AbiEvent } : { swap: SWAP_FEES as AbiEvent, burn: BURN_FEE as AbiEvent });
 const poolAbi = (pool: Address) => (kinds.get(pool)!.v19 ? ALGEBRA_V19_POOL.abi : ALGEBRA_INTEGRAL_POOL.abi);
 
-async function get(path: string): Promise<{ status: number; body: any }> {
-  const r = await fetch(base + path);
-  return { status: r.status, body: JSON.parse(await r.text()) };
-}
+const get = (path: string) => getJson(base + path);
 
 /** sqrtPriceX96 of `usdPerUnit` USDC per unit of `token`, as the pool orders them. */
-function sqrtPriceOf(token: Other, usdPerUnit: bigint): bigint {
-  const usdcIs0 = tok.usdc.toLowerCase() < tok[token].toLowerCase();
-  const unit = 10n ** BigInt(dec[token]);
-  const [num, den] = usdcIs0 ? [unit, usdPerUnit * E6] : [usdPerUnit * E6, unit];
-  return isqrt((num * Q96 * Q96) / den);
-}
-
-/** Polls for a receipt (the node may mine later, when told to). */
-async function mined(hash: Hex): Promise<void> {
-  for (let i = 0; i < 3_000; i++) {
-    if ((await node.rpc<unknown>('eth_getTransactionReceipt', [hash])) !== null) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`${hash} not mined`);
-}
+const sqrtPriceOf = (token: Other, usdPerUnit: bigint): bigint => sqrtPriceX96Of(tok.usdc.toLowerCase() < tok[token].toLowerCase(), dec[token], usdPerUnit);
 
 /** The pool's price and tick from its globalState (price first, tick second in every version). */
 async function globalState(pool: Address): Promise<{ price: bigint; tick: number; fee: number }> {
@@ -117,14 +100,8 @@ beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 137 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
-  await mineAt(node, t++);
-  tok.wbtc = await deploy(node, f.TestToken, ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8]);
-  await mineAt(node, t++);
-  tok.link = await deploy(node, f.TestToken, ['ChainLink Token', 'LINK', 18, 10n ** 9n * E18]);
+  Object.assign(tok, await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18], wbtc: ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8], link: ['ChainLink Token', 'LINK', 18, 10n ** 9n * E18] }));
+  t += 4;
   await mineAt(node, t++);
   const a = await deployAlgebraFactory(node, false);
   integral = a.factory;
@@ -195,16 +172,11 @@ beforeAll(async () => {
   await swap(wethPool, false, 5n * E18, T0 + 7 * 60 + 15);
   await swap(wethPool, true, 1_234_567n, T0 + 7 * 60 + 50);
   // Two swaps in one block, the second the other way.
-  await node.rpc('evm_setAutomine', [false]);
-  const opts = { account: node.account, chain: node.wallet.chain, gas: 3_000_000n };
-  const s1 = swapArgs(wethPool, true, 2_500n * E6);
-  const s2 = swapArgs(wethPool, false, E18 / 3n);
-  const h1 = await node.wallet.writeContract({ address: callee, abi: ALGEBRA_CALLEE.abi, functionName: s1.fn, args: s1.args as unknown as unknown[], ...opts });
-  const h2 = await node.wallet.writeContract({ address: callee, abi: ALGEBRA_CALLEE.abi, functionName: s2.fn, args: s2.args as unknown as unknown[], ...opts });
-  await node.rpc('evm_mine', [T0 + 8 * 60 + 30]);
-  await node.rpc('evm_setAutomine', [true]);
-  await Promise.all([mined(h1), mined(h2)]);
-  twoSwapBlock = Number((await node.pub.getTransactionReceipt({ hash: h2 })).blockNumber);
+  const swapCall = (usdcIn: boolean, amount: bigint) => {
+    const c = swapArgs(wethPool, usdcIn, amount);
+    return { address: callee, abi: ALGEBRA_CALLEE.abi, functionName: c.fn, args: c.args };
+  };
+  twoSwapBlock = Number((await inOneBlock(node, T0 + 8 * 60 + 30, [swapCall(true, 2_500n * E6), swapCall(false, E18 / 3n)])).block);
   await burn(wethPool, -full, full, 1_000_000_000_000_000n, T0 + 9 * 60);
   await collect(wethPool, -full, full, T0 + 9 * 60 + 10);
   await swap(wethPool, false, E18 / 7n, T0 + 11 * 60 + 1);
@@ -259,13 +231,10 @@ beforeAll(async () => {
 }, 90_000);
 
 function chainConfig() {
-  return EvmChainSchema.parse({
+  return anvilBackfillChain(node, {
     id: 'polygon_pos',
     displayName: 'Polygon POS',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
     startBlock: integralBlock,
-    confirmations: 0,
     logBatchBlocks: 7,
     stablecoins: [tok.usdc],
     wrappedNative: tok.weth,
@@ -286,7 +255,7 @@ interface Truth {
   dec0: number;
   dec1: number;
   usdcIs0: boolean;
-  txs: { id: string; hash: string; block: number; time: number; type: 'swap' | 'add' | 'remove'; amount0: bigint; amount1: bigint; sqrtPriceX96: bigint }[];
+  txs: V3PoolTx[];
 }
 
 /** The pool's Swap, Mint and Burn logs read with viem's ABI decoding, and its tokens. */
@@ -294,27 +263,11 @@ async function truth(pool: Address): Promise<Truth> {
   const other = kinds.get(pool)!.other;
   const token0 = await read<Address>(node, pool, poolAbi(pool), 'token0');
   const { swap, burn } = events(pool);
-  const logs = await node.pub.getLogs({ address: pool, events: [swap, V3_MINT, burn], fromBlock: 0n });
-  const times = new Map<bigint, number>();
-  for (const l of logs) if (!times.has(l.blockNumber!)) times.set(l.blockNumber!, Number((await node.pub.getBlock({ blockNumber: l.blockNumber! })).timestamp));
-  const txs: Truth['txs'] = logs.map((l) => {
-    const a = l.args as Record<string, bigint>;
-    const b = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash!, block: Number(l.blockNumber), time: times.get(l.blockNumber!)! };
-    if (l.eventName === 'Swap') return { ...b, type: 'swap', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: a.price! };
-    if (l.eventName === 'Mint') return { ...b, type: 'add', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: 0n };
-    return { ...b, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1!, sqrtPriceX96: 0n };
-  });
+  const txs = await v3PoolTxs(node, pool, swap, burn);
   const usdcIs0 = token0.toLowerCase() === tok.usdc.toLowerCase();
   return { token0, usdcIs0, dec0: usdcIs0 ? dec.usdc : dec[other], dec1: usdcIs0 ? dec[other] : dec.usdc, txs };
 }
 
-/** Price of token 0 in token 1 (decimals applied) from a sqrtPriceX96. */
-const ratioOf = (p: Truth, sqrtPriceX96: bigint) => (Number(sqrtPriceX96) / 2 ** 96) ** 2 * 10 ** (p.dec0 - p.dec1);
-/** USD price of the pool's non-USDC token. */
-const usdOf = (p: Truth, sqrtPriceX96: bigint) => (p.usdcIs0 ? 1 / ratioOf(p, sqrtPriceX96) : ratioOf(p, sqrtPriceX96));
-/** USD volume of a swap: its USDC leg. */
-const usdcLeg = (p: Truth, x: Truth['txs'][number]) => Math.abs(Number(formatUnits(p.usdcIs0 ? x.amount0 : x.amount1, dec.usdc)));
-const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
 const all = () => [wethPool, wbtcPool, linkPool];
 
 describe('Algebra (Integral and v1.9) on anvil through the REST interface', () => {
@@ -360,15 +313,15 @@ describe('Algebra (Integral and v1.9) on anvil through the REST interface', () =
       const { price } = await globalState(pool);
       expect(p.txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96).toBe(price);
       const { body } = await get(`/networks/polygon_pos/pools/${pool}`);
-      close(body.last_price, ratioOf(p, price), `${other} pool last_price`);
+      expectClose(body.last_price, sqrtPriceRatio(p, price), `${other} pool last_price`);
       // The balances, which the logs account for: mints and swaps in, collects out, flash payments
       // in; a burn moves nothing until it is collected. No community fee is taken (both factories' default).
       const balances = await balancesOf(node, pool, p.token0, await read<Address>(node, pool, poolAbi(pool), 'token1'));
       expect(await v3LoggedBalances(node, pool, events(pool).swap)).toEqual(balances);
       expect(body.token_reserves.map((r: { reserve: string }) => r.reserve), other).toEqual(balances.map(String));
       const [usdcRaw, otherRaw] = p.usdcIs0 ? balances : [balances[1], balances[0]];
-      close(body.liquidity_usd, Number(formatUnits(usdcRaw, dec.usdc)) + Number(formatUnits(otherRaw, dec[other])) * usdOf(p, price), `${other} pool liquidity_usd`);
-      close((await get(`/networks/polygon_pos/tokens/${tok[other]}`)).body.price_usd, usdOf(p, price), `${other} price_usd`);
+      expectClose(body.liquidity_usd, Number(formatUnits(usdcRaw, dec.usdc)) + Number(formatUnits(otherRaw, dec[other])) * sqrtPriceUsd(p, price), `${other} pool liquidity_usd`);
+      expectClose((await get(`/networks/polygon_pos/tokens/${tok[other]}`)).body.price_usd, sqrtPriceUsd(p, price), `${other} price_usd`);
     }
   });
 
@@ -389,28 +342,17 @@ describe('Algebra (Integral and v1.9) on anvil through the REST interface', () =
       const p = await truth(pool);
       const want = p.txs.filter((x) => x.type === 'swap').reduce((s, x) => s + usdcLeg(p, x), 0);
       const { body } = await get(`/networks/polygon_pos/pools/${pool}`);
-      close(body.volume_usd, want, `${kinds.get(pool)!.other} pool volume_usd`);
+      expectClose(body.volume_usd, want, `${kinds.get(pool)!.other} pool volume_usd`);
     }
   });
 
   it('OHLCV: one-minute candles of WETH in USD from each swap\'s price, volume from the USDC legs', async () => {
     const p = await truth(wethPool);
-    const candles = new Map<number, { open: number; high: number; low: number; close: number; volume: number }>();
-    for (const x of p.txs) {
-      if (x.type !== 'swap') continue;
-      const price = usdOf(p, x.sqrtPriceX96);
-      const t = Math.floor(x.time / 60) * 60;
-      const vol = usdcLeg(p, x);
-      const c = candles.get(t);
-      if (!c) candles.set(t, { open: price, high: price, low: price, close: price, volume: vol });
-      else candles.set(t, { open: c.open, high: Math.max(c.high, price), low: Math.min(c.low, price), close: price, volume: c.volume + vol });
-    }
+    const swaps = p.txs.filter((x) => x.type === 'swap');
+    const candles = minuteCandles(swaps.map((x) => ({ time: x.time, price: sqrtPriceUsd(p, x.sqrtPriceX96), volume: usdcLeg(p, x) })));
     const { status, body } = await get(`/networks/polygon_pos/pools/${wethPool}/ohlcv?interval=1m&start=${T0}&inversed=${p.usdcIs0}`);
     expect(status).toBe(200);
-    expect(body.map((c: { timestamp: string }) => Date.parse(c.timestamp) / 1000)).toEqual([...candles.keys()]);
-    for (const [i, [t, c]] of [...candles.entries()].entries()) {
-      for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(body[i][k], c[k], `${k} at ${t}`);
-    }
+    expectCandles(body, candles);
   });
 
   it('transactions: every Swap, Mint and Burn log, newest first, with signed amounts, blocks, times and USD volume', async () => {
@@ -421,7 +363,7 @@ describe('Algebra (Integral and v1.9) on anvil through the REST interface', () =
       expect(status).toBe(200);
       expectTransactions(body, p.txs, p.dec0, p.dec1);
       const expected = [...p.txs].reverse();
-      for (const [i, x] of expected.entries()) if (x.type === 'swap') close(body[i].volume_usd, usdcLeg(p, x), `${kinds.get(pool)!.other} swap ${x.id} volume`);
+      for (const [i, x] of expected.entries()) if (x.type === 'swap') expectClose(body[i].volume_usd, usdcLeg(p, x), `${kinds.get(pool)!.other} swap ${x.id} volume`);
     }
   });
 });

@@ -7,20 +7,16 @@
  * REST interface serves for the pools (price, reserves, volume, candles, transactions) is compared
  * with the pools' own logs and state (their token balances included), read here with viem.
  */
-import { formatUnits, maxUint256, parseAbiItem, type Address, type Hex } from 'viem';
+import { formatUnits, maxUint256, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { balancesOf, deploy, deployPancakeV3Factory, fixtures, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, v3LoggedBalances, V3_BURN, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FLASH, V3_MINT, type Anvil } from './support/evm.js';
-import { backfillAndServe, expectTransactions, isqrt, type ServedChains } from './support/evm-serve.js';
+import { anvilBackfillChain, balancesOf, deploy, deployTestTokens, deployPancakeV3Factory, fixtures, inOneBlock, mineAt, PANCAKE_V3_FACTORY, PANCAKE_V3_POOL, read, send, startAnvil, v3LoggedBalances, v3PoolTxs, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FLASH, type Anvil, type V3PoolTx } from './support/evm.js';
+import { backfillAndServe, expectCandles, expectClose, expectTransactions, getJson, MAX_SQRT_RATIO, minuteCandles, MIN_SQRT_RATIO, sqrtPriceRatio, sqrtPriceUsd, sqrtPriceX96Of, usdcLeg, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E8 = 10n ** 8n;
 const E6 = 10n ** 6n;
 const NOW = Math.floor(Date.now() / 1000);
 const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
-const MIN_SQRT_RATIO = 4295128739n;
-const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
-const Q96 = 2n ** 96n;
 
 let node: Anvil;
 let served: ServedChains | undefined;
@@ -41,38 +37,17 @@ const afterBurn = new Map<Address, { reserves: string[]; balances: [bigint, bigi
 let factoryBlock = 0;
 
 
-async function get(path: string): Promise<{ status: number; body: any }> {
-  const r = await fetch(base + path);
-  return { status: r.status, body: JSON.parse(await r.text()) };
-}
+const get = (path: string) => getJson(base + path);
 
 /** sqrtPriceX96 of `usdPerUnit` USDC per unit of `token`, as the pool orders them. */
-function sqrtPriceOf(token: 'weth' | 'wbtc', usdPerUnit: bigint): bigint {
-  const usdcIs0 = tok.usdc.toLowerCase() < tok[token].toLowerCase();
-  const unit = 10n ** BigInt(dec[token]);
-  const [num, den] = usdcIs0 ? [unit, usdPerUnit * E6] : [usdPerUnit * E6, unit];
-  return isqrt((num * Q96 * Q96) / den);
-}
-
-/** Polls for a receipt (the node may mine later, when told to). */
-async function mined(hash: Hex): Promise<void> {
-  for (let i = 0; i < 3_000; i++) {
-    if ((await node.rpc<unknown>('eth_getTransactionReceipt', [hash])) !== null) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`${hash} not mined`);
-}
+const sqrtPriceOf = (token: 'weth' | 'wbtc', usdPerUnit: bigint): bigint => sqrtPriceX96Of(tok.usdc.toLowerCase() < tok[token].toLowerCase(), dec[token], usdPerUnit);
 
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 56 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
-  await mineAt(node, t++);
-  tok.wbtc = await deploy(node, f.TestToken, ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8]);
+  Object.assign(tok, await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18], wbtc: ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8] }));
+  t += 3;
   await mineAt(node, t++);
   const deployed = await deployPancakeV3Factory(node);
   factory = deployed.factory;
@@ -115,14 +90,8 @@ beforeAll(async () => {
   await swap(wethPool, 'weth', false, 5n * E18, T0 + 7 * 60 + 15);
   await swap(wethPool, 'weth', true, 1_234_567n, T0 + 7 * 60 + 50);
   // Two swaps in one block, the second the other way.
-  await node.rpc('evm_setAutomine', [false]);
-  const opts = { account: node.account, chain: node.wallet.chain, gas: 3_000_000n };
-  const h1 = await node.wallet.writeContract({ address: caller, abi: f.V3Caller.abi, functionName: 'swap', args: swapArgs(wethPool, 'weth', true, 2_500n * E6) as unknown as unknown[], ...opts });
-  const h2 = await node.wallet.writeContract({ address: caller, abi: f.V3Caller.abi, functionName: 'swap', args: swapArgs(wethPool, 'weth', false, E18 / 3n) as unknown as unknown[], ...opts });
-  await node.rpc('evm_mine', [T0 + 8 * 60 + 30]);
-  await node.rpc('evm_setAutomine', [true]);
-  await Promise.all([mined(h1), mined(h2)]);
-  twoSwapBlock = Number((await node.pub.getTransactionReceipt({ hash: h2 })).blockNumber);
+  const swapCall = (usdcIn: boolean, amount: bigint) => ({ address: caller, abi: f.V3Caller.abi, functionName: 'swap', args: swapArgs(wethPool, 'weth', usdcIn, amount) });
+  twoSwapBlock = Number((await inOneBlock(node, T0 + 8 * 60 + 30, [swapCall(true, 2_500n * E6), swapCall(false, E18 / 3n)])).block);
   await mineAt(node, T0 + 9 * 60);
   await send(node, caller, f.V3Caller.abi, 'burn', [wethPool, -887200, 887200, 1_000_000_000_000_000n]);
   await swap(wethPool, 'weth', false, E18 / 7n, T0 + 11 * 60 + 1);
@@ -172,13 +141,10 @@ beforeAll(async () => {
 }, 90_000);
 
 function chainConfig() {
-  return EvmChainSchema.parse({
+  return anvilBackfillChain(node, {
     id: 'bsc',
     displayName: 'BNB Chain',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
     startBlock: factoryBlock,
-    confirmations: 0,
     logBatchBlocks: 7,
     stablecoins: [tok.usdc],
     wrappedNative: tok.weth,
@@ -198,33 +164,16 @@ interface Truth {
   dec0: number;
   dec1: number;
   usdcIs0: boolean;
-  txs: { id: string; hash: string; block: number; time: number; type: 'swap' | 'add' | 'remove'; amount0: bigint; amount1: bigint; sqrtPriceX96: bigint }[];
+  txs: V3PoolTx[];
 }
 
 /** The pool's Swap, Mint and Burn logs read with viem's ABI decoding, and its tokens. */
 async function truth(pool: Address, other: 'weth' | 'wbtc'): Promise<Truth> {
   const token0 = await read<Address>(node, pool, PANCAKE_V3_POOL.abi, 'token0');
-  const logs = await node.pub.getLogs({ address: pool, events: [SWAP, V3_MINT, V3_BURN], fromBlock: 0n });
-  const times = new Map<bigint, number>();
-  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
-  const txs: Truth['txs'] = logs.map((l) => {
-    const a = l.args as Record<string, bigint>;
-    const b = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash, block: Number(l.blockNumber), time: times.get(l.blockNumber)! };
-    if (l.eventName === 'Swap') return { ...b, type: 'swap', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: a.sqrtPriceX96! };
-    if (l.eventName === 'Mint') return { ...b, type: 'add', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: 0n };
-    return { ...b, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1!, sqrtPriceX96: 0n };
-  });
+  const txs = await v3PoolTxs(node, pool, SWAP);
   const usdcIs0 = token0.toLowerCase() === tok.usdc.toLowerCase();
   return { token0, usdcIs0, dec0: usdcIs0 ? dec.usdc : dec[other], dec1: usdcIs0 ? dec[other] : dec.usdc, txs };
 }
-
-/** Price of token 0 in token 1 (decimals applied) from a sqrtPriceX96. */
-const ratioOf = (p: Truth, sqrtPriceX96: bigint) => (Number(sqrtPriceX96) / 2 ** 96) ** 2 * 10 ** (p.dec0 - p.dec1);
-/** USD price of the pool's non-USDC token. */
-const usdOf = (p: Truth, sqrtPriceX96: bigint) => (p.usdcIs0 ? 1 / ratioOf(p, sqrtPriceX96) : ratioOf(p, sqrtPriceX96));
-/** USD volume of a swap: its USDC leg. */
-const usdcLeg = (p: Truth, x: Truth['txs'][number]) => Math.abs(Number(formatUnits(p.usdcIs0 ? x.amount0 : x.amount1, dec.usdc)));
-const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
 
 describe('PancakeSwap v3 on anvil through the REST interface', () => {
   it('every PancakeSwap Swap is read (its topic is not Uniswap v3\'s), two in one block included', async () => {
@@ -252,7 +201,7 @@ describe('PancakeSwap v3 on anvil through the REST interface', () => {
       const slot0 = await read<readonly [bigint, number]>(node, pool, PANCAKE_V3_POOL.abi, 'slot0');
       expect(p.txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96).toBe(slot0[0]);
       const { body } = await get(`/networks/bsc/pools/${pool}`);
-      close(body.last_price, ratioOf(p, slot0[0]), `${other} pool last_price`);
+      expectClose(body.last_price, sqrtPriceRatio(p, slot0[0]), `${other} pool last_price`);
       // The balances, which the logs account for: mints and swaps in, collects and protocol collects
       // out, flash payments in; a burn moves nothing until it is collected.
       const balances = await balancesOf(node, pool, p.token0, await read<Address>(node, pool, PANCAKE_V3_POOL.abi, 'token1'));
@@ -260,8 +209,8 @@ describe('PancakeSwap v3 on anvil through the REST interface', () => {
       expect(body.token_reserves.map((r: { reserve: string }) => r.reserve), other).toEqual(balances.map(String));
       // liquidity_usd: those balances at USD prices (USDC at 1, the other token at the pool's price from slot0).
       const [usdcRaw, otherRaw] = p.usdcIs0 ? balances : [balances[1], balances[0]];
-      close(body.liquidity_usd, Number(formatUnits(usdcRaw, dec.usdc)) + Number(formatUnits(otherRaw, dec[other])) * usdOf(p, slot0[0]), `${other} pool liquidity_usd`);
-      close((await get(`/networks/bsc/tokens/${tok[other]}`)).body.price_usd, usdOf(p, slot0[0]), `${other} price_usd`);
+      expectClose(body.liquidity_usd, Number(formatUnits(usdcRaw, dec.usdc)) + Number(formatUnits(otherRaw, dec[other])) * sqrtPriceUsd(p, slot0[0]), `${other} pool liquidity_usd`);
+      expectClose((await get(`/networks/bsc/tokens/${tok[other]}`)).body.price_usd, sqrtPriceUsd(p, slot0[0]), `${other} price_usd`);
     }
   });
 
@@ -283,28 +232,17 @@ describe('PancakeSwap v3 on anvil through the REST interface', () => {
       const p = await truth(pool, other);
       const want = p.txs.filter((x) => x.type === 'swap').reduce((s, x) => s + usdcLeg(p, x), 0);
       const { body } = await get(`/networks/bsc/pools/${pool}`);
-      close(body.volume_usd, want, `${other} pool volume_usd`);
+      expectClose(body.volume_usd, want, `${other} pool volume_usd`);
     }
   });
 
   it('OHLCV: one-minute candles of WETH in USD from each swap\'s sqrtPriceX96, volume from the USDC legs', async () => {
     const p = await truth(wethPool, 'weth');
-    const candles = new Map<number, { open: number; high: number; low: number; close: number; volume: number }>();
-    for (const x of p.txs) {
-      if (x.type !== 'swap') continue;
-      const price = usdOf(p, x.sqrtPriceX96);
-      const t = Math.floor(x.time / 60) * 60;
-      const vol = usdcLeg(p, x);
-      const c = candles.get(t);
-      if (!c) candles.set(t, { open: price, high: price, low: price, close: price, volume: vol });
-      else candles.set(t, { open: c.open, high: Math.max(c.high, price), low: Math.min(c.low, price), close: price, volume: c.volume + vol });
-    }
+    const swaps = p.txs.filter((x) => x.type === 'swap');
+    const candles = minuteCandles(swaps.map((x) => ({ time: x.time, price: sqrtPriceUsd(p, x.sqrtPriceX96), volume: usdcLeg(p, x) })));
     const { status, body } = await get(`/networks/bsc/pools/${wethPool}/ohlcv?interval=1m&start=${T0}&inversed=${p.usdcIs0}`);
     expect(status).toBe(200);
-    expect(body.map((c: { timestamp: string }) => Date.parse(c.timestamp) / 1000)).toEqual([...candles.keys()]);
-    for (const [i, [t, c]] of [...candles.entries()].entries()) {
-      for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(body[i][k], c[k], `${k} at ${t}`);
-    }
+    expectCandles(body, candles);
   });
 
   it('transactions: every Swap, Mint and Burn log, newest first, with signed amounts, blocks, times and USD volume', async () => {
@@ -317,7 +255,7 @@ describe('PancakeSwap v3 on anvil through the REST interface', () => {
       expect(status).toBe(200);
       expectTransactions(body, p.txs, p.dec0, p.dec1);
       const expected = [...p.txs].reverse();
-      for (const [i, x] of expected.entries()) if (x.type === 'swap') close(body[i].volume_usd, usdcLeg(p, x), `${other} swap ${x.id} volume`);
+      for (const [i, x] of expected.entries()) if (x.type === 'swap') expectClose(body[i].volume_usd, usdcLeg(p, x), `${other} swap ${x.id} volume`);
     }
   });
 });

@@ -13,17 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatUnits, stringToHex, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ingest } from '../engine/ingest/ingest.js';
-import { LocalShards } from '../engine/shards/local.js';
 import type { EvmChainConfig } from '../engine/sources/evm/config.js';
-import { createEvmSource } from '../engine/sources/evm/source.js';
-import { EngineViews } from '../engine/state/views.js';
-import { openStore, type Store } from '../engine/store/store.js';
 import { logPrunedThrough, pruneLog } from '../engine/snapshot/prune-log.js';
 import { Snapshots } from '../engine/snapshot/snapshots.js';
 import { cutSnapshot, loadState } from '../engine/snapshot/take.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
 import { anvilV2Chain, deploy, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type PairTx, type V2Trades } from './support/evm.js';
+import { followToHead, openFollowing, type FollowingService } from './support/evm-follow.js';
+import { expectCandles, expectClose, minuteCandles } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -44,63 +40,27 @@ let pairB: Address | null = null;
 const at = (t: number) => node.rpc('evm_setNextBlockTimestamp', [t]);
 const head = async () => Number(await node.rpc<string>('eth_blockNumber'));
 
-/** One running engine on a store: ingest with in-thread shards and a REST gateway. */
-interface Service {
-  store: Store;
-  views: EngineViews;
-  ingest: Ingest;
-  shards: LocalShards;
-  snapshots: Snapshots;
-  gateway: Gateway;
-  source: ReturnType<typeof createEvmSource>;
-  get(path: string): Promise<{ status: number; body: any }>;
-  close(): Promise<void>;
-}
+/** One running engine on a store: ingest with in-thread shards and a REST gateway, snapshots as a service keeps them. */
+type Service = FollowingService & { snapshots: Snapshots };
 
 async function open(): Promise<Service> {
-  const store = openStore(dir);
-  const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
-  const shards = new LocalShards(views, store);
-  const ingest = new Ingest(store, views, shards);
-  // Snapshots as a service keeps them, the log before the oldest kept one pruned.
-  const snapshots = new Snapshots(join(dir, 'snapshots'), views, 5, (oldest) => pruneLog(store, oldest));
-  ingest.snapshots = snapshots;
-  await loadState(store, ingest, snapshots, 1, () => {});
-  const source = createEvmSource({ chains: [config], store, now: () => NOW, progressIntervalMs: 0 });
-  await ingest.registerNetworks(source.networks);
-  const gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => NOW }, { host: '127.0.0.1', port: 0 });
-  const base = `http://127.0.0.1:${gateway.port}`;
-  return {
-    store,
-    views,
-    ingest,
-    shards,
-    snapshots,
-    gateway,
-    source,
-    async get(path) {
-      const r = await fetch(base + path);
-      return { status: r.status, body: JSON.parse(await r.text()) };
+  let snapshots: Snapshots | undefined;
+  const s = await openFollowing({
+    dir,
+    config,
+    now: NOW,
+    restore: async ({ store, views, ingest }) => {
+      // Snapshots as a service keeps them, the log before the oldest kept one pruned.
+      snapshots = new Snapshots(join(dir, 'snapshots'), views, 5, (oldest) => pruneLog(store, oldest));
+      ingest.snapshots = snapshots;
+      await loadState(store, ingest, snapshots, 1, () => {});
     },
-    async close() {
-      await gateway.close();
-      await store.close();
-    },
-  };
+  });
+  return Object.assign(s, { snapshots: snapshots! });
 }
 
 /** Follows the node until caught up, then settles the windows at NOW as a live service does. */
-async function follow(s: Service): Promise<void> {
-  s.source.followers[0]!.caughtUp = false;
-  for (let i = 0; i < 1000; i++) {
-    await (await s.ingest.ingest(await s.source.advance(NOW))).applied;
-    if (s.source.followers[0]!.caughtUp) break;
-  }
-  s.ingest.advanceClock(0, NOW);
-  await s.shards.flush();
-  s.shards.sweep(1);
-}
-
+const follow = (s: Service) => followToHead(s, { sweep: true });
 
 /** The WETH/USDC pair as the canonical chain has it: reserves, and every log with the reserves after it. */
 async function truthA(): Promise<{ usdcIs0: boolean; reserve0: bigint; reserve1: bigint; txs: PairTx[] }> {
@@ -111,8 +71,6 @@ async function truthA(): Promise<{ usdcIs0: boolean; reserve0: bigint; reserve1:
 }
 
 const num = (raw: bigint, decimals: number) => Number(formatUnits(raw, decimals));
-const close = (actual: number, expected: number, what: string) =>
-  expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
 
 /** Every answer checked against the canonical chain, computed from its logs and the pair contract. */
 async function expectCanonical(s: Service): Promise<void> {
@@ -126,14 +84,14 @@ async function expectCanonical(s: Service): Promise<void> {
   expect(d.status).toBe(200);
   expect(d.body.token_reserves.map((r: { reserve: string }) => r.reserve)).toEqual([p.reserve0.toString(), p.reserve1.toString()]);
   expect(d.body.transactions).toBe(swaps.length);
-  close(d.body.volume_usd, swaps.reduce((a, x) => a + usdcLeg(x), 0), '24 h volume');
+  expectClose(d.body.volume_usd, swaps.reduce((a, x) => a + usdcLeg(x), 0), '24 h volume');
   const inv = await s.get(`/networks/anvil/pools/${pairA}?inversed=${p.usdcIs0}`);
-  close(inv.body.last_price_usd, wethUsd(p.reserve0, p.reserve1), 'WETH last_price_usd');
+  expectClose(inv.body.last_price_usd, wethUsd(p.reserve0, p.reserve1), 'WETH last_price_usd');
 
   // Token details and prices.
   const weth = await s.get(`/networks/anvil/tokens/${tok.weth}`);
   expect(weth.status).toBe(200);
-  close(weth.body.price_usd, wethUsd(p.reserve0, p.reserve1), 'WETH price_usd');
+  expectClose(weth.body.price_usd, wethUsd(p.reserve0, p.reserve1), 'WETH price_usd');
   const prices = await s.get(`/networks/anvil/multi/prices?tokens=${tok.weth},${tok.usdc}`);
   expect(prices.status).toBe(200);
   expect(JSON.stringify(prices.body)).toContain(String(wethUsd(p.reserve0, p.reserve1)).slice(0, 8));
@@ -148,24 +106,16 @@ async function expectCanonical(s: Service): Promise<void> {
   expect(t.body.map((x: { amount_1: string }) => x.amount_1)).toEqual(want.map((x) => formatUnits(x.amount1, p.usdcIs0 ? 18 : 6)));
 
   // OHLCV, 1 min: WETH in USD after each swap, volume from the USDC legs; ring and stored candles.
-  const candles = new Map<number, { open: number; high: number; low: number; close: number; volume: number }>();
-  for (const x of swaps) {
-    const price = wethUsd(x.r0, x.r1);
-    const m = x.time - (x.time % MIN);
-    const c = candles.get(m);
-    if (!c) candles.set(m, { open: price, high: price, low: price, close: price, volume: usdcLeg(x) });
-    else candles.set(m, { open: c.open, high: Math.max(c.high, price), low: Math.min(c.low, price), close: price, volume: c.volume + usdcLeg(x) });
-  }
+  const candles = minuteCandles(swaps.map((x) => ({ time: x.time, price: wethUsd(x.r0, x.r1), volume: usdcLeg(x) })));
   const o = await s.get(`/networks/anvil/pools/${pairA}/ohlcv?interval=1m&start=${T0}&limit=1000&inversed=${p.usdcIs0}`);
   expect(o.status).toBe(200);
-  expect(o.body.map((c: { timestamp: string }) => Date.parse(c.timestamp) / 1000)).toEqual([...candles.keys()]);
-  for (const [i, [m, c]] of [...candles.entries()].entries()) for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(o.body[i][k], c[k], `${k} at ${m}`);
+  expectCandles(o.body, candles);
   // Hourly candles: volume per hour.
   const hours = new Map<number, number>();
   for (const x of swaps) hours.set(x.time - (x.time % 3600), (hours.get(x.time - (x.time % 3600)) ?? 0) + usdcLeg(x));
   const h = await s.get(`/networks/anvil/pools/${pairA}/ohlcv?interval=1h&start=${T0}&inversed=${p.usdcIs0}`);
   expect(h.body.map((c: { timestamp: string }) => Date.parse(c.timestamp) / 1000)).toEqual([...hours.keys()]);
-  for (const [i, v] of [...hours.values()].entries()) close(h.body[i].volume, v, `hourly volume ${i}`);
+  for (const [i, v] of [...hours.values()].entries()) expectClose(h.body[i].volume, v, `hourly volume ${i}`);
 }
 
 /** Answers compared across a restart. */

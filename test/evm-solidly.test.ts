@@ -11,12 +11,12 @@
  * with the factory's getFee, before and after a stable fee set on the factory and configured.
  */
 import { Decimal } from 'decimal.js';
-import { formatUnits, parseAbiItem, toEventSelector, type Abi, type AbiEvent, type Address, type Hex } from 'viem';
+import { formatUnits, parseAbiItem, toEventSelector, type Abi, type AbiEvent, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvmChainSchema } from '../engine/sources/evm/config.js';
 import { EVENTS } from '../engine/sources/evm/families/solidly/index.js';
-import { deploy, fixtures, mineAt, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil } from './support/evm.js';
-import { backfillAndServe, expectTransactions, type ServedChains } from './support/evm-serve.js';
+import { anvilBackfillChain, blockTimes, deploy, deployTestTokens, inOneBlock, mineAt, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil } from './support/evm.js';
+import { backfillAndServe, expectCandles, expectClose, expectTransactions, getJson, minuteCandles, relErr, usdcLeg, type ServedChains } from './support/evm-serve.js';
 import { deploySolidlyMarket, type SolidlyMarket } from './support/solidly.js';
 
 const E18 = 10n ** 18n;
@@ -49,61 +49,34 @@ const MINT = parseAbiItem('event Mint(address indexed sender, uint256 amount0, u
 const BURN = parseAbiItem('event Burn(address indexed sender, address indexed to, uint256 amount0, uint256 amount1)');
 const FEES = parseAbiItem('event Fees(address indexed sender, uint256 amount0, uint256 amount1)');
 
-async function get(path: string): Promise<{ status: number; body: any; text: string }> {
-  const r = await fetch(base + path);
-  const text = await r.text();
-  return { status: r.status, body: JSON.parse(text), text };
-}
-
-/** Polls for a receipt (the node mines when told to). */
-async function mined(hash: Hex): Promise<void> {
-  for (let i = 0; i < 3_000; i++) {
-    const r = await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]);
-    if (r !== null) {
-      if (r.status !== '0x1') throw new Error(`${hash} reverted`);
-      return;
-    }
-    await new Promise((res) => setTimeout(res, 5));
-  }
-  throw new Error(`${hash} not mined`);
-}
+const get = (path: string) => getJson(base + path);
 
 /**
  * Two swaps of `pool` in the block at time t, the second the other way, each for the pool's quote
  * before the block (the second then takes less than the pool would pay after the first: it passes
- * the pool's k check).
+ * the pool's k check); each call must succeed.
  */
 async function twoSwapsInOneBlock(pool: Address, a: Address, amountA: bigint, b: Address, amountB: bigint, t: number): Promise<void> {
   const outA = await market.quote(pool, a, amountA);
   const outB = await market.quote(pool, b, amountB);
   const calls = [...(await market.swapCalls(pool, a, amountA, outA)), ...(await market.swapCalls(pool, b, amountB, outB))];
-  await node.rpc('evm_setAutomine', [false]);
-  const hashes: Hex[] = [];
-  const nonce = await node.pub.getTransactionCount({ address: node.account, blockTag: 'pending' });
-  for (const [i, c] of calls.entries()) {
-    hashes.push(await node.wallet.writeContract({ ...c, account: node.account, chain: node.wallet.chain, gas: 3_000_000n, nonce: nonce + i } as never));
-  }
-  await node.rpc('evm_mine', [t]);
-  await node.rpc('evm_setAutomine', [true]);
-  for (const h of hashes) await mined(h);
-  twoSwapBlocks.set(pool, Number((await node.pub.getTransactionReceipt({ hash: hashes[3]! })).blockNumber));
+  twoSwapBlocks.set(pool, Number((await inOneBlock(node, t, calls)).block));
 }
 
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 8453 });
-  const f = fixtures();
   let t = T0 + 10;
-  const specs: [Sym, string, string, bigint][] = [
-    ['usdc', 'USD Coin', 'USDC', 10n ** 12n * E6],
-    ['usdt', 'Tether USD', 'USDT', 10n ** 12n * E18],
-    ['weth', 'Wrapped Ether', 'WETH', 10n ** 9n * E18],
-    ['wbtc', 'Wrapped BTC', 'WBTC', 10n ** 7n * E8],
-    ['aero', 'Aerodrome', 'AERO', 10n ** 12n * E18],
-  ];
-  for (const [key, name, symbol, supply] of specs) {
-    await mineAt(node, t++);
-    tok[key] = await deploy(node, f.TestToken, [name, symbol, dec[key], supply]);
-  }
+  Object.assign(
+    tok,
+    await deployTestTokens(node, t, {
+      usdc: ['USD Coin', 'USDC', dec.usdc, 10n ** 12n * E6],
+      usdt: ['Tether USD', 'USDT', dec.usdt, 10n ** 12n * E18],
+      weth: ['Wrapped Ether', 'WETH', dec.weth, 10n ** 9n * E18],
+      wbtc: ['Wrapped BTC', 'WBTC', dec.wbtc, 10n ** 7n * E8],
+      aero: ['Aerodrome', 'AERO', dec.aero, 10n ** 12n * E18],
+    }),
+  );
+  t += 5;
   market = await deploySolidlyMarket(node, t);
   t += 2;
   await mineAt(node, t++);
@@ -151,13 +124,10 @@ beforeAll(async () => {
 }, 90_000);
 
 function chainConfig(stableFeePpm?: number) {
-  return EvmChainSchema.parse({
+  return anvilBackfillChain(node, {
     id: 'base',
     displayName: 'Base',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
     startBlock: market.factoryBlock,
-    confirmations: 0,
     logBatchBlocks: 9,
     stablecoins: [tok.usdc, tok.usdt],
     wrappedNative: tok.weth,
@@ -208,8 +178,7 @@ async function truth(pool: Address): Promise<Truth> {
   const [r0, r1] = await read<readonly [bigint, bigint, bigint]>(node, pool, abi, 'getReserves');
   const decOf = (a: Address) => dec[(Object.keys(tok) as Sym[]).find((k) => tok[k].toLowerCase() === a.toLowerCase())!];
   const logs = await node.pub.getLogs({ address: pool, events: [SWAP, SYNC, MINT, BURN], fromBlock: 0n });
-  const times = new Map<bigint, number>();
-  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
+  const times = await blockTimes(node, logs);
   const txs: Tx[] = [];
   let s0 = 0n;
   let s1 = 0n;
@@ -241,10 +210,6 @@ function marginal(p: Truth, r0: bigint, r1: bigint): number {
 }
 /** USD price of the pool's non-USDC token from its price in USDC. */
 const usdOf = (p: Truth, r0: bigint, r1: bigint) => (p.usdcIs0 ? 1 / marginal(p, r0, r1) : marginal(p, r0, r1));
-/** USD volume of a swap: its USDC leg. */
-const usdcLeg = (p: Truth, x: Tx) => Math.abs(Number(formatUnits(p.usdcIs0 ? x.amount0 : x.amount1, dec.usdc)));
-const relErr = (a: number, b: number) => Math.abs(a - b) / Math.max(1e-12, Math.abs(b));
-const close = (actual: number, expected: number, what: string, tol = 1e-9) => expect(relErr(actual, expected), `${what}: ${actual} vs ${expected}`).toBeLessThan(tol);
 
 const POOLS = () =>
   [
@@ -306,7 +271,7 @@ describe('Solidly stable and volatile pools on anvil through the REST interface'
       const p = await truth(pool);
       const price = marginal(p, ...p.reserves);
       const { body } = await get(`/networks/base/pools/${pool}`);
-      close(body.last_price, price, `${other} pool last_price`);
+      expectClose(body.last_price, price, `${other} pool last_price`);
       // The pool's own quote of a small amount (1/100000 of the reserve in), both ways: the marginal
       // price of what is left of it after the fee, to the amount's own price impact (under twice
       // its share of the reserve on either curve) and the quote's rounding to a unit of the token out.
@@ -318,7 +283,7 @@ describe('Solidly stable and volatile pools on anvil through the REST interface'
         const [decIn, decOut] = side === 0 ? [p.dec0, p.dec1] : [p.dec1, p.dec0];
         const quoted = Number(formatUnits(out, decOut)) / Number(formatUnits(afterFee, decIn));
         const tolerance = 2e-5 + 2 / Number(out);
-        close(quoted, side === 0 ? price : 1 / price, `${other} getAmountOut of token ${side}`, tolerance);
+        expectClose(quoted, side === 0 ? price : 1 / price, `${other} getAmountOut of token ${side}`, tolerance);
         if (p.stable) expect(tolerance).toBeLessThan(1e-4);
       }
       if (p.stable) {
@@ -340,28 +305,28 @@ describe('Solidly stable and volatile pools on anvil through the REST interface'
     const usdtUsd = s.usdcIs0 ? new Exact(1).div(token0In1) : token0In1;
     const usdt = await get(`/networks/base/tokens/${tok.usdt}`);
     expect(/"price_usd":([0-9.e+-]+)/.exec(usdt.text)![1]).toBe(usdtUsd.toSignificantDigits(18).toFixed());
-    close(usdt.body.price_usd, usdOf(s, ...s.reserves), 'USDT price_usd');
+    expectClose(usdt.body.price_usd, usdOf(s, ...s.reserves), 'USDT price_usd');
     expect(relErr(usdt.body.price_usd, 1)).toBeGreaterThan(1e-3);
     for (const [pool, other] of [
       [wethPool, 'weth'],
       [wbtcPool, 'wbtc'],
     ] as const) {
       const p = await truth(pool);
-      close((await get(`/networks/base/tokens/${tok[other]}`)).body.price_usd, usdOf(p, ...p.reserves), `${other} price_usd`);
+      expectClose((await get(`/networks/base/tokens/${tok[other]}`)).body.price_usd, usdOf(p, ...p.reserves), `${other} price_usd`);
       // liquidity_usd: the reserves at USD prices (USDC at 1).
       const { body } = await get(`/networks/base/pools/${pool}`);
       const [usdcRaw, otherRaw] = p.usdcIs0 ? p.reserves : [p.reserves[1], p.reserves[0]];
-      close(body.liquidity_usd, Number(formatUnits(usdcRaw, dec.usdc)) + Number(formatUnits(otherRaw, dec[other])) * usdOf(p, ...p.reserves), `${other} pool liquidity_usd`);
+      expectClose(body.liquidity_usd, Number(formatUnits(usdcRaw, dec.usdc)) + Number(formatUnits(otherRaw, dec[other])) * usdOf(p, ...p.reserves), `${other} pool liquidity_usd`);
     }
     // The stable pool's liquidity: USDC at 1, USDT at its price from the curve.
     const [usdcRaw, usdtRaw] = s.usdcIs0 ? s.reserves : [s.reserves[1], s.reserves[0]];
-    close((await get(`/networks/base/pools/${stablePool}`)).body.liquidity_usd, Number(formatUnits(usdcRaw, 6)) + Number(formatUnits(usdtRaw, 18)) * usdOf(s, ...s.reserves), 'stable pool liquidity_usd');
+    expectClose((await get(`/networks/base/pools/${stablePool}`)).body.liquidity_usd, Number(formatUnits(usdcRaw, 6)) + Number(formatUnits(usdtRaw, 18)) * usdOf(s, ...s.reserves), 'stable pool liquidity_usd');
     // AERO: its Uniswap v2 pair's reserves give it in USDT, USDT's price from the stable pool.
     const [a0, a1] = await read<readonly [bigint, bigint, number]>(node, aeroPair, V2_PAIR.abi, 'getReserves');
     const aeroIs0 = (await read<Address>(node, aeroPair, V2_PAIR.abi, 'token0')).toLowerCase() === tok.aero.toLowerCase();
     const [ra, ru] = aeroIs0 ? [a0, a1] : [a1, a0];
     const aeroInUsdt = Number(formatUnits(ru, 18)) / Number(formatUnits(ra, 18));
-    close((await get(`/networks/base/tokens/${tok.aero}`)).body.price_usd, aeroInUsdt * usdOf(s, ...s.reserves), 'AERO price_usd');
+    expectClose((await get(`/networks/base/tokens/${tok.aero}`)).body.price_usd, aeroInUsdt * usdOf(s, ...s.reserves), 'AERO price_usd');
     expect((await pairHistory(node, aeroPair)).filter((x) => x.type === 'swap')).toHaveLength(1);
   });
 
@@ -369,29 +334,18 @@ describe('Solidly stable and volatile pools on anvil through the REST interface'
     for (const [pool, other] of POOLS()) {
       const p = await truth(pool);
       const want = p.txs.filter((x) => x.type === 'swap').reduce((sum, x) => sum + usdcLeg(p, x), 0);
-      close((await get(`/networks/base/pools/${pool}`)).body.volume_usd, want, `${other} pool volume_usd`);
+      expectClose((await get(`/networks/base/pools/${pool}`)).body.volume_usd, want, `${other} pool volume_usd`);
     }
   });
 
   it('OHLCV: one-minute candles of the non-USDC token in USD from the reserves after each swap (the stable pool\'s on its curve), volume from the USDC legs', async () => {
     for (const [pool, other] of POOLS()) {
       const p = await truth(pool);
-      const candles = new Map<number, { open: number; high: number; low: number; close: number; volume: number }>();
-      for (const x of p.txs) {
-        if (x.type !== 'swap') continue;
-        const price = usdOf(p, x.r0, x.r1);
-        const t = Math.floor(x.time / 60) * 60;
-        const vol = usdcLeg(p, x);
-        const c = candles.get(t);
-        if (!c) candles.set(t, { open: price, high: price, low: price, close: price, volume: vol });
-        else candles.set(t, { open: c.open, high: Math.max(c.high, price), low: Math.min(c.low, price), close: price, volume: c.volume + vol });
-      }
+      const swaps = p.txs.filter((x) => x.type === 'swap');
+      const candles = minuteCandles(swaps.map((x) => ({ time: x.time, price: usdOf(p, x.r0, x.r1), volume: usdcLeg(p, x) })));
       const { status, body } = await get(`/networks/base/pools/${pool}/ohlcv?interval=1m&start=${T0}&inversed=${p.usdcIs0}`);
       expect(status).toBe(200);
-      expect(body.map((c: { timestamp: string }) => Date.parse(c.timestamp) / 1000), other).toEqual([...candles.keys()]);
-      for (const [i, [t, c]] of [...candles.entries()].entries()) {
-        for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(body[i][k], c[k], `${other} ${k} at ${t}`);
-      }
+      expectCandles(body, candles, other);
     }
   });
 
@@ -424,7 +378,7 @@ describe('Solidly stable and volatile pools on anvil through the REST interface'
       expectTransactions(body, p.txs, p.dec0, p.dec1);
       expect(p.txs.map((x) => x.type)).toEqual(expect.arrayContaining(['add', 'remove', 'swap']));
       const expected = [...p.txs].reverse();
-      for (const [i, x] of expected.entries()) if (x.type === 'swap') close(body[i].volume_usd, usdcLeg(p, x), `${other} swap ${x.id} volume`);
+      for (const [i, x] of expected.entries()) if (x.type === 'swap') expectClose(body[i].volume_usd, usdcLeg(p, x), `${other} swap ${x.id} volume`);
     }
   });
 });

@@ -10,23 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { maxUint256, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ingest } from '../engine/ingest/ingest.js';
-import { LocalShards } from '../engine/shards/local.js';
-import { EvmChainSchema, type EvmChainConfig } from '../engine/sources/evm/config.js';
-import { createEvmSource } from '../engine/sources/evm/source.js';
-import { EngineViews } from '../engine/state/views.js';
-import { openStore, type Store } from '../engine/store/store.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
-import { balancesOf, deploy, fixtures, mineAt, read, send, startAnvil, V3_COLLECT, V3_FACTORY, V3_POOL, type Anvil } from './support/evm.js';
-import { isqrt } from './support/evm-serve.js';
+import type { EvmChainConfig } from '../engine/sources/evm/config.js';
+import { anvilChain, balancesOf, deploy, deployTestTokens, fixtures, mineAt, read, send, startAnvil, V3_COLLECT, V3_FACTORY, V3_POOL, type Anvil } from './support/evm.js';
+import { followToHead, openFollowing, type FollowingService } from './support/evm-follow.js';
+import { MAX_SQRT_RATIO, MIN_SQRT_RATIO, sqrtPriceX96Of } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 const NOW = Math.floor(Date.now() / 1000);
 const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
-const MIN_SQRT_RATIO = 4295128739n;
-const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
-const Q96 = 2n ** 96n;
 
 let node: Anvil;
 let dir = '';
@@ -38,50 +30,13 @@ let token1: Address;
 let usdcIs0 = false;
 const f = () => fixtures();
 
-interface Service {
-  store: Store;
-  ingest: Ingest;
-  shards: LocalShards;
-  gateway: Gateway;
-  source: ReturnType<typeof createEvmSource>;
-  reserves(): Promise<string[]>;
-  close(): Promise<void>;
-}
+const open = () => openFollowing({ dir, config, now: NOW });
+const follow = (s: FollowingService) => followToHead(s);
 
-async function open(): Promise<Service> {
-  const store = openStore(dir);
-  const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
-  const shards = new LocalShards(views, store);
-  const ingest = new Ingest(store, views, shards);
-  const source = createEvmSource({ chains: [config], store, now: () => NOW, progressIntervalMs: 0 });
-  await ingest.registerNetworks(source.networks);
-  const gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => NOW }, { host: '127.0.0.1', port: 0 });
-  return {
-    store,
-    ingest,
-    shards,
-    gateway,
-    source,
-    async reserves() {
-      const r = await fetch(`http://127.0.0.1:${gateway.port}/networks/anvil/pools/${pool}`);
-      const body = (await r.json()) as { token_reserves: { reserve: string }[] };
-      return body.token_reserves.map((x) => x.reserve);
-    },
-    async close() {
-      await gateway.close();
-      await store.close();
-    },
-  };
-}
-
-async function follow(s: Service): Promise<void> {
-  s.source.followers[0]!.caughtUp = false;
-  for (let i = 0; i < 1000; i++) {
-    await (await s.ingest.ingest(await s.source.advance(NOW))).applied;
-    if (s.source.followers[0]!.caughtUp) break;
-  }
-  s.ingest.advanceClock(0, NOW);
-  await s.shards.flush();
+/** The pool's reserves as served. */
+async function reserves(s: FollowingService): Promise<string[]> {
+  const { body } = await s.get(`/networks/anvil/pools/${pool}`);
+  return (body as { token_reserves: { reserve: string }[] }).token_reserves.map((x) => x.reserve);
 }
 
 const swap = async (usdcIn: boolean, amount: bigint, t: number) => {
@@ -93,10 +48,8 @@ const swap = async (usdcIn: boolean, amount: bigint, t: number) => {
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 31_341 });
   let t = T0 + 10;
-  await mineAt(node, t++);
-  const usdc = await deploy(node, f().TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  const weth = await deploy(node, f().TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
+  const { usdc, weth } = await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18] });
+  t += 2;
   await mineAt(node, t++);
   const factory = await deploy(node, V3_FACTORY);
   const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
@@ -111,9 +64,8 @@ beforeAll(async () => {
   pool = await read<Address>(node, factory, V3_FACTORY.abi, 'getPool', [usdc, weth, 3000]);
   usdcIs0 = usdc.toLowerCase() < weth.toLowerCase();
   [token0, token1] = usdcIs0 ? [usdc, weth] : [weth, usdc];
-  const [num, den] = usdcIs0 ? [E18, 3_000n * E6] : [3_000n * E6, E18];
   await mineAt(node, t++);
-  await send(node, pool, V3_POOL.abi, 'initialize', [isqrt((num * Q96 * Q96) / den)]);
+  await send(node, pool, V3_POOL.abi, 'initialize', [sqrtPriceX96Of(usdcIs0, 18, 3_000n)]);
   await mineAt(node, T0 + 300);
   await send(node, caller, f().V3Caller.abi, 'mint', [pool, -887220, 887220, 5_000_000_000_000_000n]);
   await swap(true, 6_000n * E6, T0 + 6 * 60);
@@ -121,21 +73,7 @@ beforeAll(async () => {
   // Burned, not collected: the amounts stay in the pool, owed to the position.
   await mineAt(node, T0 + 8 * 60);
   await send(node, caller, f().V3Caller.abi, 'burnOnly', [pool, -887220, 887220, 2_000_000_000_000_000n]);
-  config = EvmChainSchema.parse({
-    id: 'anvil',
-    displayName: 'Anvil',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
-    blockTimeSeconds: 1,
-    startBlock: factoryBlock,
-    confirmations: 0,
-    logBatchBlocks: 16,
-    stepBlocks: 40,
-    stablecoins: [usdc],
-    wrappedNative: weth,
-    factories: [{ dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: factory }],
-    pollIntervalMs: 10,
-  });
+  config = anvilChain(node, { factory: { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: factory }, startBlock: factoryBlock, usdc, weth });
   dir = mkdtempSync(join(tmpdir(), 'evm-v3-reorg-'));
 }, 60_000);
 
@@ -150,7 +88,7 @@ describe('a reorganisation of a v3 pool on anvil', () => {
     try {
       await follow(s);
       const before = await balancesOf(node, pool, token0, token1);
-      expect(await s.reserves()).toEqual(before.map(String));
+      expect(await reserves(s)).toEqual(before.map(String));
       const snapshot = await node.rpc<string>('evm_snapshot');
 
       // Orphaned: the collect, then a swap.
@@ -161,7 +99,7 @@ describe('a reorganisation of a v3 pool on anvil', () => {
       expect(await node.pub.getLogs({ address: pool, event: V3_COLLECT, fromBlock: 0n })).toHaveLength(1);
       const withCollect = await balancesOf(node, pool, token0, token1);
       expect(withCollect[0] < before[0] || withCollect[1] < before[1]).toBe(true);
-      expect(await s.reserves()).toEqual(withCollect.map(String));
+      expect(await reserves(s)).toEqual(withCollect.map(String));
 
       // The node replaces those blocks: two swaps, no collect (the burned amounts are still owed).
       await node.rpc('evm_revert', [snapshot]);
@@ -172,7 +110,7 @@ describe('a reorganisation of a v3 pool on anvil', () => {
       expect(s.ingest.rollbacks).toBe(1);
       expect(await node.pub.getLogs({ address: pool, event: V3_COLLECT, fromBlock: 0n })).toHaveLength(0);
       const after = await balancesOf(node, pool, token0, token1);
-      expect(await s.reserves()).toEqual(after.map(String));
+      expect(await reserves(s)).toEqual(after.map(String));
     } finally {
       await s.close();
     }

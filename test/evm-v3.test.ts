@@ -5,19 +5,15 @@
  * collected. The REST answers are compared with the pool's own logs and state (its token balances
  * included), read here with viem.
  */
-import { formatUnits, maxUint256, parseAbiItem, type Address } from 'viem';
+import { maxUint256, parseAbiItem, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { balancesOf, deploy, fixtures, mineAt, read, send, startAnvil, v3LoggedBalances, V3_BURN, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FACTORY, V3_FLASH, V3_MINT, V3_POOL, type Anvil } from './support/evm.js';
-import { backfillAndServe, isqrt, type ServedChains } from './support/evm-serve.js';
+import { anvilBackfillChain, balancesOf, deploy, deployTestTokens, fixtures, mineAt, read, send, startAnvil, v3LoggedBalances, v3PoolTxs, V3_COLLECT, V3_COLLECT_PROTOCOL, V3_FACTORY, V3_FLASH, V3_POOL, type Anvil, type V3PoolTx } from './support/evm.js';
+import { backfillAndServe, expectClose, expectTransactions, getJson, MAX_SQRT_RATIO, MIN_SQRT_RATIO, sqrtPriceX96Of, type ServedChains } from './support/evm-serve.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 const NOW = Math.floor(Date.now() / 1000);
 const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
-const MIN_SQRT_RATIO = 4295128739n;
-const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
-const Q96 = 2n ** 96n;
 
 let node: Anvil;
 let served: ServedChains | undefined;
@@ -33,19 +29,14 @@ let fresh: Address;
 let afterBurn: { body: any; balances: [bigint, bigint]; token0: Address; token1: Address } | null = null;
 
 
-async function get(path: string): Promise<{ status: number; body: any }> {
-  const r = await fetch(base + path);
-  return { status: r.status, body: JSON.parse(await r.text()) };
-}
+const get = (path: string) => getJson(base + path);
 
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
+  ({ usdc, weth } = await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18] }));
+  t += 2;
   await mineAt(node, t++);
   factory = await deploy(node, V3_FACTORY);
   const factoryBlock = Number(await node.rpc<string>('eth_blockNumber'));
@@ -60,9 +51,8 @@ beforeAll(async () => {
   pool = await read<Address>(node, factory, V3_FACTORY.abi, 'getPool', [usdc, weth, 3000]);
   // 3,000 USDC per WETH, as a raw token1/token0 ratio in Q64.96.
   const usdcIs0 = usdc.toLowerCase() < weth.toLowerCase();
-  const [num, den] = usdcIs0 ? [E18, 3_000n * E6] : [3_000n * E6, E18];
   await mineAt(node, t++);
-  await send(node, pool, V3_POOL.abi, 'initialize', [isqrt((num * Q96 * Q96) / den)]);
+  await send(node, pool, V3_POOL.abi, 'initialize', [sqrtPriceX96Of(usdcIs0, 18, 3_000n)]);
   // A quarter of the swap fees to the protocol (owner action: the deployer owns the factory).
   await mineAt(node, t++);
   await send(node, pool, V3_POOL.abi, 'setFeeProtocol', [4, 4]);
@@ -86,9 +76,8 @@ beforeAll(async () => {
   await mineAt(node, T0 + 12 * 60);
   await send(node, factory, V3_FACTORY.abi, 'createPool', [usdc, weth, 500]);
   fresh = await read<Address>(node, factory, V3_FACTORY.abi, 'getPool', [usdc, weth, 500]);
-  const [num2, den2] = usdcIs0 ? [E18, 2_500n * E6] : [2_500n * E6, E18];
   await mineAt(node, T0 + 12 * 60 + 10);
-  await send(node, fresh, V3_POOL.abi, 'initialize', [isqrt((num2 * Q96 * Q96) / den2)]);
+  await send(node, fresh, V3_POOL.abi, 'initialize', [sqrtPriceX96Of(usdcIs0, 18, 2_500n)]);
   await mineAt(node, T0 + 12 * 60 + 20);
   await send(node, caller, f.V3Caller.abi, 'mint', [fresh, -887270, 887270, 1_000_000_000n]);
 
@@ -125,13 +114,10 @@ beforeAll(async () => {
 }, 60_000);
 
 function chainConfig(factoryBlock: number) {
-  return EvmChainSchema.parse({
+  return anvilBackfillChain(node, {
     id: 'anvil',
     displayName: 'Anvil',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
     startBlock: factoryBlock,
-    confirmations: 0,
     stablecoins: [usdc],
     wrappedNative: weth,
     factories: [{ dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: factory }],
@@ -149,24 +135,15 @@ interface V3Truth {
   dec0: number;
   dec1: number;
   token0: Address;
-  txs: { id: string; hash: string; type: 'swap' | 'add' | 'remove'; amount0: bigint; amount1: bigint; sqrtPriceX96: bigint }[];
+  txs: V3PoolTx[];
 }
 
 async function truth(): Promise<V3Truth> {
   const token0 = await read<Address>(node, pool, V3_POOL.abi, 'token0');
-  const logs = await node.pub.getLogs({ address: pool, events: [SWAP, V3_MINT, V3_BURN], fromBlock: 0n });
-  const txs: V3Truth['txs'] = logs.map((l) => {
-    const a = l.args as Record<string, bigint>;
-    const base = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash };
-    if (l.eventName === 'Swap') return { ...base, type: 'swap', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: a.sqrtPriceX96! };
-    if (l.eventName === 'Mint') return { ...base, type: 'add', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: 0n };
-    return { ...base, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1!, sqrtPriceX96: 0n };
-  });
+  const txs = await v3PoolTxs(node, pool, SWAP);
   const usdcIs0 = token0.toLowerCase() === usdc.toLowerCase();
   return { token0, dec0: usdcIs0 ? 6 : 18, dec1: usdcIs0 ? 18 : 6, txs };
 }
-
-const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
 
 const INITIALIZE = parseAbiItem('event Initialize(uint160 sqrtPriceX96, int24 tick)');
 
@@ -181,12 +158,12 @@ describe('Uniswap v3 on anvil through the REST interface', () => {
     const { status, body } = await get(`/networks/anvil/pools/${fresh}`);
     expect(status).toBe(200);
     expect(body.transactions).toBe(0);
-    close(body.last_price, ratio, 'last_price');
+    expectClose(body.last_price, ratio, 'last_price');
     // USDC is 1 USD: WETH in USD is the pool's price of WETH in USDC, about 2,500.
     const wethUsd = usdcIs0 ? 1 / ratio : ratio;
     expect(Math.abs(wethUsd - 2_500)).toBeLessThan(1e-6);
     const inv = await get(`/networks/anvil/pools/${fresh}?inversed=${usdcIs0}`);
-    close(inv.body.last_price_usd, wethUsd, 'WETH last_price_usd in the new pool');
+    expectClose(inv.body.last_price_usd, wethUsd, 'WETH last_price_usd in the new pool');
   });
 
   it('pool details: fee tier, tokens, price from the last sqrtPriceX96, reserves from the pool logs', async () => {
@@ -199,7 +176,7 @@ describe('Uniswap v3 on anvil through the REST interface', () => {
     const lastSwap = p.txs.filter((x) => x.type === 'swap').pop()!;
     expect(lastSwap.sqrtPriceX96).toBe(slot0[0]);
     const sqrt = Number(slot0[0]) / 2 ** 96;
-    close(body.last_price, sqrt * sqrt * 10 ** (p.dec0 - p.dec1), 'last_price');
+    expectClose(body.last_price, sqrt * sqrt * 10 ** (p.dec0 - p.dec1), 'last_price');
     // Reserves: the pool's token balances, which its logs account for (mints and swaps in, collects
     // and protocol collects out, flash fees in; a burn moves nothing until it is collected).
     const token1 = await read<Address>(node, pool, V3_POOL.abi, 'token1');
@@ -226,8 +203,8 @@ describe('Uniswap v3 on anvil through the REST interface', () => {
     const ratio = (Number(slot0[0]) / 2 ** 96) ** 2 * 10 ** (usdcIs0 ? 6 - 18 : 18 - 6); // token0 in token1
     const wethUsd = usdcIs0 ? 1 / ratio : ratio;
     const [usdcRaw, wethRaw] = usdcIs0 ? balances : [balances[1], balances[0]];
-    close(body.liquidity_usd, Number(usdcRaw) / 1e6 + (Number(wethRaw) / 1e18) * wethUsd, 'liquidity_usd');
-    close(body.liquidity_usd, body.token_reserves[0].reserve_usd + body.token_reserves[1].reserve_usd, 'liquidity_usd as the sum of reserve_usd');
+    expectClose(body.liquidity_usd, Number(usdcRaw) / 1e6 + (Number(wethRaw) / 1e18) * wethUsd, 'liquidity_usd');
+    expectClose(body.liquidity_usd, body.token_reserves[0].reserve_usd + body.token_reserves[1].reserve_usd, 'liquidity_usd as the sum of reserve_usd');
   });
 
   it('WETH is priced in USD from the pool, USDC at 1', async () => {
@@ -235,19 +212,14 @@ describe('Uniswap v3 on anvil through the REST interface', () => {
     const sqrt = Number(p.txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96) / 2 ** 96;
     const ratio = sqrt * sqrt * 10 ** (p.dec0 - p.dec1); // token0 in token1
     const wethUsd = p.token0.toLowerCase() === usdc.toLowerCase() ? 1 / ratio : ratio;
-    close((await get(`/networks/anvil/tokens/${weth}`)).body.price_usd, wethUsd, 'WETH price_usd');
+    expectClose((await get(`/networks/anvil/tokens/${weth}`)).body.price_usd, wethUsd, 'WETH price_usd');
     expect((await get(`/networks/anvil/tokens/${usdc}`)).body.price_usd).toBe(1);
   });
 
-  it('transactions: every Swap, Mint and Burn log, newest first, with signed amounts from the logs', async () => {
+  it('transactions: every Swap, Mint and Burn log, newest first, with signed amounts, blocks and times from the logs', async () => {
     const p = await truth();
     const { status, body } = await get(`/networks/anvil/pools/${pool}/transactions?limit=100`);
     expect(status).toBe(200);
-    const expected = [...p.txs].reverse();
-    expect(body.map((x: { id: string }) => x.id)).toEqual(expected.map((x) => x.id));
-    expect(body.map((x: { transaction_hash: string }) => x.transaction_hash)).toEqual(expected.map((x) => x.hash));
-    expect(body.map((x: { type: string }) => x.type)).toEqual(expected.map((x) => x.type));
-    expect(body.map((x: { amount_0: string }) => x.amount_0)).toEqual(expected.map((x) => formatUnits(x.amount0, p.dec0)));
-    expect(body.map((x: { amount_1: string }) => x.amount_1)).toEqual(expected.map((x) => formatUnits(x.amount1, p.dec1)));
+    expectTransactions(body, p.txs, p.dec0, p.dec1);
   });
 });

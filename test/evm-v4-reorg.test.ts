@@ -12,24 +12,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { maxUint256, parseAbiItem, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Ingest } from '../engine/ingest/ingest.js';
-import { LocalShards } from '../engine/shards/local.js';
-import { EvmChainSchema, type EvmChainConfig } from '../engine/sources/evm/config.js';
-import { createEvmSource } from '../engine/sources/evm/source.js';
-import { EngineViews } from '../engine/state/views.js';
-import { openStore, type Store } from '../engine/store/store.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
-import { deploy, fixtures, mineAt, send, startAnvil, type Anvil } from './support/evm.js';
-import { isqrt } from './support/evm-serve.js';
+import type { EvmChainConfig } from '../engine/sources/evm/config.js';
+import { anvilChain, deploy, deployTestTokens, fixtures, mineAt, send, startAnvil, type Anvil } from './support/evm.js';
+import { followToHead, openFollowing, type FollowingService } from './support/evm-follow.js';
+import { MAX_SQRT_RATIO, MIN_SQRT_RATIO, sqrtPriceX96Of } from './support/evm-serve.js';
 import { poolId, sendValue, V4, v4ExactPrincipal, v4PrincipalReserves, v4Slot0, type PoolKey } from './support/evm-v4.js';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 const NOW = Math.floor(Date.now() / 1000);
 const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
-const MIN_SQRT_PRICE = 4295128739n;
-const MAX_SQRT_PRICE = 1461446703485210103287273052203988822378723970342n;
-const Q96 = 2n ** 96n;
 
 let node: Anvil;
 let dir = '';
@@ -45,61 +37,33 @@ const positions: { lower: number; upper: number; salt: Hex }[] = [];
 const SALT = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}`;
 const lines: string[] = [];
 
-interface Service {
-  store: Store;
-  ingest: Ingest;
-  shards: LocalShards;
-  gateway: Gateway;
-  source: ReturnType<typeof createEvmSource>;
-  pool(): Promise<{ reserves: string[]; transactions: number; listed: string[] }>;
-  close(): Promise<void>;
-}
-
 /** A service on the store in `dir`: what it holds is loaded and its log replayed (a restart), then the source resumes from its checkpoint. */
-async function open(): Promise<Service> {
-  const store = openStore(dir);
-  const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
-  const shards = new LocalShards(views, store);
-  const ingest = new Ingest(store, views, shards);
-  ingest.registry.load(store);
-  await ingest.replay();
-  const source = createEvmSource({ chains: [config], store, now: () => NOW, progressIntervalMs: 0, log: (l) => lines.push(l) });
-  await ingest.registerNetworks(source.networks);
-  const gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => NOW }, { host: '127.0.0.1', port: 0 });
-  return {
-    store,
-    ingest,
-    shards,
-    gateway,
-    source,
-    async pool() {
-      const base = `http://127.0.0.1:${gateway.port}/networks/anvil/pools/${id}`;
-      const body = (await (await fetch(base)).json()) as { token_reserves: { reserve: string }[]; transactions: number };
-      const listed = (await (await fetch(`${base}/transactions?limit=100`)).json()) as { id: string }[];
-      return { reserves: body.token_reserves.map((x) => x.reserve), transactions: body.transactions, listed: listed.map((x) => x.id) };
+const open = () =>
+  openFollowing({
+    dir,
+    config,
+    now: NOW,
+    log: (l) => lines.push(l),
+    restore: async ({ store, ingest }) => {
+      ingest.registry.load(store);
+      await ingest.replay();
     },
-    async close() {
-      await gateway.close();
-      await store.close();
-    },
-  };
-}
+  });
+const follow = (s: FollowingService) => followToHead(s);
 
-async function follow(s: Service): Promise<void> {
-  s.source.followers[0]!.caughtUp = false;
-  for (let i = 0; i < 1000; i++) {
-    await (await s.ingest.ingest(await s.source.advance(NOW))).applied;
-    if (s.source.followers[0]!.caughtUp) break;
-  }
-  s.ingest.advanceClock(0, NOW);
-  await s.shards.flush();
+/** The pool as served: its reserves, its swap count and the ids of its transactions listed. */
+async function served(s: FollowingService): Promise<{ reserves: string[]; transactions: number; listed: string[] }> {
+  const path = `/networks/anvil/pools/${id}`;
+  const body = (await s.get(path)).body as { token_reserves: { reserve: string }[]; transactions: number };
+  const listed = (await s.get(`${path}/transactions?limit=100`)).body as { id: string }[];
+  return { reserves: body.token_reserves.map((x) => x.reserve), transactions: body.transactions, listed: listed.map((x) => x.id) };
 }
 
 const swap = async (usdcIn: boolean, amount: bigint, t: number) => {
   // ETH is token 0: USDC in is one for zero.
   const zeroForOne = !usdcIn;
   await mineAt(node, t);
-  await sendValue(node, swapRouter, V4.PoolSwapTest.abi, 'swap', [key, { zeroForOne, amountSpecified: -amount, sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_PRICE + 1n : MAX_SQRT_PRICE - 1n }, { takeClaims: false, settleUsingBurn: false }, '0x'], zeroForOne ? amount : 0n);
+  await sendValue(node, swapRouter, V4.PoolSwapTest.abi, 'swap', [key, { zeroForOne, amountSpecified: -amount, sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n }, { takeClaims: false, settleUsingBurn: false }, '0x'], zeroForOne ? amount : 0n);
 };
 
 const modify = async (lower: number, upper: number, delta: bigint, salt: Hex, t: number) => {
@@ -122,9 +86,9 @@ async function truth(): Promise<{ reserves: string[]; swaps: number; ids: string
   return { reserves: [String(r0), String(r1)], swaps: logs.filter((l) => l.eventName === 'Swap').length, ids: kept.map((l) => `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`).reverse() };
 }
 
-async function expectServedIsChain(s: Service, what: string): Promise<void> {
+async function expectServedIsChain(s: FollowingService, what: string): Promise<void> {
   const want = await truth();
-  const got = await s.pool();
+  const got = await served(s);
   expect(got.reserves, what).toEqual(want.reserves);
   expect(got.transactions, what).toBe(want.swaps);
   expect(got.listed, what).toEqual(want.ids);
@@ -134,10 +98,8 @@ beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 31_342 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  const usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  const weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
+  const { usdc, weth } = await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18] });
+  t += 2;
   await mineAt(node, t++);
   manager = await deploy(node, V4.PoolManager, [node.account]);
   const managerBlock = Number(await node.rpc<string>('eth_blockNumber'));
@@ -154,27 +116,13 @@ beforeAll(async () => {
   key = { currency0: zeroAddress, currency1: usdc, fee: 3000, tickSpacing: 60, hooks: zeroAddress };
   id = poolId(key);
   await mineAt(node, t++);
-  await send(node, manager, V4.PoolManager.abi, 'initialize', [key, isqrt((3_000n * E6 * Q96 * Q96) / E18)]);
+  await send(node, manager, V4.PoolManager.abi, 'initialize', [key, sqrtPriceX96Of(false, 18, 3_000n)]);
   at = Math.round((await v4Slot0(node, manager, id)).tick / 60) * 60;
   await modify(-887220, 887220, 10n ** 15n, SALT(1), T0 + 300);
   await modify(at - 600, at + 600, 4n * 10n ** 15n, SALT(2), T0 + 310);
   await swap(true, 8_000n * E6, T0 + 6 * 60);
   await swap(false, 3n * E18, T0 + 7 * 60);
-  config = EvmChainSchema.parse({
-    id: 'anvil',
-    displayName: 'Anvil',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
-    blockTimeSeconds: 1,
-    startBlock: managerBlock,
-    confirmations: 0,
-    logBatchBlocks: 16,
-    stepBlocks: 40,
-    stablecoins: [usdc],
-    wrappedNative: weth,
-    factories: [{ dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: manager }],
-    pollIntervalMs: 10,
-  });
+  config = anvilChain(node, { factory: { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: manager }, startBlock: managerBlock, usdc, weth });
   dir = mkdtempSync(join(tmpdir(), 'evm-v4-reorg-'));
 }, 60_000);
 

@@ -12,9 +12,8 @@
  */
 import { formatUnits, maxUint256, parseAbi, parseAbiItem, zeroAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EvmChainSchema } from '../engine/sources/evm/config.js';
-import { deploy, fixtures, mineAt, read, send, startAnvil, type Anvil } from './support/evm.js';
-import { backfillAndServe, expectTransactions, isqrt, type LoggedTx, type ServedChains } from './support/evm-serve.js';
+import { anvilBackfillChain, blockTimes, deploy, deployTestTokens, fixtures, inOneBlock, mineAt, read, send, startAnvil, type Anvil } from './support/evm.js';
+import { backfillAndServe, expectCandles, expectClose, expectTransactions, getJson, MAX_SQRT_RATIO, minuteCandles, MIN_SQRT_RATIO, sqrtPriceRatio, sqrtPriceUsd, sqrtPriceX96Of, usdcLeg, type LoggedTx, type ServedChains } from './support/evm-serve.js';
 import { poolId, sendValue, V4, v4ExactPrincipal, v4Principal, v4PrincipalReserves, v4Slot0, type PoolKey } from './support/evm-v4.js';
 
 const E18 = 10n ** 18n;
@@ -22,9 +21,6 @@ const E8 = 10n ** 8n;
 const E6 = 10n ** 6n;
 const NOW = Math.floor(Date.now() / 1000);
 const T0 = Math.floor(NOW / 3600) * 3600 - 3600;
-const MIN_SQRT_PRICE = 4295128739n;
-const MAX_SQRT_PRICE = 1461446703485210103287273052203988822378723970342n;
-const Q96 = 2n ** 96n;
 const NATIVE = zeroAddress;
 
 let node: Anvil;
@@ -58,17 +54,7 @@ let narrow: readonly [number, number] = [0, 0];
 
 const SALT = (n: number): Hex => `0x${n.toString(16).padStart(64, '0')}`;
 
-async function get(path: string): Promise<{ status: number; body: any }> {
-  const r = await fetch(base + path);
-  return { status: r.status, body: JSON.parse(await r.text()) };
-}
-
-/** sqrtPriceX96 of `usdPerUnit` USDC per whole unit of the other token, as the pool orders them. */
-function sqrtPriceOf(usdcIs0: boolean, otherDecimals: number, usdPerUnit: bigint): bigint {
-  const unit = 10n ** BigInt(otherDecimals);
-  const [num, den] = usdcIs0 ? [unit, usdPerUnit * E6] : [usdPerUnit * E6, unit];
-  return isqrt((num * Q96 * Q96) / den);
-}
+const get = (path: string) => getJson(base + path);
 
 /** A liquidity change through the router at time `at`, with the principal it moved recorded beforehand. */
 async function modify(p: TestPool, lower: number, upper: number, delta: bigint, salt: Hex, at: number): Promise<void> {
@@ -81,7 +67,7 @@ async function modify(p: TestPool, lower: number, upper: number, delta: bigint, 
 
 function swapArgs(p: TestPool, usdcIn: boolean, amountIn: bigint) {
   const zeroForOne = usdcIn === p.usdcIs0;
-  return [p.key, { zeroForOne, amountSpecified: -amountIn, sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_PRICE + 1n : MAX_SQRT_PRICE - 1n }, { takeClaims: false, settleUsingBurn: false }, '0x'] as const;
+  return [p.key, { zeroForOne, amountSpecified: -amountIn, sqrtPriceLimitX96: zeroForOne ? MIN_SQRT_RATIO + 1n : MAX_SQRT_RATIO - 1n }, { takeClaims: false, settleUsingBurn: false }, '0x'] as const;
 }
 
 /** ETH paid with a swap: its amount when native ETH goes in, else nothing. */
@@ -96,12 +82,8 @@ beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 1 });
   const f = fixtures();
   let t = T0 + 10;
-  await mineAt(node, t++);
-  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 12n * E6]);
-  await mineAt(node, t++);
-  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18]);
-  await mineAt(node, t++);
-  tok.wbtc = await deploy(node, f.TestToken, ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8]);
+  Object.assign(tok, await deployTestTokens(node, t, { usdc: ['USD Coin', 'USDC', 6, 10n ** 12n * E6], weth: ['Wrapped Ether', 'WETH', 18, 10n ** 9n * E18], wbtc: ['Wrapped BTC', 'WBTC', 8, 10n ** 7n * E8] }));
+  t += 3;
   await mineAt(node, t++);
   manager = await deploy(node, V4.PoolManager, [node.account]);
   managerBlock = Number(await node.rpc<string>('eth_blockNumber'));
@@ -126,9 +108,9 @@ beforeAll(async () => {
   pools.eth = { name: 'eth', key: ethKey, id: poolId(ethKey), dec0: 18, dec1: 6, usdcIs0: false, positions: [], changes: new Map() };
   pools.wbtc = { name: 'wbtc', key: wbtcKey, id: poolId(wbtcKey), dec0: wbtcIs0 ? 8 : 6, dec1: wbtcIs0 ? 6 : 8, usdcIs0: !wbtcIs0, positions: [], changes: new Map() };
   await mineAt(node, T0 + 60);
-  await send(node, manager, V4.PoolManager.abi, 'initialize', [ethKey, sqrtPriceOf(false, 18, 3_000n)]);
+  await send(node, manager, V4.PoolManager.abi, 'initialize', [ethKey, sqrtPriceX96Of(false, 18, 3_000n)]);
   await mineAt(node, T0 + 61);
-  await send(node, manager, V4.PoolManager.abi, 'initialize', [wbtcKey, sqrtPriceOf(!wbtcIs0, 8, 60_000n)]);
+  await send(node, manager, V4.PoolManager.abi, 'initialize', [wbtcKey, sqrtPriceX96Of(!wbtcIs0, 8, 60_000n)]);
 
   // ETH/USDC: a full-range position, one about the price (±600 ticks) and one above it; the swaps
   // below move the price across their bounds both ways.
@@ -143,16 +125,8 @@ beforeAll(async () => {
   await swap(eth, false, 10n * E18, T0 + 7 * 60 + 15);
   await swap(eth, true, 1_234_567n, T0 + 7 * 60 + 50);
   // Two swaps in one block, the second the other way.
-  await node.rpc('evm_setAutomine', [false]);
-  const opts = { account: node.account, chain: node.wallet.chain, gas: 3_000_000n };
-  const h1 = await node.wallet.writeContract({ address: swapRouter, abi: V4.PoolSwapTest.abi, functionName: 'swap', args: swapArgs(eth, true, 2_500n * E6) as unknown as unknown[], value: 0n, ...opts });
-  const h2 = await node.wallet.writeContract({ address: swapRouter, abi: V4.PoolSwapTest.abi, functionName: 'swap', args: swapArgs(eth, false, E18 / 3n) as unknown as unknown[], value: E18 / 3n, ...opts });
-  await node.rpc('evm_mine', [T0 + 8 * 60 + 30]);
-  await node.rpc('evm_setAutomine', [true]);
-  const [r1, r2] = await Promise.all([node.pub.waitForTransactionReceipt({ hash: h1, pollingInterval: 5 }), node.pub.waitForTransactionReceipt({ hash: h2, pollingInterval: 5 })]);
-  expect([r1.status, r2.status]).toEqual(['success', 'success']);
-  twoSwapBlock = r2.blockNumber;
-  expect(r1.blockNumber).toBe(twoSwapBlock);
+  const swapCall = (usdcIn: boolean, amountIn: bigint) => ({ address: swapRouter, abi: V4.PoolSwapTest.abi, functionName: 'swap', args: swapArgs(eth, usdcIn, amountIn), value: swapValue(eth, usdcIn, amountIn) });
+  twoSwapBlock = (await inOneBlock(node, T0 + 8 * 60 + 30, [swapCall(true, 2_500n * E6), swapCall(false, E18 / 3n)])).block;
   // A top-up of the narrow position (fees owed are paid out with it), part of it removed, the
   // position above removed whole, a zero change (fees only), a donation.
   await modify(eth, narrow[0], narrow[1], 10n ** 15n, SALT(2), T0 + 9 * 60);
@@ -178,13 +152,10 @@ beforeAll(async () => {
 }, 90_000);
 
 function chainConfig() {
-  return EvmChainSchema.parse({
+  return anvilBackfillChain(node, {
     id: 'ethereum',
     displayName: 'Ethereum',
-    chainId: node.chainId,
-    rpcUrls: [node.url],
     startBlock: managerBlock,
-    confirmations: 0,
     logBatchBlocks: 7,
     stablecoins: [tok.usdc],
     wrappedNative: tok.weth,
@@ -206,8 +177,7 @@ type Tx = LoggedTx & { sqrtPriceX96: bigint; tick: number };
 /** The pool's Swap and (non-zero) ModifyLiquidity logs read with viem: swaps in the pool's view (negated), liquidity changes with the principal the router reported. */
 async function truth(p: TestPool): Promise<Tx[]> {
   const logs = await node.pub.getLogs({ address: manager, events: [SWAP, MODIFY], args: { id: p.id }, fromBlock: 0n });
-  const times = new Map<bigint, number>();
-  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
+  const times = await blockTimes(node, logs);
   const out: Tx[] = [];
   for (const l of logs) {
     const a = l.args as Record<string, bigint>;
@@ -226,14 +196,6 @@ async function managerBalance(currency: Address, blockNumber: bigint): Promise<b
   if (currency === NATIVE) return node.pub.getBalance({ address: manager, blockNumber });
   return node.pub.readContract({ address: currency, abi: BALANCE_OF, functionName: 'balanceOf', args: [manager], blockNumber });
 }
-
-/** Price of token 0 in token 1 (decimals applied) from a sqrtPriceX96. */
-const ratioOf = (p: TestPool, sqrtPriceX96: bigint) => (Number(sqrtPriceX96) / 2 ** 96) ** 2 * 10 ** (p.dec0 - p.dec1);
-/** USD price of the pool's non-USDC token. */
-const usdOf = (p: TestPool, sqrtPriceX96: bigint) => (p.usdcIs0 ? 1 / ratioOf(p, sqrtPriceX96) : ratioOf(p, sqrtPriceX96));
-/** USD volume of a swap: its USDC leg. */
-const usdcLeg = (p: TestPool, x: Tx) => Math.abs(Number(formatUnits(p.usdcIs0 ? x.amount0 : x.amount1, 6)));
-const close = (actual: number, expected: number, what: string) => expect(Math.abs(actual - expected) / Math.max(1e-12, Math.abs(expected)), `${what}: ${actual} vs ${expected}`).toBeLessThan(1e-9);
 
 describe('Uniswap v4 on anvil through the REST interface', () => {
   it('each pool is served under its id, on the uniswap_v4 DEX, with native ETH as a token', async () => {
@@ -273,7 +235,7 @@ describe('Uniswap v4 on anvil through the REST interface', () => {
       const txs = await truth(p);
       expect(txs.filter((x) => x.type === 'swap').pop()!.sqrtPriceX96).toBe(slot0.sqrtPriceX96);
       const { body } = await get(`/networks/ethereum/pools/${p.id}`);
-      close(body.last_price, ratioOf(p, slot0.sqrtPriceX96), `${p.name} last_price`);
+      expectClose(body.last_price, sqrtPriceRatio(p, slot0.sqrtPriceX96), `${p.name} last_price`);
       const [r0, r1] = await v4ExactPrincipal(node, manager, tickMath, lpRouter, p.key, p.positions);
       expect(r0 > 0n && r1 > 0n, p.name).toBe(true);
       expect(body.token_reserves.map((r: { reserve: string }) => r.reserve), p.name).toEqual([String(r0), String(r1)]);
@@ -282,37 +244,26 @@ describe('Uniswap v4 on anvil through the REST interface', () => {
       const n = BigInt(p.positions.length);
       expect(r0 >= w0 && r0 - w0 < n && r1 >= w1 && r1 - w1 < n, `${p.name}: ${r0}, ${r1} against removals ${w0}, ${w1}`).toBe(true);
       const [usdcRaw, otherRaw] = p.usdcIs0 ? [r0, r1] : [r1, r0];
-      close(body.liquidity_usd, Number(formatUnits(usdcRaw, 6)) + Number(formatUnits(otherRaw, p.usdcIs0 ? p.dec1 : p.dec0)) * usdOf(p, slot0.sqrtPriceX96), `${p.name} liquidity_usd`);
+      expectClose(body.liquidity_usd, Number(formatUnits(usdcRaw, 6)) + Number(formatUnits(otherRaw, p.usdcIs0 ? p.dec1 : p.dec0)) * sqrtPriceUsd(p, slot0.sqrtPriceX96), `${p.name} liquidity_usd`);
       const other = p.name === 'eth' ? NATIVE : tok.wbtc;
-      close((await get(`/networks/ethereum/tokens/${other}`)).body.price_usd, usdOf(p, slot0.sqrtPriceX96), `${p.name} price_usd`);
+      expectClose((await get(`/networks/ethereum/tokens/${other}`)).body.price_usd, sqrtPriceUsd(p, slot0.sqrtPriceX96), `${p.name} price_usd`);
     }
   });
 
   it('24 h volume: the USDC legs of the swaps', async () => {
     for (const p of Object.values(pools)) {
       const want = (await truth(p)).filter((x) => x.type === 'swap').reduce((s, x) => s + usdcLeg(p, x), 0);
-      close((await get(`/networks/ethereum/pools/${p.id}`)).body.volume_usd, want, `${p.name} volume_usd`);
+      expectClose((await get(`/networks/ethereum/pools/${p.id}`)).body.volume_usd, want, `${p.name} volume_usd`);
     }
   });
 
   it('OHLCV: one-minute candles of ETH in USD from each swap\'s sqrtPriceX96, volume from the USDC legs', async () => {
     const p = pools.eth;
-    const candles = new Map<number, { open: number; high: number; low: number; close: number; volume: number }>();
-    for (const x of await truth(p)) {
-      if (x.type !== 'swap') continue;
-      const price = usdOf(p, x.sqrtPriceX96);
-      const t = Math.floor(x.time / 60) * 60;
-      const vol = usdcLeg(p, x);
-      const c = candles.get(t);
-      if (!c) candles.set(t, { open: price, high: price, low: price, close: price, volume: vol });
-      else candles.set(t, { open: c.open, high: Math.max(c.high, price), low: Math.min(c.low, price), close: price, volume: c.volume + vol });
-    }
+    const swaps = (await truth(p)).filter((x) => x.type === 'swap');
+    const candles = minuteCandles(swaps.map((x) => ({ time: x.time, price: sqrtPriceUsd(p, x.sqrtPriceX96), volume: usdcLeg(p, x) })));
     const { status, body } = await get(`/networks/ethereum/pools/${p.id}/ohlcv?interval=1m&start=${T0}&inversed=${p.usdcIs0}`);
     expect(status).toBe(200);
-    expect(body.map((c: { timestamp: string }) => Date.parse(c.timestamp) / 1000)).toEqual([...candles.keys()]);
-    for (const [i, [t, c]] of [...candles.entries()].entries()) {
-      for (const k of ['open', 'high', 'low', 'close', 'volume'] as const) close(body[i][k], c[k], `${k} at ${t}`);
-    }
+    expectCandles(body, candles);
   });
 
   it('transactions: every swap and liquidity change, newest first, signed in the pool\'s view; swaps match the PoolManager\'s balance changes', async () => {
@@ -333,7 +284,7 @@ describe('Uniswap v4 on anvil through the REST interface', () => {
       expect(status).toBe(200);
       expectTransactions(body, txs, p.dec0, p.dec1);
       const expected = [...txs].reverse();
-      for (const [i, x] of expected.entries()) if (x.type === 'swap') close(body[i].volume_usd, usdcLeg(p, x), `${p.name} swap ${x.id} volume`);
+      for (const [i, x] of expected.entries()) if (x.type === 'swap') expectClose(body[i].volume_usd, usdcLeg(p, x), `${p.name} swap ${x.id} volume`);
     }
   });
 });

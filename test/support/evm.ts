@@ -243,6 +243,85 @@ export async function read<T>(node: Anvil, address: Address, abi: Abi, functionN
   return (await node.pub.readContract({ address, abi, functionName, args: args as unknown[] })) as T;
 }
 
+/** A contract call to send as a transaction. */
+export interface Call {
+  readonly address: Address;
+  readonly abi: Abi;
+  readonly functionName: string;
+  readonly args: readonly unknown[];
+  readonly value?: bigint;
+}
+
+/**
+ * Sends these calls, in this order, into one block mined at Unix time t (automining off meanwhile);
+ * each must succeed, all in that block. Returns their hashes and the block.
+ */
+export async function inOneBlock(node: Anvil, t: number, calls: readonly Call[]): Promise<{ hashes: Hex[]; block: bigint }> {
+  const hashes: Hex[] = [];
+  await node.rpc('evm_setAutomine', [false]);
+  try {
+    const nonce = await node.pub.getTransactionCount({ address: node.account, blockTag: 'pending' });
+    for (const [i, c] of calls.entries()) {
+      const value = c.value === undefined ? {} : { value: c.value };
+      hashes.push(await node.wallet.writeContract({ address: c.address, abi: c.abi, functionName: c.functionName, args: c.args as unknown[], ...value, account: node.account, chain: node.wallet.chain, gas: 3_000_000n, nonce: nonce + i }));
+    }
+    await node.rpc('evm_mine', [t]);
+  } finally {
+    await node.rpc('evm_setAutomine', [true]);
+  }
+  const receipts = await Promise.all(hashes.map((hash) => node.pub.waitForTransactionReceipt({ hash, pollingInterval: 5 })));
+  for (const [i, r] of receipts.entries()) {
+    if (r.status !== 'success') throw new Error(`${calls[i]!.functionName} reverted in block ${r.blockNumber}`);
+    if (r.blockNumber !== receipts[0]!.blockNumber) throw new Error(`${calls[i]!.functionName} mined in block ${r.blockNumber}, not ${receipts[0]!.blockNumber}`);
+  }
+  return { hashes, block: receipts[0]!.blockNumber };
+}
+
+/** The timestamps of the blocks holding these logs, by block number. */
+export async function blockTimes(node: Anvil, logs: readonly { blockNumber: bigint }[]): Promise<Map<bigint, number>> {
+  const times = new Map<bigint, number>();
+  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
+  return times;
+}
+
+/** A Uniswap v3-style pool's swap, mint or burn, signed in the pool's view; a swap with the sqrt price after it (0 for the others). */
+export interface V3PoolTx {
+  id: string;
+  hash: Hex;
+  type: 'swap' | 'add' | 'remove';
+  block: number;
+  time: number;
+  amount0: bigint;
+  amount1: bigint;
+  sqrtPriceX96: bigint;
+}
+
+/**
+ * A Uniswap v3-style pool's Swap, Mint and Burn logs in chain order, decoded by viem with these
+ * events: the Swap's sqrt price is its `sqrtPriceX96` (Algebra's `price`), a Burn's amounts go out.
+ */
+export async function v3PoolTxs(node: Anvil, pool: Address, swap: AbiEvent, burn: AbiEvent = V3_BURN): Promise<V3PoolTx[]> {
+  const logs = await node.pub.getLogs({ address: pool, events: [swap, V3_MINT, burn], fromBlock: 0n });
+  const times = await blockTimes(node, logs);
+  return logs.map((l): V3PoolTx => {
+    const a = l.args as Record<string, bigint>;
+    const b = { id: `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`, hash: l.transactionHash, block: Number(l.blockNumber), time: times.get(l.blockNumber)! };
+    if (l.eventName === 'Swap') return { ...b, type: 'swap', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: 'sqrtPriceX96' in a ? a.sqrtPriceX96! : a.price! };
+    if (l.eventName === 'Mint') return { ...b, type: 'add', amount0: a.amount0!, amount1: a.amount1!, sqrtPriceX96: 0n };
+    return { ...b, type: 'remove', amount0: -a.amount0!, amount1: -a.amount1!, sqrtPriceX96: 0n };
+  });
+}
+
+/** Test tokens (the fixtures' TestToken: name, symbol, decimals, supply), deployed in the order given, one a block at Unix times t, t+1, … */
+export async function deployTestTokens<K extends string>(node: Anvil, t: number, specs: Record<K, readonly [string, string, number, bigint]>): Promise<Record<K, Address>> {
+  const out = {} as Record<K, Address>;
+  for (const [i, [key, args]] of (Object.entries(specs) as [K, readonly [string, string, number, bigint]][]).entries()) {
+    await mineAt(node, t + i);
+    out[key] = await deploy(node, fixtures().TestToken, args);
+  }
+  return out;
+}
+
 /** Mines the next transaction at Unix time t. */
 export async function mineAt(node: Anvil, t: number): Promise<void> {
   await node.rpc('evm_setNextBlockTimestamp', [t]);
@@ -347,8 +426,7 @@ export interface PairTx {
 /** Every swap, mint and burn of a v2 pair on the node's canonical chain, read from its logs in chain order. */
 export async function pairHistory(node: Anvil, pair: Address): Promise<PairTx[]> {
   const logs = await node.pub.getLogs({ address: pair, events: [V2_SWAP, V2_SYNC, V2_MINT, V2_BURN], fromBlock: 0n });
-  const times = new Map<bigint, number>();
-  for (const l of logs) if (!times.has(l.blockNumber)) times.set(l.blockNumber, Number((await node.pub.getBlock({ blockNumber: l.blockNumber })).timestamp));
+  const times = await blockTimes(node, logs);
   const txs: PairTx[] = [];
   let r0 = 0n;
   let r1 = 0n;
@@ -368,25 +446,39 @@ export async function pairHistory(node: Anvil, pair: Address): Promise<PairTx[]>
 }
 
 /**
- * A chain config following one Uniswap v2 factory on a local anvil, as the reorganisation tests do:
- * no confirmations, small log ranges and steps, the head polled every 10 ms.
+ * A chain config following one factory on a local anvil, as the reorganisation tests do: no
+ * confirmations, small log ranges and steps, the head polled every 10 ms.
  */
-export function anvilV2Chain(node: Anvil, v2: { factory: Address; factoryBlock: number; usdc: Address; weth: Address }): EvmChainConfig {
+export function anvilChain(node: Anvil, c: { factory: { dexId: string; name: string; protocol: string; address: Address }; startBlock: number; usdc: Address; weth: Address }): EvmChainConfig {
   return EvmChainSchema.parse({
     id: 'anvil',
     displayName: 'Anvil',
     chainId: node.chainId,
     rpcUrls: [node.url],
     blockTimeSeconds: 1,
-    startBlock: v2.factoryBlock,
+    startBlock: c.startBlock,
     confirmations: 0,
     logBatchBlocks: 16,
     stepBlocks: 40,
-    stablecoins: [v2.usdc],
-    wrappedNative: v2.weth,
-    factories: [{ dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: v2.factory }],
+    stablecoins: [c.usdc],
+    wrappedNative: c.weth,
+    factories: [c.factory],
     pollIntervalMs: 10,
   });
+}
+
+/** A chain config for one backfill of a local anvil (served as it is then): no confirmations. */
+export function anvilBackfillChain(
+  node: Anvil,
+  c: { id: string; displayName: string; startBlock: number; stablecoins: readonly Address[]; wrappedNative: Address; factories: readonly Record<string, unknown>[]; logBatchBlocks?: number },
+): EvmChainConfig {
+  const { logBatchBlocks, ...rest } = c;
+  return EvmChainSchema.parse({ ...rest, chainId: node.chainId, rpcUrls: [node.url], confirmations: 0, ...(logBatchBlocks === undefined ? {} : { logBatchBlocks }) });
+}
+
+/** {@link anvilChain} for one Uniswap v2 factory. */
+export function anvilV2Chain(node: Anvil, v2: { factory: Address; factoryBlock: number; usdc: Address; weth: Address }): EvmChainConfig {
+  return anvilChain(node, { factory: { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: v2.factory }, startBlock: v2.factoryBlock, usdc: v2.usdc, weth: v2.weth });
 }
 
 /**
