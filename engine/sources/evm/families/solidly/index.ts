@@ -15,8 +15,9 @@
  * declared for their topics and not read.
  */
 import { PoolProtocol } from '../../../../events/model.js';
-import { topicAddress, word, wordAddress } from '../../words.js';
+import { topicAddress, wordAddress } from '../../words.js';
 import type { ProtocolFamily } from '../family.js';
+import { decodeReservePool } from '../uniswap-v2/index.js';
 
 /** The factory's default fee of stable pools (5 bps), in millionths, when the configuration names none. */
 export const STABLE_FEE_PPM = 500;
@@ -67,23 +68,6 @@ export const solidly: ProtocolFamily = {
       protocol: stable ? PoolProtocol.SolidlyStable : PoolProtocol.ConstantProduct,
     };
   },
-  decode(l, key, timestamp, pool, address) {
-    const t = l.topics;
-    const txHash = l.transactionHash;
-    switch (t[0]) {
-      case T.swap: {
-        const amount0 = word(l.data, 0) - word(l.data, 2);
-        const amount1 = word(l.data, 1) - word(l.data, 3);
-        return { kind: 'swap', key, timestamp, pool, amount0, amount1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash, sender: address(t[1]!), recipient: address(t[2]!) };
-      }
-      case T.sync:
-        return { kind: 'sync', key, timestamp, pool, reserve0: word(l.data, 0), reserve1: word(l.data, 1) };
-      case T.mint:
-        return { kind: 'mint', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: address(t[1]!), txHash };
-      case T.burn:
-        return { kind: 'burn', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: address(t[1]!), txHash };
-      default:
-        return null;
-    }
-  },
+  // Its Swap, Sync, Mint and Burn carry Uniswap v2's fields (Swap's recipient a topic, not last).
+  decode: decodeReservePool(T),
 };

@@ -29,17 +29,20 @@ const T = {
   burn: EVENTS.v2Burn.topic,
 };
 
-export const uniswapV2: ProtocolFamily = {
-  id: 'uniswap_v2',
-  poolProtocol: PoolProtocol.ConstantProduct,
-  events: EVENTS,
-  factoryTopics: [T.pairCreated],
-  poolTopics: [T.swap, T.sync, T.mint, T.burn],
-  creation(l, defaultFeePpm) {
-    if (l.topics[0] !== T.pairCreated) return null;
-    return { pool: wordAddress(l.data, 0), token0: topicAddress(l.topics[1]!), token1: topicAddress(l.topics[2]!), feePpm: defaultFeePpm };
-  },
-  decode(l, key, timestamp, pool, address) {
+/** The topics of a Uniswap v2 style pool's events: their fields as Uniswap v2's (Solidly pools share this shape under other topics). */
+export interface ReservePoolTopics {
+  readonly swap: string;
+  readonly sync: string;
+  readonly mint: string;
+  readonly burn: string;
+}
+
+/**
+ * Decodes the logs of a pool whose `Swap` carries amounts in and out with sender and recipient in
+ * topics 1 and 2, `Sync` its reserves, and `Mint` and `Burn` the amounts with the sender in topic 1.
+ */
+export function decodeReservePool(T: ReservePoolTopics): ProtocolFamily['decode'] {
+  return (l, key, timestamp, pool, address) => {
     const t = l.topics;
     const txHash = l.transactionHash;
     switch (t[0]) {
@@ -57,5 +60,18 @@ export const uniswapV2: ProtocolFamily = {
       default:
         return null;
     }
+  };
+}
+
+export const uniswapV2: ProtocolFamily = {
+  id: 'uniswap_v2',
+  poolProtocol: PoolProtocol.ConstantProduct,
+  events: EVENTS,
+  factoryTopics: [T.pairCreated],
+  poolTopics: [T.swap, T.sync, T.mint, T.burn],
+  creation(l, defaultFeePpm) {
+    if (l.topics[0] !== T.pairCreated) return null;
+    return { pool: wordAddress(l.data, 0), token0: topicAddress(l.topics[1]!), token1: topicAddress(l.topics[2]!), feePpm: defaultFeePpm };
   },
+  decode: decodeReservePool(T),
 };
