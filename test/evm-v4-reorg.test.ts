@@ -81,7 +81,8 @@ async function truth(): Promise<{ reserves: string[]; swaps: number; ids: string
   const [w0, w1] = await v4PrincipalReserves(node, manager, lpRouter, key, positions);
   // At most a unit per position above what removing each now would pay (each rounded down).
   expect(r0 >= w0 && r0 - w0 < BigInt(positions.length) && r1 >= w1 && r1 - w1 < BigInt(positions.length)).toBe(true);
-  const logs = await node.pub.getLogs({ address: manager, events: [SWAP, MODIFY], args: { id }, fromBlock: 0n });
+  // The PoolManager's logs of every pool, kept for this pool's id (topic 1).
+  const logs = (await node.pub.getLogs({ address: manager, events: [SWAP, MODIFY], fromBlock: 0n })).filter((l) => (l.args as { id?: string }).id === id);
   const kept = logs.filter((l) => l.eventName === 'Swap' || (l.args as { liquidityDelta: bigint }).liquidityDelta !== 0n);
   return { reserves: [String(r0), String(r1)], swaps: logs.filter((l) => l.eventName === 'Swap').length, ids: kept.map((l) => `${l.blockNumber}:${l.transactionIndex}:${l.logIndex}`).reverse() };
 }

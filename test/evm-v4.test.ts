@@ -176,7 +176,8 @@ type Tx = LoggedTx & { sqrtPriceX96: bigint; tick: number };
 
 /** The pool's Swap and (non-zero) ModifyLiquidity logs read with viem: swaps in the pool's view (negated), liquidity changes with the principal the router reported. */
 async function truth(p: TestPool): Promise<Tx[]> {
-  const logs = await node.pub.getLogs({ address: manager, events: [SWAP, MODIFY], args: { id: p.id }, fromBlock: 0n });
+  // The PoolManager's logs of every pool, kept for this pool's id (topic 1).
+  const logs = (await node.pub.getLogs({ address: manager, events: [SWAP, MODIFY], fromBlock: 0n })).filter((l) => (l.args as { id?: string }).id === p.id);
   const times = await blockTimes(node, logs);
   const out: Tx[] = [];
   for (const l of logs) {
