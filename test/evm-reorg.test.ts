@@ -43,6 +43,13 @@ const head = async () => Number(await node.rpc<string>('eth_blockNumber'));
 /** One running engine on a store: ingest with in-thread shards and a REST gateway, snapshots as a service keeps them. */
 type Service = FollowingService & { snapshots: Snapshots };
 
+/** Cuts a snapshot of the service and waits for it to be written (a cut that is skipped fails the test). */
+async function cutWritten(s: Service) {
+  const cut = cutSnapshot(s.views, s.ingest, s.snapshots, s.shards);
+  if ('skipped' in cut) throw new Error(`snapshot cut skipped: ${cut.skipped}`);
+  return cut.written;
+}
+
 async function open(): Promise<Service> {
   let snapshots: Snapshots | undefined;
   const s = await openFollowing({
@@ -265,14 +272,14 @@ describe('reorganisations on anvil', () => {
     const answers = new Map<string, unknown>();
     try {
       await follow(s);
-      const older = await cutSnapshot(s.views, s.ingest, s.snapshots, s.shards).written;
+      const older = await cutWritten(s);
       const fork = await head();
       const nodeSnapshot = await node.rpc<string>('evm_snapshot');
       // Orphaned: seven minutes of trades, ingested and covered by a newer snapshot.
       for (let m = 52; m <= 58; m++) await trades.swap(pairA, m % 2 === 0 ? tok.usdc : tok.weth, m % 2 === 0 ? 5_000n * E6 : E18 / 4n, T0 + m * MIN + 4);
       await follow(s);
       await expectCanonical(s);
-      const newer = await cutSnapshot(s.views, s.ingest, s.snapshots, s.shards).written;
+      const newer = await cutWritten(s);
       expect(newer.seq).toBeGreaterThan(older.seq);
       // The log up to the older snapshot is gone: only a snapshot can rebuild the chain now.
       expect(logPrunedThrough(s.store)).toBe(older.seq);

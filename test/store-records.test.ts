@@ -44,7 +44,7 @@ async function start(dataDir: string, extra: readonly string[] = []): Promise<{ 
 async function valueForms(dataDir: string, name: 'txs' | 'candles'): Promise<{ binary: number; other: number }> {
   const store = openStore(dataDir);
   try {
-    const raw = store.root.openDB<Uint8Array, unknown[]>({ name, encoding: 'binary' });
+    const raw = store.root.openDB<Uint8Array, (string | number)[]>({ name, encoding: 'binary' });
     let binary = 0;
     let other = 0;
     for (const { value } of raw.getRange()) {
@@ -106,8 +106,8 @@ describe('records on disk', () => {
     const store = openStore(dataDir);
     await store.root.transaction(() => {
       for (const name of ['txs', 'candles'] as const) {
-        const raw = store.root.openDB<Uint8Array, unknown[]>({ name, encoding: 'binary' });
-        for (const { key: k, value } of store[name].getRange()) raw.put(k as unknown[], pack(value));
+        const raw = store.root.openDB<Uint8Array, (string | number)[]>({ name, encoding: 'binary' });
+        for (const { key: k, value } of store[name].getRange()) raw.put(k as (string | number)[], pack(value));
       }
     });
     await store.close();

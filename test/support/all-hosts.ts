@@ -136,7 +136,7 @@ export function parseAnswers(bytes: Buffer, noBody: (index: number) => boolean =
     }
     i = end + 4;
     if (status >= 100 && status < 200) continue;
-    let body = Buffer.alloc(0);
+    let body: Buffer = Buffer.alloc(0);
     if (noBody(out.length)) {
       // no body
     } else if (headers.has('content-length')) {

@@ -136,7 +136,7 @@ export class ReferenceModel {
         p.r0 += e.amount0;
         p.r1 += e.amount1;
         if (p.protocol !== 1 && p.r0 > 0n) p.ratio = this.reserveRatio(p);
-        this.reprice(p);
+        this.reprice(p, e.timestamp);
         return;
       }
       case 'swap': {
