@@ -109,15 +109,15 @@ export interface Artifact {
   readonly bytecode: Hex;
 }
 
-function uniswapArtifact(path: string): Artifact {
+function packageArtifact(path: string): Artifact {
   const a = JSON.parse(readFileSync(require.resolve(path), 'utf8')) as { abi: Abi; bytecode: string };
   return { abi: a.abi, bytecode: (a.bytecode.startsWith('0x') ? a.bytecode : `0x${a.bytecode}`) as Hex };
 }
 
-export const V2_FACTORY = uniswapArtifact('@uniswap/v2-core/build/UniswapV2Factory.json');
-export const V2_PAIR = uniswapArtifact('@uniswap/v2-core/build/UniswapV2Pair.json');
-export const V3_FACTORY = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json');
-export const V3_POOL = uniswapArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json');
+export const V2_FACTORY = packageArtifact('@uniswap/v2-core/build/UniswapV2Factory.json');
+export const V2_PAIR = packageArtifact('@uniswap/v2-core/build/UniswapV2Pair.json');
+export const V3_FACTORY = packageArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json');
+export const V3_POOL = packageArtifact('@uniswap/v3-core/artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json');
 /** A v3-style pool's Mint and Burn events (PancakeSwap v3's are the same), for reading its logs with viem. */
 export const V3_MINT = parseAbiItem('event Mint(address sender, address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
 export const V3_BURN = parseAbiItem('event Burn(address indexed owner, int24 indexed tickLower, int24 indexed tickUpper, uint128 amount, uint256 amount0, uint256 amount1)');
@@ -164,8 +164,8 @@ export async function v3LoggedBalances(node: Anvil, pool: Address, swapEvent: Ab
   return [r0, r1];
 }
 
-export const PANCAKE_V3_FACTORY = uniswapArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Factory.sol/PancakeV3Factory.json');
-export const PANCAKE_V3_POOL = uniswapArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Pool.sol/PancakeV3Pool.json');
+export const PANCAKE_V3_FACTORY = packageArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Factory.sol/PancakeV3Factory.json');
+export const PANCAKE_V3_POOL = packageArtifact('@pancakeswap/v3-core/artifacts/contracts/PancakeV3Pool.sol/PancakeV3Pool.json');
 
 let compiled: Record<string, Artifact> | null = null;
 
@@ -498,16 +498,16 @@ export async function deployPancakeV3Factory(node: Anvil): Promise<{ factory: Ad
   return { factory, factoryBlock };
 }
 
-export const ALGEBRA_INTEGRAL_FACTORY = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraFactory.sol/AlgebraFactory.json');
-export const ALGEBRA_INTEGRAL_DEPLOYER = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraPoolDeployer.sol/AlgebraPoolDeployer.json');
-export const ALGEBRA_INTEGRAL_POOL = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraPool.sol/AlgebraPool.json');
+export const ALGEBRA_INTEGRAL_FACTORY = packageArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraFactory.sol/AlgebraFactory.json');
+export const ALGEBRA_INTEGRAL_DEPLOYER = packageArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraPoolDeployer.sol/AlgebraPoolDeployer.json');
+export const ALGEBRA_INTEGRAL_POOL = packageArtifact('@cryptoalgebra/integral-core/artifacts/contracts/AlgebraPool.sol/AlgebraPool.json');
 /** The package's own test caller: mints, swaps and flashes, paying from the sender's allowance. */
-export const ALGEBRA_CALLEE = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/test/TestAlgebraCallee.sol/TestAlgebraCallee.json');
+export const ALGEBRA_CALLEE = packageArtifact('@cryptoalgebra/integral-core/artifacts/contracts/test/TestAlgebraCallee.sol/TestAlgebraCallee.json');
 /** The package's test custom pool deployer: asks the factory for a custom pool (a `CustomPool` log), answering its hooks. */
-export const ALGEBRA_CUSTOM_POOL_CREATOR = uniswapArtifact('@cryptoalgebra/integral-core/artifacts/contracts/test/MockCustomPoolCreator.sol/MockCustomPoolCreator.json');
-export const ALGEBRA_V19_FACTORY = uniswapArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraFactory.sol/AlgebraFactory.json');
-export const ALGEBRA_V19_DEPLOYER = uniswapArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraPoolDeployer.sol/AlgebraPoolDeployer.json');
-export const ALGEBRA_V19_POOL = uniswapArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraPool.sol/AlgebraPool.json');
+export const ALGEBRA_CUSTOM_POOL_CREATOR = packageArtifact('@cryptoalgebra/integral-core/artifacts/contracts/test/MockCustomPoolCreator.sol/MockCustomPoolCreator.json');
+export const ALGEBRA_V19_FACTORY = packageArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraFactory.sol/AlgebraFactory.json');
+export const ALGEBRA_V19_DEPLOYER = packageArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraPoolDeployer.sol/AlgebraPoolDeployer.json');
+export const ALGEBRA_V19_POOL = packageArtifact('@cryptoalgebra/core/artifacts/contracts/AlgebraPool.sol/AlgebraPool.json');
 
 /**
  * An Algebra factory and its pool deployer, each constructed with the other's address: the
