@@ -163,7 +163,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     return cut.written.then(
       (file) => {
         const st = snapshots.stats();
-        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms`);
+        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms copying ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms`);
         return cut.seq;
       },
       (err: unknown) => {
@@ -340,6 +340,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
                 last_shard_pause_ms: st.lastPauseMs === null ? null : Number(st.lastPauseMs.toFixed(1)),
                 last_main_pause_ms: st.lastMainMs === null ? null : Number(st.lastMainMs.toFixed(1)),
                 last_write_ms: st.lastWriteMs === null ? null : Math.round(st.lastWriteMs),
+                last_delta: st.lastDelta,
+                last_rows_copied: st.lastRowsCopied,
               },
       };
     },

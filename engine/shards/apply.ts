@@ -41,11 +41,13 @@ import {
   sumWindows,
   windowAnchor,
   windowsEmpty,
+  windowsEmptyFrom,
   type LeavingCandle,
   type StoredCandles,
 } from '../state/windows.js';
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
+import { DirtyRows } from '../snapshot/dirty.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
 import { pricedByReserves, reservePrice } from '../state/reserve-price.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
@@ -159,14 +161,29 @@ export class ShardWriter {
   /** The block pools this writer takes ring and second blocks from. */
   private readonly ringPool: BlockPool;
   private readonly secondPool: BlockPool;
+  /** The pools and tokens this writer changed since the last snapshot cut (snapshot/dirty.ts). */
+  readonly dirty: DirtyRows;
 
   constructor(views: EngineViews, sink: ShardSink | null, stored: StoredCandles | null = null) {
     this.v = views;
+    this.dirty = new DirtyRows(views.capacity.pools, views.capacity.tokens);
     this.sink = sink;
     this.stored = stored;
     this.chainTime = new Float64Array(views.capacity.chains);
     this.ringPool = ringBlocks(views);
     this.secondPool = secondBlocks(views);
+  }
+
+  /** Moves pool p's seqlock word (as a write begins or ends) and marks its row changed since the last cut. */
+  seqPool(p: number): void {
+    Atomics.add(this.v.poolSeq, p, 1);
+    this.dirty.pools.mark(p);
+  }
+
+  /** The same for token t. */
+  seqToken(t: number): void {
+    Atomics.add(this.v.tokenSeq, t, 1);
+    this.dirty.tokens.mark(t);
   }
 
   private passed(p: number, t: number): void {
@@ -224,10 +241,10 @@ export class ShardWriter {
     for (const t of [e.token0(this.token)!.tokenId(), e.token1(this.token)!.tokenId()]) {
       const v = this.v;
       if (v.tokenRole[t] === 0 && v.tokenPriceUsd[t] !== 1) {
-        Atomics.add(v.tokenSeq, t, 1);
+        this.seqToken(t);
         v.tokenPriceUsd[t] = 1;
         v.tokenPriceTime[t] = e.timestamp();
-        Atomics.add(v.tokenSeq, t, 1);
+        this.seqToken(t);
       }
     }
   }
@@ -260,7 +277,7 @@ export class ShardWriter {
       return;
     }
     const k = e.key(this.key)!;
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     this.beginReserveChange(p, k.blockNumber(), e.timestamp());
     const o = p * 8;
     let s = e.reserve0(this.u128)!;
@@ -281,7 +298,7 @@ export class ShardWriter {
     if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
     this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     this.index?.markDirty(p);
   }
 
@@ -291,13 +308,13 @@ export class ShardWriter {
     const q = e.sqrtPriceX96(this.u160)!;
     const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
     if (!(sqrt > 0)) return;
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     v.ratio[p] = (sqrt * sqrt * POW10[v.poolDecimals0[p]!]!) / POW10[v.poolDecimals1[p]!]!;
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     this.index?.markDirty(p);
   }
 
@@ -306,7 +323,7 @@ export class ShardWriter {
     const p = e.poolId();
     const k = e.key(this.key)!;
     const block = k.blockNumber();
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     // A Sync in the same tx already holds the reserves after it (a pool priced by its reserves, or a
     // concentrated pool whose source states its reserves, Uniswap v4's; its syncBlock stays 0 otherwise).
     const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
@@ -323,7 +340,7 @@ export class ShardWriter {
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     this.index?.markDirty(p);
     if (sink !== null && e.timestamp() >= this.transactionsSince) {
       const u = this.usd;
@@ -349,7 +366,7 @@ export class ShardWriter {
     const p = e.poolId();
     const k = e.key(this.key)!;
     const flags = e.flags();
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     this.beginReserveChange(p, k.blockNumber(), e.timestamp());
     this.moveReserve(p, 0, e.amount0(this.u128)!, (flags & ReserveDeltaFlags.Amount0Negative) !== 0);
     this.moveReserve(p, 1, e.amount1(this.u128)!, (flags & ReserveDeltaFlags.Amount1Negative) !== 0);
@@ -359,7 +376,7 @@ export class ShardWriter {
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     this.index?.markDirty(p);
   }
 
@@ -375,7 +392,7 @@ export class ShardWriter {
     const d0 = POW10[v.poolDecimals0[p]!]!;
     const d1 = POW10[v.poolDecimals1[p]!]!;
 
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     // The pool's ring block, taken back first when it was quiet: before lastSwapTime moves, which
     // bounds the stored candles that were its own.
     const row = this.blockOf(p);
@@ -420,7 +437,7 @@ export class ShardWriter {
     for (let i = 0; i < INTERVALS.length; i++) this.updateCandle(v.rings[i]!, i, p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
     this.updateWindows(p, row, t, p0, volumeUsd, buyUsd, isBuy);
 
-    Atomics.add(v.poolSeq, p, 1);
+    this.seqPool(p);
     this.index?.markDirty(p);
 
     const tk0 = v.poolToken0[p]!;
@@ -524,12 +541,12 @@ export class ShardWriter {
       // no route taken since can pass through tk (so the graph has stayed free of cycles).
       if (!routeReaches(v, via, tk, MAX_ROUTE_HOPS - 1)) return;
     }
-    Atomics.add(v.tokenSeq, tk, 1);
+    this.seqToken(tk);
     v.tokenPriceUsd[tk] = price;
     v.tokenRouteLiquidityUsd[tk] = weakest;
     v.tokenRoutePool[tk] = p + 1;
     v.tokenPriceTime[tk] = t;
-    Atomics.add(v.tokenSeq, tk, 1);
+    this.seqToken(tk);
   }
 
   /**
@@ -892,18 +909,22 @@ export class ShardWriter {
     let changed = false;
     this.windowsMoved = false;
     const m = minuteOf(now);
+    const quiet = v.poolBlock[p] === 0;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const asOf = v.winAsOf[b]![p]!;
-      if (asOf !== 0 && asOf < m) {
-        if (!changed) Atomics.add(v.poolSeq, p, 1);
-        changed = true;
-        if (v.poolBlock[p] !== 0) this.windowsTo(p, b, m);
-        else if (this.unchanged(p, b, m)) v.winAsOf[b]![p] = m;
-        else this.resumWindows(p, b, m);
-      }
+      // Windows on this base that are empty stay as of the minute they became so (windowsEmptyFrom):
+      // the row is not written again until the pool swaps, whichever minute the sweep reached it.
+      const empty = windowsEmptyFrom(b, v.lastSwapTime[p]!);
+      if (asOf === 0 || asOf === empty || (asOf >= m && asOf < empty)) continue;
+      if (!changed) this.seqPool(p);
+      changed = true;
+      const to = m < empty ? m : empty;
+      if (!quiet) this.windowsTo(p, b, to);
+      else if (asOf > empty || this.unchanged(p, b, to)) v.winAsOf[b]![p] = to;
+      else this.resumWindows(p, b, to);
     }
     if (changed) {
-      Atomics.add(v.poolSeq, p, 1);
+      this.seqPool(p);
       // Re-summing an idle pool's windows mostly lands on the same figures: search need not know.
       if (this.windowsMoved) this.index?.markDirty(p);
     }
@@ -925,7 +946,7 @@ export class ShardWriter {
       }
       v.secBase[b] = n;
     }
-    Atomics.add(v.tokenSeq, tk, 1);
+    this.seqToken(tk);
     v.tokenSecondBlock[tk] = b + 1;
     const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
     if (n === v.secBase[b] || v.secTime[last]! < t) {
@@ -947,6 +968,6 @@ export class ShardWriter {
       v.secVolumeUsd[last] = v.secVolumeUsd[last]! + volumeUsd;
       v.secTxns[last] = v.secTxns[last]! + 1;
     }
-    Atomics.add(v.tokenSeq, tk, 1);
+    this.seqToken(tk);
   }
 }

@@ -76,7 +76,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     this.tiers.forget(pools);
     this.candles?.forgetAll();
     resetState(this.views, pools, tokens);
-    for (const p of pools) this.index.markDirty(p);
+    this.markChanged(pools, tokens);
     return Promise.resolve();
   }
 
@@ -85,8 +85,15 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     this.index.beginTask();
     this.candles?.forgetAll();
     restoreRows(path, this.views, pools, tokens);
-    for (const p of pools) this.index.markDirty(p);
+    this.markChanged(pools, tokens);
     return Promise.resolve();
+  }
+
+  /** Rows a rollback rewrote: changed for search and for the next snapshot cut. */
+  private markChanged(pools: readonly number[], tokens: readonly number[]): void {
+    for (const p of pools) this.index.markDirty(p);
+    this.writer.dirty.pools.markAll(pools);
+    this.writer.dirty.tokens.markAll(tokens);
   }
 
   sweep(chainCount: number): number {
@@ -101,11 +108,11 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   }
 
   /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles. */
-  capture(runs: readonly ShardRuns[]): Promise<ShardCapture[]> {
+  capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
     const t0 = performance.now();
-    const columns = captureShardRows(this.views, runs[0]!);
+    const rows = captureShardRows(this.views, runs[0]!, this.writer.dirty, delta);
     const blocks = captureShardBlocks(this.views, () => true);
-    return Promise.resolve([{ columns, pending: this.sink?.pendingChunks() ?? [], blocks, heldMs: performance.now() - t0 }]);
+    return Promise.resolve([{ ...rows, pending: this.sink?.pendingChunks() ?? [], blocks, heldMs: performance.now() - t0 }]);
   }
 
   async durable(): Promise<void> {

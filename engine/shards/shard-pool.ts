@@ -135,8 +135,8 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   }
 
   /** A snapshot cut on every shard, after the tasks submitted before it: each shard's rows (runs[shard]) and pending candles. */
-  capture(runs: readonly ShardRuns[]): Promise<ShardCapture[]> {
-    return Promise.all(this.pools.map((_, s) => this.run<ShardCapture>(s, runs[s], 'capture')));
+  capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
+    return Promise.all(this.pools.map((_, s) => this.run<ShardCapture>(s, { runs: runs[s], delta }, 'capture')));
   }
 
   /** Resolves once every store write the shards issued so far is on disk. */

@@ -93,9 +93,9 @@ export class ShardTiers {
       const n = v.secOpened[t]!;
       const newest = n > v.secBase[b]! ? v.secTime[b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS)]! : 0;
       if (newest + SECONDS_KEPT_AFTER_S > v.chainClock[chain]!) continue;
-      Atomics.add(v.tokenSeq, t, 1);
+      this.writer.seqToken(t);
       v.tokenSecondBlock[t] = 0;
-      Atomics.add(v.tokenSeq, t, 1);
+      this.writer.seqToken(t);
       give(pool, b);
       freed++;
     }
@@ -225,10 +225,10 @@ export class ShardTiers {
   private release(p: number): void {
     const v = this.views;
     const b = v.poolBlock[p]! - 1;
-    Atomics.add(v.poolSeq, p, 1);
+    this.writer.seqPool(p);
     for (let w = 0; w < WINDOW_BASES.length; w++) v.winNextChange[w]![p] = this.writer.nextWindowChange(p, w);
     v.poolBlock[p] = 0;
-    Atomics.add(v.poolSeq, p, 1);
+    this.writer.seqPool(p);
     giveBlock(v, b);
   }
 

@@ -103,7 +103,7 @@ export function reset(task: { readonly pools: readonly number[]; readonly tokens
   tiers.forget(task.pools);
   candles?.forgetAll();
   resetState(views, task.pools, task.tokens);
-  for (const p of task.pools) index.markDirty(p);
+  markChanged(task.pools, task.tokens);
 }
 
 /** Copies the rows of a chain being rolled back from a snapshot taken before the rewritten batches. */
@@ -111,19 +111,27 @@ export function restore(task: { readonly path: string; readonly pools: readonly 
   index.beginTask();
   candles?.forgetAll();
   restoreRows(task.path, views, task.pools, task.tokens);
-  for (const p of task.pools) index.markDirty(p);
+  markChanged(task.pools, task.tokens);
 }
 
-/** A snapshot cut reached this shard: its rows and pending candles, copied (it applies nothing meanwhile). */
-export function capture(runs: ShardRuns): unknown {
+/** Rows a rollback rewrote: changed for search and for the next snapshot cut. */
+function markChanged(pools: readonly number[], tokens: readonly number[]): void {
+  for (const p of pools) index.markDirty(p);
+  writer.dirty.pools.markAll(pools);
+  writer.dirty.tokens.markAll(tokens);
+}
+
+/** A snapshot cut reached this shard: its rows (all, or those changed since the last cut) and pending candles, copied (it applies nothing meanwhile). */
+export function capture(task: { readonly runs: ShardRuns; readonly delta: boolean }): unknown {
   const t0 = performance.now();
-  const columns = captureShardRows(views, runs);
+  const rows = captureShardRows(views, task.runs, writer.dirty, task.delta);
+  const columns = rows.columns;
   const blocks = captureShardBlocks(views, ownsChain);
   const pending = sink?.pendingChunks() ?? [];
-  const result: ShardCapture = { columns, pending, blocks, heldMs: performance.now() - t0 };
+  const result: ShardCapture = { ...rows, pending, blocks, heldMs: performance.now() - t0 };
   // The copies move to the main thread rather than being copied again.
   return Piscina.move({
-    [Piscina.transferableSymbol]: [...columns, ...blocks.columns, blocks.pools].map((c) => c.buffer),
+    [Piscina.transferableSymbol]: [...columns, ...blocks.columns, blocks.pools, ...(rows.rows ? [rows.rows.pools, rows.rows.tokens] : [])].map((c) => c.buffer),
     [Piscina.valueSymbol]: result,
   } as never);
 }

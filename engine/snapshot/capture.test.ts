@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { EngineViews } from '../state/views.js';
 import type { ColumnSpec } from '../state/views.js';
 import { captureShardRows, runsByShard, shardRowColumns } from './capture.js';
+import { DirtyBits, DirtyRows } from './dirty.js';
 
 /** Puts the shards' packed runs of a column back at their rows (what the snapshot writer does at file offsets). */
 function unpack(c: ColumnSpec, rows: number, parts: readonly { runs: readonly number[]; data: Uint8Array }[]): Uint8Array {
@@ -47,7 +48,7 @@ describe('snapshot cut', () => {
       v.reserveRaw.fill(p + 7, p * 8, (p + 1) * 8);
     }
     const runs = runsByShard(v, 2, (c) => c, 6, 0, () => false);
-    const captures = runs.map((r) => captureShardRows(v, r));
+    const captures = runs.map((r) => captureShardRows(v, r, new DirtyRows(6, 0), false).columns);
     const columns = shardRowColumns(v.columnTable);
     const reserve = columns.findIndex((c) => c.name === 'reserve0');
     const raw = columns.findIndex((c) => c.name === 'reserveRaw');
@@ -56,6 +57,32 @@ describe('snapshot cut', () => {
     const words = new Uint32Array(back(raw));
     expect(words[3 * 8]).toBe(0);
     expect(words[5 * 8 + 7]).toBe(12);
+  });
+
+  it('in a delta cut copies only the rows marked since the last cut, within its runs, and clears the marks', () => {
+    const v = EngineViews.create({ pools: 80, tokens: 8, chains: 2 });
+    for (let p = 0; p < 70; p++) {
+      v.poolExists[p] = 1;
+      v.reserve0[p] = 1000 + p;
+    }
+    const dirty = new DirtyRows(80, 8);
+    // Marks across word boundaries, one outside the runs (id 75: no pool there at the cut).
+    for (const p of [0, 31, 32, 33, 63, 64, 69, 75]) dirty.pools.mark(p);
+    const runs = { pools: [0, 40, 60, 70], tokens: [] };
+    const cut = captureShardRows(v, runs, dirty, true);
+    expect([...cut.rows!.pools]).toEqual([0, 31, 32, 33, 63, 64, 69]);
+    const reserve = shardRowColumns(v.columnTable).findIndex((c) => c.name === 'reserve0');
+    expect([...new Float64Array(cut.columns[reserve]!.slice().buffer)]).toEqual([1000, 1031, 1032, 1033, 1063, 1064, 1069]);
+    expect(dirty.pools.has(31)).toBe(false);
+    expect([...captureShardRows(v, runs, dirty, true).rows!.pools]).toEqual([]);
+  });
+
+  it('marks past the size it was made with grow the bit set', () => {
+    const bits = new DirtyBits(10);
+    bits.mark(5);
+    bits.mark(1000);
+    expect([...bits.within([0, 2000])]).toEqual([5, 1000]);
+    expect([...bits.within([6, 1000])]).toEqual([]);
   });
 
   it('hands each shard the ring blocks of its own pools, and a load gives them blocks 0..n-1 with the same rows', () => {

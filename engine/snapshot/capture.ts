@@ -12,6 +12,7 @@
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { keptColumns, rowBytes } from './format.js';
 import type { BlockCapture } from './blocks.js';
+import type { DirtyRows } from './dirty.js';
 
 /** [first, end) pairs of row ids, per shard. */
 export interface ShardRuns {
@@ -24,7 +25,14 @@ export type PendingChunkData = readonly [pool: number, interval: number, start: 
 
 /** What a shard hands back at a cut: its rows of every kept shard-written row column (table order), and its pending candles. */
 export interface ShardCapture {
+  /**
+   * Its rows of every kept shard-written row column (table order): all of its runs, packed run after
+   * run; or, in a delta cut (`rows` given), only the rows it changed since the previous cut, packed
+   * in the order of `rows`.
+   */
   readonly columns: readonly Uint8Array[];
+  /** In a delta cut: the pools and tokens of its runs it changed since the previous cut, ascending. */
+  readonly rows?: { readonly pools: Int32Array; readonly tokens: Int32Array };
   readonly pending: readonly PendingChunkData[];
   /** Its pools holding a ring block, and the blocks' rows. */
   readonly blocks: BlockCapture;
@@ -61,19 +69,32 @@ export function runsByShard(views: EngineViews, shards: number, shardOfChain: (c
   return out;
 }
 
-function rowsOf(runs: readonly number[]): number {
+/** Ids in [first, end) pairs. */
+export function runRows(runs: readonly number[]): number {
   let n = 0;
   for (let i = 0; i < runs.length; i += 2) n += runs[i + 1]! - runs[i]!;
   return n;
 }
 
-/** On a shard: copies its runs of every shard row column, packed. */
-export function captureShardRows(views: EngineViews, runs: ShardRuns): Uint8Array[] {
-  return shardRowColumns(views.columnTable).map((c) => {
-    const r = c.scope === 'pool' ? runs.pools : runs.tokens;
+/**
+ * On a shard at a cut: copies its rows of every shard row column, packed: all of its runs, or with
+ * `delta` only the rows `dirty` marks within them (the file is then the previous snapshot with these
+ * written over it: write.ts). Either way the marks are cleared: the next cut is relative to this one.
+ */
+export function captureShardRows(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean): Pick<ShardCapture, 'columns' | 'rows'> {
+  const rows = delta ? { pools: dirty.pools.within(runs.pools), tokens: dirty.tokens.within(runs.tokens) } : undefined;
+  dirty.clear();
+  const columns = shardRowColumns(views.columnTable).map((c) => {
     const size = rowBytes(c);
-    const out = new Uint8Array(rowsOf(r) * size);
     const src = new Uint8Array(c.array.buffer, c.array.byteOffset, c.array.byteLength);
+    if (rows !== undefined) {
+      const ids = c.scope === 'pool' ? rows.pools : rows.tokens;
+      const out = new Uint8Array(ids.length * size);
+      for (let i = 0; i < ids.length; i++) out.set(src.subarray(ids[i]! * size, (ids[i]! + 1) * size), i * size);
+      return out;
+    }
+    const r = c.scope === 'pool' ? runs.pools : runs.tokens;
+    const out = new Uint8Array(runRows(r) * size);
     let at = 0;
     for (let i = 0; i < r.length; i += 2) {
       const from = r[i]! * size;
@@ -83,4 +104,5 @@ export function captureShardRows(views: EngineViews, runs: ShardRuns): Uint8Arra
     }
     return out;
   });
+  return rows === undefined ? { columns } : { columns, rows };
 }

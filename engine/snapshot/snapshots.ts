@@ -12,8 +12,8 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { EngineViews } from '../state/views.js';
 import { seqOfFileName, SNAPSHOT_SUFFIX, type SnapshotHeader } from './format.js';
 import { incompatibility, loadViews, readHeader, SnapshotError } from './load.js';
-import type { ShardCapture, ShardRuns } from './capture.js';
-import { layoutSnapshot, writeSnapshot, type MainCut } from './write.js';
+import { runRows, type ShardCapture, type ShardRuns } from './capture.js';
+import { layoutSnapshot, writeSnapshot, type MainCut, type SnapshotBase } from './write.js';
 
 export interface SnapshotFile {
   readonly seq: number;
@@ -32,6 +32,9 @@ export interface SnapshotStats {
   /** How long the main thread (ingest) was held for the last snapshot's cut: its columns, the catalog, the source's state. */
   readonly lastMainMs: number | null;
   readonly lastWriteMs: number | null;
+  /** Whether the last snapshot was written over the one before it (only the rows changed since copied), and how many pool and token rows its cut copied. */
+  readonly lastDelta: boolean | null;
+  readonly lastRowsCopied: number | null;
   readonly writing: boolean;
 }
 
@@ -62,7 +65,15 @@ export class Snapshots {
   private lastPauseMs: number | null = null;
   private lastMainMs: number | null = null;
   private lastWriteMs: number | null = null;
+  private lastDelta: boolean | null = null;
+  private lastRowsCopied: number | null = null;
   private inFlight: Promise<SnapshotFile> | null = null;
+  /**
+   * The snapshot the shards' changed-row marks are relative to (snapshot/dirty.ts): the one loaded
+   * at the start or the last one written, while its file stands. A cut over it copies only the rows
+   * changed since; null (none loaded, a write failed, a rollback removed it): the next cut copies all.
+   */
+  private baseFile: SnapshotBase | null = null;
 
   /** Run once each snapshot is durable and the old ones are gone, before `idle()` resolves (log pruning). */
   private readonly afterWrite: (oldestKept: number) => Promise<unknown>;
@@ -113,6 +124,7 @@ export class Snapshots {
   load(path: string, catalog: Catalog): SnapshotHeader {
     const header = loadViews(path, this.views, catalog);
     this.newestTakenAtMs = header.takenAtMs;
+    this.baseFile = { path, header };
     return header;
   }
 
@@ -132,6 +144,12 @@ export class Snapshots {
   /** Removes every snapshot of log batch `seq` or later (their batches are being rewritten). */
   dropFrom(seq: number): void {
     for (const file of this.list()) if (file.seq >= seq) rmSync(file.path, { force: true });
+    if (this.baseFile !== null && this.baseFile.header.seq >= seq) this.baseFile = null;
+  }
+
+  /** The snapshot a cut now would be a delta over, or null (a full cut). */
+  get base(): SnapshotBase | null {
+    return this.baseFile;
   }
 
   get writing(): boolean {
@@ -144,13 +162,19 @@ export class Snapshots {
    */
   take(cut: MainCut, shardParts: Promise<readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]>, mainMs: number): Promise<SnapshotFile> {
     if (this.inFlight !== null) throw new Error('a snapshot is already being written');
+    const over = this.baseFile;
+    // Until this write succeeds the shards' marks are relative to it alone: a failure means a full cut next.
+    this.baseFile = null;
     const run = shardParts.then(async (parts) => {
       const t1 = performance.now();
-      const captured = layoutSnapshot(this.views, cut, parts);
+      const captured = layoutSnapshot(this.views, cut, parts, parts.some((p) => p.capture.rows !== undefined) ? over : null);
       const path = await writeSnapshot(this.dir, captured);
+      this.baseFile = { path, header: captured.header };
       this.lastWriteMs = performance.now() - t1;
       this.lastPauseMs = Math.max(...parts.map((p) => p.capture.heldMs));
       this.lastMainMs = mainMs;
+      this.lastDelta = captured.base !== undefined;
+      this.lastRowsCopied = parts.reduce((n, { runs, capture }) => n + (capture.rows ? capture.rows.pools.length + capture.rows.tokens.length : runRows(runs.pools) + runRows(runs.tokens)), 0);
       this.newestTakenAtMs = captured.header.takenAtMs;
       const files = this.list();
       const gone = Math.max(0, files.length - this.keep);
@@ -180,6 +204,8 @@ export class Snapshots {
       lastPauseMs: this.lastPauseMs,
       lastMainMs: this.lastMainMs,
       lastWriteMs: this.lastWriteMs,
+      lastDelta: this.lastDelta,
+      lastRowsCopied: this.lastRowsCopied,
       writing: this.writing,
     };
   }

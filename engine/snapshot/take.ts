@@ -22,8 +22,11 @@ import { cutMain } from './write.js';
 export interface CuttableShards extends ShardDispatcher {
   readonly shards: number;
   shardOf(chain: number): number;
-  /** Each shard's rows (runs[shard]) and pending candles, after the tasks submitted before. */
-  capture(runs: readonly ShardRuns[]): Promise<ShardCapture[]>;
+  /**
+   * Each shard's rows (runs[shard]; with `delta`, only those it changed since its previous capture)
+   * and pending candles, after the tasks submitted before.
+   */
+  capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]>;
   /** Resolves once every store write the shards issued so far is on disk. */
   durable(): Promise<void>;
 }
@@ -47,7 +50,9 @@ export interface Cut {
  */
 export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snapshots, shards: CuttableShards, source?: Source): Cut | { readonly skipped: string } {
   const seq = ingest.head;
-  const need = cutBytes(views);
+  // Over the previous snapshot, a cut copies only the rows changed since: the guard is for full cuts.
+  const delta = snapshots.base !== null;
+  const need = delta ? 0 : cutBytes(views);
   const available = availableMemoryBytes();
   if (need > CUT_MEMORY_SHARE * available) {
     return { skipped: `a cut would copy ${gib(need)} of shared memory and ${gib(available)} is available; starts replay the log meanwhile` };
@@ -59,7 +64,7 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
   const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokenLive(t));
   const mainMs = performance.now() - t0;
   const parts = ingest
-    .afterHandOver(() => shards.capture(runs))
+    .afterHandOver(() => shards.capture(runs, delta))
     .then(async (captures) => {
       // The store writes of the batches up to the cut are on disk before the snapshot says so.
       await shards.durable();

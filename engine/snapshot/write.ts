@@ -4,7 +4,7 @@
  * place (no second copy), under a temporary name, synced, renamed, the folder synced: a kill -9 at
  * any point leaves the files before it as they were.
  */
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pack } from 'msgpackr';
 import type { CatalogExport } from '../catalog/catalog.js';
@@ -30,10 +30,34 @@ import {
 export interface CapturedViews {
   readonly header: SnapshotHeader;
   /**
-   * What to write where: the header, each main-thread column, each shard's runs at their rows'
-   * place, the sections, the closing mark. Bytes not written (rows of no shard, padding) read as zero.
+   * What to write where, in order: the header, each main-thread column, each shard's runs at their
+   * rows' place (or, in a delta cut, each shard row column as the base file's rows with the changed
+   * ones written over them), the sections, the closing mark. Bytes not written (rows of no shard,
+   * padding) read as zero.
    */
-  readonly writes: readonly { readonly offset: number; readonly bytes: Uint8Array }[];
+  readonly writes: readonly ({ readonly offset: number; readonly bytes: Uint8Array } | PatchedColumn)[];
+  /** The snapshot a delta cut's columns are read from. */
+  readonly base?: string;
+}
+
+/**
+ * A shard row column of a delta cut: `rows` rows of `rowBytes`, each the base file's row (zero past
+ * its `from.bytes`), then each shard's changed rows over them, and zero outside `covered` (the
+ * [first, end) runs of ids in use at the cut, ascending): what a full cut would hold.
+ */
+export interface PatchedColumn {
+  readonly offset: number;
+  readonly rows: number;
+  readonly rowBytes: number;
+  readonly from: { readonly offset: number; readonly bytes: number };
+  readonly covered: readonly number[];
+  readonly patches: readonly { readonly ids: Int32Array; readonly data: Uint8Array }[];
+}
+
+/** The snapshot a delta cut is written over: its file and the columns it holds. */
+export interface SnapshotBase {
+  readonly path: string;
+  readonly header: SnapshotHeader;
 }
 
 /** The main thread's half of a cut: its own columns copied, and the id bounds the shards' rows are taken to. */
@@ -106,7 +130,10 @@ function zeroUnallocated(cut: MainCut, scope: string, offset: number, rowBytes: 
 }
 
 /** Lays out the file from the main thread's copies and each shard's runs (capture.ts), without copying them again. */
-export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]): CapturedViews {
+export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[], over: SnapshotBase | null = null): CapturedViews {
+  const delta = shards.length > 0 && shards.every((s) => s.capture.rows !== undefined);
+  if (delta !== shards.some((s) => s.capture.rows !== undefined)) throw new Error('a cut mixes delta and full shard captures');
+  if (delta && over === null) throw new Error('a delta cut needs the snapshot it is relative to');
   const sourceState = cut.sourceState ?? new Uint8Array(0);
   const rowColumns = shardRowColumns(views.columnTable);
   const kept = keptColumns(views.columnTable);
@@ -168,13 +195,27 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   SNAPSHOT_MAGIC.copy(head, 0);
   head.writeUInt32LE(json.length, 8);
   json.copy(head, 12);
-  const writes: { offset: number; bytes: Uint8Array }[] = [{ offset: 0, bytes: head }];
+  const writes: CapturedViews['writes'][number][] = [{ offset: 0, bytes: head }];
+  const covered = delta ? { pool: mergeRuns(shards.map((s) => s.runs.pools)), token: mergeRuns(shards.map((s) => s.runs.tokens)) } : null;
   kept.forEach((c, i) => {
     const at = header.columns[i]!.offset;
     const copy = cut.copies.get(c.name);
     if (copy !== undefined) return void writes.push({ offset: at, bytes: copy }, ...zeroUnallocated(cut, c.scope, at, rowBytes(c), copy.byteLength));
     const row = rowBytes(c);
     const k = rowColumns.indexOf(c);
+    if (covered !== null) {
+      const was = over!.header.columns.find((b) => b.name === c.name);
+      if (was === undefined) throw new Error(`the base snapshot has no column ${c.name}`);
+      const pools = c.scope === 'pool';
+      return void writes.push({
+        offset: at,
+        rows: usedRows(c, cut.pools, cut.tokens, cut.chains),
+        rowBytes: row,
+        from: { offset: was.offset, bytes: was.bytes },
+        covered: pools ? covered.pool : covered.token,
+        patches: shards.map(({ capture }) => ({ ids: pools ? capture.rows!.pools : capture.rows!.tokens, data: capture.columns[k]! })),
+      });
+    }
     for (const { runs, capture } of shards) {
       const r = c.scope === 'pool' ? runs.pools : runs.tokens;
       const data = capture.columns[k]!;
@@ -202,7 +243,77 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     prior += pools.length;
   }
   writes.push({ offset: header.bytes - SNAPSHOT_END.length, bytes: SNAPSHOT_END });
-  return { header, writes };
+  return delta ? { header, writes, base: over!.path } : { header, writes };
+}
+
+/** The shards' [first, end) runs as one ascending list, touching runs joined. */
+function mergeRuns(lists: readonly (readonly number[])[]): number[] {
+  const pairs: [number, number][] = [];
+  for (const l of lists) for (let i = 0; i < l.length; i += 2) pairs.push([l[i]!, l[i + 1]!]);
+  pairs.sort((a, b) => a[0] - b[0]);
+  const out: number[] = [];
+  for (const [first, end] of pairs) {
+    if (out.length > 0 && out[out.length - 1]! >= first) out[out.length - 1] = Math.max(out[out.length - 1]!, end);
+    else out.push(first, end);
+  }
+  return out;
+}
+
+/** Bytes of a delta column handled at once: read from the base, patched, written. */
+const PATCH_CHUNK_BYTES = 4 * 2 ** 20; // 4 MiB
+
+/** Writes one delta column (PatchedColumn) chunk by chunk: the base's rows, zero outside the runs in use, the changed rows over them. */
+async function writePatched(file: FileHandle, base: FileHandle, w: PatchedColumn): Promise<void> {
+  const total = w.rows * w.rowBytes;
+  const rowsPerChunk = Math.max(1, Math.floor(PATCH_CHUNK_BYTES / w.rowBytes));
+  const buf = new Uint8Array(Math.min(total, rowsPerChunk * w.rowBytes));
+  const cursors = w.patches.map(() => 0);
+  let run = 0;
+  for (let first = 0; first < w.rows; first += rowsPerChunk) {
+    const end = Math.min(w.rows, first + rowsPerChunk);
+    const bytes = (end - first) * w.rowBytes;
+    const chunk = buf.subarray(0, bytes);
+    // The base's rows (it may hold fewer than the cut).
+    const fromBase = Math.max(0, Math.min(bytes, w.from.bytes - first * w.rowBytes));
+    await readFully(base, chunk.subarray(0, fromBase), w.from.offset + first * w.rowBytes);
+    chunk.fill(0, fromBase);
+    // Ids in no run at the cut (not handed out, or taken out by a rollback) hold zeros, as in a full cut.
+    let id = first;
+    while (id < end) {
+      while (run < w.covered.length && w.covered[run + 1]! <= id) run += 2;
+      const runFirst = run < w.covered.length ? w.covered[run]! : end;
+      if (runFirst > id) {
+        const gapEnd = Math.min(end, runFirst);
+        chunk.fill(0, (id - first) * w.rowBytes, (gapEnd - first) * w.rowBytes);
+        id = gapEnd;
+      } else id = Math.min(end, w.covered[run + 1]!);
+    }
+    // The rows the shards changed since the base.
+    w.patches.forEach(({ ids, data }, s) => {
+      let k = cursors[s]!;
+      while (k < ids.length && ids[k]! < end) {
+        const at = (ids[k]! - first) * w.rowBytes;
+        if (at >= 0) chunk.set(data.subarray(k * w.rowBytes, (k + 1) * w.rowBytes), at);
+        k++;
+      }
+      cursors[s] = k;
+    });
+    await writeFully(file, chunk, w.offset + first * w.rowBytes);
+  }
+}
+
+async function readFully(file: FileHandle, into: Uint8Array, offset: number): Promise<void> {
+  let done = 0;
+  while (done < into.byteLength) {
+    const n = (await file.read(into, done, into.byteLength - done, offset + done)).bytesRead;
+    if (n === 0) throw new RangeError(`the base snapshot ends early at byte ${offset + done}`);
+    done += n;
+  }
+}
+
+async function writeFully(file: FileHandle, bytes: Uint8Array, offset: number): Promise<void> {
+  let done = 0;
+  while (done < bytes.byteLength) done += (await file.write(bytes, done, bytes.byteLength - done, offset + done)).bytesWritten;
 }
 
 /** Writes a captured snapshot into `dir`; resolves with its path once it is durable under its final name. */
@@ -210,19 +321,23 @@ export async function writeSnapshot(dir: string, captured: CapturedViews): Promi
   const path = join(dir, snapshotFileName(captured.header.seq));
   const tmp = `${path}.tmp`;
   const file = await open(tmp, 'w');
+  let base: FileHandle | null = null;
   try {
     // The full size first: what no write covers (rows of no shard, padding) reads as zero.
     await file.truncate(captured.header.bytes);
-    for (const { offset, bytes } of captured.writes) {
-      let done = 0;
-      while (done < bytes.byteLength) done += (await file.write(bytes, done, bytes.byteLength - done, offset + done)).bytesWritten;
+    if (captured.base !== undefined) base = await open(captured.base, 'r');
+    for (const w of captured.writes) {
+      if ('bytes' in w) await writeFully(file, w.bytes, w.offset);
+      else await writePatched(file, base!, w);
     }
     await file.sync();
   } catch (err) {
     await file.close().catch(() => {});
+    await base?.close().catch(() => {});
     await rm(tmp, { force: true });
     throw err;
   }
+  await base?.close();
   await file.close();
   await rename(tmp, path);
   const folder = await open(dir, 'r');

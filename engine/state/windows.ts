@@ -122,7 +122,17 @@ const LONGEST_WINDOW_S: readonly number[] = WINDOW_BASES.map(({ windows }) => Ma
  * and stay so, its references are its newest candle's closes, until it swaps again (no candle need be read).
  */
 export function windowsEmpty(b: number, asOf: number, lastSwapTime: number): boolean {
-  return asOf >= minuteOf(lastSwapTime) + LONGEST_WINDOW_S[b]!;
+  return asOf >= windowsEmptyFrom(b, lastSwapTime);
+}
+
+/**
+ * The first minute as of which no window on base b holds a candle of a pool whose last swap was at
+ * `lastSwapTime`. A pool without a ring block keeps its windows as of this minute from then on (not
+ * as of every later one: its row is not written again until it swaps), whatever moment a sweep
+ * reached it: its figures are the same as of any later minute.
+ */
+export function windowsEmptyFrom(b: number, lastSwapTime: number): number {
+  return minuteOf(lastSwapTime) + LONGEST_WINDOW_S[b]!;
 }
 
 /** Open time of the candle of `interval` that time `t` falls in. */

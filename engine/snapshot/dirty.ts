@@ -1,0 +1,77 @@
+/**
+ * The rows a shard changed since its last snapshot cut, so that a cut copies only those (a delta:
+ * capture.ts) and the file is the previous snapshot with them written over it (write.ts).
+ *
+ * Invariant: bit p of `pools` (word p >>> 5) is set, by the shard that owns pool p and no other
+ * thread, whenever that shard writes a kept column of pool p's row or ring block, from the previous
+ * cut's capture on; a capture clears every bit. Writes happen under the row's seqlock, so marking
+ * where the seqlock word moves marks every write. Tokens likewise.
+ */
+
+/** One bit per id, set while the row changed since the last capture. */
+export class DirtyBits {
+  private words: Uint32Array;
+  constructor(ids: number) {
+    this.words = new Uint32Array(Math.ceil(Math.max(1, ids) / 32));
+  }
+
+  mark(id: number): void {
+    const w = id >>> 5;
+    if (w >= this.words.length) this.grow(w);
+    this.words[w] = this.words[w]! | (1 << (id & 31));
+  }
+
+  markAll(ids: readonly number[]): void {
+    for (const id of ids) this.mark(id);
+  }
+
+  has(id: number): boolean {
+    const w = id >>> 5;
+    return w < this.words.length && (this.words[w]! & (1 << (id & 31))) !== 0;
+  }
+
+  /** The ids marked inside the [first, end) pairs of `runs`, ascending (runs ascending). */
+  within(runs: readonly number[]): Int32Array {
+    const out: number[] = [];
+    const words = this.words;
+    for (let i = 0; i < runs.length; i += 2) {
+      const first = runs[i]!;
+      const end = runs[i + 1]!;
+      for (let w = first >>> 5, last = Math.min(words.length, ((end - 1) >>> 5) + 1); w < last; w++) {
+        let bits = words[w]!;
+        while (bits !== 0) {
+          const low = bits & -bits;
+          const id = (w << 5) + 31 - Math.clz32(low);
+          if (id >= first && id < end) out.push(id);
+          bits ^= low;
+        }
+      }
+    }
+    return Int32Array.from(out);
+  }
+
+  clear(): void {
+    this.words.fill(0);
+  }
+
+  private grow(word: number): void {
+    const next = new Uint32Array(Math.max(word + 1, this.words.length * 2));
+    next.set(this.words);
+    this.words = next;
+  }
+}
+
+/** The pools and tokens a shard changed since its last cut. */
+export class DirtyRows {
+  readonly pools: DirtyBits;
+  readonly tokens: DirtyBits;
+  constructor(pools: number, tokens: number) {
+    this.pools = new DirtyBits(pools);
+    this.tokens = new DirtyBits(tokens);
+  }
+
+  clear(): void {
+    this.pools.clear();
+    this.tokens.clear();
+  }
+}
