@@ -166,6 +166,24 @@ describe('snapshots', () => {
             expect.fail(`after ${hours} h: column ${c.name} of the snapshot differs from the views at byte ${i} of ${want.length}`);
           }
         }
+        // The ring blocks (copied whole at every cut: a pool holding one trades, or its windows move, every few minutes): each pool the file lists holds one, with the same rows.
+        const hot = new Int32Array(file.buffer.slice(file.byteOffset + header.blocks.offset, file.byteOffset + header.blocks.offset + header.blocks.pools * 4));
+        expect(hot.length).toBeGreaterThan(0);
+        expect(new Set(hot).size).toBe(hot.length);
+        for (const col of header.blocks.columns) {
+          const spec = views.columnTable.find((c) => c.name === col.name)!;
+          const size = spec.stride * spec.array.BYTES_PER_ELEMENT;
+          const all = new Uint8Array(spec.array.buffer, spec.array.byteOffset, spec.array.byteLength);
+          hot.forEach((p, i) => {
+            const b = views.poolBlock[p]! - 1;
+            expect(b, `pool ${p} holds a block`).toBeGreaterThanOrEqual(0);
+            const got = file.subarray(col.offset + i * size, col.offset + (i + 1) * size);
+            if (!got.equals(all.subarray(b * size, (b + 1) * size))) expect.fail(`after ${hours} h: block column ${col.name} of pool ${p} differs from the views`);
+          });
+        }
+        let holding = 0;
+        for (let p = 0; p < views.poolCount; p++) if (views.poolBlock[p] !== 0) holding++;
+        expect(hot.length).toBe(holding);
       }
     } finally {
       await engine.stop();
