@@ -43,7 +43,7 @@ beforeAll(async () => {
   await shards.flush();
   const slowRanker: PoolRanker = {
     shards: shards.shards,
-    shardOf: (chain) => shards.shardOf(chain),
+    shardOf: () => shards.shardOf(),
     rank: async (shard, q) => {
       await new Promise((r) => setTimeout(r, RANK_DELAY_MS));
       return shards.rank(shard, q);
