@@ -531,13 +531,21 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
           res.onAborted(() => {
             aborted = true;
           });
+          // uWS closes a connection whose next request it reads while an answer is pending: the
+          // socket is not read until this answer is written, so a request pipelined behind it waits
+          // in the kernel (one that came in the same read as this one is past saving; the front is).
+          res.pause();
           const p = path;
           answersPending++;
           void pending
             .catch((err: unknown) => fail(a, err, p))
             .then(() => {
               answersPending--;
-              if (!aborted) res.cork(() => send(res, a, p));
+              if (!aborted)
+                res.cork(() => {
+                  res.resume();
+                  send(res, a, p);
+                });
             });
           return;
         }

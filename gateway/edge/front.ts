@@ -7,8 +7,10 @@
  *    501 or 505 with a JSON `{error, message}` body and closes (RFC 9112);
  *  - HTTP/1.0: forwarded as HTTP/1.1 (with a Host when missing), answered, then closed; a chunked
  *    answer (a stream) is sent to such a client without the chunk framing, ended by the close;
- *  - pipelining: uWS closes a connection whose next request arrives before the previous answer
- *    ended (an answer waiting on the shard threads), dropping the answers it had; the front holds
+ *  - pipelining: uWS closes a connection when it reads the next request before the previous answer
+ *    ended (an answer waiting on the shard threads), dropping the answers it had. Without the front
+ *    the gateway stops reading such a connection until the answer is written, which saves requests
+ *    that come in a later read but not those read together with the pending one; the front holds
  *    each request until the answer before it has ended, so answers keep their order;
  *  - shutdown: stop accepting, let the answers in flight end, then close (drain).
  * Invariant per connection: at most one request is inside uWS at a time (`awaiting`), and bytes of
