@@ -4,65 +4,37 @@
  * order, on the same connection. The ranking is held back RANK_DELAY_MS here, so the later request
  * surely arrives, in its own read, while the search is pending.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PLANS, type PlanLimits, type PlanName } from '../engine/config.js';
-import { Ingest } from '../engine/ingest/ingest.js';
 import type { PoolRanker } from '../engine/read/index.js';
-import { LocalShards } from '../engine/shards/local.js';
-import { createSimulator } from '../engine/sources/simulator/index.js';
-import { EngineViews } from '../engine/state/views.js';
-import { openStore, type Store } from '../engine/store/store.js';
-import { openKeyStore } from '../gateway/auth/key-store.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
-import { parseAnswers } from './support/all-hosts.js';
+import type { Gateway } from '../gateway/server.js';
+import { parseAnswers, startAllHosts, type AllHosts } from './support/all-hosts.js';
 
-const GENESIS = 1_767_225_600; // 2026-01-01T00:00:00Z
-const NOW = GENESIS + 2 * 3600;
 const RANK_DELAY_MS = 150;
 /** When the second write leaves: well inside the search's RANK_DELAY_MS. */
 const SECOND_WRITE_MS = 40;
 
-let dir: string;
-let store: Store;
+let hosts: AllHosts;
 let gateway: Gateway;
 let proKey: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'pipelining-'));
-  store = openStore(dir);
-  const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
-  const shards = new LocalShards(views, store);
-  const ingest = new Ingest(store, views, shards);
-  const sim = createSimulator({ seed: 9, pools: 40, genesisTime: GENESIS, swapsPerSecond: 0.5, newPoolsPerHour: 0 });
-  await ingest.registerNetworks(sim.networks);
-  for (let t = GENESIS + 3600; t <= NOW; t += 3600) await (await ingest.ingest(sim.advance(t))).applied;
-  await shards.flush();
-  const slowRanker: PoolRanker = {
-    shards: shards.shards,
-    shardOf: () => shards.shardOf(),
-    rank: async (shard, q) => {
-      await new Promise((r) => setTimeout(r, RANK_DELAY_MS));
-      return shards.rank(shard, q);
-    },
-  };
-  const roomy = { requestsPerMinute: 1_000_000_000, credits: 2_000_000_000 };
-  const plans = {} as Record<PlanName, PlanLimits>;
-  for (const p of Object.keys(DEFAULT_PLANS) as PlanName[]) plans[p] = { ...DEFAULT_PLANS[p], ...roomy };
-  proKey = openKeyStore(store).create('pro', 'pipelining', NOW).key;
-  gateway = await startGateway(
-    { views, registry: ingest.registry, store, ranker: slowRanker, now: () => NOW, swaps: shards.swapFeed },
-    { host: '127.0.0.1', port: 0, access: { plans, paidRest: { port: 0 } } },
-  );
+  hosts = await startAllHosts({
+    ranker: (shards): PoolRanker => ({
+      shards: shards.shards,
+      shardOf: (chain) => shards.shardOf(chain),
+      rank: async (shard, q) => {
+        await new Promise((r) => setTimeout(r, RANK_DELAY_MS));
+        return shards.rank(shard, q);
+      },
+    }),
+  });
+  gateway = hosts.gateway;
+  proKey = hosts.proKey;
 });
 
 afterAll(async () => {
-  await gateway?.close();
-  await store?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  await hosts?.close();
 });
 
 /** Writes each part on one connection, SECOND_WRITE_MS apart; reads until `answers` are complete, the close, or 3 s. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_PLANS, type PlanLimits, type PlanName } from '../../engine/config.js';
 import { Ingest } from '../../engine/ingest/ingest.js';
+import type { PoolRanker } from '../../engine/read/index.js';
 import { LocalShards } from '../../engine/shards/local.js';
 import { createSimulator } from '../../engine/sources/simulator/index.js';
 import { EngineViews } from '../../engine/state/views.js';
@@ -33,7 +34,8 @@ export interface AllHosts {
   close(): Promise<void>;
 }
 
-export async function startAllHosts(options: { front?: FrontMode } = {}): Promise<AllHosts> {
+/** `front`: the HTTP front's mode; `ranker`: wraps the shards' pool ranker (e.g. to hold searches back). */
+export async function startAllHosts(options: { front?: FrontMode; ranker?: (shards: PoolRanker) => PoolRanker } = {}): Promise<AllHosts> {
   const dir = mkdtempSync(join(tmpdir(), 'all-hosts-'));
   const store: Store = openStore(dir);
   const views = EngineViews.create({ pools: 4096, tokens: 4096, chains: 16 });
@@ -52,7 +54,7 @@ export async function startAllHosts(options: { front?: FrontMode } = {}): Promis
   for (const p of Object.keys(DEFAULT_PLANS) as PlanName[]) plans[p] = { ...DEFAULT_PLANS[p], ...roomy };
   const proKey = openKeyStore(store).create('pro', 'all hosts', NOW).key;
   const gateway = await startGateway(
-    { views, registry: ingest.registry, store, ranker: shards, now: () => NOW, swaps: shards.swapFeed },
+    { views, registry: ingest.registry, store, ranker: options.ranker ? options.ranker(shards) : shards, now: () => NOW, swaps: shards.swapFeed },
     {
       host: '127.0.0.1',
       port: 0,
