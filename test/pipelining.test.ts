@@ -8,11 +8,10 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PoolRanker } from '../engine/read/index.js';
 import type { Gateway } from '../gateway/server.js';
-import { parseAnswers, startAllHosts, type AllHosts } from './support/all-hosts.js';
+import { parseAnswers, rawExchange, startAllHosts, type AllHosts } from './support/all-hosts.js';
 
+/** Searches are held back this long: the second write leaves once /health before the search is answered, well inside it. */
 const RANK_DELAY_MS = 150;
-/** When the second write leaves: well inside the search's RANK_DELAY_MS. */
-const SECOND_WRITE_MS = 40;
 
 let hosts: AllHosts;
 let gateway: Gateway;
@@ -37,31 +36,13 @@ afterAll(async () => {
   await hosts?.close();
 });
 
-/** Writes each part on one connection, SECOND_WRITE_MS apart; reads until `answers` are complete, the close, or 3 s. */
-function exchange(port: number, parts: readonly string[], answers: number): Promise<{ bytes: Buffer; closed: boolean }> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const s = connect(port, '127.0.0.1', () => {
-      s.setNoDelay(true);
-      parts.forEach((p, i) => setTimeout(() => s.writable && s.write(p), i * SECOND_WRITE_MS));
-    });
-    let done = false;
-    const finish = (closed: boolean) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      s.destroy();
-      resolve({ bytes: Buffer.concat(chunks), closed });
-    };
-    const timer = setTimeout(() => finish(false), 3_000);
-    s.on('data', (b: Buffer) => {
-      chunks.push(b);
-      if (parseAnswers(Buffer.concat(chunks)).length >= answers) finish(false);
-    });
-    s.on('error', () => finish(true));
-    s.on('close', () => finish(true));
-  });
-}
+/**
+ * Writes each part on one connection, the next once the first request of the one before is answered
+ * (so the server surely read it, and a search in it is pending); reads until `answers` are complete,
+ * the close, or 3 s.
+ */
+const exchange = (port: number, parts: readonly string[], answers: number) =>
+  rawExchange(port, parts, { waitMs: 3_000, sendPart: (got, i) => parseAnswers(got).length >= i, until: (got) => parseAnswers(got).length >= answers });
 
 const get = (path: string, headers = '') => `GET ${path} HTTP/1.1\r\nHost: x\r\n${headers}\r\n`;
 
@@ -82,7 +63,7 @@ describe.each([
     expect(found.results.length).toBeGreaterThan(0);
     expect((JSON.parse(answers[2]!.body.toString()) as { id: string }[]).map((n) => n.id)).toContain('ethereum');
     expect(JSON.parse(answers[3]!.body.toString()).status).toBe('ok');
-    // The search was still pending when the second write left.
+    // The search was held back, so it was still pending when the second write left.
     expect(performance.now() - started).toBeGreaterThanOrEqual(RANK_DELAY_MS);
   });
 });

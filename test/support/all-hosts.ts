@@ -87,17 +87,30 @@ export interface RawReply {
 
 /**
  * Writes `bytes` on a new connection and reads until the server closes it or `waitMs` passes;
- * `halfClose` ends the client's side after the write. `until` stops reading early once it holds.
+ * `halfClose` ends the client's side after the write; of a list of parts, the first is written at
+ * once and each next one when `sendPart(received so far, its index)` holds.
+ * `until` stops reading early once it holds.
  */
-export function rawExchange(port: number, bytes: Buffer | string, o: { waitMs?: number; halfClose?: boolean; until?: (got: Buffer) => boolean } = {}): Promise<RawReply> {
+export function rawExchange(port: number, bytes: Buffer | string | readonly (Buffer | string)[], o: { waitMs?: number; halfClose?: boolean; until?: (got: Buffer) => boolean; sendPart?: (got: Buffer, part: number) => boolean } = {}): Promise<RawReply> {
   const waitMs = o.waitMs ?? 2_000;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const started = performance.now();
     const s = connect(port, '127.0.0.1', () => {
-      s.write(bytes);
-      if (o.halfClose === true) s.end();
+      if (typeof bytes === 'string' || Buffer.isBuffer(bytes)) {
+        s.write(bytes);
+        if (o.halfClose === true) s.end();
+        return;
+      }
+      // Several writes, each in its own segment: the first now, each next one once `sendPart` says so.
+      s.setNoDelay(true);
+      sendParts(Buffer.alloc(0));
     });
+    let sent = 0;
+    const sendParts = (got: Buffer) => {
+      if (typeof bytes === 'string' || Buffer.isBuffer(bytes)) return;
+      while (sent < bytes.length && s.writable && (sent === 0 || o.sendPart?.(got, sent) === true)) s.write(bytes[sent++]!);
+    };
     let done = false;
     const finish = (closed: boolean) => {
       if (done) return;
@@ -109,7 +122,9 @@ export function rawExchange(port: number, bytes: Buffer | string, o: { waitMs?: 
     const timer = setTimeout(() => finish(false), waitMs);
     s.on('data', (b: Buffer) => {
       chunks.push(b);
-      if (o.until?.(Buffer.concat(chunks)) === true) finish(false);
+      const got = Buffer.concat(chunks);
+      if (o.until?.(got) === true) finish(false);
+      else sendParts(got);
     });
     s.on('error', () => finish(true));
     s.on('close', () => finish(true));
