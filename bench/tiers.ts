@@ -83,6 +83,8 @@ interface SizeResult {
   readonly afterKill9: Restart | null;
   /** The first run's log line of its last periodic snapshot (size, main thread and source state, shards, write). */
   readonly lastSnapshotLine: string | null;
+  /** The first periodic snapshot's line (a full cut: every row copied), for the delta cuts after it. */
+  readonly firstSnapshotLine: string | null;
   /** Resident memory of the simulator alone at this size. */
   readonly simulatorBytes: number;
 }
@@ -123,10 +125,12 @@ async function measure(pools: number): Promise<SizeResult> {
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const stats = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { pools: number; tokens: number; engine: EngineStats };
     const anonBytes = residentBytes(child.pid!).anon;
-    const lastSnapshotLine = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].at(-1)?.[1] ?? null;
+    const snapshotLines = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].map((m) => m[1]!);
+    const lastSnapshotLine = snapshotLines.at(-1) ?? null;
+    const firstSnapshotLine = snapshotLines[0] ?? null;
     await stop(child);
     const simulatorBytes = await simulatorMemory(pools);
-    const base = { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, lastSnapshotLine, simulatorBytes };
+    const base = { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, lastSnapshotLine, firstSnapshotLine, simulatorBytes };
     if (!measureRestarts) return { ...base, restart: null, afterKill9: null };
     const afterTerm = await restart(args);
     child = afterTerm.child;
@@ -191,7 +195,10 @@ async function main(): Promise<void> {
     const cut = r.engine.snapshot_skipped ?? `${ms(st?.last_main_pause_ms)} / ${ms(st?.last_shard_pause_ms)}${copied} / ${ms(st?.last_write_ms)}`;
     print(`| ${fmt(r.pools)} | ${restartText(r.restart)} | ${restartText(r.afterKill9)} | ${r.restart.loadedMiB === null ? 'none' : `${r.restart.loadedMiB.toFixed(1)} MiB`} | ${cut} |`);
   }
-  for (const r of results) print(`${fmt(r.pools)} pools, the last periodic snapshot before the stop: ${r.lastSnapshotLine ?? 'none'}`);
+  for (const r of results) {
+    print(`${fmt(r.pools)} pools, the first periodic snapshot: ${r.firstSnapshotLine ?? 'none'}`);
+    print(`${fmt(r.pools)} pools, the last periodic snapshot before the stop: ${r.lastSnapshotLine ?? 'none'}`);
+  }
   const views = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
   const poolRow = rowBytes(views, 'pool');
   const tokenRow = rowBytes(views, 'token');
