@@ -7,7 +7,7 @@ import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
-import { captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
+import { CaptureArena, captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
 import { captureShardBlocks } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
@@ -21,6 +21,8 @@ import { SwapFeed } from '../feed/swaps.js';
 export class LocalShards implements ShardDispatcher, PoolRanker {
   readonly shards = 1;
   readonly writer: ShardWriter;
+  /** Capture buffers reused from cut to cut (snapshot/capture.ts). */
+  private readonly arena = new CaptureArena();
   readonly index: PoolRankIndex;
   readonly sink: LmdbSink | null;
   /** Watched swaps, published after each apply. */
@@ -110,8 +112,8 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles. */
   capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
     const t0 = performance.now();
-    const rows = captureShardRows(this.views, runs[0]!, this.writer.dirty, delta);
-    const blocks = captureShardBlocks(this.views, () => true);
+    const rows = captureShardRows(this.views, runs[0]!, this.writer.dirty, delta, this.arena);
+    const blocks = captureShardBlocks(this.views, () => true, this.arena);
     return Promise.resolve([{ ...rows, pending: this.sink?.pendingChunks() ?? [], blocks, heldMs: performance.now() - t0 }]);
   }
 

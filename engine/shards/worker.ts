@@ -3,7 +3,6 @@
  * the only writer of the pools and tokens of the chains assigned to it.
  */
 import { workerData } from 'node:worker_threads';
-import { Piscina } from 'piscina';
 import { errorText, fallbackLog } from '../log.js';
 import { EngineViews, type EngineBuffers } from '../state/views.js';
 import { metaKeys, openStore } from '../store/store.js';
@@ -13,7 +12,7 @@ import { LmdbSink } from './lmdb-sink.js';
 import { pruneTransactions } from './prune.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
-import { captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
+import { CaptureArena, captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
 import { captureShardBlocks } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
@@ -124,17 +123,15 @@ function markChanged(pools: readonly number[], tokens: readonly number[]): void 
 /** A snapshot cut reached this shard: its rows (all, or those changed since the last cut) and pending candles, copied (it applies nothing meanwhile). */
 export function capture(task: { readonly runs: ShardRuns; readonly delta: boolean }): unknown {
   const t0 = performance.now();
-  const rows = captureShardRows(views, task.runs, writer.dirty, task.delta);
-  const columns = rows.columns;
-  const blocks = captureShardBlocks(views, ownsChain);
+  const rows = captureShardRows(views, task.runs, writer.dirty, task.delta, arena);
+  const blocks = captureShardBlocks(views, ownsChain, arena);
   const pending = sink?.pendingChunks() ?? [];
-  const result: ShardCapture = { ...rows, pending, blocks, heldMs: performance.now() - t0 };
-  // The copies move to the main thread rather than being copied again.
-  return Piscina.move({
-    [Piscina.transferableSymbol]: [...columns, ...blocks.columns, blocks.pools, ...(rows.rows ? [rows.rows.pools, rows.rows.tokens] : [])].map((c) => c.buffer),
-    [Piscina.valueSymbol]: result,
-  } as never);
+  // The copies are in the shard's capture arena (shared memory): the main thread reads them where they are.
+  return { ...rows, pending, blocks, heldMs: performance.now() - t0 } satisfies ShardCapture;
 }
+
+/** This shard's capture buffers, reused from cut to cut (snapshot/capture.ts). */
+const arena = new CaptureArena();
 
 /** Resolves once every store write this shard issued so far is on disk. */
 export async function durable(): Promise<void> {

@@ -8,6 +8,7 @@ import { readSync } from 'node:fs';
 import { assignBlocks, blockHighWater, takeBlock } from '../state/ring-blocks.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { blockColumns, rowBytes, type BlocksSection } from './format.js';
+import { CaptureArena, gatherRows } from './capture.js';
 
 /** What one shard hands over at a cut: the pools of its chains holding a block, and each block column's rows for them. */
 export interface BlockCapture {
@@ -16,7 +17,7 @@ export interface BlockCapture {
 }
 
 /** On a shard at a cut: copies the blocks of the pools whose chain it owns. */
-export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) => boolean): BlockCapture {
+export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) => boolean, arena = new CaptureArena()): BlockCapture {
   const high = blockHighWater(v);
   const blocks: number[] = [];
   const pools: number[] = [];
@@ -27,18 +28,8 @@ export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) =>
       pools.push(p);
     }
   }
-  const columns = blockColumns(v.columnTable).map((c) => {
-    const size = rowBytes(c);
-    const src = bytesOf(c.array);
-    const out = new Uint8Array(blocks.length * size);
-    for (let i = 0; i < blocks.length; i++) out.set(src.subarray(blocks[i]! * size, (blocks[i]! + 1) * size), i * size);
-    return out;
-  });
+  const columns = blockColumns(v.columnTable).map((c) => gatherRows(c.array, c.stride, blocks, arena.bytes(c.name, blocks.length * rowBytes(c))));
   return { pools: Int32Array.from(pools), columns };
-}
-
-function bytesOf(array: ColumnSpec['array']): Uint8Array {
-  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
 }
 
 /** Bytes the blocks section takes for `pools` pools (header offsets aside). */

@@ -81,20 +81,15 @@ export function runRows(runs: readonly number[]): number {
  * `delta` only the rows `dirty` marks within them (the file is then the previous snapshot with these
  * written over it: write.ts). Either way the marks are cleared: the next cut is relative to this one.
  */
-export function captureShardRows(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean): Pick<ShardCapture, 'columns' | 'rows'> {
+export function captureShardRows(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean, arena = new CaptureArena()): Pick<ShardCapture, 'columns' | 'rows'> {
   const rows = delta ? { pools: dirty.pools.within(runs.pools), tokens: dirty.tokens.within(runs.tokens) } : undefined;
   dirty.clear();
   const columns = shardRowColumns(views.columnTable).map((c) => {
+    if (rows !== undefined) return gatherRows(c.array, c.stride, c.scope === 'pool' ? rows.pools : rows.tokens, arena.bytes(c.name, (c.scope === 'pool' ? rows.pools : rows.tokens).length * rowBytes(c)));
     const size = rowBytes(c);
     const src = new Uint8Array(c.array.buffer, c.array.byteOffset, c.array.byteLength);
-    if (rows !== undefined) {
-      const ids = c.scope === 'pool' ? rows.pools : rows.tokens;
-      const out = new Uint8Array(ids.length * size);
-      for (let i = 0; i < ids.length; i++) out.set(src.subarray(ids[i]! * size, (ids[i]! + 1) * size), i * size);
-      return out;
-    }
     const r = c.scope === 'pool' ? runs.pools : runs.tokens;
-    const out = new Uint8Array(runRows(r) * size);
+    const out = arena.bytes(c.name, runRows(r) * size);
     let at = 0;
     for (let i = 0; i < r.length; i += 2) {
       const from = r[i]! * size;
@@ -105,4 +100,50 @@ export function captureShardRows(views: EngineViews, runs: ShardRuns, dirty: Dir
     return out;
   });
   return rows === undefined ? { columns } : { columns, rows };
+}
+
+/**
+ * Rows `ids` of a column (`stride` elements each), packed in that order into `into`: short rows
+ * element by element in the column's own type (a view and a copy call per row would cost more than
+ * the copy), long ones (ring slots) with a copy call each.
+ */
+export function gatherRows(array: ColumnSpec['array'], stride: number, ids: ArrayLike<number>, into: Uint8Array): Uint8Array {
+  const out = new (array.constructor as new (b: ArrayBufferLike, offset: number, length: number) => ColumnSpec['array'])(into.buffer, into.byteOffset, ids.length * stride);
+  if (stride >= LONG_ROW) {
+    for (let i = 0; i < ids.length; i++) out.set(array.subarray(ids[i]! * stride, (ids[i]! + 1) * stride), i * stride);
+    return into;
+  }
+  for (let i = 0, at = 0; i < ids.length; i++) {
+    const from = ids[i]! * stride;
+    for (let k = 0; k < stride; k++) out[at++] = array[from + k]!;
+  }
+  return into;
+}
+
+/** Rows of at least this many elements are copied with one call each (a view per row costs less than the loop). */
+const LONG_ROW = 32;
+
+/** Below this, a capture buffer is kept whatever the next cut needs. */
+const ARENA_KEEP_BYTES = 64 * 2 ** 20; // 64 MiB
+
+/**
+ * A shard's capture buffers, one per column, kept from one cut to the next (shared memory: the main
+ * thread writes the snapshot from them without a copy). Invariant: the shard writes them only while
+ * capturing, and it captures again only after the snapshot of the previous cut was written (or its
+ * write failed): the engine starts no cut while one is written. Keeping them saves touching fresh
+ * memory at every cut (the ring blocks of the pools trading, copied each time), which costs more
+ * than the copy; one much larger than the cut needs (after a full cut) is let go.
+ */
+export class CaptureArena {
+  private readonly buffers = new Map<string, SharedArrayBuffer>();
+
+  /** `n` bytes for column `name`, 8-byte aligned, contents undefined. */
+  bytes(name: string, n: number): Uint8Array {
+    let b = this.buffers.get(name);
+    if (b === undefined || b.byteLength < n || (b.byteLength > ARENA_KEEP_BYTES && b.byteLength > 2 * n)) {
+      b = new SharedArrayBuffer(Math.ceil((n * 1.25) / 8) * 8);
+      this.buffers.set(name, b);
+    }
+    return new Uint8Array(b, 0, n);
+  }
 }

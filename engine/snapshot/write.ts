@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pack } from 'msgpackr';
 import type { CatalogExport } from '../catalog/catalog.js';
 import { PARTS } from '../catalog/parts.js';
-import type { ColumnSpec, EngineViews } from '../state/views.js';
+import type { EngineViews } from '../state/views.js';
 import { shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js';
 import {
   alignUp,
