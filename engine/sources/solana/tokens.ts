@@ -1,7 +1,7 @@
 /**
  * Token metadata of SPL mints, read once per mint when a pool with it is first seen: decimals and
- * supply from the mint account (`getMultipleAccounts`, jsonParsed), name and symbol from Token-2022's
- * metadata extension or else the Metaplex metadata account (its PDA), read raw. What cannot be read
+ * supply from the mint account (`getMultipleAccounts`, base64: the SPL Mint layout, shared by
+ * Token-2022), name and symbol from the Metaplex metadata account (its PDA). What cannot be read
  * falls back to what the transaction proved (its token balances' decimals) and the first characters
  * of the address as the symbol, as EVM tokens without `symbol()` are named.
  */
@@ -32,15 +32,17 @@ export function tokenRole(mint: string, anchors: TokenAnchors): TokenRole {
   return TokenRole.Other;
 }
 
-interface ParsedMint {
-  readonly decimals?: number;
-  readonly supply?: string;
-  readonly extensions?: readonly { readonly extension: string; readonly state?: { readonly name?: string; readonly symbol?: string } }[];
+/** Supply and decimals of an SPL Mint: mint authority option (4) and key (32), supply u64 at 36, decimals at 44. */
+function mintFields(data: unknown): { supply: bigint; decimals: number } | null {
+  if (!Array.isArray(data) || typeof data[0] !== 'string') return null;
+  const b = Buffer.from(data[0], 'base64');
+  if (b.length < 82) return null;
+  return { supply: b.readBigUInt64LE(36), decimals: b[44]! };
 }
 
 type AccountAnswer = { readonly data: unknown } | null;
 
-async function multipleAccounts(rpc: RpcClient, keys: readonly string[], encoding: 'jsonParsed' | 'base64'): Promise<AccountAnswer[]> {
+async function multipleAccounts(rpc: RpcClient, keys: readonly string[], encoding: 'base64'): Promise<AccountAnswer[]> {
   const out: AccountAnswer[] = [];
   for (let i = 0; i < keys.length; i += MULTIPLE_ACCOUNTS_MAX) {
     const chunk = keys.slice(i, i + MULTIPLE_ACCOUNTS_MAX);
@@ -81,26 +83,18 @@ async function metadataAddress(mint: string): Promise<string> {
 export async function readTokens(rpc: RpcClient, mints: ReadonlyMap<string, number>, anchors: TokenAnchors, known: readonly KnownToken[]): Promise<TokenInfo[]> {
   const list = [...mints.keys()];
   if (list.length === 0) return [];
-  const [accounts, pdas] = await Promise.all([multipleAccounts(rpc, list, 'jsonParsed'), Promise.all(list.map((m) => metadataAddress(m).catch(() => null)))]);
+  const [accounts, pdas] = await Promise.all([multipleAccounts(rpc, list, 'base64'), Promise.all(list.map((m) => metadataAddress(m).catch(() => null)))]);
   const wanted = pdas.filter((p): p is string => p !== null);
   const metas = wanted.length > 0 ? await multipleAccounts(rpc, wanted, 'base64') : [];
   const metaOf = new Map<string, AccountAnswer>();
   wanted.forEach((p, i) => metaOf.set(p, metas[i] ?? null));
   return list.map((mint, i): TokenInfo => {
-    const data = accounts[i]?.data as { parsed?: { info?: ParsedMint } } | undefined;
-    const info = data?.parsed?.info;
-    const ext = info?.extensions?.find((e) => e.extension === 'tokenMetadata')?.state;
+    const fields = mintFields(accounts[i]?.data);
     const pda = pdas[i];
     const mp = pda ? metaplexNames(metaOf.get(pda)?.data) : null;
     const preset = known.find((k) => k.address === mint);
-    const symbol = preset?.symbol || ext?.symbol || mp?.symbol || mint.slice(0, 8);
-    const name = preset?.name || ext?.name || mp?.name || symbol;
-    let supply = 0n;
-    try {
-      supply = info?.supply !== undefined ? BigInt(info.supply) : 0n;
-    } catch {
-      supply = 0n;
-    }
-    return { address: mint, name, symbol, decimals: info?.decimals ?? mints.get(mint)!, totalSupply: supply, role: tokenRole(mint, anchors) };
+    const symbol = preset?.symbol || mp?.symbol || mint.slice(0, 8);
+    const name = preset?.name || mp?.name || symbol;
+    return { address: mint, name, symbol, decimals: fields?.decimals ?? mints.get(mint)!, totalSupply: fields?.supply ?? 0n, role: tokenRole(mint, anchors) };
   });
 }
