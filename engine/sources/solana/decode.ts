@@ -27,22 +27,50 @@ export interface DecodedSwap {
   readonly reserve1: bigint;
   /** The transaction's fee payer. */
   readonly trader: string;
+  /** The pool's token accounts (none for a bonding curve's SOL). */
+  readonly vault0?: string;
+  readonly vault1?: string;
+}
+
+/**
+ * A Token-2022 mint may charge a fee on transfers, withheld from what the destination receives: what
+ * a vault of such a mint received is its balance change, not the amount sent. Where one swap alone
+ * moved that vault in the transaction, its side is the balance change the transaction states.
+ */
+function withTransferFees(swaps: DecodedSwap[], balances: ReadonlyMap<string, VaultBalance>): DecodedSwap[] {
+  const uses = new Map<string, number>();
+  for (const s of swaps) for (const v of [s.vault0, s.vault1]) if (v !== undefined) uses.set(v, (uses.get(v) ?? 0) + 1);
+  return swaps.map((s) => {
+    let { amount0, amount1 } = s;
+    const b0 = s.vault0 !== undefined ? balances.get(s.vault0) : undefined;
+    const b1 = s.vault1 !== undefined ? balances.get(s.vault1) : undefined;
+    if (b0?.program === TOKEN_2022 && uses.get(s.vault0!) === 1 && b0.post - b0.pre !== 0n) amount0 = b0.post - b0.pre;
+    if (b1?.program === TOKEN_2022 && uses.get(s.vault1!) === 1 && b1.post - b1.pre !== 0n) amount1 = b1.post - b1.pre;
+    return amount0 === s.amount0 && amount1 === s.amount1 ? s : { ...s, amount0, amount1 };
+  });
 }
 
 interface VaultBalance {
   readonly mint: string;
   readonly decimals: number;
+  readonly pre: bigint;
   readonly post: bigint;
+  /** The account's token program (Token-2022 mints may charge a transfer fee). */
+  readonly program: string | undefined;
 }
 
 const PUMP_EVENT = EVENT_CPI_TAG + PUMPFUN_TRADE_EVENT;
+const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 const WSOL_DECIMALS = 9;
 
 /** Token balances after the transaction, by account key (an account closed in it keeps its mint with 0). */
 function vaultBalances(tx: RpcTransaction, keys: readonly string[]): Map<string, VaultBalance> {
   const out = new Map<string, VaultBalance>();
-  for (const b of tx.meta?.preTokenBalances ?? []) out.set(keys[b.accountIndex]!, { mint: b.mint, decimals: b.uiTokenAmount.decimals, post: 0n });
-  for (const b of tx.meta?.postTokenBalances ?? []) out.set(keys[b.accountIndex]!, { mint: b.mint, decimals: b.uiTokenAmount.decimals, post: BigInt(b.uiTokenAmount.amount) });
+  for (const b of tx.meta?.preTokenBalances ?? []) out.set(keys[b.accountIndex]!, { mint: b.mint, decimals: b.uiTokenAmount.decimals, pre: BigInt(b.uiTokenAmount.amount), post: 0n, program: b.programId });
+  for (const b of tx.meta?.postTokenBalances ?? []) {
+    const k = keys[b.accountIndex]!;
+    out.set(k, { mint: b.mint, decimals: b.uiTokenAmount.decimals, pre: out.get(k)?.pre ?? 0n, post: BigInt(b.uiTokenAmount.amount), program: b.programId });
+  }
   return out;
 }
 
@@ -145,7 +173,7 @@ export class SwapDecoder {
         if (swap) out.push(swap);
       }
     }
-    return out;
+    return balances !== null && out.length > 0 ? withTransferFees(out, balances) : out;
   }
 
   private vaultSwap(tx: RpcTransaction, keys: readonly string[], ixs: readonly Instruction[], at: number, end: number, layout: SwapLayout, balances: ReadonlyMap<string, VaultBalance>, family: SolanaFamily): DecodedSwap | null {
@@ -180,7 +208,22 @@ export class SwapDecoder {
     }
     // A swap moves both sides, in opposite directions.
     if (amount0 === 0n || amount1 === 0n || amount0 > 0n === amount1 > 0n) return null;
-    return { programId: ix.program, family, pool, mint0: b0.mint, mint1: b1.mint, decimals0: b0.decimals, decimals1: b1.decimals, amount0, amount1, reserve0: b0.post, reserve1: b1.post, trader: keys[0]! };
+    return {
+      programId: ix.program,
+      family,
+      pool,
+      mint0: b0.mint,
+      mint1: b1.mint,
+      decimals0: b0.decimals,
+      decimals1: b1.decimals,
+      amount0,
+      amount1,
+      reserve0: b0.post,
+      reserve1: b1.post,
+      trader: keys[0]!,
+      vault0: v0,
+      vault1: v1,
+    };
   }
 
   private curveSwap(
