@@ -91,16 +91,21 @@ const lamportBefore = (tx: RpcTransaction, account: string): bigint => {
   return i < 0 ? -1n : BigInt(tx.meta!.preBalances[i]!);
 };
 
-async function servedSwaps(url: string): Promise<{ pools: Record<string, any>[]; swaps: ServedSwap[] }> {
-  const search = await getJson(`${url}/networks/solana/pools/search?limit=100`);
+/**
+ * Every served pool (pool search) and swap (each pool's transactions). `fresh` asks with other query
+ * strings than a first call, which the free host's URL cache (15 s) has not seen.
+ */
+async function servedSwaps(url: string, fresh = false): Promise<{ pools: Record<string, any>[]; swaps: ServedSwap[] }> {
+  const q = fresh ? { search: 'limit=99', details: '?inversed=false', txs: 'limit=99' } : { search: 'limit=100', details: '', txs: 'limit=100' };
+  const search = await getJson(`${url}/networks/solana/pools/search?${q.search}`);
   expect(search.status).toBe(200);
   const pools = search.body.results as Record<string, any>[];
   const swaps: ServedSwap[] = [];
   for (const p of pools) {
-    const details = await getJson(`${url}/networks/solana/pools/${p['id']}`);
-    expect(details.status).toBe(200);
+    const details = await getJson(`${url}/networks/solana/pools/${p['id']}${q.details}`);
+    expect(details.status, `${url} pool ${p['id']}`).toBe(200);
     const [d0, d1] = (details.body.tokens as { decimals: number }[]).map((t) => t.decimals);
-    const r = await getJson(`${url}/networks/solana/pools/${p['id']}/transactions?limit=100`);
+    const r = await getJson(`${url}/networks/solana/pools/${p['id']}/transactions?${q.txs}`);
     expect(r.status).toBe(200);
     for (const x of r.body as Record<string, any>[])
       swaps.push({
@@ -259,5 +264,46 @@ describe.skipIf(skip !== null)('Solana source on recorded mainnet transactions',
       checked++;
     }
     expect(checked, 'pools with a SOL or USDC side').toBeGreaterThanOrEqual(25);
+  });
+
+  it('a fork that replaces replayed slots is rolled back exactly: the service then serves what a fresh follow of the new fork serves', async () => {
+    // The last two transactions' slots are replaced: the first by an empty block, the second by a new block with the same transaction.
+    const [forkTx, keptTx] = txs.slice(-2);
+    const forkSlot = node.slotOf.get(forkTx!.signature)!;
+    const forkPool = swaps.find((s) => s.sig === forkTx!.signature)!.pool;
+    const keptPool = swaps.find((s) => s.sig === keptTx!.signature)!.pool;
+    expect((await getJson(`${served.url}/networks/solana/pools/${forkPool}`)).status).toBe(200);
+    const statsBefore = (await getJson(`${served.url}/stats`)).body;
+    const solBefore = (await getJson(`${served.url}/networks/solana/tokens/${WSOL}`)).body;
+    node.fork(forkSlot, (slot, list) => (slot === forkSlot ? [] : [...list]));
+    // Past the 15 s the free host keeps an answer for.
+    await served.follow(clock.now + 20);
+    expect(served.source.progress()[0]!.reorgs).toBe(1);
+    expect(served.source.progress()[0]!.lastReorgSlot).toBe(node.slots[node.slots.indexOf(forkSlot) - 1]);
+
+    expect((await getJson(`${served.url}/networks/solana/pools/${forkPool}?inversed=true`)).status).toBe(404);
+    const kept = await getJson(`${served.url}/networks/solana/pools/${keptPool}/transactions?limit=98`);
+    expect(kept.body.map((x: any) => x.transaction_hash)).toEqual([keptTx!.signature]);
+    const statsAfter = (await getJson(`${served.url}/stats?`)).body;
+    expect(statsAfter.pools).toBe(statsBefore.pools - 1);
+
+    const fresh = await followAndServe({ rpcUrls: [node.url], startSlot: node.slots[0]!, pollIntervalMs: 10 }, { now: clock.now });
+    try {
+      const a = await servedSwaps(served.url, true);
+      const b = await servedSwaps(fresh.url, true);
+      const byId = (l: Record<string, any>[]) => [...l].sort((x, y) => (x['id'] < y['id'] ? -1 : 1));
+      expect(byId(a.pools)).toEqual(byId(b.pools));
+      expect(a.swaps.map((s) => s.body)).toEqual(b.swaps.map((s) => s.body));
+      expect(statsAfter).toEqual((await getJson(`${fresh.url}/stats?`)).body);
+      for (const p of b.pools) {
+        for (const path of [`/networks/solana/pools/${p['id']}?inversed=false`, `/networks/solana/pools/${p['id']}/ohlcv?interval=1m&start=${T0 - 60}&limit=999`])
+          expect((await getJson(served.url + path)).body, path).toEqual((await getJson(fresh.url + path)).body);
+      }
+      // SOL lost the orphaned trade (one transaction fewer in its windows).
+      const solAfter = (await getJson(`${fresh.url}/networks/solana/tokens/${WSOL}`)).body;
+      expect(solAfter.summary['24h'].txns).toBe(solBefore.summary['24h'].txns - 1);
+    } finally {
+      await fresh.close();
+    }
   });
 });

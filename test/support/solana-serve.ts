@@ -37,6 +37,8 @@ export async function followAndServe(chain: SolanaChainConfigInput, clock: { now
     }
     ingest.advanceClock(0, now);
     await shards.flush();
+    // As the live service's periodic sweep does: windows settled at the clock, search rows refreshed.
+    shards.sweep(1);
   };
   await follow(clock.now);
   const gateway = await startGateway({ views, registry: ingest.registry, store, ranker: shards, now: () => clock.now }, { host: '127.0.0.1', port: 0 });
