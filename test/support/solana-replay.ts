@@ -4,8 +4,9 @@
  * `getBlocks`, `getBlock` (full or no transaction details), `getTransaction`, `getAccountInfo` and
  * `getMultipleAccounts` (the recorded account dumps; null for any other account).
  *
- * The replay chain: transaction i sits alone in slot `firstSlot + 2i` with block time
- * `firstTime + spacingSeconds * i`; every odd slot between them is skipped (getBlock answers -32007).
+ * The replay chain: transaction i sits alone (or `perBlock` of them together) in slot
+ * `firstSlot + 2i` with block time `firstTime + spacingSeconds * i`; every odd slot between them is
+ * skipped (getBlock answers -32007).
  * Everything of a transaction is served as recorded except where it sits (slot, block time), and in
  * the encoding it was recorded in (most `json`, a few `jsonParsed`; the source reads both).
  *
@@ -16,11 +17,19 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { getBase58Decoder } from '@solana/kit';
 import type { RpcTransaction } from '../../engine/sources/solana/transaction.js';
 
-export const SOLANA_FIXTURES = join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'solana');
+/** The project's root: the nearest folder up from here holding package.json (from test/support, or compiled from dist/test/support). */
+function projectRoot(): string {
+  let dir = import.meta.dirname;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+/** The recorded transactions beside the project (`../shared/fixtures/solana`), or where DEXDATA_SOLANA_FIXTURES says. */
+export const SOLANA_FIXTURES = process.env['DEXDATA_SOLANA_FIXTURES'] ?? join(projectRoot(), '..', 'shared', 'fixtures', 'solana');
 
 export interface FixtureTransaction {
   readonly signature: string;
@@ -73,6 +82,8 @@ export interface ReplayOptions {
   readonly firstSlot?: number;
   readonly firstTime: number;
   readonly spacingSeconds?: number;
+  /** Transactions per block (1 unless told; a benchmark fills blocks as a busy slot holds them). */
+  readonly perBlock?: number;
   readonly fixtures?: string;
 }
 
@@ -103,16 +114,18 @@ export async function startReplayNode(options: ReplayOptions): Promise<ReplayNod
   const slotOf = new Map<string, number>();
   const timeOf = new Map<number, number>();
   let parent = { slot: firstSlot - 1, hash: hashOf('genesis') };
-  options.transactions.forEach((t, i) => {
+  const perBlock = options.perBlock ?? 1;
+  for (let i = 0; i * perBlock < options.transactions.length; i++) {
     const slot = firstSlot + 2 * i;
     const time = options.firstTime + spacing * i;
     const hash = hashOf(`block ${slot}`);
-    blocks.set(slot, { slot, time, hash, parentHash: parent.hash, parentSlot: parent.slot, txs: [t.tx] });
+    const group = options.transactions.slice(i * perBlock, (i + 1) * perBlock);
+    blocks.set(slot, { slot, time, hash, parentHash: parent.hash, parentSlot: parent.slot, txs: group.map((t) => t.tx) });
     slots.push(slot);
-    slotOf.set(t.signature, slot);
+    for (const t of group) slotOf.set(t.signature, slot);
     timeOf.set(slot, time);
     parent = { slot, hash };
-  });
+  }
   const calls = new Map<string, number>();
   let forks = 0;
 
