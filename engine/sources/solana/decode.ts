@@ -62,6 +62,8 @@ interface VaultBalance {
 const PUMP_EVENT = EVENT_CPI_TAG + PUMPFUN_TRADE_EVENT;
 const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 const WSOL_DECIMALS = 9;
+/** Base58 length of the longest swap instruction data read (two-hop swaps with their options stay well under it). */
+const MAX_SWAP_DATA_CHARS = 160;
 
 /** Token balances after the transaction, by account key (an account closed in it keeps its mint with 0). */
 function vaultBalances(tx: RpcTransaction, keys: readonly string[]): Map<string, VaultBalance> {
@@ -152,7 +154,8 @@ export class SwapDecoder {
     for (let i = 0; i < ixs.length; i++) {
       const ix = ixs[i]!;
       const family = this.families.get(ix.program);
-      if (family === undefined || ix.data === '') continue;
+      // Swap instructions carry a few dozen bytes; longer data (event self-invocations) is no swap.
+      if (family === undefined || ix.data === '' || ix.data.length > MAX_SWAP_DATA_CHARS) continue;
       const spec: FamilySpec = FAMILY_SPECS[family];
       const data = base58Bytes(ix.data);
       if (!data || data.length < spec.discriminatorBytes) continue;
