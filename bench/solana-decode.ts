@@ -4,7 +4,8 @@
  *  1. decode: SwapDecoder over the recorded transactions, repeated (transactions/s, swaps/s);
  *  2. follow: the Solana source reading blocks of `perBlock` transactions from a local replay node
  *     over HTTP (JSON-RPC `getBlock` parsed, swaps decoded, tokens read) and the engine ingesting
- *     them (LMDB log, shard state): transactions/s and swaps/s end to end.
+ *     them (LMDB log, shard state): transactions/s and swaps/s end to end. The node runs in the same
+ *     process (its answers made ahead, their writes to the socket included).
  * Run: node dist/bench/solana-decode.js [--seconds N]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -50,6 +51,7 @@ export async function benchSolana(options: { seconds?: number; blocks?: number; 
   const perBlock = options.perBlock ?? 1_000;
   const all = Array.from({ length: blocks * perBlock }, (_, i) => loaded[i % loaded.length]!);
   const node = await startReplayNode({ transactions: all, firstTime: 1_760_000_000, spacingSeconds: 1, perBlock });
+  node.prepare();
   const dir = mkdtempSync(join(tmpdir(), 'solana-bench-'));
   const store = openStore(dir);
   try {
