@@ -6,11 +6,16 @@
  * those amounts; then a fork replaces replayed slots and the served data must equal a fresh follow
  * of the new fork.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { formatUnits } from 'viem';
 import { DexParser } from 'solana-dex-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountKeys, type RpcTransaction } from '../engine/sources/solana/transaction.js';
-import { expectCandles, expectClose, getJson, minuteCandles } from './support/evm-serve.js';
+import { SOLANA_PRESET } from '../engine/sources/solana/preset.js';
+import { loadConfig } from '../engine/config.js';
+import { configProblems, expectCandles, expectClose, getJson, minuteCandles } from './support/evm-serve.js';
 import { followAndServe, type ServedSolana } from './support/solana-serve.js';
 import { loadFixtureTransactions, startReplayNode, type FixtureTransaction, type ReplayNode } from './support/solana-replay.js';
 
@@ -304,6 +309,32 @@ describe.skipIf(skip !== null)('Solana source on recorded mainnet transactions',
       expect(solAfter.summary['24h'].txns).toBe(solBefore.summary['24h'].txns - 1);
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe('the solana network of the registry', () => {
+  it('--network solana --rpc URL follows the preset: its programs, wrapped SOL and the stablecoins', () => {
+    const c = loadConfig({ network: 'solana', rpc: 'http://127.0.0.1:8899' }, {});
+    expect(c.source).toBe('evm');
+    expect(c.chains).toEqual([]);
+    expect(c.solana).toHaveLength(1);
+    const s = c.solana[0]!;
+    expect([s.id, s.rpcUrls, s.commitment, s.wrappedNative, s.stablecoins]).toEqual(['solana', ['http://127.0.0.1:8899'], 'confirmed', WSOL, SOLANA_PRESET.stablecoins.map((x) => x.address)]);
+    expect(s.programs.map((p) => p.programId)).toEqual(SOLANA_PRESET.programs.map((p) => p.programId));
+  });
+
+  it('bad settings are named: the RPC URL, a program family, a duplicate DEX id', () => {
+    expect(configProblems({ network: 'solana', rpc: 'not-a-url' })).toEqual(['solana.0.rpcUrls.0: Invalid URL']);
+    const dir = mkdtempSync(join(tmpdir(), 'solana-config-'));
+    try {
+      const file = join(dir, 'c.json');
+      writeFileSync(file, JSON.stringify({ source: 'evm', solana: [{ rpcUrls: ['http://127.0.0.1:8899'], programs: [{ dexId: 'a', family: 'serum', programId: WSOL }, { dexId: 'b', family: 'pumpfun', programId: 'nope' }] }] }));
+      const problems = configProblems({ config: file });
+      expect(problems.some((p) => p.startsWith('solana.0.programs.0.family'))).toBe(true);
+      expect(problems.some((p) => p.startsWith('solana.0.programs.1.programId') && p.includes('base58'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
