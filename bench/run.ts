@@ -10,10 +10,11 @@
  *  5. SSE streams: concurrent streams one process holds, memory per stream, events/s delivered to
  *     10,000 streams and creation-to-client latency (bench/streams.ts);
  *  6. EVM backfill from a local anvil node holding 200,000 Uniswap v2 swaps, as a ratio to the raw
- *     eth_getLogs ceiling measured beside it, and the cost of a reorganisation's rollback (bench/evm-backfill.ts).
+ *     eth_getLogs ceiling measured beside it, and the cost of a reorganisation's rollback (bench/evm-backfill.ts);
+ *  7. Solana: decoding and ingest throughput on the recorded mainnet transactions (bench/solana-decode.ts).
  *
  * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load,
- * --skip a,b (sections left out: ingest, reads, search, streams, evm).
+ * --skip a,b (sections left out: ingest, reads, search, streams, evm, solana).
  */
 import { output, residentBytes, waitForLine } from './process.js';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -27,13 +28,14 @@ import { databaseBytes, openStore } from '../engine/store/store.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchStreams } from './streams.js';
 import { benchEvmBackfill } from './evm-backfill.js';
+import { benchSolana, formatSolanaBench } from './solana-decode.js';
 import { hasTaskset, hasWrk, runLoad, runWrk, type LoadOptions, type LoadResult } from './load.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
 const STATIC_SERVER = fileURLToPath(new URL('./static-server.js', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
 
-const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--skip ingest,reads,search,streams,evm]
+const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--skip ingest,reads,search,streams,evm,solana]
   --quick      smaller dataset and shorter loads (a smoke run)
   --seconds N  seconds per load
   --skip LIST  sections left out (the backfill and restarts always run)`;
@@ -51,7 +53,7 @@ if (values.help === true) {
   print(USAGE);
   process.exit(0);
 }
-/** Sections left out (--skip ingest,reads,search,streams,evm): the backfill and restarts always run. */
+/** Sections left out (--skip ingest,reads,search,streams,evm,solana): the backfill and restarts always run. */
 const skip = new Set((values.skip ?? '').split(',').filter((x) => x !== ''));
 const quick = values.quick === true;
 const loadSeconds = Number(values.seconds ?? (quick ? 3 : 10));
@@ -300,10 +302,18 @@ async function main(): Promise<void> {
       print('EVM backfill from a local anvil node:');
       evm = await benchEvmBackfill({ swaps: quick ? 20_000 : 200_000, print });
     }
+    // 7. Solana decoding and ingest on the recorded mainnet transactions.
+    let solana: Awaited<ReturnType<typeof benchSolana>> | null = null;
+    if (!skip.has('solana')) {
+      print('');
+      print('Solana decoding and ingest (recorded mainnet transactions):');
+      solana = await benchSolana({ seconds: quick ? 2 : 5 });
+      for (const line of formatSolanaBench(solana)) print(line);
+    }
     mkdirSync(OUT_DIR, { recursive: true });
     writeFileSync(
       join(OUT_DIR, 'results.json'),
-      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, readsAfter: quiet, restart, search, streams, evm }, null, 2),
+      JSON.stringify({ date: new Date().toISOString(), machine: { cpu, cores: cpus().length }, ingest: ing, backfill: { backfillEvents, backfillSeconds, pools, rss, disk }, reads: rows, readsAfter: quiet, restart, search, streams, evm, solana }, null, 2),
     );
   } finally {
     for (const child of [service, again]) {

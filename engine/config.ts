@@ -13,6 +13,8 @@ import { EngineViews, type EngineCapacity } from './state/views.js';
 import { ringBlockBytes } from './state/ring-blocks.js';
 import { EvmChainsSchema } from './sources/evm/config.js';
 import { applyPresets, PRESET_IDS, type NamedNetwork } from './sources/evm/presets.js';
+import { SolanaChainsSchema } from './sources/solana/config.js';
+import { SOLANA_PRESET } from './sources/solana/preset.js';
 import { LARGE_UNIVERSE_MIN_POOLS } from './sources/simulator/large.js';
 import { MAX_POOLS } from './sources/simulator/simulator.js';
 
@@ -190,7 +192,7 @@ export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('./data'),
     shards: z.number().int().min(1).max(64).default(2),
-    /** `simulator` (the default) or `evm`: the chains below, read over JSON-RPC. */
+    /** `simulator` (the default) or `evm`: the EVM chains and Solana clusters below, read over JSON-RPC. */
     source: z.enum(['simulator', 'evm']).default('simulator'),
     simulator: SimulatorConfig.default(SimulatorConfig.parse({})),
     gateway: GatewayConfig.default(GatewayConfig.parse({})),
@@ -202,6 +204,8 @@ export const ConfigSchema = z
     tiers: TiersConfig.default(() => TiersConfig.parse({})),
     /** EVM chains followed when `source` is `evm` (engine/sources/evm/config.ts). */
     chains: EvmChainsSchema.default([]),
+    /** Solana clusters followed when `source` is `evm` (engine/sources/solana/config.ts). */
+    solana: SolanaChainsSchema.default([]),
     log: LogConfig.default(LogConfig.parse({})),
     metrics: MetricsConfig.default(MetricsConfig.parse({})),
     /**
@@ -212,7 +216,11 @@ export const ConfigSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    if (c.source === 'evm' && c.chains.length === 0) ctx.addIssue({ code: 'custom', path: ['chains'], message: 'source "evm" needs at least one chain' });
+    if (c.source === 'evm' && c.chains.length === 0 && c.solana.length === 0) ctx.addIssue({ code: 'custom', path: ['chains'], message: 'source "evm" needs at least one chain' });
+    const evmIds = new Set(c.chains.map((x) => x.id));
+    c.solana.forEach((x, i) => {
+      if (evmIds.has(x.id)) ctx.addIssue({ code: 'custom', path: ['solana', i, 'id'], message: `network id "${x.id}" is also an EVM chain's` });
+    });
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -369,7 +377,14 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
     if (raw['source'] === undefined) raw['source'] = 'evm';
     else if (raw['source'] !== 'evm') problems.push(`--network needs source "evm", the configuration says "${String(raw['source'])}"`);
   }
-  const chains = applyPresets(raw['chains'], named, problems);
+  // `--network solana` fills the `solana` section (its entry there, if any, laid over the preset's defaults).
+  const solanaNamed = named.filter((n) => n.id === SOLANA_PRESET.id);
+  if (solanaNamed.length > 0) {
+    const given = Array.isArray(raw['solana']) ? (raw['solana'] as unknown[]) : [];
+    const over = given.find((e): e is Json => typeof e === 'object' && e !== null && (e as Json)['id'] === SOLANA_PRESET.id);
+    raw['solana'] = [...given.filter((e) => e !== over), { ...(over ?? {}), id: SOLANA_PRESET.id, rpcUrls: [...solanaNamed[0]!.rpcUrls] }];
+  }
+  const chains = applyPresets(raw['chains'], named.filter((n) => n.id !== SOLANA_PRESET.id), problems);
   if (chains !== undefined) raw['chains'] = chains;
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {

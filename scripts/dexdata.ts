@@ -20,6 +20,9 @@ import { startEngine } from '../engine/engine.js';
 import { createLog, errorText, type Log } from '../engine/log.js';
 import type { WriteFault } from '../engine/store/durable.js';
 import { createEvmSource } from '../engine/sources/evm/source.js';
+import { combineSources } from '../engine/sources/combined.js';
+import { createSolanaSource } from '../engine/sources/solana/source.js';
+import { SOLANA_PRESET } from '../engine/sources/solana/preset.js';
 import { NETWORK_PRESETS, PRESET_IDS, PRESETS_VERSION } from '../engine/sources/evm/presets.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
 import { startGateway } from '../gateway/server.js';
@@ -42,7 +45,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
   const line = (text: string) => engineLog.info(text);
   log.info(
     config.source === 'evm'
-      ? `starting: data ${config.dataDir}, ${config.shards} shards, EVM chains ${config.chains.map((c) => `${c.id} (chain id ${c.chainId})`).join(', ')}`
+      ? `starting: data ${config.dataDir}, ${config.shards} shards, chains ${[...config.chains.map((c) => `${c.id} (chain id ${c.chainId})`), ...config.solana.map((c) => `${c.id} (Solana, ${c.commitment})`)].join(', ')}`
       : `starting: data ${config.dataDir}, ${config.shards} shards, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`,
   );
   const engine = await startEngine({
@@ -53,7 +56,10 @@ async function serve({ config, log }: Bundle): Promise<void> {
     tiers: tierPolicy(config),
     source: (store, resume) =>
       config.source === 'evm'
-        ? createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })
+        ? combineSources([
+            ...(config.chains.length > 0 ? [createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })] : []),
+            ...(config.solana.length > 0 ? [createSolanaSource({ chains: config.solana, store, now, log: line })] : []),
+          ])
         : openSimulator(store, config.simulator, now(), resume, engineLog),
     now,
     log: engineLog,
@@ -223,7 +229,10 @@ function printNetworks(): void {
     const dexes = p.factories.map((f) => `${f.dexId} (${f.protocol})`).join(', ');
     process.stdout.write(`${p.id}: ${p.displayName}, chain id ${p.chainId}, ${p.factories.length} factories: ${dexes}; wrapped native ${p.wrappedNative.symbol}, stablecoins ${p.stablecoins.map((s) => s.symbol).join(', ')}\n`);
   }
-  process.stdout.write(`${NETWORK_PRESETS.length} networks, ${factories} factories (registry version ${PRESETS_VERSION})\n`);
+  const sol = SOLANA_PRESET;
+  factories += sol.programs.length;
+  process.stdout.write(`${sol.id}: ${sol.displayName}, ${sol.programs.length} DEX programs: ${sol.programs.map((p) => `${p.dexId} (${p.family})`).join(', ')}; wrapped native ${sol.wrappedNative.symbol}, stablecoins ${sol.stablecoins.map((s) => s.symbol).join(', ')}\n`);
+  process.stdout.write(`${NETWORK_PRESETS.length + 1} networks, ${factories} factories (registry version ${PRESETS_VERSION})\n`);
 }
 
 /** Flags of the commands that only open the data directory. */

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../engine/config.js';
 import { EVM_PROTOCOLS, EvmChainSchema } from '../engine/sources/evm/config.js';
 import { NETWORK_PRESETS, PRESETS_VERSION, presetChain } from '../engine/sources/evm/presets.js';
+import { SOLANA_PRESET } from '../engine/sources/solana/preset.js';
 import { NETWORKS as SIMULATED_NETWORKS } from '../engine/sources/simulator/catalog.js';
 import { deployV2Market, read, startAnvil, V2_PAIR, type Anvil, type V2Market } from './support/evm.js';
 import { CLI, startService, type RunningService } from './support/service.js';
@@ -74,15 +75,17 @@ describe('the network registry', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const lines = r.stdout.trim().split('\n');
-    expect(lines).toHaveLength(NETWORK_PRESETS.length + 1);
+    // The EVM networks, the Solana cluster (engine/sources/solana/preset.ts) and the totals.
+    expect(lines).toHaveLength(NETWORK_PRESETS.length + 2);
     for (const p of NETWORK_PRESETS) {
       const line = lines.find((l) => l.startsWith(`${p.id}: `));
       expect(line, p.id).toBeDefined();
       expect(line).toContain(`chain id ${p.chainId}, ${p.factories.length} factories`);
       for (const f of p.factories) expect(line).toContain(`${f.dexId} (${f.protocol})`);
     }
-    const factories = NETWORK_PRESETS.reduce((n, p) => n + p.factories.length, 0);
-    expect(lines.at(-1)).toBe(`${NETWORK_PRESETS.length} networks, ${factories} factories (registry version ${PRESETS_VERSION})`);
+    expect(lines.find((l) => l.startsWith('solana: '))).toContain(`${SOLANA_PRESET.programs.length} DEX programs`);
+    const factories = NETWORK_PRESETS.reduce((n, p) => n + p.factories.length, 0) + SOLANA_PRESET.programs.length;
+    expect(lines.at(-1)).toBe(`${NETWORK_PRESETS.length + 1} networks, ${factories} factories (registry version ${PRESETS_VERSION})`);
   });
 
   it('serve rejects an unknown network with one line and exit code 2, before anything starts', () => {

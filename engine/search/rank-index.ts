@@ -530,7 +530,10 @@ export class PoolRankIndex {
     // Pools changed since the previous freeze (all changed this epoch when there is none) take
     // their current values; the rest of the previous overlay is unchanged.
     const from = prev !== undefined && prev.epoch === epoch ? prev.logPos : 0;
-    const changed = this.uniqueLogged(from);
+    // A pool a rollback removed (its creation orphaned) leaves the ranking: its base entry is stale (it
+    // is logged) and it has no overlay entry.
+    const exists = this.views.poolExists;
+    const changed = this.uniqueLogged(from).filter((p) => exists[p] === 1);
     const sorted = this.sortByValue(changed, figure);
     const overlay = prev !== undefined && prev.epoch === epoch ? this.mergeExcluding(prev.overlay, sorted) : sorted;
     const r: Ranking = { name: `${this.instance}.${this.serial++}`, figure, epoch, base, overlay, logPos: this.logLen, lastUsedMs: 0 };
@@ -591,19 +594,20 @@ export class PoolRankIndex {
     return Int32Array.from(out);
   }
 
-  /** `older` without the pools of `newer`, merged with `newer` (both sorted). */
+  /** `older` without the pools of `newer` (and those removed since), merged with `newer` (both sorted). */
   private mergeExcluding(older: Sorted, newer: Sorted): Sorted {
     const gen = this.nextMark();
     for (let i = 0; i < newer.ids.length; i++) this.mark[newer.ids[i]!] = gen;
     let kept = 0;
-    for (let i = 0; i < older.ids.length; i++) if (this.mark[older.ids[i]!] !== gen) kept++;
+    const exists = this.views.poolExists;
+    for (let i = 0; i < older.ids.length; i++) if (this.mark[older.ids[i]!] !== gen && exists[older.ids[i]!] === 1) kept++;
     const n = kept + newer.ids.length;
     const ids = new Int32Array(n);
     const values = new Float64Array(n);
     let i = 0;
     let j = 0;
     for (let k = 0; k < n; k++) {
-      while (i < older.ids.length && this.mark[older.ids[i]!] === gen) i++;
+      while (i < older.ids.length && (this.mark[older.ids[i]!] === gen || exists[older.ids[i]!] !== 1)) i++;
       const takeOlder =
         j >= newer.ids.length || (i < older.ids.length && ahead(true, older.values[i]!, older.ids[i]!, newer.values[j]!, newer.ids[j]!));
       if (takeOlder) {

@@ -13,6 +13,7 @@
  * which registry a service ran with.
  */
 import type { EvmProtocol } from './config.js';
+import { SOLANA_PRESET } from '../solana/preset.js';
 
 export const PRESETS_VERSION = 2;
 
@@ -183,7 +184,8 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
   },
 ];
 
-export const PRESET_IDS: readonly string[] = NETWORK_PRESETS.map((p) => p.id);
+/** Every network `--network` may name: the EVM presets and the Solana cluster (engine/sources/solana/preset.ts). */
+export const PRESET_IDS: readonly string[] = [...NETWORK_PRESETS.map((p) => p.id), SOLANA_PRESET.id];
 
 export function networkPreset(id: string): NetworkPreset | undefined {
   return NETWORK_PRESETS.find((p) => p.id === id);

@@ -1,0 +1,118 @@
+/**
+ * A transaction as `getBlock` / `getTransaction` return it, in either encoding (`json`: keys as
+ * indices, data in base58; `jsonParsed`: keys as strings, known programs' instructions parsed), read
+ * into one flat list of instructions in execution order: each top-level instruction followed by the
+ * instructions it invoked, each with its call depth (`stackHeight`, 1 for top level).
+ */
+
+export interface RpcTokenBalance {
+  readonly accountIndex: number;
+  readonly mint: string;
+  readonly owner?: string;
+  readonly programId?: string;
+  readonly uiTokenAmount: { readonly amount: string; readonly decimals: number };
+}
+
+interface RpcParsedInstruction {
+  readonly programId: string;
+  readonly program?: string;
+  readonly parsed?: { readonly type?: string; readonly info?: Record<string, unknown> } | string;
+  readonly accounts?: readonly string[];
+  readonly data?: string;
+  readonly stackHeight?: number | null;
+}
+
+interface RpcCompiledInstruction {
+  readonly programIdIndex: number;
+  readonly accounts: readonly number[];
+  readonly data: string;
+  readonly stackHeight?: number | null;
+}
+
+type RpcInstruction = RpcCompiledInstruction | RpcParsedInstruction;
+
+export interface RpcTransaction {
+  readonly slot?: number;
+  readonly blockTime?: number | null;
+  readonly version?: number | 'legacy';
+  readonly transaction: {
+    readonly signatures: readonly string[];
+    readonly message: {
+      readonly accountKeys: readonly (string | { readonly pubkey: string })[];
+      readonly instructions: readonly RpcInstruction[];
+    };
+  };
+  readonly meta: {
+    readonly err: unknown;
+    readonly preBalances: readonly number[];
+    readonly postBalances: readonly number[];
+    readonly preTokenBalances?: readonly RpcTokenBalance[] | null;
+    readonly postTokenBalances?: readonly RpcTokenBalance[] | null;
+    readonly innerInstructions?: readonly { readonly index: number; readonly instructions: readonly RpcInstruction[] }[] | null;
+    readonly logMessages?: readonly string[] | null;
+    readonly loadedAddresses?: { readonly writable: readonly string[]; readonly readonly: readonly string[] } | null;
+  } | null;
+}
+
+/** One instruction, top level or invoked. */
+export interface Instruction {
+  readonly program: string;
+  readonly accounts: readonly string[];
+  /** Base58 data; '' for an instruction given parsed. */
+  readonly data: string;
+  /** The parsed form (`jsonParsed` encoding, known programs only). */
+  readonly parsed: { readonly type: string; readonly info: Record<string, unknown> } | null;
+  /** 1 for a top-level instruction, 2 for what it invokes, and so on. */
+  readonly depth: number;
+}
+
+/** Every account key of the transaction in index order: static keys, then loaded writable, then loaded read-only. */
+export function accountKeys(tx: RpcTransaction): string[] {
+  const keys = tx.transaction.message.accountKeys;
+  const out = new Array<string>(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    out[i] = typeof k === 'string' ? k : k.pubkey;
+  }
+  // In jsonParsed encoding accountKeys already hold the loaded addresses.
+  if (keys.length > 0 && typeof keys[0] !== 'string') return out;
+  const loaded = tx.meta?.loadedAddresses;
+  if (loaded) {
+    for (const k of loaded.writable) out.push(k);
+    for (const k of loaded.readonly) out.push(k);
+  }
+  return out;
+}
+
+function instruction(ix: RpcInstruction, keys: readonly string[], depth: number): Instruction {
+  if ('programIdIndex' in ix) {
+    const accounts = new Array<string>(ix.accounts.length);
+    for (let i = 0; i < ix.accounts.length; i++) accounts[i] = keys[ix.accounts[i]!]!;
+    return { program: keys[ix.programIdIndex]!, accounts, data: ix.data, parsed: null, depth: ix.stackHeight ?? depth };
+  }
+  const parsed = typeof ix.parsed === 'object' && ix.parsed !== null && typeof ix.parsed.type === 'string' ? { type: ix.parsed.type, info: ix.parsed.info ?? {} } : null;
+  return { program: ix.programId, accounts: ix.accounts ?? [], data: ix.data ?? '', parsed, depth: ix.stackHeight ?? depth };
+}
+
+/** The transaction's instructions in execution order, each top-level one followed by those it invoked. */
+export function flatten(tx: RpcTransaction, keys: readonly string[]): Instruction[] {
+  const top = tx.transaction.message.instructions;
+  const inner = new Map<number, readonly RpcInstruction[]>();
+  for (const g of tx.meta?.innerInstructions ?? []) inner.set(g.index, g.instructions);
+  const out: Instruction[] = [];
+  for (let i = 0; i < top.length; i++) {
+    out.push(instruction(top[i]!, keys, 1));
+    const invoked = inner.get(i);
+    // Without stackHeight (transactions before it was recorded) every invoked instruction counts as depth 2.
+    if (invoked) for (const ix of invoked) out.push(instruction(ix, keys, 2));
+  }
+  return out;
+}
+
+/** Index one past the last instruction invoked (directly or not) by the instruction at `at`. */
+export function subtreeEnd(ixs: readonly Instruction[], at: number): number {
+  const depth = ixs[at]!.depth;
+  let end = at + 1;
+  while (end < ixs.length && ixs[end]!.depth > depth) end++;
+  return end;
+}
