@@ -19,6 +19,7 @@
  */
 import type { ChainEvent, EventKey, PoolProtocol } from '../../../events/model.js';
 import type { RpcLog } from '../words.js';
+import type { ViewCall } from './take-up.js';
 
 /** An event of the family's contracts: its canonical signature and topic (keccak-256 of the signature). */
 export interface FamilyEvent {
@@ -66,6 +67,14 @@ export interface ProtocolFamily {
    * is also the pool's first log. Absent: each pool is a contract whose logs come from its address.
    */
   readonly poolIdTopic?: number;
+  /**
+   * A pool created before the chain's scan starts (a start from recent history), met at its first
+   * log: its creation data read from the pool and checked with `factory`'s registry (take-up.ts);
+   * null when the factory does not name it. Absent: such pools of the family are not taken up.
+   */
+  takeUp?(call: ViewCall, pool: string, factory: string, defaultFeePpm: number, stableFeePpm: number | undefined): Promise<PoolCreation | null>;
+  /** Concentrated pools taken up: the pool's view whose first word is its sqrtPriceX96 (slot0, globalState). */
+  readonly priceView?: string;
   /** Families whose logs are read against the pool's earlier ones: a chain's decoder, used in place of `decode`. */
   decoder?(): FamilyDecoder;
 }
