@@ -116,6 +116,8 @@ interface CreatedPool {
   readonly token1: TokenInfo;
   readonly feePpm: number;
   readonly factory: EvmFactoryConfig;
+  /** Weighted pools: token 0's and token 1's normalised weights (the family's `complete`). */
+  readonly weights?: readonly [bigint, bigint];
 }
 
 /** A pool taken up (created before the scan's start) and not yet announced: its creation, then its state before its first log. */
@@ -648,17 +650,21 @@ export class ChainFollower {
   /** Registers the pools created by these factory logs, reading their tokens' metadata; returns their creation data. */
   private async discoverPools(logs: readonly RpcLog[]): Promise<Map<string, CreatedPool>> {
     const out = new Map<string, CreatedPool>();
-    const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig; block: number }[] = [];
+    const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig; block: number; weights?: readonly [bigint, bigint] }[] = [];
+    const call: ViewCall = (to, data) => viewCall(this.rpc, to, data, 'latest');
     for (const l of logs) {
       const factory = this.factories.get(l.address.toLowerCase());
       if (!factory || l.removed) continue;
       if (hexNumber(l.blockNumber) < this.factoryStart.get(l.address.toLowerCase())!) continue;
-      const c = FAMILIES[factory.protocol].creation(l, factory.feePpm, factory.stableFeePpm);
-      if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block: hexNumber(l.blockNumber) });
+      const family = FAMILIES[factory.protocol];
+      let c = family.creation(l, factory.feePpm, factory.stableFeePpm);
+      // What the log does not state is read from the pool (a Balancer pool's weights).
+      if (c && family.complete) c = await family.complete(call, c);
+      if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block: hexNumber(l.blockNumber), ...(c.weights ? { weights: c.weights } : {}) });
     }
     await this.readTokens(found.flatMap((f) => [f.t0, f.t1]));
     for (const f of found) {
-      out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory });
+      out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory, ...(f.weights ? { weights: f.weights } : {}) });
       this.pools.set(f.pool, FAMILIES[f.factory.protocol]);
       this.decoderOf(FAMILIES[f.factory.protocol]);
       this.countPool(f.pool, f.factory.address.toLowerCase());
@@ -836,6 +842,7 @@ export class ChainFollower {
       feePpm: c.feePpm,
       token0: c.token0,
       token1: c.token1,
+      ...(c.weights ? { weights: c.weights } : {}),
     });
     // A singleton's creation log is also the new pool's first log (its starting price).
     if (factoryFamily.poolIdTopic !== undefined) {

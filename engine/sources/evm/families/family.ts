@@ -37,6 +37,8 @@ export interface PoolCreation {
   readonly feePpm: number;
   /** The pool's pricing model when the creation log chooses it (a Solidly stable pool); the family's `poolProtocol` when absent. */
   readonly protocol?: PoolProtocol;
+  /** Weighted pools: the normalised weights of token 0 and token 1 (1e18 = 100 %). */
+  readonly weights?: readonly [bigint, bigint];
 }
 
 export interface ProtocolFamily {
@@ -73,6 +75,11 @@ export interface ProtocolFamily {
    * null when the factory does not name it. Absent: such pools of the family are not taken up.
    */
   takeUp?(call: ViewCall, pool: string, factory: string, defaultFeePpm: number, stableFeePpm: number | undefined): Promise<PoolCreation | null>;
+  /**
+   * What a creation log does not state, read from the pool when it is found (a Balancer pool's
+   * weights and swap fee); null: the pool is none the family serves. Absent: the log says it all.
+   */
+  complete?(call: ViewCall, creation: PoolCreation): Promise<PoolCreation | null>;
   /** Concentrated pools taken up: the pool's view whose first word is its sqrtPriceX96 (slot0, globalState). */
   readonly priceView?: string;
   /** Families whose logs are read against the pool's earlier ones: a chain's decoder, used in place of `decode`. */
