@@ -4,9 +4,12 @@
  * a 50/50 WETH/USDC pool (6 decimals), an 80/20 BAL/WETH pool and a 40/40/20 WBTC (8 decimals) /
  * WETH / USDC pool served as the pair of its first two tokens; joins, exits, swaps both ways, two
  * swaps in one block, swaps touching one of the pair's tokens only, and a protocol swap fee charged
- * on joins and exits. Every figure served (reserves, price, fee, swaps, transactions, USD prices to
+ * on joins and exits, and a restart midway (the service resumes from its store). Every figure served (reserves, price, fee, swaps, transactions, USD prices to
  * the last digit) is compared with the Vault's `getPoolTokens`, the pools' weights and the Vault's logs.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
 import { formatUnits, parseAbiItem, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +45,8 @@ let base = '';
 let bal: BalancerMarket;
 const pools: Pool[] = [];
 let twoSwapBlock = 0;
+/** The data directory, served once midway and again (resumed) at the end. */
+let dir = '';
 
 const SWAP = parseAbiItem('event Swap(bytes32 indexed poolId, address indexed tokenIn, address indexed tokenOut, uint256 amountIn, uint256 amountOut)');
 const CHANGED = parseAbiItem('event PoolBalanceChanged(bytes32 indexed poolId, address indexed liquidityProvider, address[] tokens, int256[] deltas, uint256[] protocolFeeAmounts)');
@@ -86,6 +91,13 @@ beforeAll(async () => {
   // BAL/WETH 80/20 at 5 USD a BAL: BAL's USD price is routed through WETH's.
   const b = await make('BAL/WETH 80/20', [tok.bal, tok.weth], [(E18 * 4n) / 5n, E18 / 5n], E18 / 100n, T0 + 9 * M);
   await bal.init(b.id, b.tokens, amounts(b, { bal: 1_000_000n * E18, weth: (1_250_000n * E18) / 3_000n }), T0 + 9 * M + 5);
+
+  // The service stops here and resumes later from its store: the pools' tokens, which the Vault's
+  // swaps are read against, are rebuilt from the Vault's logs.
+  await mineAt(node, T0 + 9 * M + 30);
+  await node.rpc('evm_mine', []);
+  dir = mkdtempSync(join(tmpdir(), 'evm-balancer-'));
+  await (await backfillAndServe([chainConfig()], T0 + 9 * M + 40, { dir })).close();
   await bal.swap(b.id, tok.weth, tok.bal, 20n * E18, T0 + 10 * M + 10);
   await bal.swap(b.id, tok.bal, tok.weth, 31_337n * E18, T0 + 11 * M + 40);
 
@@ -99,7 +111,18 @@ beforeAll(async () => {
   await mineAt(node, T0 + 17 * M);
   await node.rpc('evm_mine', []);
 
-  const chain = anvilBackfillChain(node, {
+  served = await backfillAndServe([chainConfig()], T0 + 20 * M, { dir });
+  base = served.url;
+}, 120_000);
+
+afterAll(async () => {
+  await served?.close();
+  await node?.stop();
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+});
+
+function chainConfig() {
+  return anvilBackfillChain(node, {
     id: 'ethereum',
     displayName: 'Ethereum',
     startBlock: bal.vaultBlock,
@@ -108,14 +131,7 @@ beforeAll(async () => {
     factories: [{ dexId: 'balancer_v2', name: 'Balancer V2', protocol: 'balancer_v2', address: bal.vault }],
     logBatchBlocks: 7,
   });
-  served = await backfillAndServe([chain], T0 + 20 * M);
-  base = served.url;
-}, 120_000);
-
-afterAll(async () => {
-  await served?.close();
-  await node?.stop();
-});
+}
 
 /** The pool as the Vault holds it: balances of its first two tokens, their weights and decimals. */
 async function truth(p: Pool) {
