@@ -151,7 +151,7 @@ export const RECENT_HASHES = 256;
 const STEP_EVENTS = 8_192;
 /** Headers asked for per JSON-RPC batch. */
 const HEADER_BATCH = 100;
-/** Pools checked at once for being taken up (each a few view calls). */
+/** Pools read at once when found or taken up (each a few view calls). */
 const TAKE_UP_CONCURRENCY = 16;
 const DAY_S = 86_400;
 /** Ranges up to this many blocks have every header read together with their logs. */
@@ -652,15 +652,22 @@ export class ChainFollower {
     const out = new Map<string, CreatedPool>();
     const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig; block: number; weights?: readonly [bigint, bigint] }[] = [];
     const call: ViewCall = (to, data) => viewCall(this.rpc, to, data, 'latest');
+    const creations: { c: PoolCreation; factory: EvmFactoryConfig; block: number }[] = [];
     for (const l of logs) {
       const factory = this.factories.get(l.address.toLowerCase());
       if (!factory || l.removed) continue;
       if (hexNumber(l.blockNumber) < this.factoryStart.get(l.address.toLowerCase())!) continue;
-      const family = FAMILIES[factory.protocol];
-      let c = family.creation(l, factory.feePpm, factory.stableFeePpm);
-      // What the log does not state is read from the pool (a Balancer pool's weights).
-      if (c && family.complete) c = await family.complete(call, c);
-      if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block: hexNumber(l.blockNumber), ...(c.weights ? { weights: c.weights } : {}) });
+      const c = FAMILIES[factory.protocol].creation(l, factory.feePpm, factory.stableFeePpm);
+      if (c) creations.push({ c, factory, block: hexNumber(l.blockNumber) });
+    }
+    // What a log does not state is read from the pool (a Balancer pool's weights), a few pools at once.
+    for (let i = 0; i < creations.length; i += TAKE_UP_CONCURRENCY) {
+      const chunk = creations.slice(i, i + TAKE_UP_CONCURRENCY);
+      const done = await Promise.all(chunk.map(({ c, factory }) => (FAMILIES[factory.protocol].complete?.(call, c) ?? Promise.resolve(c))));
+      chunk.forEach(({ factory, block }, k) => {
+        const c = done[k];
+        if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block, ...(c.weights ? { weights: c.weights } : {}) });
+      });
     }
     await this.readTokens(found.flatMap((f) => [f.t0, f.t1]));
     for (const f of found) {
