@@ -17,6 +17,13 @@
  * and the pool is named by that id. Families with a decoding state (`decoder`) get one per chain,
  * rolled back with the reorganisations; on a restart it is rebuilt from the family's logs before
  * the first step (those logs are decoded again and dropped: ingest already holds their effects).
+ *
+ * A start from recent history (`fromBlock`, or `recentDays` turned into a block by its timestamp on
+ * a first start) reads every log of the pool topics, whatever its address: a pool created before
+ * the start is taken up at its first log once its `factory()` is a configured factory and that
+ * factory's registry names it (families/take-up.ts); its creation is announced under that log's key,
+ * with, for a concentrated pool, its balances and price before that block. Refused addresses are
+ * remembered and never asked about again.
  */
 import { PoolProtocol, type ChainEvent, type EventKey, type Reorg, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
 import { hexNumber, topicAddress, type RpcLog } from './abi.js';
@@ -123,7 +130,6 @@ interface CreatedPool {
 /** A pool taken up (created before the scan's start) and not yet announced: its creation, then its state before its first log. */
 interface TakenUp {
   readonly created: CreatedPool;
-  readonly creation: PoolCreation;
   readonly protocol: PoolProtocol;
   /** Concentrated pools: token balances and sqrtPriceX96 before the block of the first log. */
   readonly balances: readonly [bigint, bigint] | null;
@@ -772,7 +778,7 @@ export class ChainFollower {
     const taken = new Set<string>();
     for (const f of found) {
       const created: CreatedPool = { token0: this.tokens.get(f.creation.token0)!, token1: this.tokens.get(f.creation.token1)!, feePpm: f.creation.feePpm, factory: f.factory };
-      this.takeUps.set(f.pool, { created, creation: f.creation, protocol: f.protocol, balances: f.balances, sqrtPriceX96: f.sqrtPriceX96 });
+      this.takeUps.set(f.pool, { created, protocol: f.protocol, balances: f.balances, sqrtPriceX96: f.sqrtPriceX96 });
       this.pools.set(f.pool, FAMILIES[f.factory.protocol]);
       this.countPool(f.pool, f.factory.address.toLowerCase());
       if (!this.poolBlocks.has(f.pool)) this.poolBlocks.set(f.pool, hexNumber(f.first.blockNumber));
