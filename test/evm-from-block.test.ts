@@ -2,7 +2,8 @@
  * Starting an EVM chain from recent history (`dexdata serve --from-block N`, `--recent DAYS`) on a
  * real anvil with Uniswap v2 and v3 bytecode: pools created before the start block are taken up when
  * they first trade after it (a v2 pair from its Sync, a v3 pool from its token balances and slot0
- * before that block), pools of an unconfigured factory and pools that never trade again are not, and
+ * before that block), pools of an unconfigured factory, a contract that only claims a configured
+ * factory, and pools that never trade again are not, and
  * /stats shows the backfill per network and per factory. Every figure is compared with the
  * contracts' own state read with viem.
  */
@@ -41,6 +42,8 @@ let quietPair: Address;
 let foreignPair: Address;
 /** Created after the start block: found by its creation as usual. */
 let newPair: Address;
+/** Claims the configured v2 factory through its factory() and emits a pair's logs, but the factory's getPair does not name it. */
+let impostor: Address;
 let swapsAfter = { pair: 0, v3: 0, newPair: 0 };
 
 async function v3Swap(usdcIn: boolean, amount: bigint, t: number): Promise<void> {
@@ -102,6 +105,10 @@ beforeAll(async () => {
   await v3Swap(true, 7_000n * E6, t + 240);
   swapsAfter.v3 = 2;
   await market.swap(foreignPair, weth, E18, t + 300);
+  await mineAt(node, t + 310);
+  impostor = await deploy(node, fixtures().ImpostorPair, [market.factory, weth, usdc]);
+  await mineAt(node, t + 311);
+  await send(node, impostor, fixtures().ImpostorPair.abi, 'trade', [10n ** 20n, 10n ** 9n, 10n ** 18n, 10n ** 6n]);
   newPair = await market.createPair(wbtc, weth, t + 360);
   await market.addLiquidity(newPair, wbtc, E8, weth, 20n * E18, t + 361);
   await market.swap(newPair, wbtc, E8 / 10n, t + 400);
@@ -191,9 +198,12 @@ async function expectServedAsChain(s: Served): Promise<void> {
   expect(n.status).toBe(200);
   expect(n.body.transactions).toBe(swapsAfter.newPair);
 
-  // Not taken up: a pair that did not trade after the start, and a pair of a factory not configured.
+  // Not taken up: a pair that did not trade after the start, a pair of a factory not configured, and
+  // a contract whose factory() names the configured factory while the factory's getPair does not name it.
   expect((await pool(s, quietPair)).status).toBe(404);
   expect((await pool(s, foreignPair)).status).toBe(404);
+  expect((await read<Address>(node, impostor, fixtures().ImpostorPair.abi, 'factory')).toLowerCase()).toBe(market.factory.toLowerCase());
+  expect((await pool(s, impostor)).status).toBe(404);
 }
 
 async function expectStats(s: Served): Promise<void> {
