@@ -28,7 +28,7 @@
 import { PoolProtocol, type ChainEvent, type EventKey, type Reorg, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
 import { hexNumber, topicAddress, type RpcLog } from './abi.js';
 import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
-import { FACTORY_TOPICS, FAMILIES, POOL_TOPICS, type FamilyDecoder, type PoolCreation, type ProtocolFamily } from './families/index.js';
+import { FACTORY_TOPICS, FAMILIES, type FamilyDecoder, type PoolCreation, type ProtocolFamily } from './families/index.js';
 import { VIEW, wordOf, type ViewCall } from './families/take-up.js';
 import { createLogReader, MAX_FILTER_ADDRESSES, type LogReader } from './logs.js';
 import { createRpcClient, RpcError, type RpcClient } from './rpc.js';
@@ -162,7 +162,6 @@ const TAKE_UP_CONCURRENCY = 16;
 const DAY_S = 86_400;
 /** Ranges up to this many blocks have every header read together with their logs. */
 const EARLY_HEADER_BLOCKS = 2 * HEADER_BATCH;
-const FACTORY_AND_POOL_TOPICS: readonly string[] = [...FACTORY_TOPICS, ...POOL_TOPICS];
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** Position of a log in its chain: block number times 2^20 plus log index (exact below 2^53). */
@@ -260,6 +259,14 @@ export class ChainFollower {
   /** Pools taken up and not yet announced by their first log (kept across a step read again). */
   private readonly takeUps = new Map<string, TakenUp>();
   private takenUpCount = 0;
+  /**
+   * Topics asked of the node: the factory topics of the configured factories' families, and with
+   * them the pool topics of those families and of the families of pools known from before a restart
+   * (only these decode; a chain that takes pools up asks for them whatever the address).
+   */
+  private readonly factoryTopics: readonly string[];
+  private readonly poolTopics: readonly string[];
+  private readonly factoryAndPoolTopics: readonly string[];
   private readonly recent = new Map<number, string>();
   /** Last block read and its hash: checked again before the next step. */
   private last: { number: number; hash: string } | null = null;
@@ -320,6 +327,10 @@ export class ChainFollower {
       if (p.createdBlock !== undefined) this.poolBlocks.set(p.address.toLowerCase(), p.createdBlock);
     }
     for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address.toLowerCase(), t);
+    const families = new Set<ProtocolFamily>([...[...this.factories.values()].map((f) => FAMILIES[f.protocol]), ...this.pools.values()]);
+    this.factoryTopics = [...new Set([...this.factories.values()].flatMap((f) => FAMILIES[f.protocol].factoryTopics))];
+    this.poolTopics = [...new Set([...families].flatMap((f) => f.poolTopics))];
+    this.factoryAndPoolTopics = [...this.factoryTopics, ...this.poolTopics];
     // The newest block ingested before the restart is checked against the node on the first step.
     const recent = [...(options.resume?.recentBlocks ?? [])].sort((a, b) => a[0] - b[0]);
     for (const [n, h] of recent) this.remember(n, h);
@@ -495,7 +506,7 @@ export class ChainFollower {
     // A chain that takes up pools reads every pool log of the topics, whatever its address.
     const logs = this.logs.read(from, to, {
       address: !this.takesUp && everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
-      topics0: known.length === 0 && this.singletons.size === 0 && !this.takesUp ? FACTORY_TOPICS : FACTORY_AND_POOL_TOPICS,
+      topics0: known.length === 0 && this.singletons.size === 0 && !this.takesUp ? this.factoryTopics : this.factoryAndPoolTopics,
     });
     return { logs, headers };
   }
@@ -519,7 +530,7 @@ export class ChainFollower {
     const fresh = [...created.keys()].filter((p) => this.pools.get(p)?.poolIdTopic === undefined);
     if (fresh.length > 0) {
       const since = Math.min(...factoryLogs.map((l) => hexNumber(l.blockNumber)));
-      const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: POOL_TOPICS })).filter(
+      const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: this.poolTopics })).filter(
         (l) => !l.removed && created.has(this.lower(l.address)),
       );
       // Each list is in chain order as the node returns it: merge them.
