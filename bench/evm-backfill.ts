@@ -5,13 +5,14 @@
  * bytecode, one Swap log each); `solidly` a Solidly volatile WETH/USDC pool and `solidly_stable` a
  * Solidly stable USDC/USDT pool (Aerodrome's Pool compiled from its package's sources);
  * `uniswap_v4` swaps through the PoolManager of @uniswap/v4-core on a pool with a full-range
- * position and 20 narrower ones. The chain is read (1) as raw `eth_getLogs` pages alone, the
+ * position and 20 narrower ones; `balancer_v2` swaps through the Balancer v2 Vault (the bytecode of
+ * @balancer-labs/v2-deployments) on a 50/50 WETH/USDC weighted pool, many steps per `batchSwap`. The chain is read (1) as raw `eth_getLogs` pages alone, the
  * ceiling, and (2) by the whole pipeline: the EVM source, ingest with LMDB commits and two shard
  * threads (the engine as `dexdata serve --source evm` runs it). Prints events/s of both and the ratio.
  * Then (3) the cost of a reorganisation on that chain: the newest blocks are replaced (evm_snapshot /
  * evm_revert) under the live engine and the rollback's phases are printed.
  *
- *   npm run build && node dist/bench/evm-backfill.js [--family uniswap_v2|algebra|solidly|solidly_stable|uniswap_v4] [--swaps N] [--per-tx N] [--batch-blocks N] [--runs N]
+ *   npm run build && node dist/bench/evm-backfill.js [--family uniswap_v2|algebra|solidly|solidly_stable|uniswap_v4|balancer_v2] [--swaps N] [--per-tx N] [--batch-blocks N] [--runs N]
  *
  * A section of `npm run bench` (bench/run.ts). Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
  */
@@ -33,7 +34,7 @@ import type { PoolKey } from '../test/support/evm-v4.js';
 import { deploySolidlyMarket } from '../test/support/solidly.js';
 
 /** The DEX designs whose swaps can fill the chain: the values of `--family`. */
-export const BENCH_FAMILIES = ['uniswap_v2', 'algebra', 'solidly', 'solidly_stable', 'uniswap_v4'] as const;
+export const BENCH_FAMILIES = ['uniswap_v2', 'algebra', 'solidly', 'solidly_stable', 'uniswap_v4', 'balancer_v2'] as const;
 export type BenchFamily = (typeof BENCH_FAMILIES)[number];
 
 export function isBenchFamily(value: string): value is BenchFamily {
@@ -273,6 +274,40 @@ async function v4Market(node: Anvil, t0: number): Promise<Market> {
   };
 }
 
+/** Balancer v2: the Vault, a 50/50 WETH/USDC weighted pool, and batchSwap calls of n steps alternating direction (one Swap log each). */
+async function balancerMarket(node: Anvil, t0: number): Promise<Market> {
+  // Loaded here: it reads @balancer-labs/v2-deployments' bytecode as it loads, which no other family needs.
+  const { BALANCER, deployBalancer } = await import('../test/support/balancer.js');
+  const f = fixtures();
+  let t = t0 + 1;
+  await mineAt(node, t++);
+  const usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 15n * E6]);
+  await mineAt(node, t++);
+  const weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 12n * E18]);
+  const bal = await deployBalancer(node, weth, [usdc, weth], t);
+  t += 10;
+  const pool = await bal.createPool([weth, usdc], [E18 / 2n, E18 / 2n], 3n * 10n ** 15n, t++);
+  const amounts = pool.tokens.map((a) => (a === weth ? 100_000n * E18 : 300_000_000n * E6));
+  await bal.init(pool.id, pool.tokens, amounts, t++);
+  const small = pool.tokens.map((a) => (a === weth ? E18 / 10n : 300n * E6));
+  const funds = { sender: node.account, fromInternalBalance: false, recipient: node.account, toInternalBalance: false };
+  return {
+    factory: { dexId: 'balancer_v2', protocol: 'balancer_v2', address: bal.vault },
+    startBlock: bal.vaultBlock,
+    stablecoins: [usdc],
+    wrappedNative: weth,
+    filter: { address: [bal.vault], topics0: [...FAMILIES.balancer_v2.factoryTopics, ...FAMILIES.balancer_v2.poolTopics] },
+    perTx: 200,
+    eventsPerSwap: 1,
+    events: 'block, pool, mint (join), swap',
+    async churn(n, at) {
+      const steps = Array.from({ length: n }, (_, i) => ({ poolId: pool.id, assetInIndex: BigInt(i % 2), assetOutIndex: BigInt(1 - (i % 2)), amount: small[i % 2]!, userData: '0x' as const }));
+      await mineAt(node, at);
+      await send(node, bal.vault, BALANCER.vault.abi, 'batchSwap', [0, steps, pool.tokens, funds, [2n ** 255n - 1n, 2n ** 255n - 1n], 2n ** 256n - 1n], 60_000_000n);
+    },
+  };
+}
+
 /** The family's market, made in blocks t0 + 1 to t0 + 59 at the latest (the swaps follow from t0 + 72). */
 function deployMarket(node: Anvil, t0: number, family: BenchFamily): Promise<Market> {
   switch (family) {
@@ -280,6 +315,8 @@ function deployMarket(node: Anvil, t0: number, family: BenchFamily): Promise<Mar
       return algebraMarket(node, t0);
     case 'uniswap_v4':
       return v4Market(node, t0);
+    case 'balancer_v2':
+      return balancerMarket(node, t0);
     default:
       return pairMarket(node, t0, family);
   }

@@ -292,6 +292,44 @@ export const NETWORK_FLAGS = {
   rpc: { flag: 'rpc', env: 'DEXDATA_RPC', value: 'URL', help: 'JSON-RPC endpoint of the --network before it (comma-separated fallbacks); one per --network; the environment variable takes them space-separated' },
 } as const;
 
+/**
+ * Where every EVM chain starts on a first start, instead of its factories' deployment blocks (the
+ * chains' `fromBlock` / `recentDays`, which these replace). Pools created earlier are taken up when
+ * they first trade.
+ */
+export const START_FLAGS = {
+  fromBlock: { flag: 'from-block', env: 'DEXDATA_FROM_BLOCK', value: 'N', path: 'fromBlock', help: 'EVM chains: start reading at block N on a first start (pools created before are taken up when they first trade)' },
+  recent: { flag: 'recent', env: 'DEXDATA_RECENT', value: 'DAYS', path: 'recentDays', help: 'EVM chains: start at the first block of the last DAYS days on a first start (found by block timestamp)' },
+} as const;
+
+/** Lays --from-block / --recent (or their variables) over every chain entry; problems pushed to `problems`. */
+function applyStartFlags(chains: unknown, flags: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv, problems: string[]): unknown {
+  const given = Object.values(START_FLAGS)
+    .map((f) => ({ f, value: flags[f.flag] ?? env[f.env] }))
+    .filter((x): x is { f: (typeof START_FLAGS)[keyof typeof START_FLAGS]; value: string } => x.value !== undefined);
+  if (given.length === 0) return chains;
+  if (given.length > 1) {
+    problems.push(`--${START_FLAGS.fromBlock.flag} and --${START_FLAGS.recent.flag}: give one of them, not both`);
+    return chains;
+  }
+  const { f, value } = given[0]!;
+  const n = Number(value);
+  const valid = value.trim() !== '' && Number.isFinite(n) && (f === START_FLAGS.fromBlock ? Number.isInteger(n) && n >= 0 : n > 0);
+  if (!valid) {
+    problems.push(`--${f.flag} must be ${f === START_FLAGS.fromBlock ? 'a block number (an integer >= 0)' : 'a number of days (> 0)'}, got "${value}"`);
+    return chains;
+  }
+  if (!Array.isArray(chains) || chains.length === 0) {
+    problems.push(`--${f.flag} needs EVM chains (--network, or "chains" in the config file)`);
+    return chains;
+  }
+  return chains.map((c: unknown) => {
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) return c;
+    const { fromBlock: _f, recentDays: _r, ...rest } = c as Json;
+    return { ...rest, [f.path]: n };
+  });
+}
+
 /** The networks named by --network / --rpc (or their environment variables); problems pushed to `problems`. */
 function namedNetworks(flags: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv, problems: string[]): NamedNetwork[] {
   const names = (flags[NETWORK_FLAGS.network.flag] ?? env[NETWORK_FLAGS.network.env] ?? '')
@@ -384,7 +422,7 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
     const over = given.find((e): e is Json => typeof e === 'object' && e !== null && (e as Json)['id'] === SOLANA_PRESET.id);
     raw['solana'] = [...given.filter((e) => e !== over), { ...(over ?? {}), id: SOLANA_PRESET.id, rpcUrls: [...solanaNamed[0]!.rpcUrls] }];
   }
-  const chains = applyPresets(raw['chains'], named.filter((n) => n.id !== SOLANA_PRESET.id), problems);
+  const chains = applyStartFlags(applyPresets(raw['chains'], named.filter((n) => n.id !== SOLANA_PRESET.id), problems), flags, env, problems);
   if (chains !== undefined) raw['chains'] = chains;
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {

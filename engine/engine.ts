@@ -324,6 +324,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         tokens_hot: seconds.used,
         tokens_quiet: ingest.registry.tokenCount - seconds.used,
         second_blocks: { total: seconds.total, used: seconds.used, free: seconds.free, touched: seconds.touched, bytes_each: ringBlockBytes(views, 'secondBlock') },
+        ...(source.backfill ? { backfill: source.backfill() } : {}),
         log_head: logHead,
         log_batches_since_snapshot: logSinceSnapshot,
         events_since_snapshot: eventsSinceSnapshot,

@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { createMetricsRegistry } from '../gateway/metrics/registry.js';
 import { METRICS_PATH, startMetricsServer, type MetricsServer } from '../gateway/metrics/server.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, NETWORK_FLAGS, defaultStreamThreads, engineCapacity, listenerPorts, tierPolicy, loadConfig, overrideDefault, snapshotPolicy, type Config } from '../engine/config.js';
+import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, NETWORK_FLAGS, START_FLAGS, defaultStreamThreads, engineCapacity, listenerPorts, tierPolicy, loadConfig, overrideDefault, snapshotPolicy, type Config } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
 import { createLog, errorText, type Log } from '../engine/log.js';
 import type { WriteFault } from '../engine/store/durable.js';
@@ -202,13 +202,14 @@ function addNetworkFlags(cmd: Command): Command {
     }),
   );
   cmd.addOption(new Option(`--${r.flag} <${r.value}>`, `${r.help} (env ${r.env}; default: none)`).argParser(collect));
+  for (const s of Object.values(START_FLAGS)) cmd.addOption(new Option(`--${s.flag} <${s.value}>`, `${s.help} (env ${s.env}; default: the factories' deployment blocks)`));
   return cmd;
 }
 
 /** Parsed config flags as loadConfig takes them: flag name -> text, for the flags given. */
 function configFlags(opts: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const flag of CONFIG_FLAGS) {
+  for (const flag of [...CONFIG_FLAGS, ...Object.values(START_FLAGS).map((s) => s.flag)]) {
     // commander names options in camelCase: --data-dir -> dataDir.
     const v = opts[flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
     if (typeof v === 'string') out[flag] = v;

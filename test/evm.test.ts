@@ -437,7 +437,7 @@ describe('backfill progress', () => {
     const lines: string[] = [];
     await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ stepBlocks: 2 }))], now: () => NOW, log: (l) => lines.push(l), progressIntervalMs: 1 }));
     expect(lines.length).toBeGreaterThan(1);
-    for (const l of lines) expect(l, l).toMatch(/^anvil: backfill at block \d+ of \d+, \d+ blocks\/s, \d+ events\/s, \d+ pools, ETA (\d+ s|unknown)/);
+    for (const l of lines) expect(l, l).toMatch(/^anvil: backfill at block \d+ of \d+, \d+ blocks\/s, \d+ events\/s, \d+ of \d+ blocks done, \d+ pools, ETA (\d+ s|unknown)/);
     expect(lines[lines.length - 1]).toContain(' 0 s');
     const writes: string[] = [];
     const tty = { write: (chunk: string) => writes.push(chunk) } as unknown as NodeJS.WriteStream;

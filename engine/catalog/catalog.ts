@@ -11,7 +11,8 @@
  * The arrays (parts.ts) live in growable SharedArrayBuffers: any thread can `attach` and read by id.
  * The address tables are the writer's own (plain typed arrays): look addresses up on its thread.
  */
-import type { NetworkInfo, PoolCreated, TokenInfo } from '../events/model.js';
+import { PoolProtocol, type NetworkInfo, type PoolCreated, type TokenInfo } from '../events/model.js';
+import { poolWeight, setPoolWeight } from '../state/reserve-price.js';
 import type { EngineViews } from '../state/views.js';
 import type { DexRecord, NetworkRecord, PoolRecord, Store, TokenRecord } from '../store/store.js';
 import { AddressKey, EVM_ADDRESS_BYTES, KeyKind, chainHash, hashBytes, hexPrefixMatch, normalizeAddress } from './address.js';
@@ -431,6 +432,7 @@ export class Catalog {
       feePpm: v.poolFeePpm[p]!,
       createdAt: v.poolCreatedAt[p]!,
       createdBlock: v.poolCreatedBlock[p]!,
+      ...(v.poolProtocol[p] === PoolProtocol.Weighted ? { weights: [poolWeight(v, p, 0).toString(), poolWeight(v, p, 1).toString()] as const } : {}),
     };
   }
 
@@ -640,6 +642,7 @@ export class Catalog {
       feePpm: e.feePpm,
       createdAt: e.timestamp,
       createdBlock: e.key.blockNumber,
+      ...(e.weights ? { weights: [e.weights[0].toString(), e.weights[1].toString()] as const } : {}),
     };
     this.addPool(pool);
     return { pool, tokens };
@@ -748,6 +751,10 @@ export class Catalog {
     v.poolDecimals1[p] = v.tokenDecimals[rec.token1]!;
     v.poolProtocol[p] = rec.protocol;
     v.poolFeePpm[p] = rec.feePpm;
+    if (rec.weights) {
+      setPoolWeight(v, p, 0, BigInt(rec.weights[0]));
+      setPoolWeight(v, p, 1, BigInt(rec.weights[1]));
+    }
     v.poolCreatedAt[p] = rec.createdAt;
     v.poolCreatedBlock[p] = rec.createdBlock;
     v.poolExists[p] = 1;
@@ -1086,6 +1093,9 @@ class PoolEntry implements PoolRecord {
   }
   get createdBlock() {
     return this.catalog.pool(this.id).createdBlock;
+  }
+  get weights() {
+    return this.catalog.pool(this.id).weights;
   }
 }
 

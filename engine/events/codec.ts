@@ -173,6 +173,10 @@ function encodeBody(b: flatbuffers.Builder, e: ChainEvent, ids: IdResolver): [Ev
       FbPoolCreated.addFeePpm(b, e.feePpm);
       FbPoolCreated.addToken0(b, t0);
       FbPoolCreated.addToken1(b, t1);
+      if (e.weights) {
+        FbPoolCreated.addWeight0(b, e.weights[0]);
+        FbPoolCreated.addWeight1(b, e.weights[1]);
+      }
       return [EventBody.PoolCreated, FbPoolCreated.endPoolCreated(b)];
     }
     case 'block': {
@@ -345,6 +349,7 @@ export function decodeBatch(bytes: Uint8Array): { chain: string; events: Decoded
           token1: t1,
           token0Id: t0.id,
           token1Id: t1.id,
+          ...(p.weight0() > 0n ? { weights: [p.weight0(), p.weight1()] as const } : {}),
         });
         break;
       }

@@ -36,6 +36,12 @@ export const PoolProtocol = {
    * price (engine/state/reserve-price.ts).
    */
   SolidlyStable: 2,
+  /**
+   * Weighted pool (Balancer v2): reserves are the pool's balances of its first two tokens, moved by
+   * its swaps and joins and exits; priced at the weighted ratio (B1/w1)/(B0/w0) of those balances and
+   * their normalised weights (engine/state/reserve-price.ts).
+   */
+  Weighted: 3,
 } as const;
 export type PoolProtocol = (typeof PoolProtocol)[keyof typeof PoolProtocol];
 
@@ -62,6 +68,8 @@ export interface PoolCreated {
   readonly feePpm: number;
   readonly token0: TokenInfo;
   readonly token1: TokenInfo;
+  /** Weighted pools: the normalised weights of token 0 and token 1 (1e18 = 100 %). */
+  readonly weights?: readonly [bigint, bigint];
 }
 
 export interface Swap {

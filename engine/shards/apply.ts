@@ -49,7 +49,7 @@ import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
-import { pricedByReserves, reservePrice } from '../state/reserve-price.js';
+import { pricedByReserves, reservePrice, weightRatio } from '../state/reserve-price.js';
 import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
@@ -295,7 +295,7 @@ export class ShardWriter {
     this.normaliseReserves(p);
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
-    if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
+    if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
     this.reprice(p, e.timestamp(), false);
     this.updatePriceChanges(p, v.priceUsd0[p]!);
     this.seqPool(p);
@@ -334,7 +334,7 @@ export class ShardWriter {
       this.moveReserve(p, 0, e.amount0(this.u128)!, kind === 2);
       this.moveReserve(p, 1, e.amount1(this.u128)!, kind === 2);
       this.normaliseReserves(p);
-      if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
+      if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
     }
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
@@ -371,7 +371,7 @@ export class ShardWriter {
     this.moveReserve(p, 0, e.amount0(this.u128)!, (flags & ReserveDeltaFlags.Amount0Negative) !== 0);
     this.moveReserve(p, 1, e.amount1(this.u128)!, (flags & ReserveDeltaFlags.Amount1Negative) !== 0);
     this.normaliseReserves(p);
-    if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
+    if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
@@ -419,7 +419,7 @@ export class ShardWriter {
       const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
       if (sqrt > 0) v.ratio[p] = ((sqrt * sqrt) * d0) / d1;
     } else if (v.reserve0[p]! > 0) {
-      v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!);
+      v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
     }
 
     const base1 = this.reprice(p, t, true);

@@ -20,6 +20,8 @@ export interface Source {
   readonly time: number;
   /** Per chain ingest health (sources reading a remote node); shown by /health. */
   health?(): readonly object[];
+  /** Per chain backfill progress (sources reading a remote node); shown by /stats as `backfill`. */
+  backfill?(): readonly object[];
   close?(): Promise<void>;
   /**
    * The source's whole state as of `time`, kept with each snapshot; a source made from it goes on

@@ -20,7 +20,8 @@
  * significant digits, in plain notation (decimal.js: never a float's noise).
  */
 import { Decimal } from 'decimal.js';
-import { pricedByReserves, reservePriceFraction } from './reserve-price.js';
+import { PoolProtocol } from '../events/model.js';
+import { poolWeight, pricedByReserves, reservePriceFraction } from './reserve-price.js';
 import type { EngineViews } from './views.js';
 
 /** Significant digits of a shown price. */
@@ -82,7 +83,9 @@ export function exactPrice(v: EngineViews, t: number, hops = 0): Decimal {
   if (r0 === 0n || r1 === 0n) return floatDecimal(routedPriceUsd(v, t));
   // Token 0 in token 1 as an exact fraction of the raw reserves (engine/state/reserve-price.ts):
   // the reserves' ratio, or a stable curve's marginal price.
-  const [num, den] = reservePriceFraction(v.poolProtocol[route]!, r0, r1, v.poolDecimals0[route]!, v.poolDecimals1[route]!);
+  const protocol = v.poolProtocol[route]!;
+  const weighted = protocol === PoolProtocol.Weighted;
+  const [num, den] = reservePriceFraction(protocol, r0, r1, v.poolDecimals0[route]!, v.poolDecimals1[route]!, weighted ? poolWeight(v, route, 0) : 1n, weighted ? poolWeight(v, route, 1) : 1n);
   const [over, under] = tokenIs0 ? [num, den] : [den, num];
   return new Exact(over.toString()).div(new Exact(under.toString())).mul(otherPrice);
 }

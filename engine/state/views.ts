@@ -171,6 +171,8 @@ export class EngineViews {
   /** 0 constant product, 1 concentrated, 2 Solidly stable curve (events/model.ts PoolProtocol). */
   readonly poolProtocol: Uint8Array;
   readonly poolFeePpm: Uint32Array;
+  /** Weighted pools: normalised weights of token 0 and token 1 (1e18 = 100 %) as u64, 4 words per pool: w0 low, w0 high, w1 low, w1 high; 0 for others. */
+  readonly poolWeights: Uint32Array;
   readonly poolCreatedAt: Float64Array;
   readonly poolCreatedBlock: Float64Array;
 
@@ -342,6 +344,7 @@ export class EngineViews {
     this.poolDecimals1 = pool('poolDecimals1', Uint8Array, ingest);
     this.poolProtocol = pool('poolProtocol', Uint8Array, ingest);
     this.poolFeePpm = pool('poolFeePpm', Uint32Array, ingest);
+    this.poolWeights = pool('poolWeights', Uint32Array, { stride: 4, ...ingest });
     this.poolCreatedAt = pool('poolCreatedAt', Float64Array, ingest);
     this.poolCreatedBlock = pool('poolCreatedBlock', Float64Array, ingest);
 

@@ -57,6 +57,8 @@ export interface PoolRecord {
   readonly feePpm: number;
   readonly createdAt: number;
   readonly createdBlock: number;
+  /** Weighted pools: the normalised weights of token 0 and token 1 as decimal integers (1e18 = 100 %). */
+  readonly weights?: readonly [string, string] | undefined;
 }
 
 /** Per-chain ingest position: the last on-chain event key and the last block event accepted. */

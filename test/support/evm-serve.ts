@@ -23,12 +23,18 @@ export interface ServedChains {
   close(): Promise<void>;
 }
 
-export async function backfillAndServe(chains: readonly EvmChainConfig[], now: number): Promise<ServedChains> {
-  const dir = mkdtempSync(join(tmpdir(), 'evm-served-'));
+/** `dir`: a data directory to resume from and leave in place (a restart); a fresh one, removed on close, otherwise. */
+export async function backfillAndServe(chains: readonly EvmChainConfig[], now: number, options: { dir?: string } = {}): Promise<ServedChains> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'evm-served-'));
   const store = openStore(dir);
   const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
   const shards = new LocalShards(views, store);
   const ingest = new Ingest(store, views, shards);
+  if (options.dir !== undefined) {
+    // A restart, as the engine makes one: the catalog from the store, then the log applied again.
+    ingest.registry.load(store);
+    await ingest.replay();
+  }
   const source = createEvmSource({ chains, store, now: () => now, progressIntervalMs: 0 });
   await ingest.registerNetworks(source.networks);
   for (let i = 0; i < 100 && !source.followers.every((x) => x.caughtUp); i++) await (await ingest.ingest(await source.advance(now))).applied;
@@ -40,7 +46,7 @@ export async function backfillAndServe(chains: readonly EvmChainConfig[], now: n
     async close() {
       await gateway.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -169,7 +169,7 @@ export const PANCAKE_V3_POOL = packageArtifact('@pancakeswap/v3-core/artifacts/c
 
 let compiled: Record<string, Artifact> | null = null;
 
-type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn' | 'V4Churn' | 'PoolCodeDeployer' | 'AlgebraChurn';
+type FixtureName = 'TestToken' | 'Bytes32Token' | 'BareToken' | 'V3Caller' | 'V2Churn' | 'V4Churn' | 'PoolCodeDeployer' | 'AlgebraChurn' | 'ImpostorPair';
 
 /** The fixture source, from test/support (vitest) or dist/test/support (compiled, for the bench). */
 function fixtureSource(): string {
@@ -183,7 +183,7 @@ function fixtureSource(): string {
   throw new Error('test/fixtures/evm/Tokens.sol not found');
 }
 
-/** TestToken, Bytes32Token, BareToken, V3Caller, V2Churn, V4Churn, PoolCodeDeployer and AlgebraChurn from test/fixtures/evm/Tokens.sol. */
+/** TestToken, Bytes32Token, BareToken, V3Caller, V2Churn, V4Churn, PoolCodeDeployer, AlgebraChurn and ImpostorPair from test/fixtures/evm/Tokens.sol. */
 export function fixtures(): Record<FixtureName, Artifact> {
   if (!compiled) {
     const source = fixtureSource();

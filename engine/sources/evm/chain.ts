@@ -17,14 +17,22 @@
  * and the pool is named by that id. Families with a decoding state (`decoder`) get one per chain,
  * rolled back with the reorganisations; on a restart it is rebuilt from the family's logs before
  * the first step (those logs are decoded again and dropped: ingest already holds their effects).
+ *
+ * A start from recent history (`fromBlock`, or `recentDays` turned into a block by its timestamp on
+ * a first start) reads every log of the pool topics, whatever its address: a pool created before
+ * the start is taken up at its first log once its `factory()` is a configured factory and that
+ * factory's registry names it (families/take-up.ts); its creation is announced under that log's key,
+ * with, for a concentrated pool, its balances and price before that block. Refused addresses are
+ * remembered and never asked about again.
  */
-import { PoolProtocol, type ChainEvent, type Reorg, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
+import { PoolProtocol, type ChainEvent, type EventKey, type Reorg, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
 import { hexNumber, topicAddress, type RpcLog } from './abi.js';
 import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
-import { FACTORY_TOPICS, FAMILIES, POOL_TOPICS, type FamilyDecoder, type ProtocolFamily } from './families/index.js';
+import { FACTORY_TOPICS, FAMILIES, type FamilyDecoder, type PoolCreation, type ProtocolFamily } from './families/index.js';
+import { VIEW, wordOf, type ViewCall } from './families/take-up.js';
 import { createLogReader, MAX_FILTER_ADDRESSES, type LogReader } from './logs.js';
 import { createRpcClient, RpcError, type RpcClient } from './rpc.js';
-import { NATIVE_ADDRESS, nativeMetadata, readTokenMetadata, tokenInfo, tokenRole, type TokenMetadata } from './tokens.js';
+import { NATIVE_ADDRESS, nativeMetadata, readTokenMetadata, tokenInfo, tokenRole, viewCall, type TokenMetadata } from './tokens.js';
 
 export class ChainIdMismatchError extends Error {
   override readonly name = 'ChainIdMismatchError';
@@ -63,11 +71,15 @@ export interface ChainResume {
 
 export interface ChainProgress {
   readonly chain: string;
+  /** The block this run's scan started at (its first block to read). */
+  readonly startBlock: number;
   readonly nextBlock: number;
   /** Last confirmed block seen at the node. */
   readonly safeBlock: number;
   readonly caughtUp: boolean;
   readonly pools: number;
+  /** Pools created before the scan's start, taken up at their first log (a start from recent history). */
+  readonly takenUp: number;
   readonly events: number;
   readonly logRangeBlocks: number;
   readonly rangeSplits: number;
@@ -85,6 +97,7 @@ export interface ChainProgress {
 export interface FactoryProgress {
   readonly dexId: string;
   readonly startBlock: number;
+  /** Pools found so far: created in the blocks read, or taken up at their first log. */
   readonly pools: number;
 }
 
@@ -110,6 +123,17 @@ interface CreatedPool {
   readonly token1: TokenInfo;
   readonly feePpm: number;
   readonly factory: EvmFactoryConfig;
+  /** Weighted pools: token 0's and token 1's normalised weights (the family's `complete`). */
+  readonly weights?: readonly [bigint, bigint];
+}
+
+/** A pool taken up (created before the scan's start) and not yet announced: its creation, then its state before its first log. */
+interface TakenUp {
+  readonly created: CreatedPool;
+  readonly protocol: PoolProtocol;
+  /** Concentrated pools: token balances and sqrtPriceX96 before the block of the first log. */
+  readonly balances: readonly [bigint, bigint] | null;
+  readonly sqrtPriceX96: bigint;
 }
 
 /** The requests of one step's range, in flight. */
@@ -133,9 +157,11 @@ export const RECENT_HASHES = 256;
 const STEP_EVENTS = 8_192;
 /** Headers asked for per JSON-RPC batch. */
 const HEADER_BATCH = 100;
+/** Pools read at once when found or taken up (each a few view calls). */
+const TAKE_UP_CONCURRENCY = 16;
+const DAY_S = 86_400;
 /** Ranges up to this many blocks have every header read together with their logs. */
 const EARLY_HEADER_BLOCKS = 2 * HEADER_BATCH;
-const FACTORY_AND_POOL_TOPICS: readonly string[] = [...FACTORY_TOPICS, ...POOL_TOPICS];
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** Position of a log in its chain: block number times 2^20 plus log index (exact below 2^53). */
@@ -218,6 +244,29 @@ export class ChainFollower {
   private readonly poolFactory = new Map<string, string>();
   private readonly factoryPools = new Map<string, number>();
   private readonly tokens = new Map<string, TokenInfo>();
+  /** Per configured factory (lowercase): the first block whose pool creations are read. */
+  private readonly factoryStart = new Map<string, number>();
+  /** The chain starts from recent history (fromBlock, recentDays): pools created before it are taken up at their first log. */
+  private readonly takesUp: boolean;
+  /** Topics of the pool logs that may reveal a pool to take up: the configured families' that can. */
+  private readonly takeUpTopics = new Set<string>();
+  /** recentDays still to be turned into a block (a first start, before the first step). */
+  private recentPending: boolean;
+  /** First block of this run's scan. */
+  private scanStart: number;
+  /** Addresses found to be no pool of a configured factory (never asked again). */
+  private readonly refused = new Set<string>();
+  /** Pools taken up and not yet announced by their first log (kept across a step read again). */
+  private readonly takeUps = new Map<string, TakenUp>();
+  private takenUpCount = 0;
+  /**
+   * Topics asked of the node: the factory topics of the configured factories' families, and with
+   * them the pool topics of those families and of the families of pools known from before a restart
+   * (only these decode; a chain that takes pools up asks for them whatever the address).
+   */
+  private readonly factoryTopics: readonly string[];
+  private readonly poolTopics: readonly string[];
+  private readonly factoryAndPoolTopics: readonly string[];
   private readonly recent = new Map<number, string>();
   /** Last block read and its hash: checked again before the next step. */
   private last: { number: number; hash: string } | null = null;
@@ -254,12 +303,21 @@ export class ChainFollower {
       });
     this.logs = createLogReader(this.rpc, options.config.logBatchBlocks);
     this.stepSize = Math.min(options.config.stepBlocks, options.config.logBatchBlocks);
+    const from = options.config.fromBlock;
     for (const f of options.config.factories) {
+      const family = FAMILIES[f.protocol];
       this.factories.set(f.address.toLowerCase(), f);
-      if (FAMILIES[f.protocol].poolIdTopic !== undefined) this.singletons.set(f.address.toLowerCase(), FAMILIES[f.protocol]);
+      this.factoryStart.set(f.address.toLowerCase(), Math.max(f.startBlock ?? options.config.startBlock, from ?? 0));
+      if (family.poolIdTopic !== undefined) this.singletons.set(f.address.toLowerCase(), family);
+      else if (family.takeUp) for (const t of family.poolTopics) this.takeUpTopics.add(t);
     }
-    const firstBlock = Math.min(options.config.startBlock, ...options.config.factories.map((f) => f.startBlock ?? options.config.startBlock));
+    const deployed = Math.min(options.config.startBlock, ...options.config.factories.map((f) => f.startBlock ?? options.config.startBlock));
+    const firstBlock = from !== undefined ? Math.max(deployed, from) : deployed;
     this.nextBlock = Math.max(firstBlock, options.resume?.nextBlock ?? 0);
+    this.takesUp = from !== undefined || options.config.recentDays !== undefined;
+    // A resumed chain goes on from its checkpoint: recentDays is turned into a block on a first start only.
+    this.recentPending = options.config.recentDays !== undefined && !((options.resume?.nextBlock ?? 0) > 0);
+    this.scanStart = this.nextBlock;
     for (const p of options.resume?.pools ?? []) {
       const family = this.familyOf(p);
       if (!family) continue;
@@ -269,6 +327,10 @@ export class ChainFollower {
       if (p.createdBlock !== undefined) this.poolBlocks.set(p.address.toLowerCase(), p.createdBlock);
     }
     for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address.toLowerCase(), t);
+    const families = new Set<ProtocolFamily>([...[...this.factories.values()].map((f) => FAMILIES[f.protocol]), ...this.pools.values()]);
+    this.factoryTopics = [...new Set([...this.factories.values()].flatMap((f) => FAMILIES[f.protocol].factoryTopics))];
+    this.poolTopics = [...new Set([...families].flatMap((f) => f.poolTopics))];
+    this.factoryAndPoolTopics = [...this.factoryTopics, ...this.poolTopics];
     // The newest block ingested before the restart is checked against the node on the first step.
     const recent = [...(options.resume?.recentBlocks ?? [])].sort((a, b) => a[0] - b[0]);
     for (const [n, h] of recent) this.remember(n, h);
@@ -306,10 +368,12 @@ export class ChainFollower {
   progress(): ChainProgress {
     return {
       chain: this.config.id,
+      startBlock: this.scanStart,
       nextBlock: this.nextBlock,
       safeBlock: this.safeBlock,
       caughtUp: this.caughtUp,
       pools: this.pools.size,
+      takenUp: this.takenUpCount,
       events: this.events,
       logRangeBlocks: this.logs.rangeBlocks,
       rangeSplits: this.logs.splits,
@@ -318,7 +382,7 @@ export class ChainFollower {
       rpcLastSuccessAt: this.rpc.stats.lastSuccessAt,
       reorgs: this.reorgs,
       lastReorgBlock: this.lastReorgBlock,
-      factories: [...this.factories].map(([address, f]) => ({ dexId: f.dexId, startBlock: f.startBlock ?? this.config.startBlock, pools: this.factoryPools.get(address) ?? 0 })),
+      factories: [...this.factories].map(([address, f]) => ({ dexId: f.dexId, startBlock: this.factoryStart.get(address)!, pools: this.factoryPools.get(address) ?? 0 })),
     };
   }
 
@@ -332,6 +396,7 @@ export class ChainFollower {
       if (id !== this.config.chainId) throw new ChainIdMismatchError(`${this.config.id}: the node at ${this.config.rpcUrls[0]} serves chain id ${id}, the configuration says ${this.config.chainId}`);
       this.chainChecked = true;
     }
+    if (this.recentPending) await this.startFromRecent();
     if (this.replayFrom >= 0) await this.replay();
     let result: StepResult;
     if (this.prefetched) {
@@ -415,6 +480,7 @@ export class ChainFollower {
       if (block <= fork) continue;
       this.poolBlocks.delete(pool);
       this.pools.delete(pool);
+      this.takeUps.delete(pool);
       this.forgetPool(pool);
     }
     this.last = { number: fork, hash: toHash };
@@ -437,25 +503,34 @@ export class ChainFollower {
     for (const [pool, family] of this.pools) if (family.poolIdTopic === undefined) known.push(pool);
     const everything = [...factories, ...known];
     const headers = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
+    // A chain that takes up pools reads every pool log of the topics, whatever its address.
     const logs = this.logs.read(from, to, {
-      address: everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
-      topics0: known.length === 0 && this.singletons.size === 0 ? FACTORY_TOPICS : FACTORY_AND_POOL_TOPICS,
+      address: !this.takesUp && everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
+      topics0: known.length === 0 && this.singletons.size === 0 && !this.takesUp ? this.factoryTopics : this.factoryAndPoolTopics,
     });
     return { logs, headers };
   }
 
   private async read(from: number, to: number, requests: StepFetch): Promise<{ events: ChainEvent[]; time: number } | null> {
     const factoryLogs: RpcLog[] = [];
-    let all = this.keep(await requests.logs, factoryLogs);
+    const raw = await requests.logs;
+    const unknown = this.takesUp ? new Map<string, RpcLog>() : null;
+    let all = this.keep(raw, factoryLogs, unknown);
     // The pools a factory creates in this range get a second query of their own (from their
     // creation on), so nothing of theirs is missed.
     const created = await this.discoverPools(factoryLogs);
+    if (unknown !== null && unknown.size > 0) {
+      for (const p of created.keys()) unknown.delete(p);
+      // Pools created before the scan's start, met at their first log: theirs are read from the same answer.
+      const taken = await this.takeUpPools(unknown);
+      if (taken.size > 0) all = mergeByPosition(all, raw.filter((l) => !l.removed && taken.has(this.lower(l.address))));
+    }
     // A singleton's pool logs were kept whatever their pool: those of pools still unknown go.
     if (this.singletons.size > 0) all = all.filter((l) => this.poolOf(l) !== null);
     const fresh = [...created.keys()].filter((p) => this.pools.get(p)?.poolIdTopic === undefined);
     if (fresh.length > 0) {
       const since = Math.min(...factoryLogs.map((l) => hexNumber(l.blockNumber)));
-      const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: POOL_TOPICS })).filter(
+      const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: this.poolTopics })).filter(
         (l) => !l.removed && created.has(this.lower(l.address)),
       );
       // Each list is in chain order as the node returns it: merge them.
@@ -507,7 +582,7 @@ export class ChainFollower {
    * The logs worth decoding, in their order: those of known pools, and pool creations by the
    * factories (also collected into `factoryLogs`); removed logs are dropped.
    */
-  private keep(logs: readonly RpcLog[], factoryLogs: RpcLog[]): RpcLog[] {
+  private keep(logs: readonly RpcLog[], factoryLogs: RpcLog[], unknown: Map<string, RpcLog> | null): RpcLog[] {
     const out: RpcLog[] = [];
     for (let i = 0; i < logs.length; i++) {
       const l = logs[i]!;
@@ -520,6 +595,7 @@ export class ChainFollower {
         out.push(l);
         factoryLogs.push(l);
       } else if (this.pools.has(a)) out.push(l);
+      else if (unknown !== null && this.takeUpTopics.has(l.topics[0]!) && !unknown.has(a) && !this.refused.has(a)) unknown.set(a, l);
     }
     return out;
   }
@@ -591,15 +667,40 @@ export class ChainFollower {
   /** Registers the pools created by these factory logs, reading their tokens' metadata; returns their creation data. */
   private async discoverPools(logs: readonly RpcLog[]): Promise<Map<string, CreatedPool>> {
     const out = new Map<string, CreatedPool>();
-    const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig; block: number }[] = [];
+    const found: { pool: string; t0: string; t1: string; feePpm: number; factory: EvmFactoryConfig; block: number; weights?: readonly [bigint, bigint] }[] = [];
+    const call: ViewCall = (to, data) => viewCall(this.rpc, to, data, 'latest');
+    const creations: { c: PoolCreation; factory: EvmFactoryConfig; block: number }[] = [];
     for (const l of logs) {
       const factory = this.factories.get(l.address.toLowerCase());
       if (!factory || l.removed) continue;
-      if (hexNumber(l.blockNumber) < (factory.startBlock ?? 0)) continue;
+      if (hexNumber(l.blockNumber) < this.factoryStart.get(l.address.toLowerCase())!) continue;
       const c = FAMILIES[factory.protocol].creation(l, factory.feePpm, factory.stableFeePpm);
-      if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block: hexNumber(l.blockNumber) });
+      if (c) creations.push({ c, factory, block: hexNumber(l.blockNumber) });
     }
-    const missing = [...new Set(found.flatMap((f) => [f.t0, f.t1]))].filter((t) => !this.tokens.has(t));
+    // What a log does not state is read from the pool (a Balancer pool's weights), a few pools at once.
+    for (let i = 0; i < creations.length; i += TAKE_UP_CONCURRENCY) {
+      const chunk = creations.slice(i, i + TAKE_UP_CONCURRENCY);
+      const done = await Promise.all(chunk.map(({ c, factory }) => (FAMILIES[factory.protocol].complete?.(call, c) ?? Promise.resolve(c))));
+      chunk.forEach(({ factory, block }, k) => {
+        const c = done[k];
+        if (c) found.push({ pool: c.pool, t0: c.token0, t1: c.token1, feePpm: c.feePpm, factory, block, ...(c.weights ? { weights: c.weights } : {}) });
+      });
+    }
+    await this.readTokens(found.flatMap((f) => [f.t0, f.t1]));
+    for (const f of found) {
+      out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory, ...(f.weights ? { weights: f.weights } : {}) });
+      this.pools.set(f.pool, FAMILIES[f.factory.protocol]);
+      this.decoderOf(FAMILIES[f.factory.protocol]);
+      this.countPool(f.pool, f.factory.address.toLowerCase());
+      if (!this.poolBlocks.has(f.pool)) this.poolBlocks.set(f.pool, f.block);
+    }
+    return out;
+  }
+
+  /** Reads the metadata of the tokens not known yet. */
+  private async readTokens(addresses: readonly string[]): Promise<void> {
+    const missing = [...new Set(addresses)].filter((t) => !this.tokens.has(t));
+    if (missing.length === 0) return;
     // The native token (address zero, Uniswap v4's native currency) is named after the wrapped one: no call to address zero.
     const wrapped = (): Promise<TokenMetadata> => {
       const w = this.tokens.get(this.config.wrappedNative.toLowerCase());
@@ -607,14 +708,107 @@ export class ChainFollower {
     };
     const metas = await Promise.all(missing.map((t) => (t === NATIVE_ADDRESS ? wrapped().then(nativeMetadata) : readTokenMetadata(this.rpc, t))));
     missing.forEach((t, i) => this.tokens.set(t, tokenInfo(t, metas[i]!, tokenRole(t, this.config.stablecoins, this.config.wrappedNative, this.config.pegged))));
-    for (const f of found) {
-      out.set(f.pool, { token0: this.tokens.get(f.t0)!, token1: this.tokens.get(f.t1)!, feePpm: f.feePpm, factory: f.factory });
-      this.pools.set(f.pool, FAMILIES[f.factory.protocol]);
-      this.decoderOf(FAMILIES[f.factory.protocol]);
-      this.countPool(f.pool, f.factory.address.toLowerCase());
-      if (!this.poolBlocks.has(f.pool)) this.poolBlocks.set(f.pool, f.block);
+  }
+
+  /**
+   * Turns recentDays into the first block to read: the first block whose timestamp is at or after
+   * now minus those days, by a binary search over block headers (about 25 requests on a long chain).
+   */
+  private async startFromRecent(): Promise<void> {
+    const days = this.config.recentDays!;
+    const since = Math.floor(this.now() - days * DAY_S);
+    const timeOf = async (n: number): Promise<number> => {
+      const h = await this.rpc.request<BlockHeader | null>('eth_getBlockByNumber', [hex(n), false]);
+      if (!h) throw new RpcError(`${this.config.id}: block ${n} not found at the node`, 0, true);
+      return hexNumber(h.timestamp);
+    };
+    let lo = 0;
+    let hi = hexNumber(await this.rpc.request<string>('eth_blockNumber', []));
+    if ((await timeOf(hi)) < since) lo = hi;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if ((await timeOf(mid)) >= since) hi = mid;
+      else lo = mid + 1;
     }
-    return out;
+    this.nextBlock = Math.max(this.nextBlock, lo);
+    this.scanStart = this.nextBlock;
+    for (const [a, b] of this.factoryStart) this.factoryStart.set(a, Math.max(b, lo));
+    this.recentPending = false;
+    this.log(`${this.config.id}: starting ${days} day${days === 1 ? '' : 's'} back, at block ${this.nextBlock} (first block at or after ${new Date(since * 1000).toISOString()}); pools created before it are taken up when they first trade`);
+  }
+
+  /**
+   * Takes up the pools of these addresses (each with its first log of the range) that a configured
+   * factory created before the scan's start: the pool's `factory()` must be one configured whose family
+   * emits the log's topic, and that factory's registry must name the pool (take-up.ts). A
+   * concentrated pool's token balances and price before the block of its first log are read too
+   * (`eth_call` at that block's parent), so that its reserves are its balances from then on.
+   * Returns the pools taken up; the others are never asked about again.
+   */
+  private async takeUpPools(unknown: ReadonlyMap<string, RpcLog>): Promise<Set<string>> {
+    const call: ViewCall = (to, data) => viewCall(this.rpc, to, data, 'latest');
+    const found: { pool: string; first: RpcLog; factory: EvmFactoryConfig; creation: PoolCreation; protocol: PoolProtocol; balances: readonly [bigint, bigint] | null; sqrtPriceX96: bigint }[] = [];
+    const check = async (pool: string, first: RpcLog): Promise<void> => {
+      const f = await call(pool, VIEW.factory);
+      const factoryAddress = f !== null && f.length >= 66 ? `0x${f.slice(26, 66)}`.toLowerCase() : '';
+      const factory = this.factories.get(factoryAddress);
+      const family = factory ? FAMILIES[factory.protocol] : undefined;
+      if (!factory || !family?.takeUp || family.poolIdTopic !== undefined || !family.poolTopics.includes(first.topics[0]!)) {
+        this.refused.add(pool);
+        return;
+      }
+      const creation = await family.takeUp(call, pool, factoryAddress, factory.feePpm, factory.stableFeePpm);
+      if (creation === null) {
+        this.refused.add(pool);
+        return;
+      }
+      const protocol = creation.protocol ?? family.poolProtocol;
+      let balances: readonly [bigint, bigint] | null = null;
+      let sqrtPriceX96 = 0n;
+      if (protocol === PoolProtocol.Concentrated) {
+        // The state before the first log's block: its logs then move it as they would have.
+        const before = hex(hexNumber(first.blockNumber) - 1);
+        const [b0, b1, price] = await Promise.all([
+          viewCall(this.rpc, creation.token0, VIEW.balanceOf + wordOf(pool), before),
+          viewCall(this.rpc, creation.token1, VIEW.balanceOf + wordOf(pool), before),
+          family.priceView !== undefined ? viewCall(this.rpc, pool, family.priceView, before) : Promise.resolve(null),
+        ]);
+        if (b0 === null || b1 === null) {
+          this.log(`${this.config.id}: pool ${pool} (${factory.dexId}) not taken up: its token balances at block ${hexNumber(before)} could not be read (the node may keep no state that old)`);
+          this.refused.add(pool);
+          return;
+        }
+        balances = [BigInt(b0.slice(0, 66)), BigInt(b1.slice(0, 66))];
+        sqrtPriceX96 = price !== null && price.length >= 66 ? BigInt(price.slice(0, 66)) & ((1n << 160n) - 1n) : 0n;
+      }
+      found.push({ pool, first, factory, creation, protocol, balances, sqrtPriceX96 });
+    };
+    const entries = [...unknown];
+    for (let i = 0; i < entries.length; i += TAKE_UP_CONCURRENCY) await Promise.all(entries.slice(i, i + TAKE_UP_CONCURRENCY).map(([pool, first]) => check(pool, first)));
+    await this.readTokens(found.flatMap((f) => [f.creation.token0, f.creation.token1]));
+    const taken = new Set<string>();
+    for (const f of found) {
+      const created: CreatedPool = { token0: this.tokens.get(f.creation.token0)!, token1: this.tokens.get(f.creation.token1)!, feePpm: f.creation.feePpm, factory: f.factory };
+      this.takeUps.set(f.pool, { created, protocol: f.protocol, balances: f.balances, sqrtPriceX96: f.sqrtPriceX96 });
+      this.pools.set(f.pool, FAMILIES[f.factory.protocol]);
+      this.countPool(f.pool, f.factory.address.toLowerCase());
+      if (!this.poolBlocks.has(f.pool)) this.poolBlocks.set(f.pool, hexNumber(f.first.blockNumber));
+      this.takenUpCount++;
+      taken.add(f.pool);
+    }
+    if (taken.size > 0) this.log(`${this.config.id}: took up ${taken.size} pool${taken.size === 1 ? '' : 's'} created before block ${this.scanStart} at ${taken.size === 1 ? 'its' : 'their'} first trade (${this.takenUpCount} so far)`);
+    return taken;
+  }
+
+  /** A pool taken up and not yet announced: its creation, then its state before this, its first log (same key). */
+  private announce(pool: string, key: EventKey, timestamp: number, out: ChainEvent[]): void {
+    const t = this.takeUps.get(pool);
+    if (t === undefined) return;
+    this.takeUps.delete(pool);
+    const c = t.created;
+    out.push({ kind: 'pool_created', key, timestamp, pool, dexId: c.factory.dexId, factory: c.factory.address.toLowerCase(), protocol: t.protocol, feePpm: c.feePpm, token0: c.token0, token1: c.token1 });
+    if (t.balances !== null && (t.balances[0] > 0n || t.balances[1] > 0n)) out.push({ kind: 'reserve_delta', key, timestamp, pool, amount0: t.balances[0], amount1: t.balances[1] });
+    if (t.sqrtPriceX96 > 0n) out.push({ kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96: t.sqrtPriceX96 });
   }
 
   /** The pool a log is of: its address, or for a singleton's pool log the id in its topic; null when the pool is unknown. */
@@ -645,6 +839,7 @@ export class ChainFollower {
     if (pool === null) return;
     const family = this.pools.get(pool);
     if (family) {
+      if (this.takeUps.size > 0) this.announce(pool, key, timestamp, out);
       const decoder = this.decoderOf(family);
       if (decoder) decoder.decode(l, key, timestamp, pool, this.address, out);
       else {
@@ -671,6 +866,7 @@ export class ChainFollower {
       feePpm: c.feePpm,
       token0: c.token0,
       token1: c.token1,
+      ...(c.weights ? { weights: c.weights } : {}),
     });
     // A singleton's creation log is also the new pool's first log (its starting price).
     if (factoryFamily.poolIdTopic !== undefined) {

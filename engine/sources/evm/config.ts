@@ -40,6 +40,14 @@ export const EvmChainSchema = z
     blockTimeSeconds: z.number().positive().max(3_600).default(12),
     /** First block scanned (the factories' deployment block is a good choice). */
     startBlock: z.number().int().min(0).default(0),
+    /**
+     * Start from recent history: the first block read on a first start (factories deployed later
+     * start at their own block). Pools created before it are taken up when they first trade, once
+     * their `factory()` is found to be one configured here.
+     */
+    fromBlock: z.number().int().min(0).optional(),
+    /** Start from the last this many days: the first block at or after now minus them, found by its timestamp on a first start (as fromBlock otherwise). */
+    recentDays: z.number().positive().max(36_500).optional(),
     /** Blocks behind the head that are ingested: only blocks at least this deep are read. */
     confirmations: z.number().int().min(0).max(10_000).default(12),
     /** Blocks per `eth_getLogs` request to start with; halved when the node refuses a range, regrown on success. */
@@ -64,6 +72,7 @@ export const EvmChainSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.fromBlock !== undefined && c.recentDays !== undefined) ctx.addIssue({ code: 'custom', path: ['recentDays'], message: 'give fromBlock or recentDays, not both' });
     const stable = new Set(c.stablecoins.map((a) => a.toLowerCase()));
     c.pegged.forEach((a, i) => {
       if (!stable.has(a.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['pegged', i], message: `${a} is not one of the chain's stablecoins` });

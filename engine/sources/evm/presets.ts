@@ -15,7 +15,7 @@
 import type { EvmProtocol } from './config.js';
 import { SOLANA_PRESET } from '../solana/preset.js';
 
-export const PRESETS_VERSION = 2;
+export const PRESETS_VERSION = 3;
 
 /** Where an address or block number was read. */
 const SRC = {
@@ -32,6 +32,8 @@ const SRC = {
   circleUsdc: 'Circle, USDC contract addresses (developers.circle.com)',
   uniswapV4SdkCore: '@uniswap/sdk-core 7.19.4 (src/addresses.ts, v4PoolManagerAddress)',
   v4AfterV3: 'start block: the same network\'s Uniswap v3 factory start block, a lower bound (v4 was deployed years after v3)',
+  balancerVault: '@balancer-labs/v2-deployments 3.2.0 (dist/tasks/20210418-vault/output/<network>.json, Vault)',
+  balancerBeforeVault: 'start block: a block before the Vault\'s deployment task (2021-04-18) reached the network (a lower bound)',
 } as const;
 
 export interface PresetToken {
@@ -85,6 +87,8 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x5C69bEe701ef814a2B6a3EDD4B1652CB9cc5aA6f', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 10_000_834, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x1F98431c8aD98523631AE4a59f267346ea31F984', startBlock: 12_369_621, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3Subgraph}` },
       { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x000000000004444c5dc75cB358380D2e3dE08A90', startBlock: 12_369_621, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
+      // Uniswap v2's start block (May 2020), before the Vault's deployment.
+      { dexId: 'balancer_v2', name: 'Balancer V2', protocol: 'balancer_v2', address: '0xBA12222222228d8Ba445958a75a0704d566BF2C8', startBlock: 10_000_834, source: `${SRC.balancerVault}; ${SRC.balancerBeforeVault}` },
     ],
   },
   {
@@ -137,6 +141,8 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x1F98431c8aD98523631AE4a59f267346ea31F984', startBlock: 165, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3SubgraphNetworks}` },
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0xf1D7CC64Fb4452F05c498126312eBE29f30Fbcf9', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 150_442_611, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
       { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x360E68faCcca8cA495c1B759Fd9EEe466db9FB32', startBlock: 165, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
+      // Uniswap v3's start block (deployed as the network launched), before the Vault's.
+      { dexId: 'balancer_v2', name: 'Balancer V2', protocol: 'balancer_v2', address: '0xBA12222222228d8Ba445958a75a0704d566BF2C8', startBlock: 165, source: `${SRC.balancerVault}; ${SRC.balancerBeforeVault}` },
     ],
   },
   {
@@ -152,6 +158,7 @@ export const NETWORK_PRESETS: readonly NetworkPreset[] = [
       { dexId: 'uniswap_v3', name: 'Uniswap V3', protocol: 'uniswap_v3', address: '0x1F98431c8aD98523631AE4a59f267346ea31F984', startBlock: 0, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV3SubgraphNetworks}` },
       { dexId: 'uniswap_v2', name: 'Uniswap V2', protocol: 'uniswap_v2', address: '0x0c3c1c532F1e39EdF36BE9Fe0bE1410313E074Bf', feePpm: UNISWAP_V2_FEE_PPM, startBlock: 112_197_986, source: `${SRC.uniswapSdkCore}; ${SRC.uniswapV2Subgraph}` },
       { dexId: 'uniswap_v4', name: 'Uniswap V4', protocol: 'uniswap_v4', address: '0x9a13F98Cb987694C9F086b1F5eB990EeA8264Ec3', startBlock: 0, source: `${SRC.uniswapV4SdkCore}; ${SRC.v4AfterV3}` },
+      { dexId: 'balancer_v2', name: 'Balancer V2', protocol: 'balancer_v2', address: '0xBA12222222228d8Ba445958a75a0704d566BF2C8', startBlock: 0, source: `${SRC.balancerVault}; ${SRC.balancerBeforeVault}` },
     ],
   },
   {

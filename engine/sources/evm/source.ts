@@ -29,6 +29,24 @@ export interface EvmSource extends Source {
   /** Per chain: position, rates and RPC health (`nodeDownSince`: Unix ms, null while the node answers). */
   progress(): (ChainProgress & { readonly nodeDownSince: number | null })[];
   health(): SourceHealth[];
+  /** Per chain, what /stats shows of the backfill: blocks done of total, pools found per factory. */
+  backfill(): BackfillProgress[];
+}
+
+/** One chain's backfill as /stats shows it (wire names). */
+export interface BackfillProgress {
+  readonly chain: string;
+  readonly state: 'backfilling' | 'live';
+  /** First block of this run's scan, the next block to read and the newest confirmed block seen (-1 before the first poll). */
+  readonly start_block: number;
+  readonly next_block: number;
+  readonly safe_block: number;
+  readonly blocks_done: number;
+  readonly blocks_total: number;
+  readonly pools: number;
+  /** Pools created before the start block, taken up at their first log. */
+  readonly pools_taken_up: number;
+  readonly factories: readonly { readonly dex_id: string; readonly start_block: number; readonly pools: number }[];
 }
 
 /** One chain's ingest health as /health and `dexdata status` show it. */
@@ -90,7 +108,6 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
   const networks: NetworkInfo[] = options.chains.map(networkInfo);
   const progressMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
   const started = performance.now();
-  const startBlocks = followers.map((f) => f.progress().nextBlock);
   let lastProgress = started;
   let allCaughtUp = false;
   /** Per chain: Unix ms since when its node is unreachable, null while it answers. */
@@ -102,8 +119,8 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
     if (bar) {
       const parts = followers.map((f, i) => {
         const p = f.progress();
-        const total = Math.max(1, p.safeBlock + 1 - startBlocks[i]!);
-        const done = Math.min(total, p.nextBlock - startBlocks[i]!);
+        const total = Math.max(1, p.safeBlock + 1 - p.startBlock);
+        const done = Math.min(total, p.nextBlock - p.startBlock);
         const width = 20;
         const filled = Math.round((width * done) / total);
         const bps = done / Math.max(elapsed, 1e-3);
@@ -113,15 +130,15 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
       bar.write(`\r${parts.join('  ')}\x1b[K${allCaughtUp ? '\n' : ''}`);
       return;
     }
-    for (const [i, f] of followers.entries()) {
+    for (const f of followers) {
       const p = f.progress();
-      const done = p.nextBlock - startBlocks[i]!;
+      const done = p.nextBlock - p.startBlock;
       const left = Math.max(0, p.safeBlock + 1 - p.nextBlock);
       const bps = done / Math.max(elapsed, 1e-3);
       const eta = bps > 0 ? Math.round(left / bps) : NaN;
       log(
         `${p.chain}: backfill at block ${p.nextBlock - 1} of ${p.safeBlock}, ${Math.round(bps)} blocks/s, ${Math.round(p.events / Math.max(elapsed, 1e-3))} events/s, ` +
-          `${p.pools} pools, ETA ${Number.isFinite(eta) ? `${eta} s` : 'unknown'}${p.rpcRetries > 0 ? `, ${p.rpcRetries} RPC retries` : ''}; ${factoryProgress(p)}`,
+          `${p.nextBlock - p.startBlock} of ${Math.max(0, p.safeBlock + 1 - p.startBlock)} blocks done, ${p.pools} pools${p.takenUp > 0 ? ` (${p.takenUp} taken up at their first trade)` : ''}, ETA ${Number.isFinite(eta) ? `${eta} s` : 'unknown'}${p.rpcRetries > 0 ? `, ${p.rpcRetries} RPC retries` : ''}; ${factoryProgress(p)}`,
       );
     }
   };
@@ -131,6 +148,23 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
     networks,
     followers,
     progress: () => followers.map((f, i) => ({ ...f.progress(), nodeDownSince: down[i] ?? null })),
+    backfill: () =>
+      followers.map((f): BackfillProgress => {
+        const p = f.progress();
+        const total = p.safeBlock < 0 ? 0 : Math.max(0, p.safeBlock + 1 - p.startBlock);
+        return {
+          chain: p.chain,
+          state: p.caughtUp ? 'live' : 'backfilling',
+          start_block: p.startBlock,
+          next_block: p.nextBlock,
+          safe_block: p.safeBlock,
+          blocks_done: Math.min(total, p.nextBlock - p.startBlock),
+          blocks_total: total,
+          pools: p.pools,
+          pools_taken_up: p.takenUp,
+          factories: p.factories.map((x) => ({ dex_id: x.dexId, start_block: x.startBlock, pools: x.pools })),
+        };
+      }),
     health: () =>
       followers.map((f, i): SourceHealth => {
         const p = f.progress();

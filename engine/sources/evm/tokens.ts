@@ -28,7 +28,7 @@ export interface TokenMetadata {
 }
 
 /** The answer of a view call, or null when the call reverts or the contract lacks the function. */
-async function call(rpc: RpcClient, to: string, data: string, block: string): Promise<string | null> {
+export async function viewCall(rpc: RpcClient, to: string, data: string, block: string): Promise<string | null> {
   try {
     const out = await rpc.request<string>('eth_call', [{ to, data }, block]);
     return typeof out === 'string' && out.length > 2 ? out : null;
@@ -40,10 +40,10 @@ async function call(rpc: RpcClient, to: string, data: string, block: string): Pr
 
 export async function readTokenMetadata(rpc: RpcClient, address: string, block: string = 'latest'): Promise<TokenMetadata> {
   const [name, symbol, decimals, supply] = await Promise.all([
-    call(rpc, address, SELECTORS.name, block),
-    call(rpc, address, SELECTORS.symbol, block),
-    call(rpc, address, SELECTORS.decimals, block),
-    call(rpc, address, SELECTORS.totalSupply, block),
+    viewCall(rpc, address, SELECTORS.name, block),
+    viewCall(rpc, address, SELECTORS.symbol, block),
+    viewCall(rpc, address, SELECTORS.decimals, block),
+    viewCall(rpc, address, SELECTORS.totalSupply, block),
   ]);
   const sym = (symbol && decodeStringOrBytes32(symbol)) || `${address.slice(0, 8)}`;
   let dec = DEFAULT_DECIMALS;

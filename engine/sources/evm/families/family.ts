@@ -19,6 +19,7 @@
  */
 import type { ChainEvent, EventKey, PoolProtocol } from '../../../events/model.js';
 import type { RpcLog } from '../words.js';
+import type { ViewCall } from './take-up.js';
 
 /** An event of the family's contracts: its canonical signature and topic (keccak-256 of the signature). */
 export interface FamilyEvent {
@@ -36,6 +37,8 @@ export interface PoolCreation {
   readonly feePpm: number;
   /** The pool's pricing model when the creation log chooses it (a Solidly stable pool); the family's `poolProtocol` when absent. */
   readonly protocol?: PoolProtocol;
+  /** Weighted pools: the normalised weights of token 0 and token 1 (1e18 = 100 %). */
+  readonly weights?: readonly [bigint, bigint];
 }
 
 export interface ProtocolFamily {
@@ -66,6 +69,19 @@ export interface ProtocolFamily {
    * is also the pool's first log. Absent: each pool is a contract whose logs come from its address.
    */
   readonly poolIdTopic?: number;
+  /**
+   * A pool created before the chain's scan starts (a start from recent history), met at its first
+   * log: its creation data read from the pool and checked with `factory`'s registry (take-up.ts);
+   * null when the factory does not name it. Absent: such pools of the family are not taken up.
+   */
+  takeUp?(call: ViewCall, pool: string, factory: string, defaultFeePpm: number, stableFeePpm: number | undefined): Promise<PoolCreation | null>;
+  /**
+   * What a creation log does not state, read from the pool when it is found (a Balancer pool's
+   * weights and swap fee); null: the pool is none the family serves. Absent: the log says it all.
+   */
+  complete?(call: ViewCall, creation: PoolCreation): Promise<PoolCreation | null>;
+  /** Concentrated pools taken up: the pool's view whose first word is its sqrtPriceX96 (slot0, globalState). */
+  readonly priceView?: string;
   /** Families whose logs are read against the pool's earlier ones: a chain's decoder, used in place of `decode`. */
   decoder?(): FamilyDecoder;
 }

@@ -4,6 +4,7 @@
  * `protocol` values, the topics asked for and TOPICS follow from this list.
  */
 import { algebra } from './algebra/index.js';
+import { balancerV2 } from './balancer-v2/index.js';
 import type { ProtocolFamily } from './family.js';
 import { pancakeswapV3 } from './pancakeswap-v3/index.js';
 import { solidly } from './solidly/index.js';
@@ -18,6 +19,7 @@ export const FAMILIES = {
   algebra,
   solidly,
   uniswap_v4: uniswapV4,
+  balancer_v2: balancerV2,
 } as const satisfies Record<string, ProtocolFamily>;
 
 export type EvmProtocol = keyof typeof FAMILIES;

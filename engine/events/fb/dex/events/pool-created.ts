@@ -61,7 +61,7 @@ factory(optionalEncoding?:any):string|Uint8Array|null {
 }
 
 /**
- * 0 constant product, 1 concentrated liquidity, 2 Solidly stable curve.
+ * 0 constant product, 1 concentrated liquidity, 2 Solidly stable curve, 3 weighted (Balancer).
  */
 protocol():number {
   const offset = this.bb!.__offset(this.bb_pos, 16);
@@ -83,8 +83,21 @@ token1(obj?:TokenInfo):TokenInfo|null {
   return offset ? (obj || new TokenInfo()).__init(this.bb!.__indirect(this.bb_pos + offset), this.bb!) : null;
 }
 
+/**
+ * Weighted pools: the normalised weights of token 0 and token 1, 1e18 = 100 % (0 otherwise).
+ */
+weight0():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 24);
+  return offset ? this.bb!.readUint64(this.bb_pos + offset) : BigInt('0');
+}
+
+weight1():bigint {
+  const offset = this.bb!.__offset(this.bb_pos, 26);
+  return offset ? this.bb!.readUint64(this.bb_pos + offset) : BigInt('0');
+}
+
 static startPoolCreated(builder:flatbuffers.Builder) {
-  builder.startObject(10);
+  builder.startObject(12);
 }
 
 static addKey(builder:flatbuffers.Builder, keyOffset:flatbuffers.Offset) {
@@ -125,6 +138,14 @@ static addToken0(builder:flatbuffers.Builder, token0Offset:flatbuffers.Offset) {
 
 static addToken1(builder:flatbuffers.Builder, token1Offset:flatbuffers.Offset) {
   builder.addFieldOffset(9, token1Offset, 0);
+}
+
+static addWeight0(builder:flatbuffers.Builder, weight0:bigint) {
+  builder.addFieldInt64(10, weight0, BigInt('0'));
+}
+
+static addWeight1(builder:flatbuffers.Builder, weight1:bigint) {
+  builder.addFieldInt64(11, weight1, BigInt('0'));
 }
 
 static endPoolCreated(builder:flatbuffers.Builder):flatbuffers.Offset {

@@ -18,6 +18,7 @@
  * configured `feePpm`: the pool's fee changes over time (`Fee` events) and is not followed.
  */
 import { topicAddress, wordAddress } from '../../words.js';
+import { pairRegistryAlgebra, takeUpBy, VIEW } from '../take-up.js';
 import { concentratedFamily } from '../uniswap-v3/index.js';
 
 export const EVENTS = {
@@ -48,4 +49,7 @@ export const algebra = concentratedFamily('algebra', V3_SWAP, EVENTS, {
   swap2: EVENTS.algebraSwapFees,
   burn2: EVENTS.algebraBurnFee,
   collectProtocol: false,
+  // Pools of the factory's own deployer (custom pools are registered by deployer and are not taken up).
+  takeUp: takeUpBy(pairRegistryAlgebra),
+  priceView: VIEW.globalState,
 });

@@ -17,6 +17,7 @@
 import { PoolProtocol } from '../../../../events/model.js';
 import { topicAddress, wordAddress } from '../../words.js';
 import type { ProtocolFamily } from '../family.js';
+import { stableRegistry, takeUpBy } from '../take-up.js';
 import { decodeReservePool } from '../uniswap-v2/index.js';
 
 /** The factory's default fee of stable pools (5 bps), in millionths, when the configuration names none. */
@@ -70,4 +71,5 @@ export const solidly: ProtocolFamily = {
   },
   // Its Swap, Sync, Mint and Burn carry Uniswap v2's fields (Swap's recipient a topic, not last).
   decode: decodeReservePool(T),
+  takeUp: takeUpBy(stableRegistry, (stable) => (stable ? PoolProtocol.SolidlyStable : PoolProtocol.ConstantProduct)),
 };

@@ -7,6 +7,7 @@
 import { PoolProtocol } from '../../../../events/model.js';
 import { topicAddress, word, wordAddress } from '../../words.js';
 import type { ProtocolFamily } from '../family.js';
+import { pairRegistry, takeUpBy } from '../take-up.js';
 
 export const EVENTS = {
   /** UniswapV2Factory `PairCreated(address indexed token0, address indexed token1, address pair, uint256)` */
@@ -74,4 +75,5 @@ export const uniswapV2: ProtocolFamily = {
     return { pool: wordAddress(l.data, 0), token0: topicAddress(l.topics[1]!), token1: topicAddress(l.topics[2]!), feePpm: defaultFeePpm };
   },
   decode: decodeReservePool(T),
+  takeUp: takeUpBy(pairRegistry),
 };

@@ -13,6 +13,7 @@
 import { PoolProtocol } from '../../../../events/model.js';
 import { signed, topicAddress, word, wordAddress, type RpcLog } from '../../words.js';
 import type { FamilyEvent, PoolCreation, ProtocolFamily } from '../family.js';
+import { feeTierRegistry, takeUpBy, VIEW } from '../take-up.js';
 
 export const EVENTS = {
   /** UniswapV3Factory `PoolCreated(address indexed token0, address indexed token1, uint24 indexed fee, int24 tickSpacing, address pool)` */
@@ -44,6 +45,9 @@ export interface ConcentratedDesign {
   readonly burn2?: FamilyEvent;
   /** The pool has Uniswap v3's CollectProtocol (true by default). */
   readonly collectProtocol?: boolean;
+  /** Taking up pools created before the scan's start (take-up.ts): Uniswap v3's `fee()` and `getPool`, `slot0()` unless told. */
+  readonly takeUp?: ProtocolFamily['takeUp'];
+  readonly priceView?: string;
 }
 
 /**
@@ -70,6 +74,8 @@ export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: R
     events: extraEvents,
     factoryTopics: design.factoryTopics ?? [created],
     poolTopics,
+    takeUp: design.takeUp ?? takeUpBy(feeTierRegistry),
+    priceView: design.priceView ?? VIEW.slot0,
     creation:
       design.creation ??
       ((l) => {
