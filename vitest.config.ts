@@ -5,7 +5,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * Files that run for a minute or more (each starts real services and waits on their backfills):
  * started first, so that on two workers the suite does not end waiting on one of them alone.
  */
-const LONG_FIRST = ['test/service.test.ts', 'test/proxy.test.ts', 'test/streams-service.test.ts', 'test/store-records.test.ts', 'test/cli.test.ts', 'test/simulator-large.test.ts'];
+const LONG_FIRST = ['test/service.test.ts', 'test/proxy.test.ts', 'test/streams-service.test.ts', 'test/evm-from-block.test.ts', 'test/store-records.test.ts', 'test/cli.test.ts', 'test/simulator-large.test.ts'];
 
 class LongFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
