@@ -128,6 +128,29 @@ describe('the explorer served by the service', () => {
     expect(JSON.parse(rebound.bytes.toString()).key).toBeNull();
   });
 
+  it('lets web pages call the REST and stream hosts (CORS), and leaves answers to other clients as they were', async () => {
+    const session = (await (await fetch(`${service!.url}/explorer/session`)).json()) as { ports: Record<string, number> };
+    const at = (role: string, path: string) => `http://127.0.0.1:${session.ports[role]}${path}`;
+    const origin = { origin: service!.url };
+    for (const url of [at('paidRest', '/networks'), at('freeStream', '/sse/reserves'), at('paidStream', '/sse/transactions')]) {
+      const r = await fetch(url, { method: 'OPTIONS', headers: { ...origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization,last-event-id' } });
+      expect(r.status, url).toBe(204);
+      expect(r.headers.get('access-control-allow-origin'), url).toBe('*');
+      expect(r.headers.get('access-control-allow-headers'), url).toContain('Authorization');
+      expect(r.headers.get('access-control-allow-headers'), url).toContain('Last-Event-ID');
+    }
+    const page = await fetch(`${service!.url}/networks`, { headers: origin });
+    expect(page.headers.get('access-control-allow-origin')).toBe('*');
+    expect(page.headers.get('access-control-expose-headers')).toContain('X-Api-Plan');
+    // A refusal reaches the page too (here: no key for the swap stream).
+    const refused = await fetch(at('freeStream', `/sse/transactions?method=pool&chain=${NETWORK}&address=x`), { headers: origin });
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    // Without Origin: no CORS header, and OPTIONS that is no preflight is still a 404.
+    expect((await fetch(`${service!.url}/networks`)).headers.get('access-control-allow-origin')).toBeNull();
+    expect((await fetch(`${service!.url}/networks`, { method: 'OPTIONS' })).status).toBe(404);
+  });
+
   it('browses: a pool searched and opened, its chart drawn from the REST candles, trades live, the interval switched, a token opened; no console error', async (ctx) => {
     if (skipReason !== null) {
       process.stdout.write(`skipped: ${skipReason}\n`);

@@ -126,10 +126,14 @@ function storedKey(): StoredKey | null {
   }
 }
 
+async function readSession(): Promise<Session> {
+  const res = await fetch('/explorer/session', { cache: 'no-store' });
+  return (await res.json()) as Session;
+}
+
 /** Reads the session and picks the key: one entered before, else the explorer's, else none. */
 export async function start(): Promise<void> {
-  const res = await fetch('/explorer/session', { cache: 'no-store' });
-  session = (await res.json()) as Session;
+  session = await readSession();
   const stored = storedKey();
   if (stored !== null) setAccess(accessFor(stored.key, 'entered', stored.plan));
   else if (session.key !== null) setAccess(accessFor(session.key, 'explorer', session.plan ?? 'explorer'));
@@ -154,6 +158,25 @@ export async function enterKey(key: string): Promise<Access> {
   return current;
 }
 
+let renewing: Promise<void> | null = null;
+
+/**
+ * The explorer's key was refused (the service was restarted, or the operator gave its account a new
+ * key): the session is read again, and the pages start over with the key it hands now.
+ */
+export function renewExplorerKey(): void {
+  if (current.source !== 'explorer' || renewing !== null) return;
+  renewing = readSession()
+    .then((s) => {
+      session = s;
+      if (s.key !== current.key) setAccess(s.key !== null ? accessFor(s.key, 'explorer', s.plan ?? 'explorer') : accessFor(null, 'none', 'keyless'));
+    })
+    .catch(() => undefined)
+    .finally(() => {
+      renewing = null;
+    });
+}
+
 /** Forgets the entered key: back to the explorer's key, or none. */
 export function forgetKey(): void {
   localStorage.removeItem(STORAGE_KEY);
@@ -163,10 +186,16 @@ export function forgetKey(): void {
 
 async function fetchJson<T>(rest: string, path: string, key: string | null, signal?: AbortSignal): Promise<T> {
   const res = await fetch(`${rest}${path}`, { headers: key ? { Authorization: key } : {}, ...(signal ? { signal } : {}) });
-  const body = (await res.json()) as unknown;
+  let body: unknown = null;
+  try {
+    body = await res.json();
+  } catch {
+    if (res.ok) throw new Error(`the service answered ${path} with something other than JSON`);
+  }
   if (!res.ok) {
     const retry = Number(res.headers.get('retry-after') ?? 0);
     const err = new ServiceError(res.status, (body ?? {}) as Record<string, unknown>, Number.isFinite(retry) ? retry : 0);
+    if (res.status === 401 && key === current.key) renewExplorerKey();
     if (res.status === 429) noticeHandler(`Rate limited on the ${current.plan} plan: ${err.message}`);
     else if (res.status === 402) noticeHandler(`Credits used up on the ${current.plan} plan: ${err.message}`);
     throw err;

@@ -4,7 +4,7 @@
  * what was missed) and an exponential backoff. A refusal (4xx) ends it, except 429, which is retried
  * after its Retry-After.
  */
-import { access, type Access } from './api.js';
+import { access, renewExplorerKey, type Access } from './api.js';
 
 export interface StreamEvent {
   readonly event: string;
@@ -67,6 +67,7 @@ export function openStream(path: string, handlers: StreamHandlers, body?: unknow
         await wait(Math.max(1, Number(res.headers.get('retry-after') ?? 5)) * 1000);
         return 'again';
       }
+      if (res.status === 401 && a.key === access().key) renewExplorerKey();
       handlers.onState?.(res.status >= 500 ? 'retrying' : 'stopped', message);
       return res.status >= 500 ? 'again' : 'stop';
     }
