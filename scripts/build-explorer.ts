@@ -78,8 +78,10 @@ async function main(): Promise<void> {
   const firstGzip = first.reduce((a, f) => a + (sizes.get(f)?.gzip ?? 0), 0);
   const firstBr = first.reduce((a, f) => a + (sizes.get(f)?.br ?? 0), 0);
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
-  for (const [f, s] of sizes) process.stdout.write(`explorer: ${f} ${kb(s.raw)} (gzip ${kb(s.gzip)}, brotli ${kb(s.br)})\n`);
-  process.stdout.write(`explorer: first page ${kb(firstGzip)} gzip, ${kb(firstBr)} brotli; built in ${Math.round(performance.now() - started)} ms\n`);
+  // Every file's weight with --verbose; one line otherwise (npm start and npm test build first).
+  if (process.argv.includes('--verbose')) for (const [f, s] of sizes) process.stdout.write(`explorer: ${f} ${kb(s.raw)} (gzip ${kb(s.gzip)}, brotli ${kb(s.br)})\n`);
+  const total = [...sizes.values()].reduce((a, s) => a + s.gzip, 0);
+  process.stdout.write(`explorer: bundled into dist/explorer/ in ${Math.round(performance.now() - started)} ms: first page ${kb(firstGzip)} gzip (${kb(firstBr)} brotli), everything ${kb(total)} gzip\n`);
   if (firstGzip > FIRST_PAGE_BUDGET_BYTES) throw new Error(`explorer build: the first page weighs ${kb(firstGzip)} gzip, over the ${kb(FIRST_PAGE_BUDGET_BYTES)} budget`);
 }
 

@@ -64,6 +64,45 @@ function raw(url: string, headers: Record<string, string> = {}): Promise<RawAnsw
   });
 }
 
+/**
+ * What fails the page's accessibility checks: text whose contrast with the background behind it is
+ * under 4.5:1 (WCAG AA), form controls and buttons without an accessible name.
+ */
+async function accessibilityProblems(page: Page): Promise<string[]> {
+  const { problems, texts } = await page.evaluate(() => {
+    const problems: string[] = [];
+    let texts = 0;
+    const rgb = (c: string): number[] => (c.match(/[\d.]+/g) ?? []).map(Number);
+    const luminance = ([r, g, b]: number[]): number => {
+      const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
+    };
+    const background = (el: Element | null): number[] => {
+      for (; el !== null; el = el.parentElement) {
+        const c = rgb(getComputedStyle(el).backgroundColor);
+        if (c.length === 3 || (c.length === 4 && c[3]! > 0.9)) return c.slice(0, 3);
+      }
+      return [255, 255, 255];
+    };
+    for (const el of document.querySelectorAll('body *')) {
+      const own = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '');
+      if (!own || (el as HTMLElement).offsetParent === null || el.closest('.sr-only, .chart, .skip')) continue;
+      texts++;
+      const fg = luminance(rgb(getComputedStyle(el).color));
+      const bg = luminance(background(el));
+      const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+      if (ratio < 4.5) problems.push(`contrast ${ratio.toFixed(2)}: ${el.tagName.toLowerCase()}.${el.className} "${el.textContent!.trim().slice(0, 30)}"`);
+    }
+    for (const el of document.querySelectorAll<HTMLElement>('input:not([type=hidden]), select, button, a[href]')) {
+      const labelled = (el as HTMLInputElement).labels?.length || el.getAttribute('aria-label') || el.textContent!.trim() || el.closest('label');
+      if (!labelled) problems.push(`no accessible name: ${el.outerHTML.slice(0, 80)}`);
+    }
+    return { problems, texts };
+  });
+  if (texts < 20) problems.push(`only ${texts} texts checked`);
+  return problems;
+}
+
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   skipReason = ensureChromium();
@@ -176,6 +215,10 @@ describe('the explorer served by the service', () => {
       await page.locator('section[aria-labelledby="pools-h"] table').waitFor();
       await expect.poll(() => page.locator('summary').first().textContent()).toBe('Key: explorer plan');
       await page.screenshot({ path: join(ARTIFACTS, '1-home.png'), fullPage: true });
+      // The keyboard starts at the skip link, which leads to the content.
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      expect(await accessibilityProblems(page)).toEqual([]);
 
       // Search the pool by its address, as a reader pasting it would.
       await page.getByRole('searchbox', { name: /Search pools and tokens/ }).fill(pool.id.slice(0, 12));
@@ -183,6 +226,7 @@ describe('the explorer served by the service', () => {
       const result = page.locator(`main table a[href="/explorer/pools/${NETWORK}/${pool.id}"]`);
       await result.waitFor();
       await page.screenshot({ path: join(ARTIFACTS, '2-search.png'), fullPage: true });
+      expect(await accessibilityProblems(page)).toEqual([]);
 
       const candlesAnswer = page.waitForResponse((r) => r.url().includes(`/pools/${pool.id}/ohlcv`) && r.url().includes('interval=1m'));
       await result.click();
@@ -202,6 +246,7 @@ describe('the explorer served by the service', () => {
       await expect.poll(() => chart.getAttribute('data-live-updates'), { timeout: 10_000 }).not.toBe('0');
       await expect.poll(() => page.locator('.headline .live').getAttribute('class')).toBe('live on');
       await page.screenshot({ path: join(ARTIFACTS, '3-pool-live.png'), fullPage: true });
+      expect(await accessibilityProblems(page)).toEqual([]);
 
       // Another interval, chosen with the keyboard: the chart is drawn again from its own REST answer.
       const fiveMinutes = page.waitForResponse((r) => r.url().includes(`/pools/${pool.id}/ohlcv`) && r.url().includes('interval=5m'));

@@ -17,6 +17,8 @@ export interface Candle {
 }
 
 const UP = '#3fb950';
+/** Below this many candles the chart does not stretch them over its width. */
+const FEW_CANDLES = 60;
 const DOWN = '#f85149';
 
 export class CandleChart {
@@ -63,7 +65,12 @@ export class CandleChart {
     this.updates = 0;
     this.candles.setData(this.bars.map((c) => this.bar(c)));
     this.volumes.setData(this.bars.map((c) => this.volumeBar(c)));
-    this.chart.timeScale().fitContent();
+    // A long run fills the width; a few candles keep a candle's width, the newest at the right.
+    if (this.bars.length >= FEW_CANDLES) this.chart.timeScale().fitContent();
+    else {
+      this.chart.timeScale().applyOptions({ barSpacing: 14 });
+      this.chart.timeScale().scrollToRealTime();
+    }
     this.describe();
   }
 
@@ -115,6 +122,9 @@ export class CandleChart {
   }
 
   private describe(): void {
+    // The library's attribution is a logo link: give it a name for screen readers.
+    const logo = this.container.querySelector('a[href*="tradingview.com"]');
+    if (logo !== null && !logo.hasAttribute('aria-label')) logo.setAttribute('aria-label', 'TradingView Lightweight Charts (the chart library)');
     const d = this.container.dataset;
     const last = this.bars[this.bars.length - 1];
     d['candles'] = String(this.bars.length);
