@@ -38,15 +38,19 @@ export function link(href: string, ...children: Child[]): HTMLAnchorElement {
   return h('a', { href }, ...children);
 }
 
-/** A table with a caption (visually hidden when `hiddenCaption`), header cells and rows. */
-export function table(caption: string, headers: readonly (string | readonly [string, string])[], rows: readonly HTMLTableRowElement[], hiddenCaption = true): HTMLTableElement {
-  return h(
+/**
+ * A table with a caption (visually hidden when `hiddenCaption`), header cells and rows, in a box
+ * that scrolls sideways when the screen is narrower than the table.
+ */
+export function table(caption: string, headers: readonly (string | readonly [string, string])[], rows: readonly HTMLTableRowElement[], hiddenCaption = true): HTMLDivElement {
+  const t = h(
     'table',
     null,
     h('caption', { class: hiddenCaption ? 'sr-only' : null }, caption),
     h('thead', null, h('tr', null, headers.map((x) => (typeof x === 'string' ? h('th', { scope: 'col' }, x) : h('th', { scope: 'col', class: x[1] }, x[0]))))),
     h('tbody', null, rows),
   );
+  return h('div', { class: 'tw' }, t);
 }
 
 /** A table cell; `num` right-aligns it with tabular figures. */

@@ -36,7 +36,7 @@ export async function networkPage(main: HTMLElement, scope: Scope, network: stri
       ),
     );
     const info = r.page_info;
-    const pager = h(
+    const pager = info.total_pages <= 1 ? null : h(
       'div',
       { class: 'pager' },
       h('button', { type: 'button', disabled: info.page <= 1, onclick: () => void showDexes(info.page - 1) }, '← Previous'),

@@ -104,8 +104,7 @@ export async function searchPage(main: HTMLElement, scope: Scope, params: URLSea
   );
   const text = h('input', { id: 'f-q', name: 'q', type: 'search', value: q, placeholder: 'Name, symbol or address', autocomplete: 'off' });
   const networkSelect = select('f-network', 'network', [['', 'All networks']], network);
-  const dexSelect = select('f-dex', 'dex', [['', 'All DEXes']], params.get('dex') ?? '');
-  dexSelect.disabled = network === '' || kind !== 'pools';
+  const dexSelect = select('f-dex', 'dex', [['', 'All DEXes']], '');
   const orders = kind === 'pools' ? POOL_ORDERS : TOKEN_ORDERS;
   const order = orders.some(([v]) => v === params.get('order_by')) ? params.get('order_by')! : 'volume_usd_24h';
   const orderSelect = select('f-order', 'order_by', orders, order);
@@ -136,9 +135,21 @@ export async function searchPage(main: HTMLElement, scope: Scope, params: URLSea
     submit();
   });
   for (const radio of kindGroup.querySelectorAll('input')) radio.addEventListener('change', () => submit());
-  networkSelect.addEventListener('change', () => {
-    dexSelect.value = '';
-  });
+  // The DEXes of the network chosen, for the DEX filter.
+  let dexTicket = 0;
+  const loadDexes = (net: string, selected: string): void => {
+    const ticket = ++dexTicket;
+    dexSelect.replaceChildren(h('option', { value: '' }, 'All DEXes'));
+    dexSelect.disabled = net === '' || kind !== 'pools';
+    if (dexSelect.disabled) return;
+    void dexes(net, 1, 100, scope.signal)
+      .then((r) => {
+        if (ticket !== dexTicket) return;
+        for (const d of r.dexes) dexSelect.append(h('option', { value: d.dex_id, selected: d.dex_id === selected }, d.dex_name));
+      })
+      .catch(() => undefined);
+  };
+  networkSelect.addEventListener('change', () => loadDexes(networkSelect.value, ''));
   fill(main, heading(kind === 'pools' ? 'Pools' : 'Tokens', q ? `matching “${q}”` : 'search, filter and order'), form, results);
   document.title = `${kind === 'pools' ? 'Pools' : 'Tokens'} · dexdata explorer`;
 
@@ -147,13 +158,7 @@ export async function searchPage(main: HTMLElement, scope: Scope, params: URLSea
       for (const n of list) networkSelect.append(h('option', { value: n.id, selected: n.id === network }, n.display_name));
     })
     .catch(() => undefined);
-  if (network !== '' && kind === 'pools') {
-    void dexes(network, 1, 100, scope.signal)
-      .then((r) => {
-        for (const d of r.dexes) dexSelect.append(h('option', { value: d.dex_id, selected: d.dex_id === params.get('dex') }, d.dex_name));
-      })
-      .catch(() => undefined);
-  }
+  loadDexes(network, params.get('dex') ?? '');
 
   const done = () => results.setAttribute('aria-busy', 'false');
   if (q !== '') {
