@@ -57,8 +57,11 @@ const TiersConfig = z
   })
   .strict();
 
-/** The plans a request can be evaluated against; `keyless` is the plan of callers without a key. */
-export const PLAN_NAMES = ['keyless', 'free', 'dev', 'pro', 'enterprise'] as const;
+/**
+ * The plans a request can be evaluated against; `keyless` is the plan of callers without a key;
+ * `explorer` is the plan of the key the service hands its own web explorer (gateway/explorer).
+ */
+export const PLAN_NAMES = ['keyless', 'free', 'dev', 'pro', 'enterprise', 'explorer'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 /** Plans whose keys belong on the paid hosts. */
 export const PAID_PLANS: ReadonlySet<PlanName> = new Set(['dev', 'pro', 'enterprise']);
@@ -87,6 +90,9 @@ export const DEFAULT_PLANS: Readonly<Record<PlanName, PlanLimits>> = {
   pro: { requestsPerMinute: 500, credits: 5_000_000, concurrentStreams: 100, windowKind: 'billing', ohlcvFinestInterval: '1m', ohlcvHistoryDays: null },
   // Per contract: these are the figures until a contract sets others in the config file.
   enterprise: { requestsPerMinute: 3_000, credits: 100_000_000, concurrentStreams: 1_000, windowKind: 'billing', ohlcvFinestInterval: '1m', ohlcvHistoryDays: null },
+  // The operator browsing the web explorer: every endpoint and stream; the credits keep a busy pool
+  // page's streams (about 10 events a second) open around the clock for its rolling 30 days.
+  explorer: { requestsPerMinute: 600, credits: 30_000_000, concurrentStreams: 24, windowKind: 'rolling', ohlcvFinestInterval: '1m', ohlcvHistoryDays: null },
 };
 
 /** One plan's section: every field optional in the file, defaulting to that plan's figure. */
@@ -188,6 +194,21 @@ const MetricsConfig = z
 /** An IPv4 or IPv6 address, optionally with a /prefix (CIDR). */
 const PROXY_ADDRESS = /^(?:\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*(?:\/\d{1,3})?)$/;
 
+/** The web explorer (gateway/explorer): served at /explorer/ on the free REST host. */
+const ExplorerConfig = z
+  .object({
+    enabled: z.boolean().default(true),
+    /**
+     * Hand the explorer page a key of the `explorer` plan (an account of its own, made at the first
+     * start and given a new key at each start, metered like any other); false: the page browses
+     * keyless or with a key its user enters.
+     */
+    plan: z.boolean().default(true),
+    /** Addresses or CIDRs of the browsers the explorer key is handed to: loopback by default. */
+    clients: z.array(z.string().regex(PROXY_ADDRESS, 'must be an IP address or CIDR (127.0.0.0/8, ::1)')).default(['127.0.0.0/8', '::1']),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('./data'),
@@ -208,6 +229,7 @@ export const ConfigSchema = z
     solana: SolanaChainsSchema.default([]),
     log: LogConfig.default(LogConfig.parse({})),
     metrics: MetricsConfig.default(MetricsConfig.parse({})),
+    explorer: ExplorerConfig.default(() => ExplorerConfig.parse({})),
     /**
      * Reverse proxies (addresses or CIDRs) whose `X-Forwarded-For` / `Forwarded` headers name the
      * client; from any other peer those headers are ignored. None by default.
@@ -278,6 +300,9 @@ export const CONFIG_OVERRIDES: readonly ConfigOverride[] = [
   { flag: 'front', env: 'DEXDATA_FRONT', path: ['gateway', 'front'], type: 'string', value: 'MODE', help: 'the HTTP front: on (REST and agent ports), all (stream ports too) or off (uWS on every port)' },
   { flag: 'quiet-after', env: 'DEXDATA_QUIET_AFTER', path: ['tiers', 'quietAfterSeconds'], type: 'number', value: 'SECONDS', help: 'a pool this long without a swap gives its candle rings back (its candles are read from LMDB)' },
   { flag: 'ring-blocks', env: 'DEXDATA_RING_BLOCKS', path: ['capacity', 'ringBlocks'], type: 'number', value: 'N', help: 'pools that may hold candle rings at once', defaultText: 'a quarter of the memory, at most one per pool' },
+  { flag: 'explorer', env: 'DEXDATA_EXPLORER', path: ['explorer', 'enabled'], type: 'boolean', value: 'BOOL', help: 'serve the web explorer at /explorer/ on the free REST host (false: off)' },
+  { flag: 'explorer-plan', env: 'DEXDATA_EXPLORER_PLAN', path: ['explorer', 'plan'], type: 'boolean', value: 'BOOL', help: 'hand the explorer page a key of the metered explorer plan (false: it browses keyless or with a key entered)' },
+  { flag: 'explorer-clients', env: 'DEXDATA_EXPLORER_CLIENTS', path: ['explorer', 'clients'], type: 'list', value: 'LIST', help: 'comma-separated addresses or CIDRs of the browsers the explorer key is handed to' },
   { flag: 'snapshot-interval', env: 'DEXDATA_SNAPSHOT_INTERVAL', path: ['snapshots', 'intervalSeconds'], type: 'number', value: 'SECONDS', help: 'seconds between snapshots of the engine views while events arrive' },
 ];
 

@@ -20,6 +20,9 @@ import { checkPaidOnly } from './auth/paid-only.js';
 import { openKeyStore, type KeyStore } from './auth/key-store.js';
 import { KEY_REVOKED_MESSAGE, watchRevokedKeys } from './auth/key-watch.js';
 import { serveContext, type GatewayContext, type ServeContext } from './context.js';
+import { fromPage, preflight, sendJsonToPage } from './cors.js';
+import { issueExplorerKey } from './explorer/key.js';
+import { createExplorer, type Explorer, type ExplorerOptions } from './explorer/serve.js';
 import { ApiError, FORBIDDEN_HOST, INTERNAL_ERROR, routeNotFound } from './errors.js';
 import { ResponseCache } from './http/cache.js';
 import { num, str } from './http/json.js';
@@ -111,6 +114,11 @@ export interface GatewayOptions {
    * keyless limits, stream caps per address and logs; from other peers those headers are ignored.
    */
   trustedProxies?: readonly string[];
+  /**
+   * The web explorer at /explorer/ on the free REST host (gateway/explorer), with a key of the
+   * `explorer` plan for its page when `issueKey` (needs `access`); not served when absent.
+   */
+  explorer?: ExplorerOptions;
 }
 
 /** What the gateway counted, for the metrics registry (gateway/metrics). */
@@ -270,6 +278,8 @@ interface Answer {
   contentType: string;
   /** HEAD: the status and headers only. */
   bodyless: boolean;
+  /** The request came from a web page (Origin): the answer carries the CORS headers (cors.ts). */
+  cors: boolean;
 }
 
 /** What a handler copies out of the request before it dies. */
@@ -356,6 +366,25 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
   const roleByName = new Map<string, RestRole>();
   for (const [role, list] of Object.entries(names) as [RestRole, readonly string[]][]) for (const n of list) roleByName.set(hostPart(n), role);
   const hostUrl = (role: RestRole): string => names[role]?.[0] ?? `http://${options.host}:${ports[role] ?? 0}`;
+  const explorer: Explorer | null =
+    options.explorer === undefined
+      ? null
+      : createExplorer({
+          ...options.explorer,
+          key: options.explorer.issueKey && keys !== null ? issueExplorerKey(keys, ctx.now()) : null,
+          hostNames: names.freeRest ?? [],
+          clientOf: (res, req) => proxies.client(peerAddress(res), req.getHeader(X_FORWARDED_FOR), req.getHeader(FORWARDED)) ?? addressText(new Uint8Array(peerAddress(res))),
+          links: () => ({
+            ports: { freeRest: ports.freeRest ?? null, paidRest: ports.paidRest ?? null, freeStream: ports.freeStream ?? null, paidStream: ports.paidStream ?? null },
+            hosts: {
+              freeRest: names.freeRest?.[0] ?? null,
+              paidRest: names.paidRest?.[0] ?? null,
+              freeStream: access?.freeStream?.hosts?.[0] ?? null,
+              paidStream: access?.paidStream?.hosts?.[0] ?? null,
+            },
+          }),
+          log,
+        });
   const streamThreadCount = access?.streamThreads ?? 0;
   if (!Number.isInteger(streamThreadCount) || streamThreadCount < 0) throw new TypeError('options.access.streamThreads must be a non-negative integer');
   const streamOptions: StreamHostOptions | null =
@@ -416,7 +445,7 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
           ? f.query === ''
             ? f.path
             : `${f.path}?${f.query}`
-          : `f|${f.path}?${f.query}`
+          : `${caller.plan === 'explorer' ? 'e' : 'f'}|${f.path}?${f.query}`
         : null;
     if (cacheKey !== null) {
       const hit = freeHostCache.get(cacheKey, 0);
@@ -485,7 +514,8 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
 
   function send(res: HttpResponse, a: Answer, path: string): void {
     try {
-      sendJson(res, a.status, a.bodyless ? NO_BODY : a.body, a.plan, a.retryAfterSeconds, a.contentType);
+      if (a.cors) sendJsonToPage(res, a.status, a.bodyless ? NO_BODY : a.body, a.plan, a.retryAfterSeconds, a.contentType);
+      else sendJson(res, a.status, a.bodyless ? NO_BODY : a.body, a.plan, a.retryAfterSeconds, a.contentType);
       if (requestCounters !== null || accessLog) {
         const seconds = a.startedMs > 0 ? (performance.now() - a.startedMs) / 1000 : -1;
         requestCounters?.record(a.host, a.route !== UNMATCHED ? a.route : routeLabelOf(a.host, path), a.status, seconds);
@@ -503,7 +533,7 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
   function newAnswer(host: number, bodyless: boolean): Answer {
     const seq = nextRequestSeq();
     const timed = accessLog || (requestCounters !== null && seq % LATENCY_SAMPLE_EVERY === 0);
-    return { seq, host, route: UNMATCHED, startedMs: timed ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json', bodyless };
+    return { seq, host, route: UNMATCHED, startedMs: timed ? performance.now() : 0, status: 200, body: HEALTH_BODY, plan: PLAN_KEYLESS, retryAfterSeconds: 0, contentType: 'application/json', bodyless, cors: false };
   }
 
   /** GET requests; with `bodyless`, HEAD requests answered as GET is, without the body. */
@@ -514,6 +544,7 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
       let path = '';
       try {
         path = req.getUrl();
+        a.cors = fromPage(req);
         const authorization = req.getHeader(AUTHORIZATION);
         const f: RequestFacts = {
           path,
@@ -583,10 +614,13 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
     if (role === 'freeStream' || role === 'paidStream') streamHost!.register(app, role);
     else {
       if (role === 'agent') agentHost?.register(app);
+      if (role === 'freeRest') explorer?.register(app);
       app.get('/*', handler(role));
       // Load balancers check health by HEAD or OPTIONS too: answered as GET is.
       app.head(HEALTH_PATH, handler(role, true));
       app.options(HEALTH_PATH, handler(role));
+      // Web pages' CORS preflights (the explorer sends a key to the paid host); other OPTIONS: 404.
+      if (role !== 'agent') app.options('/*', preflight);
       app.any('/*', notServed(role));
     }
     const withFront = fronted(role);

@@ -74,6 +74,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
       health: () => engine.health(),
       metrics: config.metrics.enabled,
       trustedProxies: config.trustedProxies,
+      ...(config.explorer.enabled ? { explorer: { issueKey: config.explorer.plan, clients: config.explorer.clients } } : {}),
       access: {
         plans: config.plans,
         freeRestHosts: config.listeners.freeRest.hosts,
@@ -94,6 +95,11 @@ async function serve({ config, log }: Bundle): Promise<void> {
   };
   engine.store.writer.onChange(onWriteFault);
   log.info(`REST listening on http://${config.gateway.host}:${gateway.port}`);
+  if (config.explorer.enabled) {
+    log.info(
+      `explorer on http://${config.gateway.host}:${gateway.port}/explorer/ (${config.explorer.plan ? `explorer plan key for browsers at ${config.explorer.clients.join(', ')}` : 'explorer plan off: keyless or a key entered'}; --explorer false turns it off)`,
+    );
+  }
   log.info(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
   log.info(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
   const streamThreads = gateway.streamThreads?.threads ?? 0;

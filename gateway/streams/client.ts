@@ -20,6 +20,7 @@
  * subscriptions and the caller's concurrent-stream count).
  */
 import type { HttpResponse } from 'uWebSockets.js';
+import { writeCorsHeaders } from '../cors.js';
 import { SLOW_READER_MESSAGE, type Channel, type ChannelReader } from './channel.js';
 import { frameOf, type RenderedEvent } from './replay.js';
 import type { StreamMethod } from './request.js';
@@ -98,6 +99,8 @@ export interface ClientOptions {
   readonly nowMs: number;
   /** The request asked for `Connection: close` (host.ts Facts): uWS then closes after the response without being told. */
   readonly connectionClose?: boolean;
+  /** The request came from a web page: the stream's headers carry CORS (read by `open`, not kept). */
+  readonly cors?: boolean;
 }
 
 export class StreamClient implements ChannelReader {
@@ -203,12 +206,14 @@ export class StreamClient implements ChannelReader {
 
   /**
    * Called inside the uWS request callback: status, headers, and the first bytes of the stream.
-   * `watchAbort`: register the abort handler here (the caller has not registered one).
+   * `watchAbort`: register the abort handler here (the caller has not registered one); `cors`: the
+   * request came from a web page.
    */
-  open(watchAbort: boolean, nowMs: number): void {
+  open(watchAbort: boolean, nowMs: number, cors = false): void {
     const res = this.res;
     if (watchAbort) res.onAborted(() => this.gone());
     res.writeStatus('200 OK');
+    if (cors) writeCorsHeaders(res);
     res.writeHeader('Content-Type', 'text/event-stream');
     res.writeHeader('Cache-Control', 'no-cache, no-transform');
     res.writeHeader('X-Accel-Buffering', 'no');

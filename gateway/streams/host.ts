@@ -18,6 +18,7 @@ import { createTrustedProxies, NO_PROXIES, type TrustedProxies } from '../http/f
 import { errorText, fallbackLog, type Log, PAID_PLANS, type PlanLimits, type PlanName } from '../../engine/read/index.js';
 import type { StreamCounters } from '../metrics/counters.js';
 import { keylessCaller, resolveCaller, type Caller } from '../auth/access.js';
+import { fromPage, preflight, sendJsonToPage } from '../cors.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { ServeContext } from '../context.js';
 import { ApiError, INTERNAL_ERROR, routeNotFound } from '../errors.js';
@@ -118,6 +119,8 @@ export interface Facts {
   readonly ip: string;
   /** The request asked for `Connection: close` (as uWS reads it: a 5-letter value), so uWS closes the connection after the response by itself. */
   readonly connectionClose: boolean;
+  /** The request came from a web page (`Origin`): the answer carries the CORS headers (gateway/cors.ts). */
+  readonly cors: boolean;
 }
 
 export function createStreamAdmission(options: Omit<StreamHostOptions, 'hub'>, slots = new StreamSlots()): StreamAdmission {
@@ -221,11 +224,14 @@ export function requestFacts(res: HttpResponse, req: HttpRequest, proxies: Trust
     lastEventId: req.getHeader('last-event-id'),
     ip,
     connectionClose: req.getHeader('connection').length === 5,
+    cors: fromPage(req),
   };
 }
 
-export function sendRefusal(res: HttpResponse, r: Refusal): void {
-  sendJson(res, r.status, r.body, r.plan, r.retryAfterSeconds);
+/** `cors`: the request came from a web page. */
+export function sendRefusal(res: HttpResponse, r: Refusal, cors = false): void {
+  if (cors) sendJsonToPage(res, r.status, r.body, r.plan, r.retryAfterSeconds);
+  else sendJson(res, r.status, r.body, r.plan, r.retryAfterSeconds);
 }
 
 export const ENDPOINTS: readonly Endpoint[] = ['prices', 'reserves', 'transactions', 'ohlcv'];
@@ -249,6 +255,8 @@ export function registerStreamRoutes(
     sendJson(res, err.status, err.body);
   };
   app.get('/health', health);
+  // Web pages preflight their requests (they send a key, or a JSON body).
+  app.options('/*', preflight);
   for (const endpoint of ENDPOINTS) {
     app.get(`/sse/${endpoint}`, (res, req) => {
       let f: Facts;
@@ -272,7 +280,7 @@ export function registerStreamRoutes(
       const f = requestFacts(res, req, proxies);
       const declared = Number(req.getHeader('content-length'));
       if (declared > MAX_BODY_BYTES) {
-        sendJson(res, BODY_TOO_LARGE.status, BODY_TOO_LARGE.body);
+        sendRefusal(res, { status: BODY_TOO_LARGE.status, body: BODY_TOO_LARGE.body, plan: 'keyless', retryAfterSeconds: 0 }, f.cors);
         return;
       }
       const chunks: Buffer[] = [];
@@ -283,7 +291,7 @@ export function registerStreamRoutes(
         size += chunk.byteLength;
         if (size > MAX_BODY_BYTES) {
           done = true;
-          res.cork(() => sendJson(res, BODY_TOO_LARGE.status, BODY_TOO_LARGE.body));
+          res.cork(() => sendRefusal(res, { status: BODY_TOO_LARGE.status, body: BODY_TOO_LARGE.body, plan: 'keyless', retryAfterSeconds: 0 }, f.cors));
           return;
         }
         chunks.push(Buffer.from(chunk.slice(0)));
@@ -328,14 +336,14 @@ export function createStreamHost(options: StreamHostOptions): StreamHost {
         plan = a.caller.plan;
         let client: StreamClient;
         try {
-          client = hub.open(a.request.subscriptions, a.request.lastEventId, { res, post: a.request.post, limit: a.request.limit, plan, owner: a.caller, connectionClose: f.connectionClose }, target === NO_TARGET);
+          client = hub.open(a.request.subscriptions, a.request.lastEventId, { res, post: a.request.post, limit: a.request.limit, plan, owner: a.caller, connectionClose: f.connectionClose, cors: f.cors }, target === NO_TARGET);
         } catch (err) {
           slots.release(a.caller.key);
           throw err;
         }
         if (target !== NO_TARGET) target.client = client;
       } catch (err) {
-        sendRefusal(res, admission.refusal(err, plan, path));
+        sendRefusal(res, admission.refusal(err, plan, path), f.cors);
       }
     };
   }

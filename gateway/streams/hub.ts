@@ -274,7 +274,7 @@ export class StreamHub implements ClientHost {
       ...(options.connectionClose === true ? { connectionClose: true } : {}),
     });
     this.clients.add(client);
-    client.open(watchAbort, nowMs);
+    client.open(watchAbort, nowMs, options.cors === true);
     const unheld = lastEventId !== null && this.sharedReplay && subscriptions.some((s) => !this.watching(s.method, s.asset));
     // A stream of one swap or candle subscription shares its events with the others through a channel.
     const shared = subscriptions.length === 1;

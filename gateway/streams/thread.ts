@@ -119,6 +119,8 @@ interface Asking {
   readonly res: HttpResponse;
   readonly target: AbortTarget;
   readonly connectionClose: boolean;
+  /** The request came from a web page: answers carry the CORS headers. */
+  readonly cors: boolean;
 }
 const asking = new Map<number, Asking>();
 let nextAsk = 1;
@@ -136,7 +138,7 @@ function opener(role: StreamRole) {
       t = own;
     }
     const id = nextAsk++;
-    asking.set(id, { res, target: t, connectionClose: f.connectionClose });
+    asking.set(id, { res, target: t, connectionClose: f.connectionClose, cors: f.cors });
     post({ t: 'admit', id, role, endpoint, facts: f, body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
   };
 }
@@ -146,7 +148,7 @@ function admitted(m: Extract<ToThread, { t: 'admitted' }>): void {
   if (a === undefined) return;
   asking.delete(m.id);
   if (m.ok === false) {
-    if (!a.target.aborted) a.res.cork(() => sendRefusal(a.res, { status: m.status, body: m.body, plan: m.plan, retryAfterSeconds: m.retryAfterSeconds }));
+    if (!a.target.aborted) a.res.cork(() => sendRefusal(a.res, { status: m.status, body: m.body, plan: m.plan, retryAfterSeconds: m.retryAfterSeconds }, a.cors));
     return;
   }
   if (a.target.aborted) {
@@ -165,7 +167,7 @@ function admitted(m: Extract<ToThread, { t: 'admitted' }>): void {
   const subs = m.subscriptions.map(([method, asset, requestId]) => ({ method, asset, requestId }));
   a.res.cork(() => {
     try {
-      a.target.client = hub.open(subs, m.lastEventId, { res: a.res, post: m.post, limit: m.limit, plan: owner.plan, owner, connectionClose: a.connectionClose }, false);
+      a.target.client = hub.open(subs, m.lastEventId, { res: a.res, post: m.post, limit: m.limit, plan: owner.plan, owner, connectionClose: a.connectionClose, cors: a.cors }, false);
     } catch (err) {
       log.error(`streams: stream not opened: ${errorText(err)}`);
       owner.streams--;

@@ -49,8 +49,8 @@ export function plansWith(overrides: Partial<Record<PlanName, Partial<PlanLimits
   return out;
 }
 
-/** `options`: gateway options beyond the fixture's own (`metrics: true` counts requests, `front`). */
-export async function startAccessFixture(plans: Record<PlanName, PlanLimits>, options: Pick<GatewayOptions, 'metrics' | 'front'> = {}): Promise<AccessFixture> {
+/** `options`: gateway options beyond the fixture's own (`metrics: true` counts requests, `front`, `explorer`). */
+export async function startAccessFixture(plans: Record<PlanName, PlanLimits>, options: Pick<GatewayOptions, 'metrics' | 'front' | 'explorer'> = {}): Promise<AccessFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'access-test-'));
   const store = openStore(dir);
   const views = EngineViews.create({ pools: 64, tokens: 64, chains: 4 });
