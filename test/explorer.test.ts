@@ -70,6 +70,8 @@ function raw(url: string, headers: Record<string, string> = {}): Promise<RawAnsw
  */
 async function accessibilityProblems(page: Page): Promise<string[]> {
   const { problems, texts } = await page.evaluate(() => {
+    // Runs in the page: its DOM, typed loosely (the tests are compiled without the DOM library).
+    const { document, getComputedStyle, Node } = globalThis as any;
     const problems: string[] = [];
     let texts = 0;
     const rgb = (c: string): number[] => (c.match(/[\d.]+/g) ?? []).map(Number);
@@ -77,7 +79,7 @@ async function accessibilityProblems(page: Page): Promise<string[]> {
       const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
       return 0.2126 * f(r!) + 0.7152 * f(g!) + 0.0722 * f(b!);
     };
-    const background = (el: Element | null): number[] => {
+    const background = (el: any): number[] => {
       for (; el !== null; el = el.parentElement) {
         const c = rgb(getComputedStyle(el).backgroundColor);
         if (c.length === 3 || (c.length === 4 && c[3]! > 0.9)) return c.slice(0, 3);
@@ -85,16 +87,16 @@ async function accessibilityProblems(page: Page): Promise<string[]> {
       return [255, 255, 255];
     };
     for (const el of document.querySelectorAll('body *')) {
-      const own = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '');
-      if (!own || (el as HTMLElement).offsetParent === null || el.closest('.sr-only, .chart, .skip')) continue;
+      const own = [...el.childNodes].some((n: { nodeType: number; textContent: string | null }) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '');
+      if (!own || el.offsetParent === null || el.closest('.sr-only, .chart, .skip')) continue;
       texts++;
       const fg = luminance(rgb(getComputedStyle(el).color));
       const bg = luminance(background(el));
       const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
       if (ratio < 4.5) problems.push(`contrast ${ratio.toFixed(2)}: ${el.tagName.toLowerCase()}.${el.className} "${el.textContent!.trim().slice(0, 30)}"`);
     }
-    for (const el of document.querySelectorAll<HTMLElement>('input:not([type=hidden]), select, button, a[href]')) {
-      const labelled = (el as HTMLInputElement).labels?.length || el.getAttribute('aria-label') || el.textContent!.trim() || el.closest('label');
+    for (const el of document.querySelectorAll('input:not([type=hidden]), select, button, a[href]')) {
+      const labelled = el.labels?.length || el.getAttribute('aria-label') || el.textContent!.trim() || el.closest('label');
       if (!labelled) problems.push(`no accessible name: ${el.outerHTML.slice(0, 80)}`);
     }
     return { problems, texts };
@@ -217,7 +219,7 @@ describe('the explorer served by the service', () => {
       await page.screenshot({ path: join(ARTIFACTS, '1-home.png'), fullPage: true });
       // The keyboard starts at the skip link, which leads to the content.
       await page.keyboard.press('Tab');
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string | null } | null } }).document.activeElement?.textContent)).toBe('Skip to content');
       expect(await accessibilityProblems(page)).toEqual([]);
 
       // Search the pool by its address, as a reader pasting it would.
