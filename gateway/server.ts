@@ -372,6 +372,7 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
       : createExplorer({
           ...options.explorer,
           key: options.explorer.issueKey && keys !== null ? issueExplorerKey(keys, ctx.now()) : null,
+          planOf: (key) => keys?.verify(key)?.plan ?? null,
           hostNames: names.freeRest ?? [],
           clientOf: (res, req) => proxies.client(peerAddress(res), req.getHeader(X_FORWARDED_FOR), req.getHeader(FORWARDED)) ?? addressText(new Uint8Array(peerAddress(res))),
           links: () => ({

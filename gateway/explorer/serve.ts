@@ -5,6 +5,8 @@
  *   GET /explorer              308 to /explorer/
  *   GET /explorer/assets/...   the bundle: content-hashed names, cached for a year (immutable)
  *   GET /explorer/session      the explorer key (for the browsers of `clients`) and where the other hosts are
+ *   GET /explorer/key          the plan of the key in the Authorization header (one a reader entered),
+ *                              so the page knows which host serves it without asking the wrong one
  *   GET /explorer/...          index.html (the page routes in the browser)
  *
  * Answers carry a strong ETag per encoding (If-None-Match answers 304), are brotli- or gzip-encoded
@@ -54,6 +56,8 @@ export interface ExplorerServeOptions extends ExplorerOptions {
   /** The client's address as the gateway counts it (the peer, or the client a trusted proxy names). */
   readonly clientOf: (res: HttpResponse, req: HttpRequest) => string;
   readonly links: () => ExplorerLinks;
+  /** The plan of a live key, or null for a malformed, unknown or revoked one (the key store's verify). */
+  readonly planOf: (key: string) => string | null;
   readonly log?: Log;
 }
 
@@ -242,11 +246,25 @@ export function createExplorer(options: ExplorerServeOptions): Explorer {
     res.end(body);
   }
 
+  /** The plan of the entered key: 200 `{plan}`, or 401 `invalid_key` as any host answers an unknown key. */
+  function keyPlan(res: HttpResponse, req: HttpRequest): void {
+    const key = req.getHeader('authorization').trim();
+    const plan = key === '' ? null : options.planOf(key);
+    const body =
+      plan === null
+        ? JSON.stringify({ error: 'invalid_key', message: key === '' ? 'send the key in the Authorization header' : 'the key is malformed, unknown or revoked', param: 'Authorization' })
+        : JSON.stringify({ plan });
+    res.writeStatus(plan === null ? '401 Unauthorized' : '200 OK');
+    res.writeHeader('Content-Type', 'application/json').writeHeader('Cache-Control', 'no-store').writeHeader('X-Content-Type-Options', 'nosniff');
+    res.end(body);
+  }
+
   function page(res: HttpResponse, req: HttpRequest): void {
     try {
       const url = req.getUrl();
       const path = url.slice(EXPLORER_PATH.length);
       if (path === 'session') return session(res, req);
+      if (path === 'key') return keyPlan(res, req);
       const asset = assets.get(path);
       if (asset !== undefined && path !== 'index.html') return send(res, req, asset);
       // A file that is not there is a 404; any other path is one of the page's own routes.

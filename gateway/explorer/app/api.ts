@@ -141,18 +141,12 @@ export async function start(): Promise<void> {
 }
 
 /**
- * Uses a key the reader entered: its plan is read from /usage on the free host, or on the paid host
- * when the free host names it (wrong_host); the key and its plan are kept in this browser only.
+ * Uses a key the reader entered: its plan (and so the host that serves it) is read from
+ * /explorer/key on this host; the key and its plan are kept in this browser only.
  */
 export async function enterKey(key: string): Promise<Access> {
   const trimmed = key.trim();
-  let plan: string;
-  try {
-    plan = ((await fetchJson<Usage>('', '/usage', trimmed)) as Usage).plan;
-  } catch (err) {
-    if (!(err instanceof ServiceError) || err.code !== 'wrong_host') throw err;
-    plan = ((await fetchJson<Usage>(base('paidRest'), '/usage', trimmed)) as Usage).plan;
-  }
+  const { plan } = await fetchJson<{ plan: string }>('', '/explorer/key', trimmed);
   localStorage.setItem(STORAGE_KEY, JSON.stringify({ key: trimmed, plan }));
   setAccess(accessFor(trimmed, 'entered', plan));
   return current;
