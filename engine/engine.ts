@@ -22,6 +22,7 @@ import { LmdbCandles } from './shards/stored-candles.js';
 import { DEFAULT_TIER_POLICY, type TierPolicy } from './shards/tiers.js';
 import { compactStore, removeCompactionLeftover } from './store/compact.js';
 import { openStore, type Store } from './store/store.js';
+import { heapFigures, type HeapFigures } from './heap.js';
 
 export interface EngineOptions {
   readonly dataDir: string;
@@ -116,6 +117,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // free space is looked at every second too: the shard threads' writes may be the ones failing.
   await store.writer.checkSpace();
   if (store.writer.fault !== null) log.warn(`${store.writer.fault.message}: serving what is stored`);
+  /** The JS heaps of the main thread and of each shard thread, as of the last sweep. */
+  let heaps: { main: HeapFigures; shards: HeapFigures[] } | null = null;
+
   const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
   spaceTimer.unref();
   const views = EngineViews.create(options.capacity);
@@ -254,6 +258,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         shards.live = true;
         await shards.flush();
         await shards.sweep(chainCount());
+        heaps = { main: heapFigures(), shards: await shards.heaps() };
         phase = 'live';
         log.info(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
         markCaughtUp();
@@ -263,6 +268,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         if (performance.now() - lastSweep >= sweepMs) {
           lastSweep = performance.now();
           await shards.sweep(chainCount());
+          heaps = { main: heapFigures(), shards: await shards.heaps() };
         }
         await sleep(tickMs);
       }
@@ -324,6 +330,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         tokens_hot: seconds.used,
         tokens_quiet: ingest.registry.tokenCount - seconds.used,
         second_blocks: { total: seconds.total, used: seconds.used, free: seconds.free, touched: seconds.touched, bytes_each: ringBlockBytes(views, 'secondBlock') },
+        heaps,
         log_head: logHead,
         log_batches_since_snapshot: logSinceSnapshot,
         events_since_snapshot: eventsSinceSnapshot,

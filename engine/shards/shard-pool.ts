@@ -14,6 +14,7 @@ import type { ApplyStats } from './apply.js';
 import { SwapFeed } from '../feed/swaps.js';
 import type { ApplyTask, ShardWorkerData } from './worker.js';
 import type { TierPolicy, TierStats } from './tiers.js';
+import type { HeapFigures } from '../heap.js';
 import type { ShardCapture, ShardRuns } from '../snapshot/capture.js';
 
 export interface ShardPoolOptions {
@@ -118,6 +119,11 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   async tierStats(): Promise<TierStats> {
     const all = await Promise.all(this.pools.map((p) => p.run(null, { name: 'tierStats' }) as Promise<TierStats>));
     return all.reduce((a, s) => ({ released: a.released + s.released, reloaded: a.reloaded + s.reloaded, forced: a.forced + s.forced, missing: a.missing + s.missing }), { released: 0, reloaded: 0, forced: 0, missing: 0 });
+  }
+
+  /** Each shard thread's JS heap (not chained: answered between tasks). */
+  heaps(): Promise<HeapFigures[]> {
+    return Promise.all(this.pools.map((p) => p.run(null, { name: 'heap' }) as Promise<HeapFigures>));
   }
 
   /** Seconds each shard thread has spent busy (running tasks) since it started. */
