@@ -101,6 +101,8 @@ const MAX_STEP_SECONDS = 86_400; // 1 day
 const STEP_EVENTS = 50_000;
 const DEFAULT_LIVE_TICK_MS = 250;
 const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
+/** The heap figures of /stats are refreshed this often (with a sweep). */
+const HEAPS_INTERVAL_MS = 10_000;
 const PROGRESS_INTERVAL_MS = 1_000;
 /** How often the data directory's free space is looked at. */
 const DISK_CHECK_INTERVAL_MS = 1_000;
@@ -119,6 +121,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   if (store.writer.fault !== null) log.warn(`${store.writer.fault.message}: serving what is stored`);
   /** The JS heaps of the main thread and of each shard thread, as of the last sweep. */
   let heaps: { main: HeapFigures; shards: HeapFigures[] } | null = null;
+  let heapsAt = 0;
 
   const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
   spaceTimer.unref();
@@ -261,6 +264,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         await shards.flush();
         await shards.sweep(chainCount());
         heaps = { main: heapFigures(), shards: await shards.heaps() };
+        heapsAt = performance.now();
         phase = 'live';
         log.info(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
         markCaughtUp();
@@ -270,7 +274,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         if (performance.now() - lastSweep >= sweepMs) {
           lastSweep = performance.now();
           await shards.sweep(chainCount());
-          heaps = { main: heapFigures(), shards: await shards.heaps() };
+          if (performance.now() - heapsAt >= HEAPS_INTERVAL_MS) {
+            heapsAt = performance.now();
+            heaps = { main: heapFigures(), shards: await shards.heaps() };
+          }
         }
         await sleep(tickMs);
       }
