@@ -115,6 +115,7 @@ async function restart(args: readonly string[], nodeFlags: readonly string[] = [
 }
 
 async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
 }
@@ -160,8 +161,10 @@ async function measure(pools: number): Promise<SizeResult> {
 
 async function simulatorMemory(pools: number): Promise<number> {
   const child = spawn(process.execPath, ['--expose-gc', SIMULATOR_MEMORY, '--pools', String(pools), '--backfill-days', String(backfillDays)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Listened for before the line: the child exits right after printing it.
+  const exited = new Promise((r) => child.once('exit', r));
   const bytes = Number((await waitForLine(child, /simulator anon (\d+)/, 10 * 60_000))[1]);
-  await new Promise((r) => child.once('exit', r));
+  await exited;
   return bytes;
 }
 

@@ -18,7 +18,7 @@ import { captureShardBlocks } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
 import { ShardTiers, type TierPolicy, type TierStats } from './tiers.js';
-import { heapFigures, type HeapFigures } from '../heap.js';
+import { collectGarbage, heapFigures, type HeapFigures } from '../heap.js';
 
 export interface ShardWorkerData {
   readonly shard: number;
@@ -168,6 +168,11 @@ export async function sweep(task: { readonly chains: readonly number[]; readonly
 
 export function tierStats(): TierStats {
   return tiers.stats();
+}
+
+/** A full collection of this thread's heap; its milliseconds (null: the runtime allows none). */
+export function collect(): number | null {
+  return collectGarbage();
 }
 
 /** This thread's JS heap (for /stats). */
