@@ -26,6 +26,7 @@ import { PARTS } from '../engine/catalog/parts.js';
 import { EngineViews } from '../engine/state/views.js';
 import { ringBlockBytes } from '../engine/state/ring-blocks.js';
 import { output, residentBytes, waitForLine } from './process.js';
+import type { HeapFigures } from '../engine/heap.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
 const { values } = parseArgs({
@@ -61,7 +62,10 @@ interface EngineStats {
     readonly last_write_ms: number | null;
     readonly last_delta: boolean | null;
     readonly last_rows_copied: number | null;
+    readonly writing: boolean;
   } | null;
+  readonly second_blocks: { readonly touched: number; readonly bytes_each: number };
+  readonly heaps: { readonly main: HeapFigures; readonly shards: readonly HeapFigures[] } | null;
 }
 
 interface Restart {
@@ -111,6 +115,7 @@ async function restart(args: readonly string[], nodeFlags: readonly string[] = [
 }
 
 async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
 }
@@ -123,7 +128,13 @@ async function measure(pools: number): Promise<SizeResult> {
     const port = Number((await waitForLine(child, /(?<!paid )REST listening on http:\/\/[\d.]+:(\d+)/, 30 * 60_000))[1]);
     const events = Number((await waitForLine(child, /caught up: (\d+) events/, 60 * 60_000))[1]);
     await new Promise((r) => setTimeout(r, SETTLE_MS));
-    const stats = (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { pools: number; tokens: number; engine: EngineStats };
+    // Not while a periodic snapshot is cut or written: its copies are transient, and the run of the
+    // larger size would otherwise carry them and the smaller not (the per-pool figure with them).
+    const readStats = async () => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { pools: number; tokens: number; engine: EngineStats };
+    let stats = await readStats();
+    for (const t0 = performance.now(); stats.engine.snapshots?.writing === true && performance.now() - t0 < 10 * 60_000; stats = await readStats()) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
     const anonBytes = residentBytes(child.pid!).anon;
     const snapshotLines = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].map((m) => m[1]!);
     const lastSnapshotLine = snapshotLines.at(-1) ?? null;
@@ -150,8 +161,10 @@ async function measure(pools: number): Promise<SizeResult> {
 
 async function simulatorMemory(pools: number): Promise<number> {
   const child = spawn(process.execPath, ['--expose-gc', SIMULATOR_MEMORY, '--pools', String(pools), '--backfill-days', String(backfillDays)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Listened for before the line: the child exits right after printing it.
+  const exited = new Promise((r) => child.once('exit', r));
   const bytes = Number((await waitForLine(child, /simulator anon (\d+)/, 10 * 60_000))[1]);
-  await new Promise((r) => child.once('exit', r));
+  await exited;
   return bytes;
 }
 
@@ -172,15 +185,15 @@ async function main(): Promise<void> {
   print(`# hot and quiet pools (${new Date().toISOString()}, ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${mib(totalmem())}, load average ${loadavg()[0]!.toFixed(1)})`);
   print(`${backfillDays} day(s) of simulated history, pools quiet for ${QUIET_AFTER_S} s give their rings back`);
   print('');
-  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | resident (anon) | per pool |');
-  print('|---|---|---|---|---|---|---|---|');
+  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | second blocks touched | JS heaps: main / shards (used of total) | resident (anon) | per pool |');
+  print('|---|---|---|---|---|---|---|---|---|---|');
   const results: SizeResult[] = [];
   for (const size of sizes) {
     const r = await measure(size);
     results.push(r);
     const e = r.engine;
     print(
-      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B |`,
+      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${fmt(e.second_blocks.touched)} (${mib(e.second_blocks.touched * e.second_blocks.bytes_each)}) | ${heapText(e.heaps)} | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B |`,
     );
   }
   print('');
@@ -212,8 +225,10 @@ async function main(): Promise<void> {
     const tokensPerPool = (b.tokens - a.tokens) / pools;
     const perPool = (b.anonBytes - a.anonBytes - (b.engine.ring_blocks.touched - a.engine.ring_blocks.touched) * b.engine.ring_blocks.bytes_each) / pools;
     const simulator = (b.simulatorBytes - a.simulatorBytes) / pools;
+    const secondBlocks = ((b.engine.second_blocks.touched - a.engine.second_blocks.touched) * b.engine.second_blocks.bytes_each) / pools;
     const parts: [string, number][] = [
       ['compact pool row (shared views)', poolRow],
+      ['second blocks touched during the backfill (given back, still resident)', secondBlocks],
       [`token rows (${tokensPerPool.toFixed(2)} tokens per pool)`, tokenRow * tokensPerPool],
       ['catalog rows of the pool and its tokens (texts aside)', catalogRowBytes('pool') + catalogRowBytes('token') * tokensPerPool],
     ];
@@ -228,6 +243,11 @@ async function main(): Promise<void> {
     print(`| the rest: catalog texts and address tables, indexes, heaps | ${(quiet - known).toFixed(1)} |`);
     print(`| **a quiet pool, measured** (target: at most 400 B) | **${quiet.toFixed(1)}** |`);
     print(`| simulator state (not part of a real deployment) | ${simulator.toFixed(1)} |`);
+    if (a.engine.heaps && b.engine.heaps) {
+      const shardTotal = (h: NonNullable<EngineStats['heaps']>) => h.shards.reduce((n, x) => n + x.total, 0);
+      print(`| of the rest and the simulator: JS heaps of the main thread (with the simulator's objects) | ${((b.engine.heaps.main.total - a.engine.heaps.main.total) / pools).toFixed(1)} |`);
+      print(`| of the rest: JS heaps of the shard threads | ${((shardTotal(b.engine.heaps) - shardTotal(a.engine.heaps)) / pools).toFixed(1)} |`);
+    }
     print(`| measured resident per pool, simulator included | ${perPool.toFixed(1)} |`);
     // The public universe: the larger run's process, plus quiet pools (with their tokens) and hot pools' blocks at its share.
     const hotShare = b.engine.pools_hot / b.pools;
@@ -239,6 +259,12 @@ async function main(): Promise<void> {
         `extrapolated to ${fmt(PUBLIC_POOLS)} pools and ${fmt(PUBLIC_TOKENS)} tokens with ${(hotShare * 100).toFixed(1)} % of pools hot: ${mib(publicBytes)} without the simulator`,
     );
   }
+}
+
+function heapText(h: EngineStats['heaps']): string {
+  if (h === null) return 'n/a';
+  const one = (x: HeapFigures) => `${mib(x.used)} of ${mib(x.total)}`;
+  return `${one(h.main)} / ${h.shards.map(one).join(', ')}`;
 }
 
 /** Bytes of a ring block that are window state (the win.* columns). */

@@ -22,6 +22,7 @@ import { LmdbCandles } from './shards/stored-candles.js';
 import { DEFAULT_TIER_POLICY, type TierPolicy } from './shards/tiers.js';
 import { compactStore, removeCompactionLeftover } from './store/compact.js';
 import { openStore, type Store } from './store/store.js';
+import { collectGarbage, heapFigures, type HeapFigures } from './heap.js';
 
 export interface EngineOptions {
   readonly dataDir: string;
@@ -100,6 +101,8 @@ const MAX_STEP_SECONDS = 86_400; // 1 day
 const STEP_EVENTS = 50_000;
 const DEFAULT_LIVE_TICK_MS = 250;
 const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
+/** The heap figures of /stats are refreshed this often (with a sweep). */
+const HEAPS_INTERVAL_MS = 10_000;
 const PROGRESS_INTERVAL_MS = 1_000;
 /** How often the data directory's free space is looked at. */
 const DISK_CHECK_INTERVAL_MS = 1_000;
@@ -116,6 +119,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // free space is looked at every second too: the shard threads' writes may be the ones failing.
   await store.writer.checkSpace();
   if (store.writer.fault !== null) log.warn(`${store.writer.fault.message}: serving what is stored`);
+  /** The JS heaps of the main thread and of each shard thread, as of the last sweep. */
+  let heaps: { main: HeapFigures; shards: HeapFigures[] } | null = null;
+  let heapsAt = 0;
+
   const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
   spaceTimer.unref();
   const views = EngineViews.create(options.capacity);
@@ -257,12 +264,23 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         phase = 'live';
         log.info(`caught up: ${eventsIngested} events in ${((performance.now() - catchUpStarted) / 1000).toFixed(1)} s, log head ${ingest.head}`);
         markCaughtUp();
+        // What the backfill left in the heaps is garbage: collected now, or it stays resident until
+        // live traffic has allocated enough for V8 to collect (a quiet shard may take hours).
+        const shardGcMs = await shards.collectGarbage();
+        const mainGcMs = collectGarbage();
+        if (mainGcMs !== null) log.info(`heaps collected after the catch-up: ${mainGcMs.toFixed(0)} ms on the main thread, ${(shardGcMs ?? 0).toFixed(0)} ms on the longest shard`);
+        heaps = { main: heapFigures(), shards: await shards.heaps() };
+        heapsAt = performance.now();
       }
       if (phase === 'live') {
         await Promise.all(inFlight.splice(0));
         if (performance.now() - lastSweep >= sweepMs) {
           lastSweep = performance.now();
           await shards.sweep(chainCount());
+          if (performance.now() - heapsAt >= HEAPS_INTERVAL_MS) {
+            heapsAt = performance.now();
+            heaps = { main: heapFigures(), shards: await shards.heaps() };
+          }
         }
         await sleep(tickMs);
       }
@@ -325,6 +343,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         tokens_quiet: ingest.registry.tokenCount - seconds.used,
         second_blocks: { total: seconds.total, used: seconds.used, free: seconds.free, touched: seconds.touched, bytes_each: ringBlockBytes(views, 'secondBlock') },
         ...(source.backfill ? { backfill: source.backfill() } : {}),
+        heaps,
         log_head: logHead,
         log_batches_since_snapshot: logSinceSnapshot,
         events_since_snapshot: eventsSinceSnapshot,

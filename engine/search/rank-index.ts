@@ -66,9 +66,10 @@ interface Sorted {
 
 /**
  * The bases built from one state of the shard, and the pools changed since.
- * firstSince[p]: position in the change log of pool p's first change in this epoch, -1 when none
- * (written by markDirty on the shard thread; read by rankings of this epoch, which exclude p from
- * the base walk when firstSince[p] < their log position).
+ * firstSince[p]: one plus the position in the change log of pool p's first change in this epoch, 0
+ * when none, so a new epoch's array is left as allocated (zeroed pages that are never written cost
+ * no memory) (written by markDirty on the shard thread; read by rankings of this epoch, which
+ * exclude p from the base walk when its position is below their log position).
  */
 interface Epoch {
   readonly serial: number;
@@ -234,7 +235,7 @@ class RankWalk {
     // Base entries of pools in the overlay are stale: the overlay ranks them.
     while (this.bi >= 0) {
       const f = first[baseIds[this.bi]!]!;
-      if (f === -1 || f >= logPos) break;
+      if (f === 0 || f > logPos) break;
       this.bi = this.base.next();
     }
     const bi = this.bi;
@@ -341,7 +342,7 @@ export class PoolRankIndex {
     if (!this.tracking || this.loggedIn[p] === this.task) return;
     this.loggedIn[p] = this.task;
     const first = this.epoch.firstSince;
-    if (first[p] === -1) first[p] = this.logLen;
+    if (first[p] === 0) first[p] = this.logLen + 1;
     if (this.logLen === this.log.length) {
       const grown = new Int32Array(this.log.length * 2);
       grown.set(this.log);
@@ -493,7 +494,7 @@ export class PoolRankIndex {
   private frozenValue(r: Ranking, p: number): number {
     if (r.epoch === this.epoch && r.logPos === this.logLen) return rankValue(this.columns[r.figure]![p]!);
     const f = r.epoch.firstSince[p]!;
-    if (f !== -1 && f < r.logPos) {
+    if (f !== 0 && f <= r.logPos) {
       r.overlayValue ??= new Map(Array.from(r.overlay.ids, (id, i) => [id, r.overlay.values[i]!]));
       return r.overlayValue.get(p) ?? Number.NaN;
     }
@@ -517,7 +518,6 @@ export class PoolRankIndex {
 
   private newEpoch(): Epoch {
     const firstSince = new Int32Array(this.views.capacity.pools);
-    firstSince.fill(-1);
     return { serial: this.serial++, firstSince, bases: POOL_FIGURES.map(() => undefined), refs: 0 };
   }
 

@@ -14,6 +14,7 @@ import type { ApplyStats } from './apply.js';
 import { SwapFeed } from '../feed/swaps.js';
 import type { ApplyTask, ShardWorkerData } from './worker.js';
 import type { TierPolicy, TierStats } from './tiers.js';
+import type { HeapFigures } from '../heap.js';
 import type { ShardCapture, ShardRuns } from '../snapshot/capture.js';
 
 export interface ShardPoolOptions {
@@ -118,6 +119,17 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   async tierStats(): Promise<TierStats> {
     const all = await Promise.all(this.pools.map((p) => p.run(null, { name: 'tierStats' }) as Promise<TierStats>));
     return all.reduce((a, s) => ({ released: a.released + s.released, reloaded: a.reloaded + s.reloaded, forced: a.forced + s.forced, missing: a.missing + s.missing }), { released: 0, reloaded: 0, forced: 0, missing: 0 });
+  }
+
+  /** A full garbage collection on every shard thread, after the tasks submitted before it; the longest one's milliseconds. */
+  async collectGarbage(): Promise<number | null> {
+    const ms = await Promise.all(this.pools.map((_, s) => this.run<number | null>(s, null, 'collect')));
+    return ms.reduce<number | null>((a, b) => (b === null ? a : Math.max(a ?? 0, b)), null);
+  }
+
+  /** Each shard thread's JS heap (not chained: answered between tasks). */
+  heaps(): Promise<HeapFigures[]> {
+    return Promise.all(this.pools.map((p) => p.run(null, { name: 'heap' }) as Promise<HeapFigures>));
   }
 
   /** Seconds each shard thread has spent busy (running tasks) since it started. */

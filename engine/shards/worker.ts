@@ -17,6 +17,7 @@ import { captureShardBlocks } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
 import { ShardTiers, type TierPolicy, type TierStats } from './tiers.js';
+import { collectGarbage, heapFigures, type HeapFigures } from '../heap.js';
 
 export interface ShardWorkerData {
   readonly shard: number;
@@ -83,8 +84,12 @@ export function apply(task: ApplyTask): ApplyStats {
     total.skipped += stats.skipped;
   }
   // While catching up the chain clocks run hours ahead per second: pools that went quiet meanwhile
-  // hand their candles over with this task's commit rather than wait for the next sweep.
-  const handedOver = persisted > 0 && tiers.due() ? tiers.sweep() : 0;
+  // hand their candles over with this task's commit rather than wait for the next sweep, and tokens
+  // with no recent 1 s candle give their second blocks back (else every token that traded during
+  // the backfill would keep one until it is over, and their memory stays resident once touched).
+  const due = tiers.due();
+  if (due) tiers.sweepSeconds();
+  const handedOver = persisted > 0 && due ? tiers.sweep() : 0;
   // One commit for the whole task.
   if (sink !== null && persisted > 0) {
     sink.commit(data.shard, persisted, task.live || handedOver > 0);
@@ -160,6 +165,16 @@ export async function sweep(task: { readonly chains: readonly number[]; readonly
 
 export function tierStats(): TierStats {
   return tiers.stats();
+}
+
+/** A full collection of this thread's heap; its milliseconds (null: the runtime allows none). */
+export function collect(): number | null {
+  return collectGarbage();
+}
+
+/** This thread's JS heap (for /stats). */
+export function heap(): HeapFigures {
+  return heapFigures();
 }
 
 /** One page of a ranked pool search over this shard's chains (between apply tasks). */
