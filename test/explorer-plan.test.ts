@@ -69,6 +69,18 @@ describe('the explorer plan', () => {
     expect((await call(`${fx.url('paidRest')}/networks`, s.key!)).body).toMatchObject({ error: 'wrong_host' });
   });
 
+  it('tells the page the plan of a key its reader enters, whichever host serves it, without answering for a wrong one', async () => {
+    const pro = fx.keys.create('pro', 'entered', Math.floor(Date.now() / 1000)).key;
+    const free = fx.keys.create('free', 'entered', Math.floor(Date.now() / 1000)).key;
+    const keyPlan = (key?: string) => call(`${fx.url('freeRest')}/explorer/key`, key);
+    expect(await keyPlan(pro)).toMatchObject({ status: 200, body: { plan: 'pro' } });
+    expect(await keyPlan(free)).toMatchObject({ status: 200, body: { plan: 'free' } });
+    // The same key's /usage on the free host is refused (wrong_host): this is how the page learns to use the paid host.
+    expect((await call(`${fx.url('freeRest')}/usage`, pro)).body).toMatchObject({ error: 'wrong_host' });
+    expect(await keyPlan(`${pro.slice(0, -2)}xx`)).toMatchObject({ status: 401, body: { error: 'invalid_key', param: 'Authorization' } });
+    expect(await keyPlan()).toMatchObject({ status: 401, body: { error: 'invalid_key' } });
+  });
+
   it("keeps the free host's cached answers of free keys and of the explorer apart (their plans differ)", async () => {
     const { key } = fx.keys.create('free', 'reader', fx.now);
     const explorerKey = (await session(fx)).key!;
