@@ -130,10 +130,18 @@ async function measure(pools: number): Promise<SizeResult> {
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     // Not while a periodic snapshot is cut or written: its copies are transient, and the run of the
     // larger size would otherwise carry them and the smaller not (the per-pool figure with them).
-    const readStats = async () => (await (await fetch(`http://127.0.0.1:${port}/stats`)).json()) as { pools: number; tokens: number; engine: EngineStats };
+    // Keyless, as a new user asks: 15 requests a minute, so asked every 5 s and again after a 429's Retry-After.
+    const readStats = async (): Promise<{ pools: number; tokens: number; engine: EngineStats }> => {
+      for (;;) {
+        const r = await fetch(`http://127.0.0.1:${port}/stats`);
+        if (r.ok) return (await r.json()) as { pools: number; tokens: number; engine: EngineStats };
+        await r.arrayBuffer();
+        await new Promise((done) => setTimeout(done, 1000 * Math.max(1, Number(r.headers.get('retry-after') ?? 5) || 5)));
+      }
+    };
     let stats = await readStats();
     for (const t0 = performance.now(); stats.engine.snapshots?.writing === true && performance.now() - t0 < 10 * 60_000; stats = await readStats()) {
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 5_000));
     }
     const anonBytes = residentBytes(child.pid!).anon;
     const snapshotLines = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].map((m) => m[1]!);
