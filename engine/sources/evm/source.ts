@@ -5,12 +5,12 @@
  * chain's ingest checkpoint with the pools and tokens already stored; ingest drops anything at or
  * before the checkpoint, so a step read twice is counted once.
  */
+import { stepFollowers } from '../followers.js';
 import type { ChainEventBatch, NetworkInfo, TokenInfo } from '../../events/model.js';
 import { metaKeys, type Checkpoint, type Store } from '../../store/store.js';
 import type { Source } from '../source.js';
 import { ChainFollower, networkInfo, type ChainProgress, type ChainResume, type KnownPool } from './chain.js';
 import type { EvmChainConfig } from './config.js';
-import { RpcError } from './rpc.js';
 
 export interface EvmSourceOptions {
   readonly chains: readonly EvmChainConfig[];
@@ -69,8 +69,6 @@ export interface SourceHealth {
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 5_000; // 5 s
 const BAR_REDRAW_MS = 200;
-/** Pause before asking an unreachable node again (after the client's own retries). */
-const DOWN_RETRY_MS = 1_000;
 
 /** Per factory: pools found, or the block its scan starts at while the chain has not reached it. */
 function factoryProgress(p: ChainProgress): string {
@@ -193,24 +191,7 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
       return followers.length === 0 ? now() : Math.min(...followers.map((f) => f.time));
     },
     async advance(_until: number): Promise<ChainEventBatch[]> {
-      const batches = await Promise.all(
-        followers.map(async (f, i) => {
-          try {
-            const b = await f.step();
-            if (down[i] !== null) log(`${f.config.id}: node reachable again after ${Math.round((Date.now() - down[i]!) / 1000)} s; ingestion resumes`);
-            down[i] = null;
-            return b;
-          } catch (err) {
-            // A node that stays unreachable after the client's retries does not stop the service: the
-            // chain waits (reported in progress()) and resumes where it stopped when the node returns.
-            if (!(err instanceof RpcError) || !err.retryable) throw err;
-            if (down[i] === null) down[i] = Date.now();
-            log(`${f.config.id}: node unreachable since ${new Date(down[i]!).toISOString()} (${err.message}); retrying`);
-            await new Promise((r) => setTimeout(r, DOWN_RETRY_MS));
-            return null;
-          }
-        }),
-      );
+      const batches = await stepFollowers(followers, down, log);
       if (progressMs > 0 && !allCaughtUp && performance.now() - lastProgress >= (bar ? BAR_REDRAW_MS : progressMs)) {
         lastProgress = performance.now();
         report();
@@ -219,7 +200,7 @@ export function createEvmSource(options: EvmSourceOptions): EvmSource {
         allCaughtUp = true;
         if (progressMs > 0) report();
       }
-      return batches.filter((b): b is ChainEventBatch => b !== null);
+      return batches;
     },
   };
 }

@@ -3,10 +3,10 @@
  * interface. Resuming after a restart starts at the slot after the chain's ingest checkpoint with the
  * pools and tokens already stored (ingest drops anything at or before the checkpoint).
  */
+import { stepFollowers } from '../followers.js';
 import type { ChainEventBatch, NetworkInfo } from '../../events/model.js';
 import type { Store } from '../../store/store.js';
 import { resumeFromStore, type SourceHealth } from '../evm/source.js';
-import { RpcError } from '../evm/rpc.js';
 import type { Source } from '../source.js';
 import { SlotFollower, solanaNetworkInfo, type SlotProgress } from './chain.js';
 import type { SolanaChainConfig } from './config.js';
@@ -24,8 +24,6 @@ export interface SolanaSource extends Source {
   health(): SourceHealth[];
 }
 
-/** Pause before asking an unreachable node again (after the client's own retries). */
-const DOWN_RETRY_MS = 1_000;
 
 export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
   const now = options.now ?? (() => Date.now() / 1000);
@@ -65,23 +63,8 @@ export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
       return followers.length === 0 ? now() : Math.min(...followers.map((f) => f.time));
     },
     async advance(_until: number): Promise<ChainEventBatch[]> {
-      const batches = await Promise.all(
-        followers.map(async (f, i) => {
-          try {
-            const b = await f.step();
-            if (down[i] !== null) log(`${f.config.id}: node reachable again after ${Math.round((Date.now() - down[i]!) / 1000)} s; ingestion resumes`);
-            down[i] = null;
-            return b;
-          } catch (err) {
-            if (!(err instanceof RpcError) || !err.retryable) throw err;
-            if (down[i] === null) down[i] = Date.now();
-            log(`${f.config.id}: node unreachable since ${new Date(down[i]!).toISOString()} (${err.message}); retrying`);
-            await new Promise((r) => setTimeout(r, DOWN_RETRY_MS));
-            return null;
-          }
-        }),
-      );
-      return batches.filter((b): b is ChainEventBatch => b !== null);
+      const batches = await stepFollowers(followers, down, log);
+      return batches;
     },
   };
 }
