@@ -4,27 +4,15 @@
  * explorer plan, paid keys; a free key gets the reserves; without a key the page shows what REST gives).
  */
 import { access, enc, fullAccess, get } from '../api.js';
-import type { Candle, CandleChart } from '../chart.js';
 import { fill, h, link, table, td } from '../dom.js';
 import * as fmt from '../format.js';
 import { paths } from '../router.js';
 import { openStream } from '../sse.js';
 import { attempt, breadcrumbs, keepFocus, change, feeText, heading, loading, pairName, problem, stat, stats, toggleGroup, type Scope } from '../ui.js';
 import { networkName } from './shared.js';
+import { CANDLES, candlePanel, INTERVALS } from '../candles.js';
 
-export const INTERVALS: readonly (readonly [string, number])[] = [
-  ['1m', 60],
-  ['5m', 300],
-  ['10m', 600],
-  ['15m', 900],
-  ['30m', 1800],
-  ['1h', 3600],
-  ['6h', 21_600],
-  ['12h', 43_200],
-  ['24h', 86_400],
-];
-/** Candles asked for (count_back). */
-export const CANDLES = 300;
+export { CANDLES, INTERVALS };
 const TAPE_ROWS = 40;
 const WINDOWS = ['5m', '15m', '30m', '1h', '6h', '24h'] as const;
 const DETAILS_REFRESH_MS = 60_000;
@@ -62,15 +50,6 @@ type PoolDetails = {
   readonly liquidity_usd: number;
   readonly transactions: number;
 } & Readonly<Partial<Record<(typeof WINDOWS)[number], Window>>>;
-
-interface RestCandle {
-  readonly timestamp: string;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
-}
 
 interface RestTx {
   readonly id: string;
@@ -120,7 +99,6 @@ export function defaultInterval(plan: string): string {
 
 export async function poolPage(main: HTMLElement, scope: Scope, network: string, address: string, params: URLSearchParams): Promise<void> {
   const base = `/networks/${enc(network)}/pools/${enc(address)}`;
-  const chartModule = import('../chart.js');
   fill(main, breadcrumbs(['Markets', paths.home()], [network, paths.network(network)], 'Pool'), heading('Pool', address), loading('the pool'));
   const first = await attempt(scope, main, 'The pool could not be read', () => get<PoolDetails>(base, undefined, scope.signal));
   if (first === undefined) return;
@@ -158,33 +136,17 @@ export async function poolPage(main: HTMLElement, scope: Scope, network: string,
   const networkTitle = await networkName(network, scope.signal);
 
   // ---- chart ----
-  const chartBox = h('div', { class: 'chart', id: 'pool-chart', tabindex: '0' });
   const chartNote = h('p', { class: 'muted small' });
-  const chartState = h('div', { class: 'chart-state', role: 'status' });
-  let chart: CandleChart | null = null;
-  let loadingChart = 0;
-  const loadChart = async (): Promise<void> => {
-    const seconds = INTERVALS.find(([i]) => i === interval)![1];
-    const ticket = ++loadingChart;
-    chartBox.setAttribute('aria-busy', 'true');
-    chartState.textContent = `Loading ${interval} candles…`;
-    try {
-      const rows = await get<RestCandle[]>(`${base}/ohlcv`, { interval, start: `-${seconds * CANDLES}s`, count_back: CANDLES, inversed: inversed ? 'true' : null }, scope.signal);
-      if (ticket !== loadingChart || !scope.alive) return;
-      const { CandleChart } = await chartModule;
-      if (ticket !== loadingChart || !scope.alive) return;
-      chart ??= new CandleChart(chartBox, (p) => fmt.usdPrice(p), `${baseToken().symbol} price in USD`);
-      const candles: Candle[] = rows.map((c) => ({ time: fmt.seconds(c.timestamp), open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume }));
-      chart.set(candles, seconds);
-      chartBox.dataset['candlesLoaded'] = String(candles.length);
-      chartState.textContent = candles.length === 0 ? `No trades in the last ${CANDLES} ${interval} candles.` : '';
-    } catch (err) {
-      if (!scope.alive || ticket !== loadingChart) return;
-      fill(chartState, problem(err, 'Candles could not be read'));
-    } finally {
-      if (ticket === loadingChart) chartBox.setAttribute('aria-busy', 'false');
-    }
-  };
+  const candles = candlePanel({
+    id: 'pool-chart',
+    scope,
+    path: `${base}/ohlcv`,
+    interval: () => interval,
+    query: () => ({ inversed: inversed ? 'true' : null }),
+    label: () => `${baseToken().symbol} price in USD`,
+  });
+  const { box: chartBox, state: chartState } = candles;
+  const loadChart = () => candles.load();
   const setUrl = (): void => {
     const q = new URLSearchParams();
     q.set('interval', interval);
@@ -203,8 +165,7 @@ export async function poolPage(main: HTMLElement, scope: Scope, network: string,
     flip.textContent = `Show ${quoteToken().symbol} price`;
     priceLabel.textContent = `${baseToken().symbol} price`;
     priceNow.textContent = fmt.usdPrice(inversed ? last1 : last0);
-    chart?.destroy();
-    chart = null;
+    candles.reset();
     setUrl();
     renderTape();
     void loadChart();
@@ -405,7 +366,7 @@ export async function poolPage(main: HTMLElement, scope: Scope, network: string,
         last1 = s.price_1_usd;
         const p = inversed ? last1 : last0;
         priceNow.textContent = fmt.usdPrice(p);
-        if (chart !== null && chartBox.getAttribute('aria-busy') !== 'true' && chart.trade(time, p, s.volume_usd) === 'opened') chartState.textContent = '';
+        if (candles.chart !== null && candles.settled && candles.chart.trade(time, p, s.volume_usd) === 'opened') chartState.textContent = '';
       },
     });
     scope.add(() => swaps.close());

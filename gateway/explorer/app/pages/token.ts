@@ -5,13 +5,13 @@
  * where the price stream allows it.
  */
 import { access, enc, fullAccess, get } from '../api.js';
-import type { Candle, CandleChart } from '../chart.js';
 import { fill, h, link, table, td } from '../dom.js';
 import * as fmt from '../format.js';
 import { paths } from '../router.js';
 import { openStream } from '../sse.js';
-import { attempt, breadcrumbs, keepFocus, change, heading, loading, POOL_HEADERS, poolRow, problem, stat, stats, toggleGroup, type PoolRow, type Scope } from '../ui.js';
-import { CANDLES, defaultInterval, INTERVALS } from './pool.js';
+import { attempt, breadcrumbs, keepFocus, change, heading, loading, POOL_HEADERS, poolRow, stat, stats, toggleGroup, type PoolRow, type Scope } from '../ui.js';
+import { defaultInterval } from './pool.js';
+import { CANDLES, candlePanel, INTERVALS } from '../candles.js';
 import { networkName } from './shared.js';
 
 const WINDOWS = ['1m', '5m', '15m', '30m', '1h', '6h', '24h'] as const;
@@ -39,15 +39,6 @@ interface TokenDetails {
   readonly summary: { readonly price_usd: number | null; readonly fdv: number | null; readonly liquidity_usd: number; readonly pools: number } & Readonly<Partial<Record<(typeof WINDOWS)[number], Summary>>>;
 }
 
-interface RestCandle {
-  readonly timestamp: string;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
-}
-
 interface SecondCandle {
   readonly timestamp: string;
   readonly open: number;
@@ -59,7 +50,6 @@ interface SecondCandle {
 
 export async function tokenPage(main: HTMLElement, scope: Scope, network: string, address: string, params: URLSearchParams): Promise<void> {
   const base = `/networks/${enc(network)}/tokens/${enc(address)}`;
-  const chartModule = import('../chart.js');
   fill(main, breadcrumbs(['Markets', paths.home()], [network, paths.network(network)], 'Token'), heading('Token', address), loading('the token'));
   const t = await attempt(scope, main, 'The token could not be read', () => get<TokenDetails>(base, undefined, scope.signal));
   if (t === undefined) return;
@@ -80,32 +70,9 @@ export async function tokenPage(main: HTMLElement, scope: Scope, network: string
   );
 
   // ---- chart ----
-  const chartBox = h('div', { class: 'chart', id: 'token-chart', tabindex: '0' });
-  const chartState = h('div', { class: 'chart-state', role: 'status' });
-  let chart: CandleChart | null = null;
-  let ticketNow = 0;
-  const loadChart = async (): Promise<void> => {
-    const seconds = INTERVALS.find(([i]) => i === interval)![1];
-    const ticket = ++ticketNow;
-    chartBox.setAttribute('aria-busy', 'true');
-    chartState.textContent = `Loading ${interval} candles…`;
-    try {
-      const rows = await get<RestCandle[]>(`${base}/ohlcv`, { interval, start: `-${seconds * CANDLES}s`, count_back: CANDLES }, scope.signal);
-      if (ticket !== ticketNow || !scope.alive) return;
-      const { CandleChart } = await chartModule;
-      if (ticket !== ticketNow || !scope.alive) return;
-      chart ??= new CandleChart(chartBox, (p) => fmt.usdPrice(p), `${t.symbol} price in USD`);
-      const candles: Candle[] = rows.map((c) => ({ time: fmt.seconds(c.timestamp), open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume }));
-      chart.set(candles, seconds);
-      chartBox.dataset['candlesLoaded'] = String(candles.length);
-      chartState.textContent = candles.length === 0 ? `No trades in the last ${CANDLES} ${interval} candles.` : '';
-    } catch (err) {
-      if (!scope.alive || ticket !== ticketNow) return;
-      fill(chartState, problem(err, 'Candles could not be read'));
-    } finally {
-      if (ticket === ticketNow) chartBox.setAttribute('aria-busy', 'false');
-    }
-  };
+  const candles = candlePanel({ id: 'token-chart', scope, path: `${base}/ohlcv`, interval: () => interval, label: () => `${t.symbol} price in USD` });
+  const { box: chartBox, state: chartState } = candles;
+  const loadChart = () => candles.load();
   const intervals = toggleGroup('Candle interval', INTERVALS.map(([i]) => [i, i] as const), interval, (v) => {
     interval = v;
     history.replaceState(history.state, '', `${location.pathname}?interval=${v}`);
@@ -174,19 +141,19 @@ export async function tokenPage(main: HTMLElement, scope: Scope, network: string
     liveState.textContent = s === 'live' ? 'Live' : s === 'stopped' ? `Live updates stopped: ${m ?? ''}` : 'Reconnecting…';
   };
   if (fullAccess()) {
-    const candles = openStream(`/sse/ohlcv?chain=${enc(network)}&token_id=${enc(t.id)}&interval=1s`, {
+    const seconds = openStream(`/sse/ohlcv?chain=${enc(network)}&token_id=${enc(t.id)}&interval=1s`, {
       onState,
       onEvent: (e) => {
         if (e.event !== 'ohlcv') return;
         const c = e.data as SecondCandle;
         priceNow.textContent = fmt.usdPrice(c.close);
-        if (chart !== null && chartBox.getAttribute('aria-busy') !== 'true') {
-          const r = chart.fold({ time: fmt.seconds(c.timestamp), open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume_usd });
+        if (candles.chart !== null && candles.settled) {
+          const r = candles.chart.fold({ time: fmt.seconds(c.timestamp), open: c.open, high: c.high, low: c.low, close: c.close, volume: c.volume_usd });
           if (r === 'opened') chartState.textContent = '';
         }
       },
     });
-    scope.add(() => candles.close());
+    scope.add(() => seconds.close());
   } else if (access().key !== null) {
     const prices = openStream(`/sse/prices?chain=${enc(network)}&address=${enc(t.id)}`, {
       onState,
