@@ -31,7 +31,7 @@ import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
 import { FACTORY_TOPICS, FAMILIES, type FamilyDecoder, type PoolCreation, type ProtocolFamily } from './families/index.js';
 import { VIEW, wordOf, type ViewCall } from './families/take-up.js';
 import { createLogReader, MAX_FILTER_ADDRESSES, type LogReader } from './logs.js';
-import { createRpcClient, RpcError, type RpcClient } from './rpc.js';
+import { chainRpcClient, RpcError, type RpcClient } from './rpc.js';
 import { NATIVE_ADDRESS, nativeMetadata, readTokenMetadata, tokenInfo, tokenRole, viewCall, type TokenMetadata } from './tokens.js';
 
 export class ChainIdMismatchError extends Error {
@@ -293,14 +293,7 @@ export class ChainFollower {
     this.config = options.config;
     this.now = options.now ?? (() => Date.now() / 1000);
     this.log = options.log ?? (() => {});
-    this.rpc =
-      options.rpc ??
-      createRpcClient({
-        urls: options.config.rpcUrls,
-        timeoutMs: options.config.requestTimeoutMs,
-        maxRetries: options.config.maxRetries,
-        onRetry: (err, attempt, delay) => this.log(`${options.config.id}: RPC attempt ${attempt} failed (${err.message}); retrying in ${delay} ms`),
-      });
+    this.rpc = options.rpc ?? chainRpcClient(options.config, (line) => this.log(line));
     this.logs = createLogReader(this.rpc, options.config.logBatchBlocks);
     this.stepSize = Math.min(options.config.stepBlocks, options.config.logBatchBlocks);
     const from = options.config.fromBlock;

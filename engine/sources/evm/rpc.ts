@@ -72,6 +72,16 @@ function fromRpcError(method: string, e: { code: number; message: string }): Rpc
   return new RpcError(msg, e.code, retryable);
 }
 
+/** The client of one chain's nodes as its follower uses it: retries told to the chain's log. */
+export function chainRpcClient(config: { readonly id: string; readonly rpcUrls: readonly string[]; readonly requestTimeoutMs: number; readonly maxRetries: number }, log: (line: string) => void): RpcClient {
+  return createRpcClient({
+    urls: config.rpcUrls,
+    timeoutMs: config.requestTimeoutMs,
+    maxRetries: config.maxRetries,
+    onRetry: (err, attempt, delay) => log(`${config.id}: RPC attempt ${attempt} failed (${err.message}); retrying in ${delay} ms`),
+  });
+}
+
 export function createRpcClient(options: RpcOptions): RpcClient {
   const doFetch = options.fetch ?? fetch;
   const random = options.random ?? Math.random;

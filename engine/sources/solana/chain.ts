@@ -13,7 +13,7 @@
  * of the canonical fork. Each block read must also name the previous block read as its parent.
  */
 import { PoolProtocol, type ChainEvent, type ChainEventBatch, type DexInfo, type NetworkInfo, type Reorg, type TokenInfo } from '../../events/model.js';
-import { createRpcClient, RpcError, type RpcClient } from '../evm/rpc.js';
+import { chainRpcClient, RpcError, type RpcClient } from '../evm/rpc.js';
 import type { ChainResume } from '../evm/chain.js';
 import type { SolanaChainConfig, SolanaProgramConfig } from './config.js';
 import { SwapDecoder, type DecodedSwap } from './decode.js';
@@ -128,14 +128,7 @@ export class SlotFollower {
     this.config = options.config;
     this.now = options.now ?? (() => Date.now() / 1000);
     this.log = options.log ?? (() => {});
-    this.rpc =
-      options.rpc ??
-      createRpcClient({
-        urls: options.config.rpcUrls,
-        timeoutMs: options.config.requestTimeoutMs,
-        maxRetries: options.config.maxRetries,
-        onRetry: (err, attempt, delay) => this.log(`${options.config.id}: RPC attempt ${attempt} failed (${err.message}); retrying in ${delay} ms`),
-      });
+    this.rpc = options.rpc ?? chainRpcClient(options.config, (line) => this.log(line));
     for (const p of options.config.programs) this.programs.set(p.programId, p);
     this.decoder = new SwapDecoder({ families: new Map(options.config.programs.map((p) => [p.programId, p.family])), wrappedNative: options.config.wrappedNative });
     this.nextSlot = Math.max(options.config.startSlot ?? 0, options.resume?.nextBlock ?? 0);
