@@ -1,22 +1,97 @@
 /**
  * Ring blocks in a snapshot. Block ids mean nothing across a restart, so a snapshot keeps, per pool
  * that held a block at the cut, the pool id and the block's rows; a load hands those pools blocks
- * 0..n-1 in file order (one large read per column), and a rollback behind the snapshot takes fresh
- * blocks for the pools it restores.
+ * 0..n-1 in file order, and a rollback behind the snapshot takes fresh blocks for the pools it restores.
+ *
+ * The rows are kept without their zero words (format version 4): a ring holds a slot per candle of
+ * its span, and most slots of a pool that trades a few times a day are empty. Each shard hands over,
+ * per block column, its pools' rows read as 4-byte words: a bit per word (set: the word is not zero)
+ * and the non-zero words in order. A load writes only those words into the (fresh, zeroed) shared
+ * memory, so the pages of empty slots are never touched. Version 3 files hold the rows whole.
  */
 import { readSync } from 'node:fs';
 import { assignBlocks, blockHighWater, takeBlock } from '../state/ring-blocks.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
-import { blockColumns, rowBytes, type BlocksSection } from './format.js';
-import { CaptureArena, gatherRows } from './capture.js';
+import { blockColumns, rowBytes, type BlockColumnSection, type BlocksSection, type BlockSegment } from './format.js';
+import { CaptureArena } from './capture.js';
 
-/** What one shard hands over at a cut: the pools of its chains holding a block, and each block column's rows for them. */
-export interface BlockCapture {
-  readonly pools: Int32Array;
-  readonly columns: readonly Uint8Array[];
+/** One block column's rows of a shard's pools, as 4-byte words: `mask` a bit per word (LSB first within each u32), `words` the non-zero ones in order. */
+export interface SparseRows {
+  readonly mask: Uint8Array;
+  readonly words: Uint8Array;
 }
 
-/** On a shard at a cut: copies the blocks of the pools whose chain it owns. */
+/** What one shard hands over at a cut: the pools of its chains holding a block, and each block column's rows for them (table order). */
+export interface BlockCapture {
+  readonly pools: Int32Array;
+  readonly columns: readonly SparseRows[];
+}
+
+/** 4-byte words per row of a block column (every block column's row is a whole number of them). */
+function wordsPerRow(c: Pick<ColumnSpec, 'stride' | 'array' | 'name'>): number {
+  const bytes = rowBytes(c);
+  if (bytes % 4 !== 0) throw new Error(`block column ${c.name}: a row of ${bytes} bytes is not a whole number of 4-byte words`);
+  return bytes / 4;
+}
+
+/** Bytes of the mask for `words` words (whole u32s). */
+export function maskBytes(words: number): number {
+  return Math.ceil(words / 32) * 4;
+}
+
+function wordsOf(array: ColumnSpec['array']): Uint32Array {
+  return new Uint32Array(array.buffer, array.byteOffset, array.byteLength >>> 2);
+}
+
+/**
+ * Rows `blocks` of a block column, packed in that order without their zero words into `arena`'s
+ * buffers (the mask's and the words'). Runs on the shard owning the blocks, at a cut.
+ */
+export function sparseRows(c: ColumnSpec, blocks: readonly number[], arena: CaptureArena): SparseRows {
+  const perRow = wordsPerRow(c);
+  const total = blocks.length * perRow;
+  const maskBuf = arena.bytes(`${c.name}#mask`, maskBytes(total));
+  const wordBuf = arena.bytes(c.name, total * 4);
+  const mask = new Uint32Array(maskBuf.buffer, maskBuf.byteOffset, maskBuf.byteLength >>> 2);
+  const out = new Uint32Array(wordBuf.buffer, wordBuf.byteOffset, total);
+  mask.fill(0);
+  const src = wordsOf(c.array);
+  let n = 0;
+  let bit = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const from = blocks[i]! * perRow;
+    for (let k = 0; k < perRow; k++, bit++) {
+      const w = src[from + k]!;
+      if (w !== 0) {
+        mask[bit >>> 5] |= 1 << (bit & 31);
+        out[n++] = w;
+      }
+    }
+  }
+  return { mask: maskBuf, words: wordBuf.subarray(0, n * 4) };
+}
+
+/**
+ * Writes the words `mask` marks into the rows of a block column starting at block `first` (the rest
+ * of those rows is left as it is: zero in fresh views). `words` holds the marked words in order.
+ */
+export function scatterRows(c: ColumnSpec, first: number, mask: Uint32Array, words: Uint32Array): void {
+  const dst = wordsOf(c.array);
+  const base = first * wordsPerRow(c);
+  let n = 0;
+  for (let m = 0; m < mask.length; m++) {
+    let bits = mask[m]!;
+    const at = base + m * 32;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      dst[at + 31 - Math.clz32(low)] = words[n++]!;
+      bits ^= low;
+    }
+  }
+  if (n !== words.length) throw new RangeError(`block column ${c.name}: the mask marks ${n} words, the section holds ${words.length}`);
+}
+
+/** On a shard at a cut: the blocks of the pools whose chain it owns, each block column without its zero words. */
 export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) => boolean, arena = new CaptureArena()): BlockCapture {
   const high = blockHighWater(v);
   const blocks: number[] = [];
@@ -28,15 +103,8 @@ export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) =>
       pools.push(p);
     }
   }
-  const columns = blockColumns(v.columnTable).map((c) => gatherRows(c.array, c.stride, blocks, arena.bytes(c.name, blocks.length * rowBytes(c))));
+  const columns = blockColumns(v.columnTable).map((c) => sparseRows(c, blocks, arena));
   return { pools: Int32Array.from(pools), columns };
-}
-
-/** Bytes the blocks section takes for `pools` pools (header offsets aside). */
-export function blockSectionBytes(table: readonly ColumnSpec[], pools: number): number {
-  let n = pools * 4;
-  for (const c of blockColumns(table)) n += pools * rowBytes(c);
-  return n;
 }
 
 function readExactly(fd: number, into: Uint8Array, offset: number): void {
@@ -54,15 +122,107 @@ function poolsOf(fd: number, section: BlocksSection): Int32Array {
   return pools;
 }
 
+/** A growable scratch buffer of u32 words for reading sections (one per load). */
+class Scratch {
+  private buf = new Uint32Array(0);
+  words(n: number): Uint32Array {
+    if (this.buf.length < n) this.buf = new Uint32Array(Math.max(n, this.buf.length * 2));
+    return this.buf.subarray(0, n);
+  }
+}
+
+function readWords(fd: number, scratch: Scratch, offset: number, bytes: number): Uint32Array {
+  const w = scratch.words(bytes >>> 2);
+  readExactly(fd, new Uint8Array(w.buffer, w.byteOffset, bytes), offset);
+  return w;
+}
+
+/** Reads one sparse segment (a shard's rows of one column) into rows `first`.. of the column. */
+function loadSegment(fd: number, spec: ColumnSpec, seg: BlockSegment, first: number, masks: Scratch, words: Scratch): void {
+  const mask = readWords(fd, masks, seg.maskOffset, maskBytes(seg.pools * wordsPerRow(spec)));
+  scatterRows(spec, first, mask, readWords(fd, words, seg.offset, seg.bytes));
+}
+
 /** At a start (main thread, no shard running): hands the snapshot's pools blocks 0..n-1 and reads their rows in. */
 export function loadBlocks(fd: number, section: BlocksSection, v: EngineViews): void {
   const pools = poolsOf(fd, section);
   assignBlocks(v, pools);
   const byName = new Map(v.columnTable.map((c) => [c.name, c]));
+  const masks = new Scratch();
+  const words = new Scratch();
   for (const col of section.columns) {
     const spec = byName.get(col.name)!;
-    readExactly(fd, new Uint8Array(spec.array.buffer, spec.array.byteOffset, col.bytes), col.offset);
+    if (!('segments' in col)) {
+      // Version 3: the rows whole, in block order.
+      readExactly(fd, new Uint8Array(spec.array.buffer, spec.array.byteOffset, col.bytes), col.offset);
+      continue;
+    }
+    let first = 0;
+    for (const seg of col.segments) {
+      loadSegment(fd, spec, seg, first, masks, words);
+      first += seg.pools;
+    }
   }
+}
+
+/**
+ * Rows at file positions `at` (ascending) of one block column, each written whole (its zero words
+ * too) into `dst` at word offset `to[k]`. A sparse segment is read once for all its wanted rows.
+ */
+function readRows(fd: number, col: BlockColumnSection, spec: ColumnSpec, at: readonly number[], dst: Uint32Array, to: readonly number[]): void {
+  const perRow = wordsPerRow(spec);
+  if (!('segments' in col)) {
+    at.forEach((i, k) => readExactly(fd, new Uint8Array(dst.buffer, dst.byteOffset + to[k]! * 4, perRow * 4), col.offset + i * perRow * 4));
+    return;
+  }
+  const masks = new Scratch();
+  const packed = new Scratch();
+  let k = 0;
+  let first = 0;
+  for (const seg of col.segments) {
+    const end = first + seg.pools;
+    if (k < at.length && at[k]! < end) {
+      const mask = readWords(fd, masks, seg.maskOffset, maskBytes(seg.pools * perRow));
+      const words = readWords(fd, packed, seg.offset, seg.bytes);
+      let bit = 0;
+      let n = 0;
+      for (; k < at.length && at[k]! < end; k++) {
+        const from = (at[k]! - first) * perRow;
+        // Count the words kept before this row: whole mask words at once, then bit by bit.
+        while (bit < from && (bit & 31) !== 0) n += (mask[bit >>> 5]! >>> (bit++ & 31)) & 1;
+        while (bit + 32 <= from) {
+          n += popcount(mask[bit >>> 5]!);
+          bit += 32;
+        }
+        while (bit < from) n += (mask[bit >>> 5]! >>> (bit++ & 31)) & 1;
+        const out = to[k]!;
+        for (let j = 0; j < perRow; j++, bit++) dst[out + j] = (mask[bit >>> 5]! >>> (bit & 31)) & 1 ? words[n++]! : 0;
+      }
+    }
+    first = end;
+  }
+  if (k < at.length) throw new RangeError(`block column ${col.name}: no row ${at[k]} in the snapshot`);
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
+/** The rows pool `p` held at the cut in each block column (name → bytes), or null when it held no block (tests, tools). */
+export function blockRowsOf(fd: number, section: BlocksSection, v: EngineViews, p: number): Map<string, Uint8Array> | null {
+  const i = poolsOf(fd, section).indexOf(p);
+  if (i < 0) return null;
+  const byName = new Map(v.columnTable.map((c) => [c.name, c]));
+  const out = new Map<string, Uint8Array>();
+  for (const col of section.columns) {
+    const spec = byName.get(col.name)!;
+    const row = new Uint32Array(wordsPerRow(spec));
+    readRows(fd, col, spec, [i], row, [0]);
+    out.set(col.name, new Uint8Array(row.buffer));
+  }
+  return out;
 }
 
 /**
@@ -73,17 +233,22 @@ export function restoreBlocks(fd: number, section: BlocksSection, v: EngineViews
   if (section.pools === 0 || pools.length === 0) return;
   const wanted = new Set(pools);
   const inFile = poolsOf(fd, section);
-  const byName = new Map(v.columnTable.map((c) => [c.name, c]));
-  const columns = section.columns.map((col) => ({ col, spec: byName.get(col.name)! }));
+  const at: number[] = [];
+  const blocks: number[] = [];
   for (let i = 0; i < inFile.length; i++) {
     const p = inFile[i]!;
     if (!wanted.has(p)) continue;
     const b = takeBlock(v, p);
     if (b < 0) throw new RangeError(`no ring block free to restore pool ${p}`);
-    for (const { col, spec } of columns) {
-      const size = rowBytes(spec);
-      readExactly(fd, new Uint8Array(spec.array.buffer, spec.array.byteOffset + b * size, size), col.offset + i * size);
-    }
-    v.poolBlock[p] = b + 1;
+    at.push(i);
+    blocks.push(b);
   }
+  if (at.length === 0) return;
+  const byName = new Map(v.columnTable.map((c) => [c.name, c]));
+  for (const col of section.columns) {
+    const spec = byName.get(col.name)!;
+    const perRow = wordsPerRow(spec);
+    readRows(fd, col, spec, at, wordsOf(spec.array), blocks.map((b) => b * perRow));
+  }
+  at.forEach((i, k) => (v.poolBlock[inFile[i]!] = blocks[k]! + 1));
 }

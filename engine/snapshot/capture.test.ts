@@ -1,5 +1,5 @@
 import { assignBlocks, blockStats, giveBlock, takeBlock } from '../state/ring-blocks.js';
-import { captureShardBlocks } from './blocks.js';
+import { captureShardBlocks, scatterRows } from './blocks.js';
 import { blockColumns } from './format.js';
 import { describe, expect, it } from 'vitest';
 import { EngineViews } from '../state/views.js';
@@ -104,10 +104,29 @@ describe('snapshot cut', () => {
     expect([...even.pools]).toEqual([12]);
     expect([...odd.pools]).toEqual([9, 5]);
     const open0 = blockColumns(v.columnTable).findIndex((c) => c.name === 'ring.1m.open0');
-    expect(new Float64Array(odd.columns[open0]!.slice().buffer)[slots]).toBe(5.5);
+    // Only the non-zero 4-byte words are handed over: of pool 9's and 5's 1m open slots, the high
+    // half of each number (9.5 and 5.5 have a zero low half), none of the empty columns.
+    const odd0 = odd.columns[open0]!;
+    expect(odd0.words.byteLength).toBe(2 * slots * 4);
+    expect(new Uint32Array(odd0.words.slice().buffer)[slots]).toBe(new Uint32Array(Float64Array.of(5.5).buffer)[1]);
+    expect(odd.columns.reduce((n, c) => n + c.words.byteLength, 0)).toBe(2 * slots * 4);
     const w = EngineViews.create({ pools: 16, tokens: 16, chains: 2, blocks: 8 });
     assignBlocks(w, [12, 9, 5]);
     expect([w.poolBlock[12], w.poolBlock[9], w.poolBlock[5], w.poolBlock[2]]).toEqual([1, 2, 3, 0]);
+    // Loaded as a start does (even shard first, then odd): every block column's rows equal the original ones, zeros included.
+    const words = (u: Uint8Array) => new Uint32Array(u.slice().buffer);
+    blockColumns(w.columnTable).forEach((c, i) => {
+      scatterRows(c, 0, words(even.columns[i]!.mask), words(even.columns[i]!.words));
+      scatterRows(c, even.pools.length, words(odd.columns[i]!.mask), words(odd.columns[i]!.words));
+    });
+    for (const c of blockColumns(w.columnTable)) {
+      const from = v.columnTable.find((x) => x.name === c.name)!;
+      for (const p of [12, 9, 5]) {
+        const row = (spec: ColumnSpec, b: number) => [...spec.array.subarray(b * spec.stride, (b + 1) * spec.stride)];
+        expect(row(c, w.poolBlock[p]! - 1), `${c.name} of pool ${p}`).toEqual(row(from, v.poolBlock[p]! - 1));
+      }
+    }
+    expect(w.rings[0]!.open0[2 * slots]).toBe(5.5);
     expect(blockStats(w)).toEqual({ total: 8, used: 3, free: 5, touched: 3 });
     expect(takeBlock(w, 2)).toBe(3);
   });

@@ -6,7 +6,8 @@
  *   [12, 12 + H)    header, JSON (SnapshotHeader)
  *   column data     each column's used rows at the offset its header entry names (8-byte aligned)
  *   ring blocks     the pools holding a ring block (i32 each), then each block column's rows for them,
- *                   in that order (blocks.ts): a load hands them blocks 0..n-1
+ *                   in that order, per shard a bit per 4-byte word and the non-zero words (blocks.ts;
+ *                   version 3: the rows whole): a load hands them blocks 0..n-1
  *   pending candles sealed candles the shards had not yet stored at the cut (msgpack), merged into the store on load
  *   source state    the source's own state at the cut (the simulator's, to resume from), possibly empty
  *   catalog         the catalog's parts (engine/catalog/parts.ts) and address tables, one section each,
@@ -27,7 +28,11 @@ import type { ColumnSpec } from '../state/views.js';
 
 export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
 export const SNAPSHOT_END = Buffer.from('DXSNAPOK', 'latin1');
-export const SNAPSHOT_FORMAT_VERSION = 3;
+export const SNAPSHOT_FORMAT_VERSION = 4;
+/** Versions a start still loads: 3 kept ring blocks whole (an upgrade loads its snapshots, then writes version 4). */
+export const READABLE_FORMAT_VERSIONS: readonly number[] = [3, 4];
+/** The rows' layout the table hash covers, unchanged since version 3 (the ring blocks' encoding is told by `version`). */
+const ROW_LAYOUT_VERSION = 3;
 export const SNAPSHOT_SUFFIX = '.snap';
 /** Data of column i starts at a multiple of this, so it can be read straight into a typed array. */
 export const COLUMN_ALIGN_BYTES = 8;
@@ -75,7 +80,24 @@ export interface CatalogSection {
 export interface BlocksSection {
   readonly offset: number;
   readonly pools: number;
-  readonly columns: readonly { readonly name: string; readonly offset: number; readonly bytes: number }[];
+  readonly columns: readonly BlockColumnSection[];
+}
+
+/** A block column's rows: version 4 per shard without their zero words (`segments`), version 3 whole at `offset`. */
+export type BlockColumnSection =
+  | { readonly name: string; readonly segments: readonly BlockSegment[] }
+  | { readonly name: string; readonly offset: number; readonly bytes: number };
+
+/**
+ * The rows of `pools` consecutive pools of the file (one shard's) in one block column, read as
+ * 4-byte words: at `maskOffset` a bit per word (u32s, least significant bit first; set: not zero),
+ * at `offset` the `bytes` of the non-zero words in order.
+ */
+export interface BlockSegment {
+  readonly pools: number;
+  readonly maskOffset: number;
+  readonly offset: number;
+  readonly bytes: number;
 }
 
 export interface SnapshotSection {
@@ -93,11 +115,11 @@ export function blockColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
   return table.filter((c) => !c.transient && c.scope === 'block');
 }
 
-/** Hash of the kept columns' names, types, scopes and strides and of the catalog's parts, with the format versions. */
+/** Hash of the kept columns' names, types, scopes and strides and of the catalog's parts, with the layout versions. */
 export function columnTableHash(table: readonly ColumnSpec[]): string {
   const shape = table.filter((c) => !c.transient).map((c) => [c.name, c.type, c.scope, c.stride]);
   const catalog = PARTS.map((p) => [p.name, p.ctor.BYTES_PER_ELEMENT, p.scope, p.stride]);
-  return createHash('sha256').update(JSON.stringify([SNAPSHOT_FORMAT_VERSION, shape, CATALOG_EXPORT_VERSION, catalog])).digest('hex').slice(0, 16);
+  return createHash('sha256').update(JSON.stringify([ROW_LAYOUT_VERSION, shape, CATALOG_EXPORT_VERSION, catalog])).digest('hex').slice(0, 16);
 }
 
 /** Rows of a column the views hold in use: pools and tokens below their id bounds, every chain. */

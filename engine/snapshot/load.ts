@@ -6,7 +6,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { loadBlocks, restoreBlocks } from './blocks.js';
-import { columnTableHash, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
+import { columnTableHash, READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 
 export class SnapshotError extends Error {
   override readonly name = 'SnapshotError';
@@ -40,7 +40,7 @@ function headerOf(fd: number, path: string): SnapshotHeader {
   const json = Buffer.alloc(head.readUInt32LE(8));
   readExactly(fd, json, 12);
   const header = JSON.parse(json.toString()) as SnapshotHeader;
-  if (header.version !== SNAPSHOT_FORMAT_VERSION) throw new SnapshotError(`${path}: format version ${header.version}, expected ${SNAPSHOT_FORMAT_VERSION}`);
+  if (!READABLE_FORMAT_VERSIONS.includes(header.version)) throw new SnapshotError(`${path}: format version ${header.version}, this build reads ${READABLE_FORMAT_VERSIONS.join(' and ')} (writes ${SNAPSHOT_FORMAT_VERSION})`);
   const end = Buffer.alloc(SNAPSHOT_END.length);
   if (header.bytes !== size) throw new SnapshotError(`${path}: ${size} bytes, the header says ${header.bytes} (incomplete)`);
   readExactly(fd, end, size - end.length);

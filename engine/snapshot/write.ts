@@ -162,11 +162,17 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     });
     const blocksOffset = at;
     at = alignUp(at + hot * 4);
-    const blockSections = blockCols.map((c) => {
-      const col = { name: c.name, offset: at, bytes: hot * rowBytes(c) };
-      at = alignUp(at + col.bytes);
-      return col;
-    });
+    // Per block column, each shard's segment: its mask, then its non-zero words.
+    const blockSections = blockCols.map((c, i) => ({
+      name: c.name,
+      segments: shards.map(({ capture }) => {
+        const { mask, words } = capture.blocks.columns[i]!;
+        const maskOffset = at;
+        const offset = alignUp(at + mask.byteLength);
+        at = alignUp(offset + words.byteLength);
+        return { pools: capture.blocks.pools.length, maskOffset, offset, bytes: words.byteLength };
+      }),
+    }));
     return {
       version: SNAPSHOT_FORMAT_VERSION,
       tableHash,
@@ -234,14 +240,20 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     const part = PARTS.find((p) => p.name === name);
     writes.push({ offset: at, bytes }, ...(part ? zeroUnallocated(cut, part.scope, at, part.ctor.BYTES_PER_ELEMENT * part.stride, bytes.byteLength) : []));
   });
-  // Ring blocks: each shard's pools, then its rows of each block column, after the shards before it.
+  // Ring blocks: each shard's pools after the shards before it, then each block column's segments.
   let prior = 0;
   for (const { capture } of shards) {
-    const { pools, columns } = capture.blocks;
+    const { pools } = capture.blocks;
     writes.push({ offset: header.blocks.offset + prior * 4, bytes: new Uint8Array(pools.buffer, pools.byteOffset, pools.byteLength) });
-    blockCols.forEach((c, i) => writes.push({ offset: header.blocks.columns[i]!.offset + prior * rowBytes(c), bytes: columns[i]! }));
     prior += pools.length;
   }
+  header.blocks.columns.forEach((col, i) => {
+    if (!('segments' in col)) throw new Error('a snapshot is written with sparse ring blocks');
+    col.segments.forEach((seg, s) => {
+      const { mask, words } = shards[s]!.capture.blocks.columns[i]!;
+      writes.push({ offset: seg.maskOffset, bytes: mask }, { offset: seg.offset, bytes: words });
+    });
+  });
   writes.push({ offset: header.bytes - SNAPSHOT_END.length, bytes: SNAPSHOT_END });
   return delta ? { header, writes, base: over!.path } : { header, writes };
 }
