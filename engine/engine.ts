@@ -13,7 +13,8 @@ import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
 import { pruneLog } from './snapshot/prune-log.js';
 import { readSection } from './snapshot/load.js';
-import { cutSnapshot, loadState } from './snapshot/take.js';
+import { cutSnapshot, openState } from './snapshot/take.js';
+import { BlockLoader } from './snapshot/block-loader.js';
 import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
 import { blockStats, ringBlockBytes, secondBlocks } from './state/ring-blocks.js';
@@ -47,6 +48,12 @@ export interface EngineOptions {
   readonly log?: Log;
   /** When pools give their ring blocks back (DEFAULT_TIER_POLICY when absent); null: never. */
   readonly tiers?: TierPolicy | null;
+  /**
+   * Settles once the service listens: the source is opened (the simulator's state read back) and the
+   * log after the snapshot replayed after it, so a start serves as soon as the views and catalog are
+   * in. Without it they follow at once.
+   */
+  readonly listening?: Promise<unknown>;
 }
 
 export interface EngineStatus {
@@ -126,6 +133,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
   spaceTimer.unref();
   const views = EngineViews.create(options.capacity);
+  // Started first: its thread loads while the store and the snapshot's header are read.
+  const blockLoader = options.snapshots === null ? null : new BlockLoader(views);
   useStoredCandles(views, new LmdbCandles(store));
   const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now, log, tiers: options.tiers === undefined ? DEFAULT_TIER_POLICY : options.tiers });
   const ingest = new Ingest(store, views, shards);
@@ -138,9 +147,30 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let phase: EngineStatus['phase'] = 'replaying';
   let eventsIngested = 0;
   const started = performance.now();
-  const { snapshot: loaded, replayedBatches } = await loadState(store, ingest, snapshots, options.shards, (line) => log.warn(line));
-  if (loaded) log.info(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB)`);
-  if (replayedBatches > 0 || loaded) log.info(`replayed ${replayedBatches} log batches in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  // The snapshot's columns and catalog now; its ring blocks on a thread of their own while the source
+  // is opened and the service starts listening (readers of a ring block wait for them meanwhile);
+  // the log after the snapshot once they are in (run, below).
+  const { snapshot: loaded, blocks } = await openState(store, ingest, snapshots, options.shards, (line) => log.warn(line), blockLoader);
+  const openedMs = performance.now() - started;
+  if (loaded) log.info(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB): columns and catalog in ${openedMs.toFixed(0)} ms; its ${loaded.blocks.pools} ring blocks being read in`);
+  let replayedBatches = 0;
+  /** The log after the snapshot, once its ring blocks are in: views as of the log head. */
+  const replayTail = async () => {
+    await blocks;
+    const blocksMs = performance.now() - started;
+    replayedBatches = await ingest.replay(loaded?.seq ?? 0);
+    if (replayedBatches > 0 || loaded) log.info(`ring blocks in after ${(blocksMs / 1000).toFixed(1)} s; replayed ${replayedBatches} log batches by ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  };
+  blocks.catch(() => {}); // failed: told by run
+  /** The source, once opened (run, after the service listens). */
+  let opened: Source | null = null;
+  const openSource = async (): Promise<Source> => {
+    const resume = loaded && loaded.source.bytes > 0 ? readSection(loaded.path, loaded.source) : null;
+    const source = typeof options.source === 'function' ? options.source(store, resume) : options.source;
+    opened = source;
+    await ingest.registerNetworks(source.networks);
+    return source;
+  };
   let snapshotSeq = loaded?.seq ?? 0;
   let eventsSinceSnapshot = 0;
   let lastSnapshotMs = performance.now();
@@ -159,7 +189,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     eventsSinceSnapshot = 0;
     lastSnapshotMs = performance.now();
     if (ingest.head === snapshotSeq) return null;
-    const cut = cutSnapshot(views, ingest, snapshots, shards, source);
+    const cut = cutSnapshot(views, ingest, snapshots, shards, opened ?? undefined);
     if ('skipped' in cut) {
       if (cut.skipped !== lastSkip) log.warn(`snapshot skipped: ${cut.skipped}`);
       lastSkip = cut.skipped;
@@ -172,7 +202,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         const st = snapshots.stats();
         // A source that keeps state (the simulator) serialised it on this thread: hundreds of MiB at
         // large universes, garbage now, that V8 would leave resident until some later major GC.
-        const gcMs = source.saveState !== undefined ? collectGarbage() : null;
+        const gcMs = opened?.saveState !== undefined ? collectGarbage() : null;
         log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms copying ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms${gcMs === null ? '' : `; the source state's copy collected in ${gcMs.toFixed(0)} ms`}`);
         return cut.seq;
       },
@@ -187,9 +217,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     snapshots !== null &&
     !snapshots.writing &&
     (eventsSinceSnapshot >= policy.everyEvents || (eventsSinceSnapshot > 0 && performance.now() - lastSnapshotMs >= policy.intervalSeconds * 1000));
-  const resume = loaded && loaded.source.bytes > 0 ? readSection(loaded.path, loaded.source) : null;
-  const source = typeof options.source === 'function' ? options.source(store, resume) : options.source;
-  await ingest.registerNetworks(source.networks);
 
   const tickMs = options.liveTickMs ?? DEFAULT_LIVE_TICK_MS;
   const sweepMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
@@ -209,6 +236,13 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   let rollbacksLogged = 0;
   const run = async () => {
+    await options.listening;
+    // The ring blocks are read in on their own thread meanwhile.
+    const source = await openSource();
+    await replayTail();
+    // The shard threads are up before the source's first read: a fresh start would otherwise load
+    // them while the backfill runs. On a full disk their writes wait for space: the start does not.
+    if (store.writer.fault === null) await shards.flush();
     const inFlight: Promise<void>[] = [];
     let step = options.catchUpStepSeconds ?? DEFAULT_CATCH_UP_STEP_SECONDS;
     phase = 'catching_up';
@@ -295,10 +329,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     for (const w of snapshotWanted.splice(0)) w(null);
   };
 
-  // The shard threads are up before the source's first read (replay above waits for them only when
-  // the log holds batches): a fresh start would otherwise load them while the backfill runs. On a
-  // full disk their writes wait for space: the start does not.
-  if (store.writer.fault === null) await shards.flush();
   const running = run();
   const failed = running.then(
     () => new Promise<never>(() => {}),
@@ -314,7 +344,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     return {
       phase,
       logHead: ingest.head,
-      sourceTime: source.time,
+      sourceTime: opened?.time ?? 0,
       eventsIngested,
       replayedBatches,
       loadedSnapshot: loaded?.seq ?? 0,
@@ -345,7 +375,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         tokens_hot: seconds.used,
         tokens_quiet: ingest.registry.tokenCount - seconds.used,
         second_blocks: { total: seconds.total, used: seconds.used, free: seconds.free, touched: seconds.touched, bytes_each: ringBlockBytes(views, 'secondBlock') },
-        ...(source.backfill ? { backfill: source.backfill() } : {}),
+        ...(opened?.backfill ? { backfill: opened.backfill() } : {}),
         heaps,
         log_head: logHead,
         log_batches_since_snapshot: logSinceSnapshot,
@@ -376,7 +406,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       });
     },
     health() {
-      const chains = source.health?.() ?? [];
+      const chains = opened?.health?.() ?? [];
       const down = chains.some((c) => (c as { state?: string }).state === 'node_down');
       const fault = store.writer.fault;
       if (fault !== null) return { status: 'degraded', reason: fault.message, phase, chains };
@@ -392,7 +422,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       await running.catch(() => {});
       await snapshots?.idle();
       await shards.close();
-      await source.close?.();
+      await opened?.close?.();
       await store.close();
       // Nothing has the store open now: the free pages a backfill left go (store/compact.ts).
       await compactStore(options.dataDir, log);

@@ -48,7 +48,11 @@ async function serve({ config, log }: Bundle): Promise<void> {
       ? `starting: data ${config.dataDir}, ${config.shards} shards, chains ${[...config.chains.map((c) => `${c.id} (chain id ${c.chainId})`), ...config.solana.map((c) => `${c.id} (Solana, ${c.commitment})`)].join(', ')}`
       : `starting: data ${config.dataDir}, ${config.shards} shards, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`,
   );
+  // The engine opens its source and replays the log after its snapshot once the listeners are bound.
+  let listening!: () => void;
+  const bound = new Promise<void>((resolve) => (listening = resolve));
   const engine = await startEngine({
+    listening: bound,
     dataDir: config.dataDir,
     shards: config.shards,
     capacity: engineCapacity(config),
@@ -94,6 +98,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
     gateway.warnStreams(fault === null ? 'the service can store data again: live events resume' : `${fault.message}: live events pause until then; this stream stays open`);
   };
   engine.store.writer.onChange(onWriteFault);
+  listening();
   log.info(`REST listening on http://${config.gateway.host}:${gateway.port}`);
   if (config.explorer.enabled) {
     log.info(

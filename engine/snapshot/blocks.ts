@@ -143,10 +143,17 @@ function loadSegment(fd: number, spec: ColumnSpec, seg: BlockSegment, first: num
   scatterRows(spec, first, mask, readWords(fd, words, seg.offset, seg.bytes));
 }
 
-/** At a start (main thread, no shard running): hands the snapshot's pools blocks 0..n-1 and reads their rows in. */
-export function loadBlocks(fd: number, section: BlocksSection, v: EngineViews): void {
-  const pools = poolsOf(fd, section);
-  assignBlocks(v, pools);
+/** At a start (main thread, no shard running): hands the snapshot's pools blocks 0..n-1 (their rows are read by `loadBlockRows`). */
+export function assignSnapshotBlocks(fd: number, section: BlocksSection, v: EngineViews): void {
+  assignBlocks(v, poolsOf(fd, section));
+}
+
+/**
+ * At a start, after `assignSnapshotBlocks` and before any shard applies a batch or any reader reads
+ * a ring: reads the block columns' rows into blocks 0..n-1 (any thread attached to the views: the
+ * start runs it on a thread of its own, block-loader.ts, while the main thread goes on).
+ */
+export function loadBlockRows(fd: number, section: BlocksSection, v: EngineViews): void {
   const byName = new Map(v.columnTable.map((c) => [c.name, c]));
   const masks = new Scratch();
   const words = new Scratch();

@@ -5,7 +5,9 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
-import { loadBlocks, restoreBlocks } from './blocks.js';
+import { assignSnapshotBlocks, loadBlockRows, restoreBlocks } from './blocks.js';
+import type { BlockLoader } from './block-loader.js';
+import { markBlockRowsLoading } from '../state/ring-blocks.js';
 import { columnTableHash, READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 
 export class SnapshotError extends Error {
@@ -80,17 +82,35 @@ function bytesOf(array: ColumnSpec['array'], elements: number, at = 0): Uint8Arr
  * runs), and the catalog's sections straight into `catalog` (new and empty: ingest's writer).
  */
 export function loadViews(path: string, views: EngineViews, catalog: Catalog): SnapshotHeader {
+  return loadViewsDeferred(path, views, catalog, null).header;
+}
+
+/**
+ * As loadViews, with the ring blocks' rows read on `loader`'s thread when it has one: `blocks`
+ * settles once they are in. Until then no shard may apply a batch, and readers of a ring block
+ * wait (state/ring-blocks.ts awaitBlockRows): the service can listen meanwhile.
+ */
+export function loadViewsDeferred(path: string, views: EngineViews, catalog: Catalog, loader: BlockLoader | null): { header: SnapshotHeader; blocks: Promise<void> } {
   const fd = openSync(path, 'r');
   try {
     const header = headerOf(fd, path);
     const why = incompatibility(header, views);
     if (why !== null) throw new SnapshotError(`${path}: ${why}`);
+    assignSnapshotBlocks(fd, header.blocks, views);
+    let blocks: Promise<void>;
+    if (loader?.threaded) {
+      markBlockRowsLoading(views, true);
+      blocks = loader.load({ path, section: header.blocks });
+      blocks.catch(() => {}); // told to whoever awaits it
+    } else {
+      loadBlockRows(fd, header.blocks, views);
+      blocks = Promise.resolve();
+    }
     const byName = new Map(views.columnTable.map((c) => [c.name, c]));
     for (const col of header.columns) {
       const spec = byName.get(col.name)!;
       readExactly(fd, bytesOf(spec.array, col.bytes / spec.array.BYTES_PER_ELEMENT), col.offset);
     }
-    loadBlocks(fd, header.blocks, views);
     const sections = new Map(header.catalog.sections.map((c) => [c.name, c]));
     const section = (name: string) => {
       const c = sections.get(name);
@@ -102,7 +122,7 @@ export function loadViews(path: string, views: EngineViews, catalog: Catalog): S
       bytes: (name) => section(name).bytes,
       read: (name, into) => readExactly(fd, into, section(name).offset),
     });
-    return header;
+    return { header, blocks };
   } finally {
     closeSync(fd);
   }

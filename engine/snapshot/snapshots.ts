@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
 import type { EngineViews } from '../state/views.js';
 import { seqOfFileName, SNAPSHOT_SUFFIX, type SnapshotHeader } from './format.js';
-import { incompatibility, loadViews, readHeader, SnapshotError } from './load.js';
+import { incompatibility, loadViewsDeferred, readHeader, SnapshotError } from './load.js';
+import type { BlockLoader } from './block-loader.js';
 import { runRows, type ShardCapture, type ShardRuns } from './capture.js';
 import { layoutSnapshot, writeSnapshot, type MainCut, type SnapshotBase } from './write.js';
 
@@ -120,12 +121,15 @@ export class Snapshots {
     return null;
   }
 
-  /** Loads snapshot `path` (chosen by `newest`) into the (fresh, zeroed) views and the (new, empty) catalog. */
-  load(path: string, catalog: Catalog): SnapshotHeader {
-    const header = loadViews(path, this.views, catalog);
+  /**
+   * Loads snapshot `path` (chosen by `newest`) into the (fresh, zeroed) views and the (new, empty)
+   * catalog; settles once its ring blocks are in too (read on `loader`'s thread when given one).
+   */
+  load(path: string, catalog: Catalog, loader: BlockLoader | null = null): Promise<void> {
+    const { header, blocks } = loadViewsDeferred(path, this.views, catalog, loader);
     this.newestTakenAtMs = header.takenAtMs;
     this.baseFile = { path, header };
-    return header;
+    return blocks;
   }
 
   /** The newest complete, compatible snapshot taken before log batch `seq` (a rollback's base), or null. */

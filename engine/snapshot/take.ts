@@ -17,6 +17,7 @@ import { restorePending } from './pending.js';
 import { logPrunedThrough } from './prune-log.js';
 import type { SnapshotFile, Snapshots } from './snapshots.js';
 import { cutMain } from './write.js';
+import type { BlockLoader } from './block-loader.js';
 
 /** Shards that can hand over their rows at a cut. */
 export interface CuttableShards extends ShardDispatcher {
@@ -107,14 +108,31 @@ export interface LoadedState {
   readonly replayedBatches: number;
 }
 
+/** The views as of the snapshot a start loaded (or empty), before the log after it is replayed. */
+export interface OpenedState {
+  readonly snapshot: (SnapshotHeader & { readonly path: string }) | null;
+  /** Settles once the snapshot's ring blocks are in the views: before it, no batch may be applied and no ring read. */
+  readonly blocks: Promise<void>;
+}
+
 /**
- * Fills fresh views at a start: the newest usable snapshot (its pending candles merged into the
- * store first, then its columns, ring blocks and catalog read in), then the catalog entries made
- * after it (their records: static columns, id bounds), then the log after it. Throws when the log
- * was pruned past what any usable snapshot covers. A snapshot whose held candles cannot be stored (a
- * full disk) is given up for the whole log.
+ * Fills fresh views at a start and replays the log after what they hold (openState, then the
+ * replay once the ring blocks are in).
  */
 export async function loadState(store: Store, ingest: Ingest, snapshots: Snapshots | null, shards: number, log: (line: string) => void): Promise<LoadedState> {
+  const { snapshot, blocks } = await openState(store, ingest, snapshots, shards, log);
+  await blocks;
+  return { snapshot, replayedBatches: await ingest.replay(snapshot?.seq ?? 0) };
+}
+
+/**
+ * Fills fresh views at a start, up to the log replay: the newest usable snapshot (its pending
+ * candles merged into the store first, then its columns and catalog read in, its ring blocks on
+ * `loader`'s thread when given one), then the catalog entries made after it (their records: static
+ * columns, id bounds). Throws when the log was pruned past what any usable snapshot covers. A
+ * snapshot whose held candles cannot be stored (a full disk) is given up for the whole log.
+ */
+export async function openState(store: Store, ingest: Ingest, snapshots: Snapshots | null, shards: number, log: (line: string) => void, loader: BlockLoader | null = null): Promise<OpenedState> {
   let snapshot = snapshots?.newest(ingest.head, log) ?? null;
   const prunedThrough = logPrunedThrough(store);
   if (snapshot) {
@@ -136,12 +154,13 @@ export async function loadState(store: Store, ingest: Ingest, snapshots: Snapsho
         'with "snapshots": { "pruneLog": false } the whole log is kept and a new version rebuilds from it',
     );
   }
+  let blocks = Promise.resolve();
   if (snapshot) {
-    snapshots!.load(snapshot.path, ingest.registry);
+    blocks = snapshots!.load(snapshot.path, ingest.registry, loader);
     ingest.registry.loadSince(store);
   } else {
+    loader?.close();
     ingest.registry.load(store);
   }
-  const replayedBatches = await ingest.replay(snapshot?.seq ?? 0);
-  return { snapshot, replayedBatches };
+  return { snapshot, blocks };
 }

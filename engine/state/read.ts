@@ -11,6 +11,7 @@ import { ROW_WINDOW_FIGURES, ROW_WINDOWS, type RowWindowFigure } from '../search
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
 import type { CandleRing, EngineViews } from './views.js';
+import { awaitBlockRows } from './ring-blocks.js';
 import { candleOpen, createWindowSums, loadStoredBase, minuteOf, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
@@ -226,6 +227,7 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
     for (const f of ROW_WINDOW_FIGURES) for (const w of ROW_WINDOWS[f]) out[STATE_FIELD[f]][w] = v.rowWindow[f][w]![p]!;
     return;
   }
+  awaitBlockRows(v);
   const b = block * WINDOW_COUNT;
   for (let w = 0; w < WINDOW_COUNT; w++) {
     out.winVolumeUsd[w] = v.blockWinVolumeUsd[b + w]!;
@@ -445,6 +447,7 @@ function copyRing(v: EngineViews, p: number, out: RingCandles): void {
     out.oldestTime = n > 0 ? newestCandleOpen(v, p, out.interval) + 1 : 0;
     return;
   }
+  awaitBlockRows(v);
   const first = n > R ? n - R : 0;
   let count = 0;
   for (let k = first; k < n; k++) {

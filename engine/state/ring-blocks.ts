@@ -33,6 +33,23 @@ const LOCK = 0;
 const FREE_DEPTH = 1;
 const HIGH_WATER = 2;
 const IN_USE = 3;
+/**
+ * 1 while a start is still reading the rows of the ring blocks its snapshot handed out (on a thread
+ * of its own: snapshot/block-loader.ts), 0 otherwise. Readers of a block wait for 0 (awaitBlockRows);
+ * no shard applies a batch before it (the engine waits too).
+ */
+const LOADING = 4;
+
+/** Marks the blocks handed out as being read in (true, before any reader can see them) or read in (false: waiting readers go on). */
+export function markBlockRowsLoading(v: EngineViews, loading: boolean): void {
+  Atomics.store(v.blockHeader, LOADING, loading ? 1 : 0);
+  if (!loading) Atomics.notify(v.blockHeader, LOADING);
+}
+
+/** Waits (blocking this thread) while a start is still reading the ring blocks' rows in; returns at once otherwise. */
+export function awaitBlockRows(v: EngineViews): void {
+  while (Atomics.load(v.blockHeader, LOADING) !== 0) Atomics.wait(v.blockHeader, LOADING, 1, 100);
+}
 
 function lock(h: Int32Array): void {
   while (Atomics.compareExchange(h, LOCK, 0, 1) !== 0) Atomics.wait(h, LOCK, 1, 1);
@@ -122,7 +139,8 @@ export function resetBlocks(v: EngineViews): void {
  * returns their ids, equal to their index in `pools`.
  */
 export function assignBlocks(v: EngineViews, pools: ArrayLike<number>): void {
-  resetBlocks(v);
+  // Fresh views (no block ever handed out) are zero already: clearing them would touch every page of poolBlock.
+  if (v.blockHeader[HIGH_WATER] !== 0 || v.blockHeader[FREE_DEPTH] !== 0) resetBlocks(v);
   if (pools.length > v.blockCount) throw new RangeError(`the snapshot holds ${pools.length} pools with candle rings; ${v.blockCount} ring blocks are configured`);
   for (let b = 0; b < pools.length; b++) {
     const p = pools[b]!;

@@ -418,7 +418,7 @@ export class EngineViews {
     // Which pool holds which block is rebuilt when a snapshot's blocks are loaded (snapshot/blocks.ts).
     this.poolBlock = pool('poolBlock', Int32Array, { ...shard, transient: true });
     this.blockPool = block('blockPool', Int32Array, { ...shard, transient: true });
-    this.blockHeader = src.col('blockHeader', Int32Array, 'fixed', { stride: 4, ...shard, transient: true });
+    this.blockHeader = src.col('blockHeader', Int32Array, 'fixed', { stride: 5, ...shard, transient: true });
     this.blockFree = block('blockFree', Int32Array, { ...shard, transient: true });
 
     this.tokenChain = token('tokenChain', Uint16Array, ingest);
