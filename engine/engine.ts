@@ -152,6 +152,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // the log after the snapshot once they are in (run, below).
   const { snapshot: loaded, blocks } = await openState(store, ingest, snapshots, options.shards, (line) => log.warn(line), blockLoader);
   const openedMs = performance.now() - started;
+  // A first start (no snapshot, an empty log) has nothing to replay: it is catching up from the start.
+  if (loaded === null && ingest.head === 0) phase = 'catching_up';
   if (loaded) log.info(`loaded the snapshot of log batch ${loaded.seq} (${(loaded.bytes / 2 ** 20).toFixed(1)} MiB): columns and catalog in ${openedMs.toFixed(0)} ms; its ${loaded.blocks.pools} ring blocks being read in`);
   let replayedBatches = 0;
   /** The log after the snapshot, once its ring blocks are in: views as of the log head. */
