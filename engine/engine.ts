@@ -223,6 +223,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const tickMs = options.liveTickMs ?? DEFAULT_LIVE_TICK_MS;
   const sweepMs = options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS;
   let stopping = false;
+  let stopRequested!: () => void;
+  const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
   let wake: (() => void) | null = null;
   let markCaughtUp!: () => void;
   const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
@@ -238,7 +240,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   let rollbacksLogged = 0;
   const run = async () => {
-    await options.listening;
+    // A stop before the service listens (its listeners failed) ends the run here.
+    await Promise.race([options.listening, stopped]);
+    if (stopping) return;
     // The ring blocks are read in on their own thread meanwhile.
     const source = await openSource();
     await replayTail();
@@ -416,6 +420,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     },
     async stop() {
       stopping = true;
+      stopRequested();
       wake?.();
       // Writes still waiting for space are not acknowledged: they are given up, not waited for.
       clearInterval(spaceTimer);

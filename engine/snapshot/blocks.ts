@@ -52,22 +52,29 @@ export function sparseRows(c: ColumnSpec, blocks: readonly number[], arena: Capt
   const total = blocks.length * perRow;
   const maskBuf = arena.bytes(`${c.name}#mask`, maskBytes(total));
   const wordBuf = arena.bytes(c.name, total * 4);
-  const mask = new Uint32Array(maskBuf.buffer, maskBuf.byteOffset, maskBuf.byteLength >>> 2);
-  const out = new Uint32Array(wordBuf.buffer, wordBuf.byteOffset, total);
-  mask.fill(0);
-  const src = wordsOf(c.array);
+  const mask = new Int32Array(maskBuf.buffer, maskBuf.byteOffset, maskBuf.byteLength >>> 2);
+  const out = new Int32Array(wordBuf.buffer, wordBuf.byteOffset, total);
+  const src = new Int32Array(c.array.buffer, c.array.byteOffset, c.array.byteLength >>> 2);
+  // Without branches on the data (three words in four are not zero: a branch would mispredict):
+  // every word is stored at the next place and the place moves on only when it was not zero.
   let n = 0;
   let bit = 0;
+  let acc = 0;
   for (let i = 0; i < blocks.length; i++) {
     const from = blocks[i]! * perRow;
     for (let k = 0; k < perRow; k++, bit++) {
       const w = src[from + k]!;
-      if (w !== 0) {
-        mask[bit >>> 5] |= 1 << (bit & 31);
-        out[n++] = w;
+      const kept = (w | -w) >>> 31;
+      out[n] = w;
+      n += kept;
+      acc |= kept << (bit & 31);
+      if ((bit & 31) === 31) {
+        mask[bit >>> 5] = acc;
+        acc = 0;
       }
     }
   }
+  if ((bit & 31) !== 0) mask[bit >>> 5] = acc;
   return { mask: maskBuf, words: wordBuf.subarray(0, n * 4) };
 }
 
