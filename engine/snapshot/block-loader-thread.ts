@@ -3,7 +3,7 @@ import { closeSync, openSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineViews, type EngineBuffers } from '../state/views.js';
 import { loadBlockRows } from './blocks.js';
-import { markBlockRowsLoading } from '../state/ring-blocks.js';
+import { markBlockRows } from '../state/ring-blocks.js';
 import type { BlockLoadJob } from './block-loader.js';
 
 const views = EngineViews.attach(workerData as EngineBuffers);
@@ -15,10 +15,12 @@ parentPort!.once('message', (job: BlockLoadJob) => {
     } finally {
       closeSync(fd);
     }
-    // Readers waiting for the rows go on now (a failure leaves them waiting: the start fails and the service exits).
-    markBlockRowsLoading(views, false);
+    // Readers waiting for the rows go on now.
+    markBlockRows(views, 'loaded');
     parentPort!.postMessage({});
   } catch (err) {
+    // They fail instead of waiting: the start fails and the service stops.
+    markBlockRows(views, 'failed');
     parentPort!.postMessage({ error: `${job.path}: ring blocks: ${err instanceof Error ? err.message : String(err)}` });
   }
 });

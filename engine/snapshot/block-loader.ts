@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { EngineViews } from '../state/views.js';
 import type { BlocksSection } from './format.js';
+import { markBlockRows } from '../state/ring-blocks.js';
 
 const THREAD = new URL('./block-loader-thread.js', import.meta.url);
 
@@ -35,12 +36,14 @@ export class BlockLoader {
   }
 
   /** Reads the blocks' rows on the thread; settles once they are in the shared memory. The thread ends afterwards. */
-  load(job: BlockLoadJob): Promise<void> {
+  load(job: BlockLoadJob, views: EngineViews): Promise<void> {
     const worker = this.worker;
     if (worker === null || this.done) return Promise.reject(new Error('the block loader has no thread'));
     this.done = true;
     return new Promise<void>((resolve, reject) => {
       const fail = (err: Error) => {
+        // Readers waiting for the rows fail instead (the thread ended without saying so).
+        markBlockRows(views, 'failed');
         void worker.terminate();
         reject(err);
       };

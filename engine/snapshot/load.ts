@@ -7,7 +7,7 @@ import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { assignSnapshotBlocks, loadBlockRows, restoreBlocks } from './blocks.js';
 import type { BlockLoader } from './block-loader.js';
-import { markBlockRowsLoading } from '../state/ring-blocks.js';
+import { markBlockRows } from '../state/ring-blocks.js';
 import { columnTableHash, READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 
 export class SnapshotError extends Error {
@@ -99,8 +99,8 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     assignSnapshotBlocks(fd, header.blocks, views);
     let blocks: Promise<void>;
     if (loader?.threaded) {
-      markBlockRowsLoading(views, true);
-      blocks = loader.load({ path, section: header.blocks });
+      markBlockRows(views, 'loading');
+      blocks = loader.load({ path, section: header.blocks }, views);
       blocks.catch(() => {}); // told to whoever awaits it
     } else {
       loadBlockRows(fd, header.blocks, views);

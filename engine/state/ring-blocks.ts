@@ -35,20 +35,26 @@ const HIGH_WATER = 2;
 const IN_USE = 3;
 /**
  * 1 while a start is still reading the rows of the ring blocks its snapshot handed out (on a thread
- * of its own: snapshot/block-loader.ts), 0 otherwise. Readers of a block wait for 0 (awaitBlockRows);
- * no shard applies a batch before it (the engine waits too).
+ * of its own: snapshot/block-loader.ts), 2 when that read failed (the service is stopping), 0
+ * otherwise. Readers of a block wait while it is 1 (awaitBlockRows); no shard applies a batch
+ * before it is 0 (the engine waits too).
  */
 const LOADING = 4;
 
-/** Marks the blocks handed out as being read in (true, before any reader can see them) or read in (false: waiting readers go on). */
-export function markBlockRowsLoading(v: EngineViews, loading: boolean): void {
-  Atomics.store(v.blockHeader, LOADING, loading ? 1 : 0);
-  if (!loading) Atomics.notify(v.blockHeader, LOADING);
+export type BlockRowsState = 'loading' | 'loaded' | 'failed';
+const STATE_WORD: Readonly<Record<BlockRowsState, number>> = { loaded: 0, loading: 1, failed: 2 };
+
+/** Marks the blocks handed out as being read in (before any reader can see them), read in, or not readable (waiting readers go on). */
+export function markBlockRows(v: EngineViews, state: BlockRowsState): void {
+  Atomics.store(v.blockHeader, LOADING, STATE_WORD[state]);
+  if (state !== 'loading') Atomics.notify(v.blockHeader, LOADING);
 }
 
-/** Waits (blocking this thread) while a start is still reading the ring blocks' rows in; returns at once otherwise. */
+/** Waits (blocking this thread) while a start is still reading the ring blocks' rows in; throws when that read failed. */
 export function awaitBlockRows(v: EngineViews): void {
-  while (Atomics.load(v.blockHeader, LOADING) !== 0) Atomics.wait(v.blockHeader, LOADING, 1, 100);
+  let s: number;
+  while ((s = Atomics.load(v.blockHeader, LOADING)) === STATE_WORD.loading) Atomics.wait(v.blockHeader, LOADING, s, 100);
+  if (s === STATE_WORD.failed) throw new Error('the ring blocks could not be read at the start: the service is stopping');
 }
 
 function lock(h: Int32Array): void {

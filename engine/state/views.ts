@@ -261,7 +261,8 @@ export class EngineViews {
   readonly blockPool: Int32Array;
   /**
    * Allocator words (writer: any shard, under the lock word): [0] lock (1 held), [1] free-stack depth,
-   * [2] high-water (blocks ever handed out; those above were never touched), [3] blocks in use.
+   * [2] high-water (blocks ever handed out; those above were never touched), [3] blocks in use,
+   * [4] 1 while a start reads the rows of the blocks its snapshot handed out (readers wait), 2 if that failed.
    */
   readonly blockHeader: Int32Array;
   /** Free stack: entries [0, blockHeader[1]) are free block ids below the high-water mark. */
