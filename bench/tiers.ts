@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PARTS } from '../engine/catalog/parts.js';
+import { shardRowColumns } from '../engine/snapshot/capture.js';
 import { EngineViews } from '../engine/state/views.js';
 import { ringBlockBytes } from '../engine/state/ring-blocks.js';
 import { output, residentBytes, waitForLine } from './process.js';
@@ -182,6 +183,18 @@ function rowBytes(views: EngineViews, scope: 'pool' | 'token'): number {
   return n;
 }
 
+/**
+ * Bytes per pool or token row the shards' snapshot capture buffers keep from one cut to the next
+ * (engine/snapshot/capture.ts CaptureArena: after the first, full cut, every shard-written row of
+ * the kept columns, with a quarter more room), until a cut needs far less.
+ */
+const CAPTURE_ROOM = 1.25;
+function captureRowBytes(views: EngineViews, scope: 'pool' | 'token'): number {
+  let n = 0;
+  for (const c of shardRowColumns(views.columnTable)) if (c.scope === scope) n += c.stride * c.array.BYTES_PER_ELEMENT;
+  return n * CAPTURE_ROOM;
+}
+
 function catalogRowBytes(scope: 'pool' | 'token'): number {
   let n = 0;
   for (const p of PARTS) if (p.scope === scope) n += p.stride * p.ctor.BYTES_PER_ELEMENT;
@@ -239,6 +252,7 @@ async function main(): Promise<void> {
       ['second blocks touched during the backfill (given back, still resident)', secondBlocks],
       [`token rows (${tokensPerPool.toFixed(2)} tokens per pool)`, tokenRow * tokensPerPool],
       ['catalog rows of the pool and its tokens (texts aside)', catalogRowBytes('pool') + catalogRowBytes('token') * tokensPerPool],
+      ['snapshot capture buffers kept between cuts, for the pool and its tokens (from the column table, once a full cut ran at both sizes)', captureRowBytes(views, 'pool') + captureRowBytes(views, 'token') * tokensPerPool],
     ];
     const known = parts.reduce((sum, [, n]) => sum + n, 0);
     const quiet = perPool - simulator;
@@ -248,7 +262,7 @@ async function main(): Promise<void> {
     print('| part | bytes per pool |');
     print('|---|---|');
     for (const [name, n] of parts) print(`| ${name} | ${n.toFixed(1)} |`);
-    print(`| the rest: catalog texts and address tables, indexes, heaps | ${(quiet - known).toFixed(1)} |`);
+    print(`| the rest: catalog texts and address tables, indexes, heaps, malloc arenas | ${(quiet - known).toFixed(1)} |`);
     print(`| **a quiet pool, measured** (target: at most 400 B) | **${quiet.toFixed(1)}** |`);
     print(`| simulator state (not part of a real deployment) | ${simulator.toFixed(1)} |`);
     if (a.engine.heaps && b.engine.heaps) {

@@ -12,7 +12,7 @@
  * The address tables are the writer's own (plain typed arrays): look addresses up on its thread.
  */
 import { PoolProtocol, type NetworkInfo, type PoolCreated, type TokenInfo } from '../events/model.js';
-import { poolWeight, setPoolWeight } from '../state/reserve-price.js';
+import { poolWeight, setPoolWeights } from '../state/reserve-price.js';
 import type { EngineViews } from '../state/views.js';
 import type { DexRecord, NetworkRecord, PoolRecord, Store, TokenRecord } from '../store/store.js';
 import { AddressKey, EVM_ADDRESS_BYTES, KeyKind, chainHash, hashBytes, hexPrefixMatch, normalizeAddress } from './address.js';
@@ -751,10 +751,7 @@ export class Catalog {
     v.poolDecimals1[p] = v.tokenDecimals[rec.token1]!;
     v.poolProtocol[p] = rec.protocol;
     v.poolFeePpm[p] = rec.feePpm;
-    if (rec.weights) {
-      setPoolWeight(v, p, 0, BigInt(rec.weights[0]));
-      setPoolWeight(v, p, 1, BigInt(rec.weights[1]));
-    }
+    if (rec.weights) setPoolWeights(v, p, BigInt(rec.weights[0]), BigInt(rec.weights[1]));
     v.poolCreatedAt[p] = rec.createdAt;
     v.poolCreatedBlock[p] = rec.createdBlock;
     v.poolExists[p] = 1;
@@ -956,7 +953,7 @@ export class Catalog {
     add('tokenSlots', this.tokenTable!.slots, this.tokenTable!.slots.length, 4);
     if (options.viewColumns !== false) {
       for (const c of staticViewColumns(this.views)) {
-        const rows = c.scope === 'pool' ? poolBound : tokenBound;
+        const rows = c.scope === 'pool' ? poolBound : c.scope === 'token' ? tokenBound : 1;
         add(VIEW_SECTION + c.name, c.array, rows * c.stride, c.array.BYTES_PER_ELEMENT);
       }
     }
@@ -1130,9 +1127,9 @@ class TokenEntry implements TokenRecord {
   }
 }
 
-/** The views' columns the catalog writes for every pool and token (their static rows). */
+/** The views' columns the catalog writes for every pool and token (their static rows), and the weighted pools' side table. */
 function staticViewColumns(views: EngineViews) {
-  return views.columnTable.filter((c) => c.writer === 'ingest' && !c.transient && (c.scope === 'pool' || c.scope === 'token'));
+  return views.columnTable.filter((c) => c.writer === 'ingest' && !c.transient && (c.scope === 'pool' || c.scope === 'token' || c.name.startsWith('weighted')));
 }
 
 /** A SharedArrayBuffer that grows in place up to maxByteLength (ES2024; Node 20 has it). */

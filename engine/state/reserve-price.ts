@@ -9,7 +9,7 @@
  * (engine/state/exact-price.ts) both come from here.
  */
 import { PoolProtocol } from '../events/model.js';
-import type { EngineViews } from './views.js';
+import { WEIGHTED_POOL_SLOTS, type EngineViews } from './views.js';
 
 /** Whether pools of this model are priced from their reserves (their `Sync`, or the amounts their events move). */
 export function pricedByReserves(protocol: number): boolean {
@@ -18,23 +18,61 @@ export function pricedByReserves(protocol: number): boolean {
 
 const W32 = 4_294_967_296;
 
+const SLOT_MASK = WEIGHTED_POOL_SLOTS - 1;
+/** Fibonacci hashing: the top log2(slots) bits of p * 2^32 / golden ratio. */
+const HASH_SHIFT = 32 - Math.log2(WEIGHTED_POOL_SLOTS);
+const homeSlot = (p: number) => Math.imul(p, 0x9e3779b1) >>> HASH_SHIFT;
+
+/** Slot of pool p in the weighted pools' side table (views.ts weightedPool), or -1 when p has none. */
+function weightSlot(v: EngineViews, p: number): number {
+  const keys = v.weightedPool;
+  for (let s = homeSlot(p), n = 0; n < WEIGHTED_POOL_SLOTS; s = (s + 1) & SLOT_MASK, n++) {
+    const key = Atomics.load(keys, s);
+    if (key === p + 1) return s;
+    if (key === 0) return -1;
+  }
+  return -1;
+}
+
 /** Weighted pool p's normalised weight of token `side` (1e18 = 100 %), 0n for other pools. */
 export function poolWeight(v: EngineViews, p: number, side: 0 | 1): bigint {
-  const at = p * 4 + side * 2;
-  return (BigInt(v.poolWeights[at + 1]!) << 32n) | BigInt(v.poolWeights[at]!);
+  const s = weightSlot(v, p);
+  if (s < 0) return 0n;
+  const at = s * 4 + side * 2;
+  return (BigInt(v.weightedWeights[at + 1]!) << 32n) | BigInt(v.weightedWeights[at]!);
 }
 
-export function setPoolWeight(v: EngineViews, p: number, side: 0 | 1, w: bigint): void {
-  const at = p * 4 + side * 2;
-  v.poolWeights[at] = Number(w & 0xffffffffn);
-  v.poolWeights[at + 1] = Number(w >> 32n);
+/**
+ * Sets weighted pool p's weights (ingest, before the pool's first event is dispatched): the weights
+ * are written before the slot's key, so readers on other threads never see a key without them.
+ */
+export function setPoolWeights(v: EngineViews, p: number, w0: bigint, w1: bigint): void {
+  let s = weightSlot(v, p);
+  const fresh = s < 0;
+  if (fresh) {
+    s = homeSlot(p);
+    for (let n = 0; v.weightedPool[s] !== 0; s = (s + 1) & SLOT_MASK) {
+      if (++n === WEIGHTED_POOL_SLOTS) throw new Error(`the weighted pools' table is full (${WEIGHTED_POOL_SLOTS} weighted pools): pool ${p} cannot be added`);
+    }
+  }
+  const at = s * 4;
+  const words = v.weightedWeights;
+  words[at] = Number(w0 & 0xffffffffn);
+  words[at + 1] = Number(w0 >> 32n);
+  words[at + 2] = Number(w1 & 0xffffffffn);
+  words[at + 3] = Number(w1 >> 32n);
+  if (fresh) Atomics.store(v.weightedPool, s, p + 1);
 }
 
-/** w0 / w1 of pool p: 1 for pools without weights. */
+/** w0 / w1 of pool p: 1 for pools without weights (only weighted pools look in the side table). */
 export function weightRatio(v: EngineViews, p: number): number {
-  const at = p * 4;
-  const w1 = v.poolWeights[at + 3]! * W32 + v.poolWeights[at + 2]!;
-  return w1 > 0 ? (v.poolWeights[at + 1]! * W32 + v.poolWeights[at]!) / w1 : 1;
+  if (v.poolProtocol[p] !== PoolProtocol.Weighted) return 1;
+  const s = weightSlot(v, p);
+  if (s < 0) return 1;
+  const words = v.weightedWeights;
+  const at = s * 4;
+  const w1 = words[at + 3]! * W32 + words[at + 2]!;
+  return w1 > 0 ? (words[at + 1]! * W32 + words[at]!) / w1 : 1;
 }
 
 /**

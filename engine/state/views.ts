@@ -116,6 +116,9 @@ class ColumnSource {
   }
 }
 
+/** Slots of the weighted pools' side table (a power of two): probes stay short up to about 24,000 weighted pools (3/4 full). */
+export const WEIGHTED_POOL_SLOTS = 32_768;
+
 /**
  * Columns of one candle interval. `opened[p]` counts pool p's candles ever opened (a pool row); the
  * candles themselves sit in pool p's ring block b = poolBlock[p] - 1: slot `b * slots + (k % slots)`
@@ -171,10 +174,20 @@ export class EngineViews {
   /** 0 constant product, 1 concentrated, 2 Solidly stable curve (events/model.ts PoolProtocol). */
   readonly poolProtocol: Uint8Array;
   readonly poolFeePpm: Uint32Array;
-  /** Weighted pools: normalised weights of token 0 and token 1 (1e18 = 100 %) as u64, 4 words per pool: w0 low, w0 high, w1 low, w1 high; 0 for others. */
-  readonly poolWeights: Uint32Array;
   readonly poolCreatedAt: Float64Array;
   readonly poolCreatedBlock: Float64Array;
+
+  // ---- weighted pools' side table (writer: ingest; reserve-price.ts) ----
+  /**
+   * Only weighted pools (PoolProtocol.Weighted) have weights, so they are kept in a small open-addressing
+   * table instead of every pool's row: slot s holds pool `weightedPool[s] - 1` (0: empty), found by linear
+   * probing from a hash of the pool id. Invariant: a slot's weights are written before its key is stored
+   * (Atomics), and a key never changes once set (pool ids are not handed out twice), so a reader on any
+   * thread that finds the key reads complete weights.
+   */
+  readonly weightedPool: Int32Array;
+  /** Per slot of weightedPool: normalised weights of token 0 and token 1 (1e18 = 100 %) as u64, 4 words: w0 low, w0 high, w1 low, w1 high. */
+  readonly weightedWeights: Uint32Array;
 
   // ---- dynamic pool columns (writer: owning shard; guarded by poolSeq) ----
   readonly poolSeq: Int32Array;
@@ -345,9 +358,11 @@ export class EngineViews {
     this.poolDecimals1 = pool('poolDecimals1', Uint8Array, ingest);
     this.poolProtocol = pool('poolProtocol', Uint8Array, ingest);
     this.poolFeePpm = pool('poolFeePpm', Uint32Array, ingest);
-    this.poolWeights = pool('poolWeights', Uint32Array, { stride: 4, ...ingest });
     this.poolCreatedAt = pool('poolCreatedAt', Float64Array, ingest);
     this.poolCreatedBlock = pool('poolCreatedBlock', Float64Array, ingest);
+    // A fixed size, not derived from the capacity: the snapshot's column table (and its hash) stays the same whatever the capacity.
+    this.weightedPool = src.col('weightedPool', Int32Array, 'fixed', { stride: WEIGHTED_POOL_SLOTS, ...ingest });
+    this.weightedWeights = src.col('weightedWeights', Uint32Array, 'fixed', { stride: WEIGHTED_POOL_SLOTS * 4, ...ingest });
 
     this.poolSeq = pool('poolSeq', Int32Array, { ...shard, transient: true });
     this.lastEventTime = pool('lastEventTime', Float64Array, shard);
