@@ -120,8 +120,6 @@ const STEPS_IN_FLIGHT = 3;
 export async function startEngine(options: EngineOptions): Promise<Engine> {
   const now = options.now ?? (() => Date.now() / 1000);
   const log = options.log ?? fallbackLog();
-  // Freed large buffers (a snapshot cut's copies, the backfill's) go back to the system instead of staying in glibc's arenas (about 1 KB per pool at 212,542 pools).
-  fixMmapThreshold();
   mkdirSync(options.dataDir, { recursive: true });
   removeCompactionLeftover(options.dataDir);
   const store = openStore(options.dataDir);
@@ -316,6 +314,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         const mainGcMs = collectGarbage();
         // And the small blocks the backfill freed, which the collections just released, out of the arenas.
         const trimMs = trimMalloc();
+        // From now on large buffers freed (a snapshot cut's copies) go back to the system instead of staying in
+        // glibc's arenas (about 1 KB per pool at 212,542 pools). Not during the catch-up: a fresh mapping per
+        // large buffer costs its page faults again each time, which slowed the backfill's preparation step.
+        fixMmapThreshold();
         if (mainGcMs !== null) log.info(`heaps collected after the catch-up: ${mainGcMs.toFixed(0)} ms on the main thread, ${(shardGcMs ?? 0).toFixed(0)} ms on the longest shard${trimMs === null ? '' : `, malloc arenas trimmed in ${trimMs.toFixed(0)} ms`}`);
         heaps = { main: heapFigures(), shards: await shards.heaps() };
         heapsAt = performance.now();

@@ -116,8 +116,8 @@ class ColumnSource {
   }
 }
 
-/** Slots of the weighted pools' side table (a power of two): probes stay short up to about 24,000 weighted pools (3/4 full). */
-export const WEIGHTED_POOL_SLOTS = 32_768;
+/** Slots of the weighted pools' side table (a power of two, 2.5 MiB with their weights): probes stay short up to about 98,000 weighted pools (3/4 full), several times the weighted pools of every network together. */
+export const WEIGHTED_POOL_SLOTS = 131_072;
 
 /**
  * Columns of one candle interval. `opened[p]` counts pool p's candles ever opened (a pool row); the
