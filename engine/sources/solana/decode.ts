@@ -6,10 +6,10 @@
  * pool's own amounts. pump.fun's bonding curve keeps its SOL as lamports: its amounts are those of the
  * program's TradeEvent. Reserves are the vaults' balances after the transaction.
  */
-import { base58Bytes, hexOf, u64le } from './base58.js';
-import { EVENT_CPI_TAG, FAMILY_SPECS, PUMPFUN_TRADE_EVENT, TOKEN_PROGRAMS, type FamilySpec, type SwapLayout } from './families.js';
+import { base58Bytes, base58Into, u64le } from './base58.js';
+import { EVENT_CPI_TAG, FAMILY_SPECS, PUMPFUN_TRADE_EVENT, TOKEN_PROGRAMS, type CurveLayout, type SwapLayout } from './families.js';
 import type { SolanaFamily } from './preset.js';
-import { accountKeys, flatten, subtreeEnd, type Instruction, type RpcTransaction } from './transaction.js';
+import { accountCount, accountKeys, accountOf, flatten, subtreeEnd, type Instruction, type RpcTokenBalance, type RpcTransaction } from './transaction.js';
 
 export interface DecodedSwap {
   readonly programId: string;
@@ -37,13 +37,13 @@ export interface DecodedSwap {
  * a vault of such a mint received is its balance change, not the amount sent. Where one swap alone
  * moved that vault in the transaction, its side is the balance change the transaction states.
  */
-function withTransferFees(swaps: DecodedSwap[], balances: ReadonlyMap<string, VaultBalance>): DecodedSwap[] {
+function withTransferFees(swaps: DecodedSwap[], balances: Balances): DecodedSwap[] {
   const uses = new Map<string, number>();
   for (const s of swaps) for (const v of [s.vault0, s.vault1]) if (v !== undefined) uses.set(v, (uses.get(v) ?? 0) + 1);
   return swaps.map((s) => {
     let { amount0, amount1 } = s;
-    const b0 = s.vault0 !== undefined ? balances.get(s.vault0) : undefined;
-    const b1 = s.vault1 !== undefined ? balances.get(s.vault1) : undefined;
+    const b0 = s.vault0 !== undefined ? balances.get(s.vault0) : null;
+    const b1 = s.vault1 !== undefined ? balances.get(s.vault1) : null;
     if (b0?.program === TOKEN_2022 && uses.get(s.vault0!) === 1 && b0.post - b0.pre !== 0n) amount0 = b0.post - b0.pre;
     if (b1?.program === TOKEN_2022 && uses.get(s.vault1!) === 1 && b1.post - b1.pre !== 0n) amount1 = b1.post - b1.pre;
     return amount0 === s.amount0 && amount1 === s.amount1 ? s : { ...s, amount0, amount1 };
@@ -59,43 +59,86 @@ interface VaultBalance {
   readonly program: string | undefined;
 }
 
-const PUMP_EVENT = EVENT_CPI_TAG + PUMPFUN_TRADE_EVENT;
+const PUMP_EVENT_BYTES = Buffer.from(EVENT_CPI_TAG + PUMPFUN_TRADE_EVENT, 'hex');
+const PUMP_LOG_BYTES = Buffer.from(PUMPFUN_TRADE_EVENT, 'hex');
+
+function startsWith(b: Uint8Array, prefix: Uint8Array): boolean {
+  if (b.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
+  return true;
+}
 const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 const WSOL_DECIMALS = 9;
 /** Base58 length of the longest swap instruction data read (two-hop swaps with their options stay well under it). */
 const MAX_SWAP_DATA_CHARS = 160;
 
-/** Token balances after the transaction, by account key (an account closed in it keeps its mint with 0). */
-function vaultBalances(tx: RpcTransaction, keys: readonly string[]): Map<string, VaultBalance> {
-  const out = new Map<string, VaultBalance>();
-  for (const b of tx.meta?.preTokenBalances ?? []) out.set(keys[b.accountIndex]!, { mint: b.mint, decimals: b.uiTokenAmount.decimals, pre: BigInt(b.uiTokenAmount.amount), post: 0n, program: b.programId });
-  for (const b of tx.meta?.postTokenBalances ?? []) {
-    const k = keys[b.accountIndex]!;
-    out.set(k, { mint: b.mint, decimals: b.uiTokenAmount.decimals, pre: out.get(k)?.pre ?? 0n, post: BigInt(b.uiTokenAmount.amount), program: b.programId });
+/**
+ * The token balances of one transaction's accounts, read only for the accounts asked about (a pool's
+ * vaults): the pre and post lists are searched for the key, an account closed in the transaction
+ * keeps its mint with 0 after it, one created in it had 0 before.
+ */
+class Balances {
+  private keys: readonly string[] = [];
+  private pre: readonly RpcTokenBalance[] = [];
+  private post: readonly RpcTokenBalance[] = [];
+
+  reset(tx: RpcTransaction, keys: readonly string[]): void {
+    this.keys = keys;
+    this.pre = tx.meta?.preTokenBalances ?? [];
+    this.post = tx.meta?.postTokenBalances ?? [];
   }
-  return out;
+
+  private find(list: readonly RpcTokenBalance[], account: string): RpcTokenBalance | null {
+    const keys = this.keys;
+    for (let i = 0; i < list.length; i++) if (keys[list[i]!.accountIndex] === account) return list[i]!;
+    return null;
+  }
+
+  /** The account's token balance before and after the transaction; null when it is no token account of the transaction. */
+  get(account: string): VaultBalance | null {
+    const a = this.find(this.pre, account);
+    const b = this.find(this.post, account);
+    const m = b ?? a;
+    if (m === null) return null;
+    return { mint: m.mint, decimals: m.uiTokenAmount.decimals, pre: a ? BigInt(a.uiTokenAmount.amount) : 0n, post: b ? BigInt(b.uiTokenAmount.amount) : 0n, program: m.programId };
+  }
 }
 
-/** A token transfer: source and destination token accounts and the raw amount; null for any other instruction. */
-function transferOf(ix: Instruction): { source: string; destination: string; amount: bigint } | null {
-  if (!TOKEN_PROGRAMS.has(ix.program)) return null;
-  if (ix.parsed) {
-    const info = ix.parsed.info;
-    const amount = ix.parsed.type === 'transfer' ? info['amount'] : ix.parsed.type === 'transferChecked' ? (info['tokenAmount'] as { amount?: unknown } | undefined)?.amount : undefined;
-    if (typeof amount !== 'string' || typeof info['source'] !== 'string' || typeof info['destination'] !== 'string') return null;
-    return { source: info['source'], destination: info['destination'], amount: BigInt(amount) };
-  }
-  // Transfer: tag 3, amount; accounts source, destination, authority. TransferChecked: tag 12, amount,
-  // decimals; accounts source, mint, destination, authority.
-  const c = ix.data.charCodeAt(0);
-  if (ix.data.length < 10 || ix.data.length > 16 || c === undefined) return null;
-  const b = base58Bytes(ix.data);
-  if (!b || (b[0] !== 3 && b[0] !== 12)) return null;
-  const amount = u64le(b, 1);
-  const destination = ix.accounts[b[0] === 3 ? 1 : 2];
-  if (amount === null || destination === undefined || ix.accounts[0] === undefined) return null;
-  return { source: ix.accounts[0], destination, amount };
+/** Instruction data read on the decoding path: swap and transfer data, a few dozen bytes (longer data is no swap). */
+const DATA = new Uint8Array(128);
+
+/** The first 6 bytes of the data as a number (exact below 2^53), the key of a discriminator's lookup. */
+const head48 = (b: Uint8Array): number => ((((b[0]! * 256 + b[1]!) * 256 + b[2]!) * 256 + b[3]!) * 256 + b[4]!) * 256 + b[5]!;
+
+/** One discriminator of a family: bytes 6 and 7 (8-byte discriminators), then what it decodes. */
+interface Discriminated {
+  readonly tail: number;
+  readonly swaps: ((accounts: number) => readonly SwapLayout[] | null) | null;
+  readonly curve: CurveLayout | null;
 }
+
+/** Per family: its discriminator bytes and, by their first 6 bytes (or the one byte), what each decodes. */
+interface FamilyLookup {
+  readonly bytes: 1 | 8;
+  readonly byHead: ReadonlyMap<number, Discriminated>;
+}
+
+function familyLookup(family: SolanaFamily): FamilyLookup {
+  const spec = FAMILY_SPECS[family];
+  const byHead = new Map<number, Discriminated>();
+  const add = (hex: string, swaps: Discriminated['swaps'], curve: CurveLayout | null) => {
+    const b = Buffer.from(hex, 'hex');
+    const key = spec.discriminatorBytes === 1 ? b[0]! : head48(b);
+    if (byHead.has(key)) throw new Error(`${family}: two discriminators share their first bytes (${hex})`);
+    byHead.set(key, { tail: spec.discriminatorBytes === 1 ? 0 : b[6]! * 256 + b[7]!, swaps, curve });
+  };
+  for (const [hex, layouts] of spec.swaps) add(hex, layouts, null);
+  for (const [hex, curve] of spec.curve ?? []) add(hex, null, curve);
+  return { bytes: spec.discriminatorBytes, byHead };
+}
+
+const TOKEN_TRANSFER = 3;
+const TOKEN_TRANSFER_CHECKED = 12;
 
 /** Compares two base58 keys by their bytes. */
 function compareKeyBytes(a: string, b: string): number {
@@ -118,13 +161,52 @@ export interface DecoderPrograms {
  */
 export class SwapDecoder {
   private readonly families: ReadonlyMap<string, SolanaFamily>;
+  private readonly lookups: ReadonlyMap<string, FamilyLookup>;
   private readonly wrappedNative: string;
   /** Pools with `mint` order whose token 0 is the vault listed second. */
   private readonly flipped = new Map<string, boolean>();
+  private readonly balances = new Balances();
+  /** The transfer transferAt found last: its source and destination token accounts. */
+  private source = '';
+  private destination = '';
+  /** Whether a swap of the transaction being decoded has a Token-2022 vault. */
+  private token2022 = false;
 
   constructor(programs: DecoderPrograms) {
     this.families = programs.families;
+    const lookups = new Map<SolanaFamily, FamilyLookup>();
+    for (const f of new Set(programs.families.values())) lookups.set(f, familyLookup(f));
+    this.lookups = new Map([...programs.families].map(([program, f]) => [program, lookups.get(f)!]));
     this.wrappedNative = programs.wrappedNative;
+  }
+
+  /**
+   * The amount of the token transfer at ixs[k] (its accounts in this.source and this.destination), -1n
+   * for any other instruction. Transfer: tag 3, amount; accounts source, destination, authority.
+   * TransferChecked: tag 12, amount, decimals; accounts source, mint, destination, authority.
+   */
+  private transferAt(ix: Instruction, keys: readonly string[]): bigint {
+    if (!TOKEN_PROGRAMS.has(ix.program)) return -1n;
+    if (ix.parsed) {
+      const info = ix.parsed.info;
+      const amount = ix.parsed.type === 'transfer' ? info['amount'] : ix.parsed.type === 'transferChecked' ? (info['tokenAmount'] as { amount?: unknown } | undefined)?.amount : undefined;
+      const source = info['source'];
+      const destination = info['destination'];
+      if (typeof amount !== 'string' || typeof source !== 'string' || typeof destination !== 'string') return -1n;
+      this.source = source;
+      this.destination = destination;
+      return BigInt(amount);
+    }
+    if (ix.data.length < 10 || ix.data.length > 16) return -1n;
+    const n = base58Into(ix.data, DATA);
+    if (n < 9 || (DATA[0] !== TOKEN_TRANSFER && DATA[0] !== TOKEN_TRANSFER_CHECKED)) return -1n;
+    const amount = u64le(DATA, 1, n);
+    const source = accountOf(ix, keys, 0);
+    const destination = accountOf(ix, keys, DATA[0] === TOKEN_TRANSFER ? 1 : 2);
+    if (amount === null || source === undefined || destination === undefined) return -1n;
+    this.source = source;
+    this.destination = destination;
+    return amount;
   }
 
   /** Whether the transaction names one of the programs at all (most of a block's do not: votes, transfers). */
@@ -149,44 +231,46 @@ export class SwapDecoder {
     if (!tx.meta || tx.meta.err !== null || !this.touches(tx)) return out;
     const keys = accountKeys(tx);
     const ixs = flatten(tx, keys);
-    let balances: Map<string, VaultBalance> | null = null;
+    const balances = this.balances;
+    balances.reset(tx, keys);
+    this.token2022 = false;
     let pumpLogs: Uint8Array[] | null = null;
     for (let i = 0; i < ixs.length; i++) {
       const ix = ixs[i]!;
-      const family = this.families.get(ix.program);
       // Swap instructions carry a few dozen bytes; longer data (event self-invocations) is no swap.
-      if (family === undefined || ix.data === '' || ix.data.length > MAX_SWAP_DATA_CHARS) continue;
-      const spec: FamilySpec = FAMILY_SPECS[family];
-      const data = base58Bytes(ix.data);
-      if (!data || data.length < spec.discriminatorBytes) continue;
-      const disc = hexOf(data, 0, spec.discriminatorBytes);
-      const end = subtreeEnd(ixs, i);
-      balances ??= vaultBalances(tx, keys);
-      const curve = spec.curve?.get(disc);
-      if (curve) {
+      if (ix.data === '' || ix.data.length > MAX_SWAP_DATA_CHARS) continue;
+      const lookup = this.lookups.get(ix.program);
+      if (lookup === undefined) continue;
+      const n = base58Into(ix.data, DATA);
+      if (n < lookup.bytes) continue;
+      const found = lookup.byHead.get(lookup.bytes === 1 ? DATA[0]! : head48(DATA));
+      if (found === undefined || (lookup.bytes === 8 && found.tail !== DATA[6]! * 256 + DATA[7]!)) continue;
+      const family = this.families.get(ix.program)!;
+      if (found.curve !== null) {
         pumpLogs ??= programDataLogs(tx);
-        const swap = this.curveSwap(tx, keys, ixs, i, end, curve, balances, pumpLogs, family);
+        const swap = this.curveSwap(tx, keys, ixs, i, subtreeEnd(ixs, i), found.curve, pumpLogs, family);
         if (swap) out.push(swap);
         continue;
       }
-      const layouts = spec.swaps.get(disc)?.(ix.accounts.length);
+      const layouts = found.swaps?.(accountCount(ix));
       if (!layouts) continue;
+      const end = subtreeEnd(ixs, i);
       for (const layout of layouts) {
-        const swap = this.vaultSwap(tx, keys, ixs, i, end, layout, balances, family);
+        const swap = this.vaultSwap(keys, ixs, i, end, layout, family);
         if (swap) out.push(swap);
       }
     }
-    return balances !== null && out.length > 0 ? withTransferFees(out, balances) : out;
+    return this.token2022 ? withTransferFees(out, balances) : out;
   }
 
-  private vaultSwap(tx: RpcTransaction, keys: readonly string[], ixs: readonly Instruction[], at: number, end: number, layout: SwapLayout, balances: ReadonlyMap<string, VaultBalance>, family: SolanaFamily): DecodedSwap | null {
+  private vaultSwap(keys: readonly string[], ixs: readonly Instruction[], at: number, end: number, layout: SwapLayout, family: SolanaFamily): DecodedSwap | null {
     const ix = ixs[at]!;
-    const pool = ix.accounts[layout.pool];
-    let v0 = ix.accounts[layout.vaults[0]];
-    let v1 = ix.accounts[layout.vaults[1]];
+    const pool = accountOf(ix, keys, layout.pool);
+    let v0 = accountOf(ix, keys, layout.vaults[0]);
+    let v1 = accountOf(ix, keys, layout.vaults[1]);
     if (pool === undefined || v0 === undefined || v1 === undefined || v0 === v1) return null;
-    let b0 = balances.get(v0);
-    let b1 = balances.get(v1);
+    let b0 = this.balances.get(v0);
+    let b1 = this.balances.get(v1);
     if (!b0 || !b1 || b0.mint === b1.mint) return null;
     if (layout.order === 'mint') {
       let flip = this.flipped.get(pool);
@@ -202,15 +286,16 @@ export class SwapDecoder {
     let amount0 = 0n;
     let amount1 = 0n;
     for (let k = at + 1; k < end; k++) {
-      const t = transferOf(ixs[k]!);
-      if (!t) continue;
-      if (t.destination === v0) amount0 += t.amount;
-      if (t.source === v0) amount0 -= t.amount;
-      if (t.destination === v1) amount1 += t.amount;
-      if (t.source === v1) amount1 -= t.amount;
+      const amount = this.transferAt(ixs[k]!, keys);
+      if (amount < 0n) continue;
+      if (this.destination === v0) amount0 += amount;
+      if (this.source === v0) amount0 -= amount;
+      if (this.destination === v1) amount1 += amount;
+      if (this.source === v1) amount1 -= amount;
     }
     // A swap moves both sides, in opposite directions.
     if (amount0 === 0n || amount1 === 0n || amount0 > 0n === amount1 > 0n) return null;
+    if (b0.program === TOKEN_2022 || b1.program === TOKEN_2022) this.token2022 = true;
     return {
       programId: ix.program,
       family,
@@ -229,21 +314,11 @@ export class SwapDecoder {
     };
   }
 
-  private curveSwap(
-    tx: RpcTransaction,
-    keys: readonly string[],
-    ixs: readonly Instruction[],
-    at: number,
-    end: number,
-    layout: { readonly curve: number; readonly tokenVault: number; readonly mint: number },
-    balances: ReadonlyMap<string, VaultBalance>,
-    logs: Uint8Array[],
-    family: SolanaFamily,
-  ): DecodedSwap | null {
+  private curveSwap(tx: RpcTransaction, keys: readonly string[], ixs: readonly Instruction[], at: number, end: number, layout: CurveLayout, logs: Uint8Array[], family: SolanaFamily): DecodedSwap | null {
     const ix = ixs[at]!;
-    const curve = ix.accounts[layout.curve];
-    const vault = ix.accounts[layout.tokenVault];
-    const mint = ix.accounts[layout.mint];
+    const curve = accountOf(ix, keys, layout.curve);
+    const vault = accountOf(ix, keys, layout.tokenVault);
+    const mint = accountOf(ix, keys, layout.mint);
     if (curve === undefined || vault === undefined || mint === undefined) return null;
     // The TradeEvent: emitted by self-invocation (newer programs), else as a `Program data:` log, in order.
     let event: Uint8Array | null = null;
@@ -251,7 +326,7 @@ export class SwapDecoder {
       const inner = ixs[k]!;
       if (inner.program !== ix.program || inner.data.length < 40) continue;
       const b = base58Bytes(inner.data);
-      if (b && hexOf(b, 0, 16) === PUMP_EVENT) event = b.subarray(8);
+      if (b && startsWith(b, PUMP_EVENT_BYTES)) event = b.subarray(8);
     }
     if (event === null) event = logs.shift() ?? null;
     if (event === null || event.length < 8 + 32 + 17) return null;
@@ -259,7 +334,7 @@ export class SwapDecoder {
     const tokens = u64le(event, 48);
     const isBuy = event[56] === 1;
     if (sol === null || tokens === null || sol === 0n || tokens === 0n) return null;
-    const vb = balances.get(vault);
+    const vb = this.balances.get(vault);
     const curveIndex = keys.indexOf(curve);
     const lamports = curveIndex >= 0 ? BigInt(tx.meta!.postBalances[curveIndex] ?? 0) : 0n;
     return {
@@ -285,7 +360,7 @@ function programDataLogs(tx: RpcTransaction): Uint8Array[] {
   for (const line of tx.meta?.logMessages ?? []) {
     if (!line.startsWith('Program data: ')) continue;
     const b = Buffer.from(line.slice(14), 'base64');
-    if (b.length >= 8 && b.toString('hex', 0, 8) === PUMPFUN_TRADE_EVENT) out.push(new Uint8Array(b.buffer, b.byteOffset, b.length));
+    if (startsWith(b, PUMP_LOG_BYTES)) out.push(new Uint8Array(b.buffer, b.byteOffset, b.length));
   }
   return out;
 }
