@@ -41,7 +41,7 @@ export async function benchSolana(options: { seconds?: number; blocks?: number; 
   let swaps = 0;
   const t0 = performance.now();
   while (performance.now() - t0 < seconds * 1000) {
-    for (const t of loaded) swaps += decoder.decode(t.tx).length;
+    for (const t of loaded) for (const d of decoder.decode(t.tx)) if (d.kind === 'swap') swaps++;
     txs += loaded.length;
   }
   const decodeS = (performance.now() - t0) / 1000;

@@ -4,7 +4,9 @@
  * `getBlock` (json, full transactions, maxSupportedTransactionVersion 0) for each of them, a step's
  * worth at once. Swaps of the configured DEX programs become `pool_created` (first sight), `sync`
  * (the pool's vault balances after the transaction) and `swap` events keyed by (slot, transaction
- * index in the block, event index in the transaction); a `block` precedes each block's events.
+ * index in the block, event index in the transaction); liquidity adds and removes a `sync` and a
+ * `mint` or `burn`; any other change of a known pool's vaults a `sync` (both vaults listed by the
+ * transaction) or a `reserve_delta` (one of them); a `block` precedes each block's events.
  *
  * Forks: at `confirmed` commitment a slot read may still be abandoned. The follower keeps the hashes
  * of recent blocks it read; before each step the last one is asked for again, and when it is gone or
@@ -52,6 +54,10 @@ export interface SlotProgress {
   readonly blocks: number;
   readonly transactions: number;
   readonly swaps: number;
+  /** Liquidity adds and removes decoded. */
+  readonly liquidityChanges: number;
+  /** Reserve changes of known pools by transactions without a decoded instruction of theirs. */
+  readonly balanceChanges: number;
   readonly reorgs: number;
   readonly lastReorgSlot: number;
   readonly rpcRetries: number;
@@ -137,7 +143,7 @@ export class SlotFollower {
   private headSlot = -1;
   private lastHeadPoll = 0;
   private started = false;
-  private counts = { events: 0, blocks: 0, transactions: 0, swaps: 0, reorgs: 0, lastReorgSlot: -1 };
+  private counts = { events: 0, blocks: 0, transactions: 0, swaps: 0, liquidityChanges: 0, balanceChanges: 0, reorgs: 0, lastReorgSlot: -1 };
 
   constructor(options: SlotFollowerOptions) {
     this.config = options.config;
@@ -276,6 +282,14 @@ export class SlotFollower {
       let seq = 0;
       for (const d of s.swaps) {
         const key = () => ({ blockNumber: s.slot, txIndex: s.tx, logIndex: seq++ });
+        if (d.kind === 'balance') {
+          // A known pool's vaults moved by something other than a decoded instruction: its reserves follow.
+          if (!this.pools.has(d.pool)) continue;
+          if (d.complete) events.push({ kind: 'sync', key: key(), timestamp, pool: d.pool, reserve0: d.reserve0, reserve1: d.reserve1 });
+          else events.push({ kind: 'reserve_delta', key: key(), timestamp, pool: d.pool, amount0: d.amount0, amount1: d.amount1 });
+          this.counts.balanceChanges++;
+          continue;
+        }
         if (!this.pools.has(d.pool)) {
           const program = this.programs.get(d.programId)!;
           events.push({
@@ -294,6 +308,12 @@ export class SlotFollower {
           this.countPool(d.pool, d.programId);
         }
         events.push({ kind: 'sync', key: key(), timestamp, pool: d.pool, reserve0: d.reserve0, reserve1: d.reserve1 });
+        if (d.kind !== 'swap') {
+          const abs = (x: bigint) => (x < 0n ? -x : x);
+          events.push({ kind: d.kind === 'add' ? 'mint' : 'burn', key: key(), timestamp, pool: d.pool, amount0: abs(d.amount0), amount1: abs(d.amount1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: d.trader, txHash: s.sig });
+          this.counts.liquidityChanges++;
+          continue;
+        }
         events.push({
           kind: 'swap',
           key: key(),
@@ -322,6 +342,7 @@ export class SlotFollower {
   private async learnTokens(swaps: readonly DecodedSwap[]): Promise<void> {
     const missing = new Map<string, number>();
     for (const d of swaps) {
+      if (d.kind === 'balance') continue;
       if (!this.tokens.has(d.mint0)) missing.set(d.mint0, d.decimals0);
       if (!this.tokens.has(d.mint1)) missing.set(d.mint1, d.decimals1);
     }

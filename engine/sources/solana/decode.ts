@@ -5,13 +5,25 @@
  * instructions it invoked, so a routed swap is attributed to every pool it passes through with that
  * pool's own amounts. pump.fun's bonding curve keeps its SOL as lamports: its amounts are those of the
  * program's TradeEvent. Reserves are the vaults' balances after the transaction.
+ *
+ * Liquidity adds and removes are read the same way from their instructions (families.ts). And the
+ * reserves of every pool seen follow its vaults in any transaction that moves them (fees collected,
+ * instructions not decoded, tokens sent straight to a vault): the vaults' pre and post token balances
+ * the transaction states give the change (`balance`).
  */
 import { base58Bytes, base58Into, u64le } from './base58.js';
 import { EVENT_CPI_TAG, FAMILY_SPECS, PUMPFUN_TRADE_EVENT, TOKEN_PROGRAMS, type CurveLayout, type SwapLayout } from './families.js';
 import type { SolanaFamily } from './preset.js';
-import { accountCount, accountKeys, accountOf, flatten, subtreeEnd, type Instruction, type RpcTokenBalance, type RpcTransaction } from './transaction.js';
+import { accountCount, accountKeys, accountOf, flatten, keyAt, subtreeEnd, type Instruction, type RpcTokenBalance, type RpcTransaction } from './transaction.js';
+
+/**
+ * What a transaction did to a pool: a `swap`, a liquidity `add` or `remove` (its instruction decoded),
+ * or a `balance` change of its vaults by anything else.
+ */
+export type PoolChangeKind = 'swap' | 'add' | 'remove' | 'balance';
 
 export interface DecodedSwap {
+  readonly kind: PoolChangeKind;
   readonly programId: string;
   readonly family: SolanaFamily;
   readonly pool: string;
@@ -25,6 +37,11 @@ export interface DecodedSwap {
   /** The pool's token 0 and token 1 holdings after the transaction. */
   readonly reserve0: bigint;
   readonly reserve1: bigint;
+  /**
+   * `balance` only: false when one vault is not among the transaction's accounts (its holdings unknown
+   * here): the amounts are then the change of the other, and the reserves are not all known.
+   */
+  readonly complete: boolean;
   /** The transaction's fee payer. */
   readonly trader: string;
   /** The pool's token accounts (none for a bonding curve's SOL). */
@@ -78,19 +95,19 @@ const MAX_SWAP_DATA_CHARS = 160;
  * keeps its mint with 0 after it, one created in it had 0 before.
  */
 class Balances {
-  private keys: readonly string[] = [];
+  private tx: RpcTransaction | null = null;
   private pre: readonly RpcTokenBalance[] = [];
   private post: readonly RpcTokenBalance[] = [];
 
-  reset(tx: RpcTransaction, keys: readonly string[]): void {
-    this.keys = keys;
+  reset(tx: RpcTransaction): void {
+    this.tx = tx;
     this.pre = tx.meta?.preTokenBalances ?? [];
     this.post = tx.meta?.postTokenBalances ?? [];
   }
 
   private find(list: readonly RpcTokenBalance[], account: string): RpcTokenBalance | null {
-    const keys = this.keys;
-    for (let i = 0; i < list.length; i++) if (keys[list[i]!.accountIndex] === account) return list[i]!;
+    const tx = this.tx!;
+    for (let i = 0; i < list.length; i++) if (keyAt(tx, list[i]!.accountIndex) === account) return list[i]!;
     return null;
   }
 
@@ -115,6 +132,7 @@ interface Discriminated {
   readonly tail: number;
   readonly swaps: ((accounts: number) => readonly SwapLayout[] | null) | null;
   readonly curve: CurveLayout | null;
+  readonly liquidity: SwapLayout | null;
 }
 
 /** Per family: its discriminator bytes and, by their first 6 bytes (or the one byte), what each decodes. */
@@ -126,14 +144,15 @@ interface FamilyLookup {
 function familyLookup(family: SolanaFamily): FamilyLookup {
   const spec = FAMILY_SPECS[family];
   const byHead = new Map<number, Discriminated>();
-  const add = (hex: string, swaps: Discriminated['swaps'], curve: CurveLayout | null) => {
+  const add = (hex: string, swaps: Discriminated['swaps'], curve: CurveLayout | null, liquidity: SwapLayout | null) => {
     const b = Buffer.from(hex, 'hex');
     const key = spec.discriminatorBytes === 1 ? b[0]! : head48(b);
     if (byHead.has(key)) throw new Error(`${family}: two discriminators share their first bytes (${hex})`);
-    byHead.set(key, { tail: spec.discriminatorBytes === 1 ? 0 : b[6]! * 256 + b[7]!, swaps, curve });
+    byHead.set(key, { tail: spec.discriminatorBytes === 1 ? 0 : b[6]! * 256 + b[7]!, swaps, curve, liquidity });
   };
-  for (const [hex, layouts] of spec.swaps) add(hex, layouts, null);
-  for (const [hex, curve] of spec.curve ?? []) add(hex, null, curve);
+  for (const [hex, layouts] of spec.swaps) add(hex, layouts, null, null);
+  for (const [hex, curve] of spec.curve ?? []) add(hex, null, curve, null);
+  for (const [hex, layout] of spec.liquidity ?? []) add(hex, null, null, layout);
   return { bytes: spec.discriminatorBytes, byHead };
 }
 
@@ -171,6 +190,12 @@ export class SwapDecoder {
   private destination = '';
   /** Whether a swap of the transaction being decoded has a Token-2022 vault. */
   private token2022 = false;
+  /** The vaults of every pool decoded so far: pool -> its token 0 vault and token 1 vault (null: the pool account's lamports). */
+  private readonly poolVaults = new Map<string, { readonly programId: string; readonly family: SolanaFamily; readonly vault0: string; readonly vault1: string | null }>();
+  /** Vault -> its pool. */
+  private readonly vaultPool = new Map<string, string>();
+  /** Pools changed by a decoded instruction of the transaction being decoded. */
+  private readonly decoded = new Set<string>();
 
   constructor(programs: DecoderPrograms) {
     this.families = programs.families;
@@ -228,11 +253,20 @@ export class SwapDecoder {
   /** The transaction's swaps in execution order; none for a failed transaction. */
   decode(tx: RpcTransaction): DecodedSwap[] {
     const out: DecodedSwap[] = [];
-    if (!tx.meta || tx.meta.err !== null || !this.touches(tx)) return out;
+    if (!tx.meta || tx.meta.err !== null) return out;
+    this.balances.reset(tx);
+    if (this.touches(tx)) this.decodeInstructions(tx, out);
+    if (this.vaultPool.size > 0 && (tx.meta.postTokenBalances?.length ?? 0) + (tx.meta.preTokenBalances?.length ?? 0) > 0) this.vaultChanges(tx, out);
+    this.decoded.clear();
+    return out;
+  }
+
+  /** Swaps and liquidity changes of the transaction's instructions, in execution order, into `out`. */
+  private decodeInstructions(tx: RpcTransaction, out: DecodedSwap[]): void {
     const keys = accountKeys(tx);
     const ixs = flatten(tx, keys);
     const balances = this.balances;
-    balances.reset(tx, keys);
+    const first = out.length;
     this.token2022 = false;
     let pumpLogs: Uint8Array[] | null = null;
     for (let i = 0; i < ixs.length; i++) {
@@ -249,21 +283,94 @@ export class SwapDecoder {
       if (found.curve !== null) {
         pumpLogs ??= programDataLogs(tx);
         const swap = this.curveSwap(tx, keys, ixs, i, subtreeEnd(ixs, i), found.curve, pumpLogs, family);
-        if (swap) out.push(swap);
+        if (swap) out.push(this.learn(swap, accountOf(ix, keys, found.curve.tokenVault)));
+        continue;
+      }
+      if (found.liquidity !== null) {
+        const change = this.vaultSwap(keys, ixs, i, subtreeEnd(ixs, i), found.liquidity, family, true);
+        if (change) out.push(this.learn(change));
         continue;
       }
       const layouts = found.swaps?.(accountCount(ix));
       if (!layouts) continue;
       const end = subtreeEnd(ixs, i);
       for (const layout of layouts) {
-        const swap = this.vaultSwap(keys, ixs, i, end, layout, family);
-        if (swap) out.push(swap);
+        const swap = this.vaultSwap(keys, ixs, i, end, layout, family, false);
+        if (swap) out.push(this.learn(swap));
       }
     }
-    return this.token2022 ? withTransferFees(out, balances) : out;
+    if (this.token2022) {
+      const fixed = withTransferFees(out.slice(first), balances);
+      for (let k = 0; k < fixed.length; k++) out[first + k] = fixed[k]!;
+    }
   }
 
-  private vaultSwap(keys: readonly string[], ixs: readonly Instruction[], at: number, end: number, layout: SwapLayout, family: SolanaFamily): DecodedSwap | null {
+  /** Keeps the pool's vaults (its reserves follow them from now on) and marks it changed by an instruction of this transaction. */
+  private learn(d: DecodedSwap, curveVault?: string): DecodedSwap {
+    this.decoded.add(d.pool);
+    const vault0 = d.vault0 ?? curveVault;
+    if (vault0 !== undefined && !this.poolVaults.has(d.pool)) {
+      this.poolVaults.set(d.pool, { programId: d.programId, family: d.family, vault0, vault1: d.vault1 ?? null });
+      this.vaultPool.set(vault0, d.pool);
+      if (d.vault1 !== undefined) this.vaultPool.set(d.vault1, d.pool);
+    }
+    return d;
+  }
+
+  /**
+   * Pools seen before whose vaults the transaction moved without a decoded instruction of theirs: a
+   * `balance` change each, from the vaults' pre and post token balances (a bonding curve's SOL side:
+   * the curve account's lamports).
+   */
+  private vaultChanges(tx: RpcTransaction, out: DecodedSwap[]): void {
+    let moved: string[] | null = null;
+    for (const list of [tx.meta!.postTokenBalances, tx.meta!.preTokenBalances]) {
+      if (!list) continue;
+      for (let i = 0; i < list.length; i++) {
+        const key = keyAt(tx, list[i]!.accountIndex);
+        const pool = key === undefined ? undefined : this.vaultPool.get(key);
+        if (pool === undefined || this.decoded.has(pool)) continue;
+        this.decoded.add(pool);
+        (moved ??= []).push(pool);
+      }
+    }
+    if (moved === null) return;
+    for (const pool of moved) {
+      const v = this.poolVaults.get(pool)!;
+      const b0 = this.balances.get(v.vault0);
+      let b1: { readonly pre: bigint; readonly post: bigint } | null = null;
+      if (v.vault1 !== null) b1 = this.balances.get(v.vault1);
+      else {
+        // The bonding curve's SOL: the pool account's lamports, when the transaction lists it.
+        const keys = accountKeys(tx);
+        const at = keys.indexOf(pool);
+        if (at >= 0) b1 = { pre: BigInt(tx.meta!.preBalances[at] ?? 0), post: BigInt(tx.meta!.postBalances[at] ?? 0) };
+      }
+      const d0 = b0 ? b0.post - b0.pre : 0n;
+      const d1 = b1 ? b1.post - b1.pre : 0n;
+      if (d0 === 0n && d1 === 0n) continue;
+      out.push({
+        kind: 'balance',
+        programId: v.programId,
+        family: v.family,
+        pool,
+        mint0: b0?.mint ?? '',
+        mint1: '',
+        decimals0: b0?.decimals ?? 0,
+        decimals1: 0,
+        amount0: d0,
+        amount1: d1,
+        reserve0: b0?.post ?? 0n,
+        reserve1: b1?.post ?? 0n,
+        complete: b0 !== null && b1 !== null,
+        trader: keyAt(tx, 0) ?? '',
+        vault0: v.vault0,
+        ...(v.vault1 !== null ? { vault1: v.vault1 } : {}),
+      });
+    }
+  }
+
+  private vaultSwap(keys: readonly string[], ixs: readonly Instruction[], at: number, end: number, layout: SwapLayout, family: SolanaFamily, liquidity: boolean): DecodedSwap | null {
     const ix = ixs[at]!;
     const pool = accountOf(ix, keys, layout.pool);
     let v0 = accountOf(ix, keys, layout.vaults[0]);
@@ -293,10 +400,17 @@ export class SwapDecoder {
       if (this.destination === v1) amount1 += amount;
       if (this.source === v1) amount1 -= amount;
     }
-    // A swap moves both sides, in opposite directions.
-    if (amount0 === 0n || amount1 === 0n || amount0 > 0n === amount1 > 0n) return null;
+    let kind: PoolChangeKind = 'swap';
+    if (liquidity) {
+      // An add moves tokens in only, a remove out only (one side may stay: a one-sided position).
+      if (amount0 >= 0n && amount1 >= 0n && amount0 + amount1 > 0n) kind = 'add';
+      else if (amount0 <= 0n && amount1 <= 0n && amount0 + amount1 < 0n) kind = 'remove';
+      else return null;
+    } else if (amount0 === 0n || amount1 === 0n || amount0 > 0n === amount1 > 0n) return null; // A swap moves both sides, in opposite directions.
     if (b0.program === TOKEN_2022 || b1.program === TOKEN_2022) this.token2022 = true;
     return {
+      kind,
+      complete: true,
       programId: ix.program,
       family,
       pool,
@@ -338,6 +452,8 @@ export class SwapDecoder {
     const curveIndex = keys.indexOf(curve);
     const lamports = curveIndex >= 0 ? BigInt(tx.meta!.postBalances[curveIndex] ?? 0) : 0n;
     return {
+      kind: 'swap',
+      complete: true,
       programId: ix.program,
       family,
       pool: curve,

@@ -133,3 +133,17 @@ export function subtreeEnd(ixs: readonly Instruction[], at: number): number {
   while (end < ixs.length && ixs[end]!.depth > depth) end++;
   return end;
 }
+
+/** The transaction's account key at index `i` (as accountKeys(tx)[i], without making the list). */
+export function keyAt(tx: RpcTransaction, i: number): string | undefined {
+  const keys = tx.transaction.message.accountKeys;
+  if (i < keys.length) {
+    const k = keys[i]!;
+    return typeof k === 'string' ? k : k.pubkey;
+  }
+  // In jsonParsed encoding accountKeys already hold the loaded addresses.
+  const loaded = tx.meta?.loadedAddresses;
+  if (!loaded || (keys.length > 0 && typeof keys[0] !== 'string')) return undefined;
+  const j = i - keys.length;
+  return j < loaded.writable.length ? loaded.writable[j] : loaded.readonly[j - loaded.writable.length];
+}
