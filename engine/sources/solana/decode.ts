@@ -78,6 +78,7 @@ interface VaultBalance {
 
 const PUMP_EVENT_BYTES = Buffer.from(EVENT_CPI_TAG + PUMPFUN_TRADE_EVENT, 'hex');
 const PUMP_LOG_BYTES = Buffer.from(PUMPFUN_TRADE_EVENT, 'hex');
+const PUMP_LOG_PREFIX = `Program data: ${PUMP_LOG_BYTES.subarray(0, 6).toString('base64')}`;
 
 function startsWith(b: Uint8Array, prefix: Uint8Array): boolean {
   if (b.length < prefix.length) return false;
@@ -99,10 +100,14 @@ class Balances {
   private pre: readonly RpcTokenBalance[] = [];
   private post: readonly RpcTokenBalance[] = [];
 
+  /** What get() answered for this transaction (a pool's vaults are asked for by its swap, its fee check and its reserves). */
+  private readonly memo = new Map<string, VaultBalance | null>();
+
   reset(tx: RpcTransaction): void {
     this.tx = tx;
     this.pre = tx.meta?.preTokenBalances ?? [];
     this.post = tx.meta?.postTokenBalances ?? [];
+    if (this.memo.size > 0) this.memo.clear();
   }
 
   private find(list: readonly RpcTokenBalance[], account: string): RpcTokenBalance | null {
@@ -113,6 +118,15 @@ class Balances {
 
   /** The account's token balance before and after the transaction; null when it is no token account of the transaction. */
   get(account: string): VaultBalance | null {
+    let v = this.memo.get(account);
+    if (v === undefined) {
+      v = this.read(account);
+      this.memo.set(account, v);
+    }
+    return v;
+  }
+
+  private read(account: string): VaultBalance | null {
     const a = this.find(this.pre, account);
     const b = this.find(this.post, account);
     const m = b ?? a;
@@ -188,6 +202,8 @@ export class SwapDecoder {
   /** The transfer transferAt found last: its source and destination token accounts. */
   private source = '';
   private destination = '';
+  /** The transaction's pump.fun TradeEvents logged as `Program data:`, read when a curve swap first needs one. */
+  private pumpLogs: Uint8Array[] | null = null;
   /** Whether a swap of the transaction being decoded has a Token-2022 vault. */
   private token2022 = false;
   /** The vaults of every pool decoded so far: pool -> its token 0 vault and token 1 vault (null: the pool account's lamports). */
@@ -268,7 +284,7 @@ export class SwapDecoder {
     const balances = this.balances;
     const first = out.length;
     this.token2022 = false;
-    let pumpLogs: Uint8Array[] | null = null;
+    this.pumpLogs = null;
     for (let i = 0; i < ixs.length; i++) {
       const ix = ixs[i]!;
       // Swap instructions carry a few dozen bytes; longer data (event self-invocations) is no swap.
@@ -281,8 +297,7 @@ export class SwapDecoder {
       if (found === undefined || (lookup.bytes === 8 && found.tail !== DATA[6]! * 256 + DATA[7]!)) continue;
       const family = this.families.get(ix.program)!;
       if (found.curve !== null) {
-        pumpLogs ??= programDataLogs(tx);
-        const swap = this.curveSwap(tx, keys, ixs, i, subtreeEnd(ixs, i), found.curve, pumpLogs, family);
+        const swap = this.curveSwap(tx, keys, ixs, i, subtreeEnd(ixs, i), found.curve, family);
         if (swap) out.push(this.learn(swap, accountOf(ix, keys, found.curve.tokenVault)));
         continue;
       }
@@ -324,7 +339,9 @@ export class SwapDecoder {
    */
   private vaultChanges(tx: RpcTransaction, out: DecodedSwap[]): void {
     let moved: string[] | null = null;
-    for (const list of [tx.meta!.postTokenBalances, tx.meta!.preTokenBalances]) {
+    // Post balances list every account a transaction leaves open; pre balances those it closed.
+    for (let side = 0; side < 2; side++) {
+      const list = side === 0 ? tx.meta!.postTokenBalances : tx.meta!.preTokenBalances;
       if (!list) continue;
       for (let i = 0; i < list.length; i++) {
         const key = keyAt(tx, list[i]!.accountIndex);
@@ -428,7 +445,7 @@ export class SwapDecoder {
     };
   }
 
-  private curveSwap(tx: RpcTransaction, keys: readonly string[], ixs: readonly Instruction[], at: number, end: number, layout: CurveLayout, logs: Uint8Array[], family: SolanaFamily): DecodedSwap | null {
+  private curveSwap(tx: RpcTransaction, keys: readonly string[], ixs: readonly Instruction[], at: number, end: number, layout: CurveLayout, family: SolanaFamily): DecodedSwap | null {
     const ix = ixs[at]!;
     const curve = accountOf(ix, keys, layout.curve);
     const vault = accountOf(ix, keys, layout.tokenVault);
@@ -442,7 +459,7 @@ export class SwapDecoder {
       const b = base58Bytes(inner.data);
       if (b && startsWith(b, PUMP_EVENT_BYTES)) event = b.subarray(8);
     }
-    if (event === null) event = logs.shift() ?? null;
+    if (event === null) event = (this.pumpLogs ??= programDataLogs(tx)).shift() ?? null;
     if (event === null || event.length < 8 + 32 + 17) return null;
     const sol = u64le(event, 40);
     const tokens = u64le(event, 48);
@@ -474,7 +491,8 @@ export class SwapDecoder {
 function programDataLogs(tx: RpcTransaction): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (const line of tx.meta?.logMessages ?? []) {
-    if (!line.startsWith('Program data: ')) continue;
+    // The discriminator's first 6 bytes are the first 8 base64 characters: other programs' data is not decoded.
+    if (!line.startsWith(PUMP_LOG_PREFIX)) continue;
     const b = Buffer.from(line.slice(14), 'base64');
     if (startsWith(b, PUMP_LOG_BYTES)) out.push(new Uint8Array(b.buffer, b.byteOffset, b.length));
   }
