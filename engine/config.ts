@@ -320,15 +320,29 @@ export const NETWORK_FLAGS = {
 /**
  * Where every EVM chain starts on a first start, instead of its factories' deployment blocks (the
  * chains' `fromBlock` / `recentDays`, which these replace). Pools created earlier are taken up when
- * they first trade.
+ * they first trade. Solana networks take them too, as their `startSlot` / `recentDays`.
  */
 export const START_FLAGS = {
-  fromBlock: { flag: 'from-block', env: 'DEXDATA_FROM_BLOCK', value: 'N', path: 'fromBlock', help: 'EVM chains: start reading at block N on a first start (pools created before are taken up when they first trade)' },
-  recent: { flag: 'recent', env: 'DEXDATA_RECENT', value: 'DAYS', path: 'recentDays', help: 'EVM chains: start at the first block of the last DAYS days on a first start (found by block timestamp)' },
+  fromBlock: { flag: 'from-block', env: 'DEXDATA_FROM_BLOCK', value: 'N', path: 'fromBlock', solanaPath: 'startSlot', help: 'EVM chains: start reading at block N on a first start (pools created before are taken up when they first trade); Solana: at slot N' },
+  recent: { flag: 'recent', env: 'DEXDATA_RECENT', value: 'DAYS', path: 'recentDays', solanaPath: 'recentDays', help: 'EVM chains and Solana: start at the first block of the last DAYS days on a first start (found by block time)' },
 } as const;
 
+/** Lays --from-block / --recent (or their variables) over every Solana entry of `raw` (none: unchanged). */
+function applySolanaStartFlags(raw: Json, flags: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv): void {
+  const given = Object.values(START_FLAGS).filter((f) => (flags[f.flag] ?? env[f.env]) !== undefined);
+  const solana = raw['solana'];
+  if (given.length !== 1 || !Array.isArray(solana)) return;
+  const f = given[0]!;
+  const n = Number(flags[f.flag] ?? env[f.env]);
+  raw['solana'] = solana.map((c: unknown) => {
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) return c;
+    const { startSlot: _s, recentDays: _r, ...rest } = c as Json;
+    return { ...rest, [f.solanaPath]: n };
+  });
+}
+
 /** Lays --from-block / --recent (or their variables) over every chain entry; problems pushed to `problems`. */
-function applyStartFlags(chains: unknown, flags: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv, problems: string[]): unknown {
+function applyStartFlags(chains: unknown, flags: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv, problems: string[], solana = false): unknown {
   const given = Object.values(START_FLAGS)
     .map((f) => ({ f, value: flags[f.flag] ?? env[f.env] }))
     .filter((x): x is { f: (typeof START_FLAGS)[keyof typeof START_FLAGS]; value: string } => x.value !== undefined);
@@ -345,6 +359,7 @@ function applyStartFlags(chains: unknown, flags: Readonly<Record<string, string>
     return chains;
   }
   if (!Array.isArray(chains) || chains.length === 0) {
+    if (solana) return chains;
     problems.push(`--${f.flag} needs EVM chains (--network, or "chains" in the config file)`);
     return chains;
   }
@@ -447,7 +462,9 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
     const over = given.find((e): e is Json => typeof e === 'object' && e !== null && (e as Json)['id'] === SOLANA_PRESET.id);
     raw['solana'] = [...given.filter((e) => e !== over), { ...(over ?? {}), id: SOLANA_PRESET.id, rpcUrls: [...solanaNamed[0]!.rpcUrls] }];
   }
-  const chains = applyStartFlags(applyPresets(raw['chains'], named.filter((n) => n.id !== SOLANA_PRESET.id), problems), flags, env, problems);
+  const hasSolana = Array.isArray(raw['solana']) && raw['solana'].length > 0;
+  const chains = applyStartFlags(applyPresets(raw['chains'], named.filter((n) => n.id !== SOLANA_PRESET.id), problems), flags, env, problems, hasSolana);
+  if (hasSolana && problems.length === 0) applySolanaStartFlags(raw, flags, env);
   if (chains !== undefined) raw['chains'] = chains;
   const result = ConfigSchema.safeParse(raw);
   if (!result.success) {

@@ -6,18 +6,19 @@
  * those amounts; then a fork replaces replayed slots and the served data must equal a fresh follow
  * of the new fork.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatUnits } from 'viem';
 import { DexParser } from 'solana-dex-parser';
+import { addDecoderSizePrefix, fixDecoderSize, getAddressDecoder, getBytesDecoder, getStructDecoder, getU32Decoder, getUtf8Decoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountKeys, type RpcTransaction } from '../engine/sources/solana/transaction.js';
 import { SOLANA_PRESET } from '../engine/sources/solana/preset.js';
 import { loadConfig } from '../engine/config.js';
 import { configProblems, expectCandles, expectClose, getJson, minuteCandles } from './support/evm-serve.js';
 import { followAndServe, type ServedSolana } from './support/solana-serve.js';
-import { loadFixtureTransactions, startReplayNode, type FixtureTransaction, type ReplayNode } from './support/solana-replay.js';
+import { loadFixtureTransactions, SOLANA_FIXTURES, startReplayNode, type FixtureTransaction, type ReplayNode } from './support/solana-replay.js';
 
 const loaded = loadFixtureTransactions();
 const skip = typeof loaded === 'string' ? loaded : null;
@@ -234,6 +235,44 @@ describe.skipIf(skip !== null)('Solana source on recorded mainnet transactions',
     expect([usdc.status, usdc.body.symbol, usdc.body.decimals, usdc.body.price_usd]).toEqual([200, 'USDC', 6, 1]);
     // Base58 addresses are case-sensitive: another case is another (unknown) token.
     expect((await getJson(`${served.url}/networks/solana/tokens/${USDC.toLowerCase()}`)).status).toBe(404);
+  });
+
+  it('Token-2022 mints without a Metaplex metadata account are named by their own TokenMetadata extension', async () => {
+    // The recorded Token-2022 mint accounts, their TokenMetadata read here with @solana/kit's codecs from
+    // the extension's published layout (TLV entries after the account type byte at 165; type 19).
+    const str = addDecoderSizePrefix(getUtf8Decoder(), getU32Decoder());
+    const metadata = getStructDecoder([
+      ['updateAuthority', fixDecoderSize(getBytesDecoder(), 32)],
+      ['mint', getAddressDecoder()],
+      ['name', str],
+      ['symbol', str],
+      ['uri', str],
+    ]);
+    const dir = join(SOLANA_FIXTURES, 'accounts');
+    const named: { account: string; mint: string; name: string; symbol: string }[] = [];
+    for (const f of existsSync(dir) ? readdirSync(dir) : []) {
+      if (!f.endsWith('.json')) continue;
+      const j = JSON.parse(readFileSync(join(dir, f), 'utf8')) as { result?: { value?: { owner: string; data: [string, string] } } };
+      const v = j.result?.value;
+      if (!v || v.owner !== TOKEN_2022) continue;
+      const b = Buffer.from(v.data[0], 'base64');
+      if (b[165] !== 1) continue;
+      for (let at = 166; at + 4 <= b.length; at += 4 + b.readUInt16LE(at + 2)) {
+        if (b.readUInt16LE(at) !== 19) continue;
+        const m = metadata.decode(b.subarray(at + 4, at + 4 + b.readUInt16LE(at + 2)));
+        named.push({ account: f.split('.')[0]!, mint: m.mint, name: m.name, symbol: m.symbol });
+      }
+    }
+    let count = 0;
+    for (const n of named) {
+      expect(n.mint, 'the extension names its own mint').toBe(n.account);
+      const r = await getJson(`${served.url}/networks/solana/tokens/${n.mint}`);
+      if (r.status === 404) continue;
+      expect([r.body.name, r.body.symbol], n.mint).toEqual([n.name, n.symbol]);
+      count++;
+    }
+    // PayPal USD (PYUSD) and one more are traded in the recorded transactions.
+    expect(count).toBeGreaterThanOrEqual(2);
   });
 
   it('prices, volumes and 1-minute candles route to USD through SOL and USDC as computed from the decoded amounts', async () => {

@@ -25,6 +25,7 @@ export function combineSources(sources: readonly Source[]): Source {
       return all.flat();
     },
     health: () => sources.flatMap((s) => (s.health ? s.health() : [])),
+    backfill: () => sources.flatMap((s) => (s.backfill ? s.backfill() : [])),
     async close() {
       for (const s of sources) await s.close?.();
     },

@@ -1,8 +1,9 @@
 /**
  * A Solana JSON-RPC node replaying recorded mainnet transactions (../shared/fixtures/solana) as a
  * chain of its own, over real HTTP, so the Solana source runs unchanged against it: `getSlot`,
- * `getBlocks`, `getBlock` (full or no transaction details), `getTransaction`, `getAccountInfo` and
- * `getMultipleAccounts` (the recorded account dumps; null for any other account).
+ * `getBlocks`, `getBlocksWithLimit`, `getBlock` (full or no transaction details), `getBlockTime`,
+ * `getFirstAvailableBlock`, `getTransaction`, `getAccountInfo` and `getMultipleAccounts` (the
+ * recorded account dumps, and any `accounts` given; null for any other account).
  *
  * The replay chain: transaction i sits alone (or `perBlock` of them together) in slot
  * `firstSlot + 2i` with block time `firstTime + spacingSeconds * i`; every odd slot between them is
@@ -85,6 +86,8 @@ export interface ReplayOptions {
   /** Transactions per block (1 unless told; a benchmark fills blocks as a busy slot holds them). */
   readonly perBlock?: number;
   readonly fixtures?: string;
+  /** Accounts served beside the recorded ones (getAccountInfo's `value`, base64 data), by address. */
+  readonly accounts?: ReadonlyMap<string, unknown>;
 }
 
 export interface ReplayNode {
@@ -111,6 +114,7 @@ export async function startReplayNode(options: ReplayOptions): Promise<ReplayNod
   const firstSlot = options.firstSlot ?? 300_000_000;
   const spacing = options.spacingSeconds ?? 20;
   const accounts = loadAccounts(options.fixtures ?? SOLANA_FIXTURES);
+  for (const [k, v] of options.accounts ?? []) accounts.set(k, v);
   const blocks = new Map<number, ReplayBlock>();
   const slots: number[] = [];
   const slotOf = new Map<string, number>();
@@ -183,6 +187,18 @@ export async function startReplayNode(options: ReplayOptions): Promise<ReplayNod
         const [start, end] = params as [number, number | undefined];
         const last = Math.min(end ?? node.head, node.head);
         return { result: slots.filter((s) => s >= start && s <= last) };
+      }
+      case 'getBlocksWithLimit': {
+        const [start, limit] = params as [number, number];
+        return { result: slots.filter((s) => s >= start && s <= node.head).slice(0, limit) };
+      }
+      case 'getFirstAvailableBlock':
+        return { result: slots[0] ?? 0 };
+      case 'getBlockTime': {
+        const [slot] = params as [number];
+        const b = blocks.get(slot);
+        if (!b || slot > node.head) return { error: { code: -32009, message: `Slot ${slot} was skipped, or missing in long-term storage` } };
+        return { result: b.time };
       }
       case 'getBlock': {
         const [slot, opts] = params as [number, { transactionDetails?: string } | undefined];

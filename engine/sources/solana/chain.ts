@@ -4,13 +4,19 @@
  * `getBlock` (json, full transactions, maxSupportedTransactionVersion 0) for each of them, a step's
  * worth at once. Swaps of the configured DEX programs become `pool_created` (first sight), `sync`
  * (the pool's vault balances after the transaction) and `swap` events keyed by (slot, transaction
- * index in the block, event index in the transaction); a `block` precedes each block's events.
+ * index in the block, event index in the transaction); liquidity adds and removes a `sync` and a
+ * `mint` or `burn`; any other change of a known pool's vaults a `sync` (both vaults listed by the
+ * transaction) or a `reserve_delta` (one of them); a `block` precedes each block's events.
  *
  * Forks: at `confirmed` commitment a slot read may still be abandoned. The follower keeps the hashes
  * of recent blocks it read; before each step the last one is asked for again, and when it is gone or
  * its hash changed, the kept hashes are walked back to the newest block the node still has, and the
  * step begins with a `reorg` to it (pools first seen after it are forgotten), followed by the blocks
  * of the canonical fork. Each block read must also name the previous block read as its parent.
+ *
+ * Start: a resumed chain goes on after its checkpoint; a fresh one at `startSlot`, or at the first
+ * block of the last `recentDays` days (a binary search over block times, startFromRecent), or
+ * `backfillSlots` before the node's slot.
  */
 import { PoolProtocol, type ChainEvent, type ChainEventBatch, type DexInfo, type NetworkInfo, type Reorg, type TokenInfo } from '../../events/model.js';
 import { chainRpcClient, RpcError, type RpcClient } from '../evm/rpc.js';
@@ -35,15 +41,23 @@ export class SlotForkTooDeepError extends Error {
 
 export interface SlotProgress {
   readonly chain: string;
+  /** First slot of this run's reading (-1 until known: a start from the head or from recentDays is found at the first step). */
+  readonly startSlot: number;
   readonly nextSlot: number;
   /** The node's slot at the configured commitment, -1 before the first poll. */
   readonly headSlot: number;
   readonly caughtUp: boolean;
   readonly pools: number;
+  /** Pools per configured program (its DEX id), in the configuration's order. */
+  readonly programs: readonly { readonly dexId: string; readonly pools: number }[];
   readonly events: number;
   readonly blocks: number;
   readonly transactions: number;
   readonly swaps: number;
+  /** Liquidity adds and removes decoded. */
+  readonly liquidityChanges: number;
+  /** Reserve changes of known pools by transactions without a decoded instruction of theirs. */
+  readonly balanceChanges: number;
   readonly reorgs: number;
   readonly lastReorgSlot: number;
   readonly rpcRetries: number;
@@ -63,6 +77,7 @@ export interface SlotFollowerOptions {
 export const RECENT_SLOTS = 512;
 /** JSON-RPC errors of `getBlock` for a slot without a block: skipped, or not available (cleaned up or not yet there). */
 const SLOT_SKIPPED = new Set([-32007, -32009, -32004]);
+const DAY_S = 86_400;
 
 const SQRT_LIMIT = (1n << 160n) - 1n;
 
@@ -115,14 +130,20 @@ export class SlotFollower {
   private readonly programs = new Map<string, SolanaProgramConfig>();
   /** Known pools and the slot they were first seen at (absent: before anything a fork can reach). */
   private readonly pools = new Map<string, number | undefined>();
+  /** Program id of each known pool, and pools per program id. */
+  private readonly poolProgram = new Map<string, string>();
+  private readonly programPools = new Map<string, number>();
   private readonly tokens = new Map<string, TokenInfo>();
   private readonly recent = new Map<number, string>();
   private last: { slot: number; hash: string } | null = null;
   private nextSlot: number;
+  private startSlot = -1;
+  /** recentDays still to be turned into a slot (a first start, before the first step). */
+  private recentPending: boolean;
   private headSlot = -1;
   private lastHeadPoll = 0;
   private started = false;
-  private counts = { events: 0, blocks: 0, transactions: 0, swaps: 0, reorgs: 0, lastReorgSlot: -1 };
+  private counts = { events: 0, blocks: 0, transactions: 0, swaps: 0, liquidityChanges: 0, balanceChanges: 0, reorgs: 0, lastReorgSlot: -1 };
 
   constructor(options: SlotFollowerOptions) {
     this.config = options.config;
@@ -133,8 +154,14 @@ export class SlotFollower {
     this.decoder = new SwapDecoder({ families: new Map(options.config.programs.map((p) => [p.programId, p.family])), wrappedNative: options.config.wrappedNative });
     this.nextSlot = Math.max(options.config.startSlot ?? 0, options.resume?.nextBlock ?? 0);
     // A resumed chain goes on after its checkpoint; a fresh one without startSlot starts from the head (first step).
-    this.started = options.config.startSlot !== undefined || (options.resume?.nextBlock ?? 0) > 0;
-    for (const p of options.resume?.pools ?? []) this.pools.set(p.address, p.createdBlock);
+    const resumed = (options.resume?.nextBlock ?? 0) > 0;
+    this.started = options.config.startSlot !== undefined || resumed;
+    if (this.started) this.startSlot = this.nextSlot;
+    this.recentPending = options.config.recentDays !== undefined && !resumed;
+    for (const p of options.resume?.pools ?? []) {
+      this.pools.set(p.address, p.createdBlock);
+      if (p.factory !== undefined) this.countPool(p.address, p.factory);
+    }
     for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address, t);
     const recent = [...(options.resume?.recentBlocks ?? [])].sort((a, b) => a[0] - b[0]);
     for (const [n, h] of recent) this.remember(n, h);
@@ -145,10 +172,12 @@ export class SlotFollower {
   progress(): SlotProgress {
     return {
       chain: this.config.id,
+      startSlot: this.startSlot,
       nextSlot: this.nextSlot,
       headSlot: this.headSlot,
       caughtUp: this.caughtUp,
       pools: this.pools.size,
+      programs: this.config.programs.map((p) => ({ dexId: p.dexId, pools: this.programPools.get(p.programId) ?? 0 })),
       ...this.counts,
       rpcRetries: this.rpc.stats.retries,
       rpcLastError: this.rpc.stats.lastError,
@@ -168,7 +197,8 @@ export class SlotFollower {
     const [head, reorg] = await Promise.all([this.rpc.request<number>('getSlot', [{ commitment }]), this.checkLast()]);
     this.headSlot = head;
     if (!this.started) {
-      this.nextSlot = Math.max(0, head - this.config.backfillSlots);
+      this.nextSlot = this.recentPending ? await this.startFromRecent(head) : Math.max(0, head - this.config.backfillSlots);
+      this.startSlot = this.nextSlot;
       this.started = true;
     }
     const events: ChainEvent[] = reorg ? [reorg] : [];
@@ -252,6 +282,14 @@ export class SlotFollower {
       let seq = 0;
       for (const d of s.swaps) {
         const key = () => ({ blockNumber: s.slot, txIndex: s.tx, logIndex: seq++ });
+        if (d.kind === 'balance') {
+          // A known pool's vaults moved by something other than a decoded instruction: its reserves follow.
+          if (!this.pools.has(d.pool)) continue;
+          if (d.complete) events.push({ kind: 'sync', key: key(), timestamp, pool: d.pool, reserve0: d.reserve0, reserve1: d.reserve1 });
+          else events.push({ kind: 'reserve_delta', key: key(), timestamp, pool: d.pool, amount0: d.amount0, amount1: d.amount1 });
+          this.counts.balanceChanges++;
+          continue;
+        }
         if (!this.pools.has(d.pool)) {
           const program = this.programs.get(d.programId)!;
           events.push({
@@ -267,8 +305,15 @@ export class SlotFollower {
             token1: this.tokens.get(d.mint1)!,
           });
           this.pools.set(d.pool, s.slot);
+          this.countPool(d.pool, d.programId);
         }
         events.push({ kind: 'sync', key: key(), timestamp, pool: d.pool, reserve0: d.reserve0, reserve1: d.reserve1 });
+        if (d.kind !== 'swap') {
+          const abs = (x: bigint) => (x < 0n ? -x : x);
+          events.push({ kind: d.kind === 'add' ? 'mint' : 'burn', key: key(), timestamp, pool: d.pool, amount0: abs(d.amount0), amount1: abs(d.amount1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: d.trader, txHash: s.sig });
+          this.counts.liquidityChanges++;
+          continue;
+        }
         events.push({
           kind: 'swap',
           key: key(),
@@ -297,12 +342,67 @@ export class SlotFollower {
   private async learnTokens(swaps: readonly DecodedSwap[]): Promise<void> {
     const missing = new Map<string, number>();
     for (const d of swaps) {
+      if (d.kind === 'balance') continue;
       if (!this.tokens.has(d.mint0)) missing.set(d.mint0, d.decimals0);
       if (!this.tokens.has(d.mint1)) missing.set(d.mint1, d.decimals1);
     }
     if (missing.size === 0) return;
     const known = [SOLANA_PRESET.wrappedNative, ...SOLANA_PRESET.stablecoins];
     for (const t of await readTokens(this.rpc, missing, { stablecoins: this.config.stablecoins, wrappedNative: this.config.wrappedNative }, known)) this.tokens.set(t.address, t);
+  }
+
+  private countPool(pool: string, programId: string): void {
+    this.poolProgram.set(pool, programId);
+    this.programPools.set(programId, (this.programPools.get(programId) ?? 0) + 1);
+  }
+
+  /**
+   * The first slot to read for recentDays: the first block whose block time is at or after now minus
+   * those days. A binary search over slots, each probe taking the first block at or after its slot
+   * (`getBlocksWithLimit`: skipped slots are passed over) and that block's time (`getBlockTime`); about
+   * 2 x 29 requests over mainnet's slots. A node that keeps less history starts at its first block.
+   */
+  private async startFromRecent(head: number): Promise<number> {
+    const days = this.config.recentDays!;
+    const since = Math.floor(this.now() - days * DAY_S);
+    const commitment = this.config.commitment;
+    /** The first slot at or after `slot` (and at most `head`) that holds a block, -1 when none. */
+    const blockAtOrAfter = async (slot: number): Promise<number> => {
+      const list = await this.rpc.request<number[]>('getBlocksWithLimit', [slot, 1, { commitment }]);
+      const b = list[0];
+      return b !== undefined && b <= head ? b : -1;
+    };
+    /** Whether the first block at or after `slot` is at or after `since` (a slot with no block after it: yes). */
+    const recent = async (slot: number): Promise<boolean> => {
+      const b = await blockAtOrAfter(slot);
+      if (b < 0) return true;
+      let t: number | null = null;
+      try {
+        t = await this.rpc.request<number | null>('getBlockTime', [b]);
+      } catch (err) {
+        if (!(err instanceof RpcError) || !SLOT_SKIPPED.has(err.code)) throw err;
+      }
+      // A block without a recorded time is from before block times were kept: older than any start asked for.
+      return t !== null && t >= since;
+    };
+    let lo = 0;
+    try {
+      lo = await this.rpc.request<number>('getFirstAvailableBlock', []);
+    } catch (err) {
+      if (!(err instanceof RpcError) || err.retryable) throw err;
+    }
+    let hi = head + 1;
+    if (await recent(lo)) hi = lo;
+    while (lo < hi) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (await recent(mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    const first = lo > head ? head + 1 : await blockAtOrAfter(lo);
+    const start = first < 0 ? head + 1 : first;
+    this.recentPending = false;
+    this.log(`${this.config.id}: starting ${days} day${days === 1 ? '' : 's'} back, at slot ${start} (first block at or after ${new Date(since * 1000).toISOString()}); the node's slot is ${head}`);
+    return start;
   }
 
   private remember(slot: number, hash: string): void {
@@ -343,7 +443,13 @@ export class SlotFollower {
     if (fork < 0) throw new SlotForkTooDeepError(`${this.config.id}: slot ${changed} was abandoned and none of the ${slots.length} recent blocks kept is on the node's chain any more; the fork is deeper than can be rolled back`);
     const toHash = this.recent.get(fork)!;
     for (const s of slots) if (s > fork) this.recent.delete(s);
-    for (const [pool, slot] of this.pools) if (slot !== undefined && slot > fork) this.pools.delete(pool);
+    for (const [pool, slot] of this.pools) {
+      if (slot === undefined || slot <= fork) continue;
+      this.pools.delete(pool);
+      const program = this.poolProgram.get(pool);
+      if (program !== undefined) this.programPools.set(program, this.programPools.get(program)! - 1);
+      this.poolProgram.delete(pool);
+    }
     this.last = { slot: fork, hash: toHash };
     this.nextSlot = fork + 1;
     this.counts.reorgs++;

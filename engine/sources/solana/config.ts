@@ -30,8 +30,13 @@ export const SolanaChainSchema = z
      * the first start (0 of them: from that slot on).
      */
     startSlot: z.number().int().min(0).optional(),
-    /** Slots read before the current one on a fresh store when no startSlot is given (216,000 slots: about a day). */
+    /** Slots read before the current one on a fresh store when neither startSlot nor recentDays is given (216,000 slots: about a day). */
     backfillSlots: z.number().int().min(0).max(100_000_000).default(0),
+    /**
+     * Start from recent history on a fresh store: the first block whose block time is at or after now
+     * minus these days, found by a binary search over the slots that hold blocks (`--recent DAYS`).
+     */
+    recentDays: z.number().positive().max(36_500).optional(),
     /** `confirmed` follows the chain closely (a fork a confirmed slot did not survive is rolled back); `finalized` reads only what cannot change. */
     commitment: z.enum(['confirmed', 'finalized']).default('confirmed'),
     /** Slots asked for per `getBlocks` (the nodes answer at most 500,000). */
@@ -49,6 +54,7 @@ export const SolanaChainSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    if (c.startSlot !== undefined && c.recentDays !== undefined) ctx.addIssue({ code: 'custom', path: ['recentDays'], message: 'give startSlot or recentDays, not both' });
     const seen = new Set<string>();
     c.programs.forEach((p, i) => {
       if (seen.has(p.dexId)) ctx.addIssue({ code: 'custom', path: ['programs', i, 'dexId'], message: `duplicate DEX id "${p.dexId}"` });

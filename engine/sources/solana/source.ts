@@ -6,7 +6,7 @@
 import { stepFollowers } from '../followers.js';
 import type { ChainEventBatch, NetworkInfo } from '../../events/model.js';
 import type { Store } from '../../store/store.js';
-import { resumeFromStore, type SourceHealth } from '../evm/source.js';
+import { resumeFromStore, type BackfillProgress, type SourceHealth } from '../evm/source.js';
 import type { Source } from '../source.js';
 import { SlotFollower, solanaNetworkInfo, type SlotProgress } from './chain.js';
 import type { SolanaChainConfig } from './config.js';
@@ -16,14 +16,26 @@ export interface SolanaSourceOptions {
   readonly store?: Store;
   readonly now?: () => number;
   readonly log?: (line: string) => void;
+  /** Milliseconds between backfill progress lines (0 = none). */
+  readonly progressIntervalMs?: number;
 }
 
 export interface SolanaSource extends Source {
   readonly followers: readonly SlotFollower[];
   progress(): SlotProgress[];
   health(): SourceHealth[];
+  /** Per network, what /stats shows of the backfill (slots as its blocks, programs as its factories). */
+  backfill(): BackfillProgress[];
 }
 
+const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
+
+/** Slots done and slots to read of this run, from its first slot to the node's slot. */
+function slotsOf(p: SlotProgress): { done: number; total: number } {
+  if (p.startSlot < 0 || p.headSlot < 0) return { done: 0, total: 0 };
+  const total = Math.max(0, p.headSlot + 1 - p.startSlot);
+  return { done: Math.min(total, Math.max(0, p.nextSlot - p.startSlot)), total };
+}
 
 export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
   const now = options.now ?? (() => Date.now() / 1000);
@@ -31,11 +43,46 @@ export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
   const followers = options.chains.map((config) => new SlotFollower({ config, now, log, ...(options.store ? { resume: resumeFromStore(options.store, config.id) } : {}) }));
   const networks: NetworkInfo[] = options.chains.map(solanaNetworkInfo);
   const down: (number | null)[] = followers.map(() => null);
+  const progressMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  const started = performance.now();
+  let lastProgress = started;
+  let allCaughtUp = false;
+  const report = () => {
+    const elapsed = Math.max((performance.now() - started) / 1000, 1e-3);
+    for (const f of followers) {
+      const p = f.progress();
+      const { done, total } = slotsOf(p);
+      const rate = done / elapsed;
+      const eta = rate > 0 ? Math.round((total - done) / rate) : NaN;
+      log(
+        `${p.chain}: backfill at slot ${p.nextSlot - 1} of ${p.headSlot}, ${Math.round(rate)} slots/s, ${Math.round(p.transactions / elapsed)} transactions/s, ${Math.round(p.events / elapsed)} events/s, ` +
+          `${done} of ${total} slots done, ${p.blocks} blocks, ${p.swaps} swaps, ${p.pools} pools, ETA ${Number.isFinite(eta) ? `${eta} s` : 'unknown'}${p.rpcRetries > 0 ? `, ${p.rpcRetries} RPC retries` : ''}; ` +
+          p.programs.map((x) => `${x.dexId} ${x.pools} pools`).join(', '),
+      );
+    }
+  };
   return {
     name: 'solana',
     networks,
     followers,
     progress: () => followers.map((f) => f.progress()),
+    backfill: () =>
+      followers.map((f): BackfillProgress => {
+        const p = f.progress();
+        const { done, total } = slotsOf(p);
+        return {
+          chain: p.chain,
+          state: p.caughtUp ? 'live' : 'backfilling',
+          start_block: p.startSlot,
+          next_block: p.nextSlot,
+          safe_block: p.headSlot,
+          blocks_done: done,
+          blocks_total: total,
+          pools: p.pools,
+          pools_taken_up: 0,
+          factories: f.config.programs.map((x, i) => ({ dex_id: x.dexId, start_block: p.startSlot, pools: p.programs[i]!.pools })),
+        };
+      }),
     health: () =>
       followers.map((f, i): SourceHealth => {
         const p = f.progress();
@@ -64,6 +111,14 @@ export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
     },
     async advance(_until: number): Promise<ChainEventBatch[]> {
       const batches = await stepFollowers(followers, down, log);
+      if (progressMs > 0 && !allCaughtUp && performance.now() - lastProgress >= progressMs) {
+        lastProgress = performance.now();
+        report();
+      }
+      if (!allCaughtUp && followers.every((f) => f.caughtUp)) {
+        allCaughtUp = true;
+        if (progressMs > 0) report();
+      }
       return batches;
     },
   };

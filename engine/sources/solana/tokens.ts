@@ -1,9 +1,10 @@
 /**
  * Token metadata of SPL mints, read once per mint when a pool with it is first seen: decimals and
  * supply from the mint account (`getMultipleAccounts`, base64: the SPL Mint layout, shared by
- * Token-2022), name and symbol from the Metaplex metadata account (its PDA). What cannot be read
- * falls back to what the transaction proved (its token balances' decimals) and the first characters
- * of the address as the symbol, as EVM tokens without `symbol()` are named.
+ * Token-2022), name and symbol from the Metaplex metadata account (its PDA), else from the mint's
+ * own TokenMetadata extension (Token-2022). What cannot be read falls back to what the transaction
+ * proved (its token balances' decimals) and the first characters of the address as the symbol, as
+ * EVM tokens without `symbol()` are named.
  */
 import { address as toAddress, getAddressEncoder, getProgramDerivedAddress } from '@solana/kit';
 import { TokenRole, type TokenInfo } from '../../events/model.js';
@@ -32,12 +33,40 @@ export function tokenRole(mint: string, anchors: TokenAnchors): TokenRole {
   return TokenRole.Other;
 }
 
-/** Supply and decimals of an SPL Mint: mint authority option (4) and key (32), supply u64 at 36, decimals at 44. */
-function mintFields(data: unknown): { supply: bigint; decimals: number } | null {
+/** Token-2022 mints: the account type byte after the base Mint padded to an Account's 165 bytes, then the extensions as TLV entries. */
+const ACCOUNT_TYPE_AT = 165;
+const ACCOUNT_TYPE_MINT = 1;
+/** Token-2022's ExtensionType of TokenMetadata (the token-metadata interface's fields kept in the mint itself). */
+const EXTENSION_TOKEN_METADATA = 19;
+
+/** Supply and decimals of an SPL Mint (mint authority option (4) and key (32), supply u64 at 36, decimals at 44), and its account bytes. */
+function mintFields(data: unknown): { supply: bigint; decimals: number; bytes: Buffer } | null {
   if (!Array.isArray(data) || typeof data[0] !== 'string') return null;
   const b = Buffer.from(data[0], 'base64');
   if (b.length < 82) return null;
-  return { supply: b.readBigUInt64LE(36), decimals: b[44]! };
+  return { supply: b.readBigUInt64LE(36), decimals: b[44]!, bytes: b };
+}
+
+/**
+ * Name and symbol of a Token-2022 mint's TokenMetadata extension: after the account type (a mint),
+ * TLV entries (u16 type, u16 length, value); the TokenMetadata value is the update authority (32),
+ * the mint (32), then name, symbol and uri as borsh strings. Null without that extension.
+ */
+export function token2022Names(b: Buffer): { name: string; symbol: string } | null {
+  if (b.length <= ACCOUNT_TYPE_AT || b[ACCOUNT_TYPE_AT] !== ACCOUNT_TYPE_MINT) return null;
+  for (let at = ACCOUNT_TYPE_AT + 1; at + 4 <= b.length; ) {
+    const type = b.readUInt16LE(at);
+    const length = b.readUInt16LE(at + 2);
+    if (type === 0 || at + 4 + length > b.length) return null;
+    if (type === EXTENSION_TOKEN_METADATA) {
+      const value = b.subarray(at + 4, at + 4 + length);
+      const name = borshString(value, 64);
+      const symbol = name ? borshString(value, name[1]) : null;
+      return name && symbol ? { name: name[0], symbol: symbol[0] } : null;
+    }
+    at += 4 + length;
+  }
+  return null;
 }
 
 type AccountAnswer = { readonly data: unknown } | null;
@@ -91,7 +120,7 @@ export async function readTokens(rpc: RpcClient, mints: ReadonlyMap<string, numb
   return list.map((mint, i): TokenInfo => {
     const fields = mintFields(accounts[i]?.data);
     const pda = pdas[i];
-    const mp = pda ? metaplexNames(metaOf.get(pda)?.data) : null;
+    const mp = (pda ? metaplexNames(metaOf.get(pda)?.data) : null) ?? (fields ? token2022Names(fields.bytes) : null);
     const preset = known.find((k) => k.address === mint);
     const symbol = preset?.symbol || mp?.symbol || mint.slice(0, 8);
     const name = preset?.name || mp?.name || symbol;

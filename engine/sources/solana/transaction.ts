@@ -57,13 +57,30 @@ export interface RpcTransaction {
 /** One instruction, top level or invoked. */
 export interface Instruction {
   readonly program: string;
-  readonly accounts: readonly string[];
+  /** `json` encoding: the accounts as indices into the transaction's keys (accountOf reads them); null when given as keys. */
+  readonly indices: readonly number[] | null;
+  /** `jsonParsed` encoding: the accounts' keys (empty for an instruction given as indices). */
+  readonly named: readonly string[];
   /** Base58 data; '' for an instruction given parsed. */
   readonly data: string;
   /** The parsed form (`jsonParsed` encoding, known programs only). */
   readonly parsed: { readonly type: string; readonly info: Record<string, unknown> } | null;
   /** 1 for a top-level instruction, 2 for what it invokes, and so on. */
   readonly depth: number;
+}
+
+const NONE: readonly string[] = [];
+
+/** The instruction's account at position `i` (undefined past its last). */
+export function accountOf(ix: Instruction, keys: readonly string[], i: number): string | undefined {
+  if (ix.indices === null) return ix.named[i];
+  const k = ix.indices[i];
+  return k === undefined ? undefined : keys[k];
+}
+
+/** How many accounts the instruction lists. */
+export function accountCount(ix: Instruction): number {
+  return ix.indices !== null ? ix.indices.length : ix.named.length;
 }
 
 /** Every account key of the transaction in index order: static keys, then loaded writable, then loaded read-only. */
@@ -85,26 +102,26 @@ export function accountKeys(tx: RpcTransaction): string[] {
 }
 
 function instruction(ix: RpcInstruction, keys: readonly string[], depth: number): Instruction {
-  if ('programIdIndex' in ix) {
-    const accounts = new Array<string>(ix.accounts.length);
-    for (let i = 0; i < ix.accounts.length; i++) accounts[i] = keys[ix.accounts[i]!]!;
-    return { program: keys[ix.programIdIndex]!, accounts, data: ix.data, parsed: null, depth: ix.stackHeight ?? depth };
-  }
+  if ('programIdIndex' in ix) return { program: keys[ix.programIdIndex]!, indices: ix.accounts, named: NONE, data: ix.data, parsed: null, depth: ix.stackHeight ?? depth };
   const parsed = typeof ix.parsed === 'object' && ix.parsed !== null && typeof ix.parsed.type === 'string' ? { type: ix.parsed.type, info: ix.parsed.info ?? {} } : null;
-  return { program: ix.programId, accounts: ix.accounts ?? [], data: ix.data ?? '', parsed, depth: ix.stackHeight ?? depth };
+  return { program: ix.programId, indices: null, named: ix.accounts ?? NONE, data: ix.data ?? '', parsed, depth: ix.stackHeight ?? depth };
 }
 
 /** The transaction's instructions in execution order, each top-level one followed by those it invoked. */
 export function flatten(tx: RpcTransaction, keys: readonly string[]): Instruction[] {
   const top = tx.transaction.message.instructions;
-  const inner = new Map<number, readonly RpcInstruction[]>();
-  for (const g of tx.meta?.innerInstructions ?? []) inner.set(g.index, g.instructions);
+  const groups = tx.meta?.innerInstructions ?? [];
+  // The node lists the groups by their instruction's index, ascending; any other order is sorted here.
+  let ordered = true;
+  for (let g = 1; g < groups.length; g++) if (groups[g]!.index < groups[g - 1]!.index) ordered = false;
+  const inner = ordered ? groups : [...groups].sort((a, b) => a.index - b.index);
   const out: Instruction[] = [];
+  let g = 0;
   for (let i = 0; i < top.length; i++) {
     out.push(instruction(top[i]!, keys, 1));
-    const invoked = inner.get(i);
+    while (g < inner.length && inner[g]!.index < i) g++;
     // Without stackHeight (transactions before it was recorded) every invoked instruction counts as depth 2.
-    if (invoked) for (const ix of invoked) out.push(instruction(ix, keys, 2));
+    for (; g < inner.length && inner[g]!.index === i; g++) for (const ix of inner[g]!.instructions) out.push(instruction(ix, keys, 2));
   }
   return out;
 }
@@ -115,4 +132,18 @@ export function subtreeEnd(ixs: readonly Instruction[], at: number): number {
   let end = at + 1;
   while (end < ixs.length && ixs[end]!.depth > depth) end++;
   return end;
+}
+
+/** The transaction's account key at index `i` (as accountKeys(tx)[i], without making the list). */
+export function keyAt(tx: RpcTransaction, i: number): string | undefined {
+  const keys = tx.transaction.message.accountKeys;
+  if (i < keys.length) {
+    const k = keys[i]!;
+    return typeof k === 'string' ? k : k.pubkey;
+  }
+  // In jsonParsed encoding accountKeys already hold the loaded addresses.
+  const loaded = tx.meta?.loadedAddresses;
+  if (!loaded || (keys.length > 0 && typeof keys[0] !== 'string')) return undefined;
+  const j = i - keys.length;
+  return j < loaded.writable.length ? loaded.writable[j] : loaded.readonly[j - loaded.writable.length];
 }

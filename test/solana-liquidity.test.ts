@@ -1,0 +1,200 @@
+/**
+ * Solana pools' reserves follow their vaults in every transaction that moves them, not only in swaps.
+ *
+ * The recorded mainnet transactions hold no liquidity add or remove of the decoded families (the test
+ * data's README lists what they hold), so after a recorded Raydium AMM v4 swap the replay node serves
+ * four SYNTHETIC transactions built here on that pool's recorded accounts (each labelled synthetic
+ * below): a deposit, a withdrawal (their instructions as Raydium's AMM v4 program lays them out), a
+ * vault movement by an instruction no decoder knows (fees collected) that lists both vaults, and a
+ * plain token transfer into one vault (the other not in the transaction). The proof is each
+ * transaction's own vault balances: after every transaction, the served reserves must equal the
+ * vault balances an independent calculation from the recorded and synthetic token balances gives,
+ * and the served add and remove must carry the vaults' balance changes.
+ */
+import { randomBytes } from 'node:crypto';
+import { getBase58Decoder } from '@solana/kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountKeys, type RpcTokenBalance, type RpcTransaction } from '../engine/sources/solana/transaction.js';
+import { getJson } from './support/evm-serve.js';
+import { followAndServe, type ServedSolana } from './support/solana-serve.js';
+import { loadFixtureTransactions, startReplayNode, type FixtureTransaction, type ReplayNode } from './support/solana-replay.js';
+
+const loaded = loadFixtureTransactions();
+const skip = typeof loaded === 'string' ? loaded : null;
+if (skip) console.log(`skipping the Solana liquidity test: ${skip}`);
+
+const AMM_V4 = '675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8';
+const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+/** A recorded top-level Raydium AMM v4 swap (18 accounts: pool at 1, coin and pc vaults at 5 and 6). */
+const SWAP_TX = '3aQZsNRUbNXpH54GQEaxFpWZsmL554cYGGtWqqoypz8b6LUDYprbRd9AwgivXRLtFBYCU6MU6e9ANurwP8dCMV6';
+const T0 = 1_760_000_000;
+const SPACING_S = 30;
+
+const b58 = getBase58Decoder();
+const newKey = (): string => b58.decode(randomBytes(32));
+/** SPL Token Transfer (tag 3, u64 amount) as base58 instruction data. */
+const transferData = (amount: bigint): string => {
+  const b = Buffer.alloc(9);
+  b[0] = 3;
+  b.writeBigUInt64LE(amount, 1);
+  return b58.decode(b);
+};
+
+/** A decimal string back to raw units. */
+function raw(text: string, decimals: number): bigint {
+  const neg = text.startsWith('-');
+  const [i, f = ''] = (neg ? text.slice(1) : text).split('.');
+  const v = BigInt(i!) * 10n ** BigInt(decimals) + BigInt((f + '0'.repeat(decimals)).slice(0, decimals) || '0');
+  return neg ? -v : v;
+}
+
+interface Vault {
+  readonly key: string;
+  readonly mint: string;
+  readonly decimals: number;
+}
+
+/**
+ * A SYNTHETIC transaction (json encoding): the given top-level instruction (program and account keys)
+ * invoking token transfers (`invoked` false: the instruction is itself the one transfer), with the
+ * token balances before and after of every account listed in `before`.
+ */
+function synthetic(payer: string, program: string, accounts: readonly string[], data: string, transfers: readonly { from: string; to: string; amount: bigint }[], before: ReadonlyMap<string, bigint>, mints: ReadonlyMap<string, Vault>, invoked = true): RpcTransaction {
+  const keys: string[] = [payer];
+  const at = (k: string): number => {
+    let i = keys.indexOf(k);
+    if (i < 0) i = keys.push(k) - 1;
+    return i;
+  };
+  const top = { programIdIndex: at(program), accounts: accounts.map(at), data, stackHeight: null };
+  const inner = (invoked ? transfers : []).map((t) => ({ programIdIndex: at(TOKEN), accounts: [at(t.from), at(t.to), at(payer)], data: transferData(t.amount), stackHeight: 2 }));
+  const after = new Map(before);
+  for (const t of transfers) {
+    after.set(t.from, after.get(t.from)! - t.amount);
+    after.set(t.to, after.get(t.to)! + t.amount);
+  }
+  const balances = (m: ReadonlyMap<string, bigint>): RpcTokenBalance[] =>
+    [...m].map(([k, amount]) => ({ accountIndex: at(k), mint: mints.get(k)!.mint, owner: payer, programId: TOKEN, uiTokenAmount: { amount: amount.toString(), decimals: mints.get(k)!.decimals } }));
+  const pre = balances(before);
+  const post = balances(after);
+  return {
+    version: 'legacy',
+    transaction: { signatures: [b58.decode(randomBytes(64))], message: { accountKeys: keys, instructions: [top] } },
+    meta: { err: null, preBalances: keys.map(() => 2_039_280), postBalances: keys.map(() => 2_039_280), preTokenBalances: pre, postTokenBalances: post, innerInstructions: inner.length > 0 ? [{ index: 0, instructions: inner }] : [], logMessages: [], loadedAddresses: null },
+  };
+}
+
+describe.skipIf(skip !== null)('Solana reserves follow the vaults: liquidity adds and removes, and any other vault movement', () => {
+  const recorded = skip ? undefined : (loaded as FixtureTransaction[]).find((t) => t.signature === SWAP_TX);
+  let node: ReplayNode;
+  let served: ServedSolana;
+  let pool = '';
+  const clock = { now: T0 + 600 };
+  /** Per transaction (recorded first): the vault balances after it, as its token balances state them (the independent calculation). */
+  const expectedAfter: [bigint, bigint][] = [];
+  const txs: FixtureTransaction[] = [];
+  /** The balance changes of the vaults in the synthetic deposit and withdrawal. */
+  let added: [bigint, bigint] = [0n, 0n];
+  let removed: [bigint, bigint] = [0n, 0n];
+  let decimals: [number, number] = [0, 0];
+
+  beforeAll(async () => {
+    const tx = recorded!.tx;
+    const keys = accountKeys(tx);
+    const ix = tx.transaction.message.instructions.find((i) => 'programIdIndex' in i && keys[i.programIdIndex] === AMM_V4) as { accounts: number[] };
+    expect(ix.accounts).toHaveLength(18);
+    pool = keys[ix.accounts[1]!]!;
+    const vaultOf = (i: number): Vault & { post: bigint } => {
+      const key = keys[ix.accounts[i]!]!;
+      const b = tx.meta!.postTokenBalances!.find((x) => keys[x.accountIndex] === key)!;
+      return { key, mint: b.mint, decimals: b.uiTokenAmount.decimals, post: BigInt(b.uiTokenAmount.amount) };
+    };
+    const coin = vaultOf(5);
+    const pc = vaultOf(6);
+    decimals = [coin.decimals, pc.decimals];
+    expectedAfter.push([coin.post, pc.post]);
+    txs.push(recorded!);
+
+    // The pool's other accounts as its swap names them (authority, open orders, target orders, market).
+    const [authority, openOrders, targetOrders, market] = [2, 3, 4, 8].map((i) => keys[ix.accounts[i]!]!);
+    const payer = newKey();
+    const userCoin = newKey();
+    const userPc = newKey();
+    const userLp = newKey();
+    const lpMint = newKey();
+    const mints = new Map<string, Vault>([
+      [coin.key, coin],
+      [pc.key, pc],
+      [userCoin, { ...coin, key: userCoin }],
+      [userPc, { ...pc, key: userPc }],
+    ]);
+    let balances = new Map<string, bigint>([
+      [coin.key, coin.post],
+      [pc.key, pc.post],
+      [userCoin, 10n ** 15n],
+      [userPc, 10n ** 15n],
+    ]);
+    const push = (t: RpcTransaction, label: string) => {
+      const post = new Map(t.meta!.postTokenBalances!.map((b) => [t.transaction.message.accountKeys[b.accountIndex] as string, BigInt(b.uiTokenAmount.amount)]));
+      for (const [k, v] of post) balances.set(k, v);
+      expectedAfter.push([balances.get(coin.key)!, balances.get(pc.key)!]);
+      txs.push({ signature: t.transaction.signatures[0]!, file: `synthetic ${label}`, recordedSlot: 0, tx: t });
+    };
+    // Raydium AMM v4 deposit (tag 3) and withdraw (tag 4): token program, amm, authority, open orders,
+    // target orders, lp mint, coin vault, pc vault, market, user coin, user pc, user lp, owner, ...
+    const liquidityAccounts = [TOKEN, pool, authority!, openOrders!, targetOrders!, lpMint, coin.key, pc.key, market!, userCoin, userPc, userLp, payer];
+    const data = (tag: number) => b58.decode(Buffer.concat([Buffer.from([tag]), Buffer.alloc(24, 1)]));
+
+    // SYNTHETIC 1: a deposit of about 1 % of each side.
+    added = [coin.post / 100n + 7n, pc.post / 100n + 3n];
+    push(synthetic(payer, AMM_V4, liquidityAccounts, data(3), [{ from: userCoin, to: coin.key, amount: added[0] }, { from: userPc, to: pc.key, amount: added[1] }], new Map(balances), mints), 'deposit');
+    // SYNTHETIC 2: a withdrawal of about half of that.
+    removed = [-(added[0] / 2n), -(added[1] / 2n + 1n)];
+    push(synthetic(payer, AMM_V4, liquidityAccounts, data(4), [{ from: coin.key, to: userCoin, amount: -removed[0] }, { from: pc.key, to: userPc, amount: -removed[1] }], new Map(balances), mints), 'withdraw');
+    // SYNTHETIC 3: fees paid out of the coin vault by an instruction no decoder knows (discriminator 0xEE); both vaults listed, the pc vault unchanged.
+    push(synthetic(payer, AMM_V4, [TOKEN, pool, authority!, coin.key, pc.key, userCoin], b58.decode(Buffer.from([0xee, 1, 2, 3])), [{ from: coin.key, to: userCoin, amount: 12_345n }], new Map([[coin.key, balances.get(coin.key)!], [pc.key, balances.get(pc.key)!], [userCoin, balances.get(userCoin)!]]), mints), 'fees');
+    // SYNTHETIC 4: a plain token transfer into the pc vault, no DEX program invoked, the coin vault not in the transaction.
+    push(synthetic(payer, TOKEN, [userPc, pc.key, payer], transferData(777_000n), [{ from: userPc, to: pc.key, amount: 777_000n }], new Map([[pc.key, balances.get(pc.key)!], [userPc, balances.get(userPc)!]]), mints, false), 'transfer');
+
+    node = await startReplayNode({ transactions: txs, firstTime: T0, spacingSeconds: SPACING_S });
+    node.head = node.slots[0]!;
+    served = await followAndServe({ rpcUrls: [node.url], startSlot: node.slots[0]!, pollIntervalMs: 10 }, clock);
+  }, 60_000);
+  afterAll(async () => {
+    await served?.close();
+    await node?.close();
+  });
+
+  it('after every transaction the served reserves are the vault balances its token balances state', async () => {
+    for (let i = 0; i < txs.length; i++) {
+      if (i > 0) {
+        node.head = node.slots[i]!;
+        // Past the 15 s the free host keeps an answer for.
+        clock.now += 20;
+        await served.follow(clock.now);
+      }
+      const r = await getJson(`${served.url}/networks/solana/pools/${pool}${i % 2 === 0 ? '' : '?inversed=false'}`);
+      expect(r.status).toBe(200);
+      expect(r.body.token_reserves.map((x: { reserve: string }) => BigInt(x.reserve)), `after ${txs[i]!.file}`).toEqual(expectedAfter[i]);
+    }
+    const p = served.source.progress()[0]!;
+    expect([p.swaps, p.liquidityChanges, p.balanceChanges]).toEqual([1, 2, 2]);
+  });
+
+  it('the deposit and the withdrawal are served as an add and a remove with the vaults\' balance changes', async () => {
+    const r = await getJson(`${served.url}/networks/solana/pools/${pool}/transactions?limit=50`);
+    expect(r.status).toBe(200);
+    const list = r.body as Record<string, any>[];
+    expect(list.map((x) => x['type']).sort()).toEqual(['add', 'remove', 'swap']);
+    const add = list.find((x) => x['type'] === 'add')!;
+    const remove = list.find((x) => x['type'] === 'remove')!;
+    expect(add['transaction_hash']).toBe(txs[1]!.signature);
+    expect(remove['transaction_hash']).toBe(txs[2]!.signature);
+    // Served in the pool's view (a remove's amounts negative): the vault changes by the independent calculation (balances after minus before).
+    const change = (i: number, side: 0 | 1) => expectedAfter[i]![side] - expectedAfter[i - 1]![side];
+    expect([raw(add['amount_0'], decimals[0]), raw(add['amount_1'], decimals[1])]).toEqual([change(1, 0), change(1, 1)]);
+    expect([raw(remove['amount_0'], decimals[0]), raw(remove['amount_1'], decimals[1])]).toEqual([change(2, 0), change(2, 1)]);
+    expect([change(1, 0), change(1, 1)]).toEqual(added);
+    expect([change(2, 0), change(2, 1)]).toEqual(removed);
+  });
+});
