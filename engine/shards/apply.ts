@@ -120,6 +120,12 @@ export class ShardWriter {
   private readonly created = new PoolCreated();
   private readonly token = new TokenInfo();
   private readonly key = new EventKey();
+  /** The event after the one being applied, read ahead (a Sync's own transaction). */
+  private readonly nextEv = new Event();
+  private readonly nextSwap = new Swap();
+  private readonly nextMint = new Mint();
+  private readonly nextBurn = new Burn();
+  private readonly nextKey = new EventKey();
   private readonly u128 = new U128();
   private readonly u160 = new U160();
   private readonly usd: TxUsd = { price0Usd: 0, price1Usd: 0, volumeUsd: 0, ratio: 0 };
@@ -204,7 +210,7 @@ export class ShardWriter {
           stats.swaps++;
           break;
         case EventBody.Sync:
-          this.applySync(ev.body(this.sync) as Sync);
+          this.applySync(ev.body(this.sync) as Sync, i + 1 < n && this.takesOverSync(root.events(i + 1, this.nextEv)!, this.sync));
           break;
         case EventBody.Mint:
           this.applyLiquidity(ev.body(this.mint) as Mint, 1, sink);
@@ -226,6 +232,35 @@ export class ShardWriter {
       }
     }
     return stats;
+  }
+
+  /**
+   * True when event `next`, right after Sync `e`, is a Swap, Mint or Burn of the same pool in the same
+   * transaction that finds the Sync's reserves (its `synced` rule), of a pool priced by its reserves
+   * that holds a ring block: that event prices the pool from the same ratio and reserves and rewrites
+   * every price change, so the Sync need not (and `updatePriceChanges` runs once for the pair).
+   */
+  private takesOverSync(next: Event, e: Sync): boolean {
+    const type = next.bodyType();
+    let pool: number;
+    let key: EventKey;
+    let time: number;
+    if (type === EventBody.Swap) {
+      const s = next.body(this.nextSwap) as Swap;
+      pool = s.poolId();
+      key = s.key(this.nextKey)!;
+      time = s.timestamp();
+    } else if (type === EventBody.Mint || type === EventBody.Burn) {
+      const m = next.body(type === EventBody.Mint ? this.nextMint : this.nextBurn) as Mint | Burn;
+      pool = m.poolId();
+      key = m.key(this.nextKey)!;
+      time = m.timestamp();
+    } else return false;
+    const v = this.v;
+    const p = e.poolId();
+    if (pool !== p || v.poolBlock[p] === 0 || !pricedByReserves(v.poolProtocol[p]!) || time !== e.timestamp()) return false;
+    const k = e.key(this.key)!;
+    return key.blockNumber() === k.blockNumber() && key.txIndex() === k.txIndex();
   }
 
   /** The watched swaps applied since the last call (null when none). */
@@ -269,7 +304,8 @@ export class ShardWriter {
     else addU128(this.v.reserveRaw, at, s.w0(), s.w1(), s.w2(), s.w3());
   }
 
-  private applySync(e: Sync): void {
+  /** `takenOver`: the next event reprices the pool from these reserves (takesOverSync). */
+  private applySync(e: Sync, takenOver: boolean): void {
     const v = this.v;
     const p = e.poolId();
     if (v.poolProtocol[p] === 1 && e.sqrtPriceX96(this.u160) !== null) {
@@ -296,8 +332,10 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
-    this.reprice(p, e.timestamp(), false);
-    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    if (!takenOver) {
+      this.reprice(p, e.timestamp(), false);
+      this.updatePriceChanges(p, v.priceUsd0[p]!);
+    }
     this.seqPool(p);
     this.index?.markDirty(p);
   }
@@ -653,7 +691,7 @@ export class ShardWriter {
       const asOf = v.winAsOf[b]![p]!;
       const t0 = minuteOf(t);
       // A timestamp that went backwards is folded into the newest candle, and the windows stay where they are.
-      if (this.windowsTo(p, b, t0 > asOf ? t0 : asOf)) continue;
+      if (this.windowsTo(p, b, t0 > asOf ? t0 : asOf, false)) continue;
       for (let j = 0; j < windows.length; j++) {
         const i = row * WINDOW_COUNT + windows[j]!;
         v.blockWinVolumeUsd[i] = v.blockWinVolumeUsd[i]! + volumeUsd;
@@ -674,9 +712,10 @@ export class ShardWriter {
   /**
    * Brings the windows on base b of pool p, which holds a ring block, to minute m: re-summed when
    * their anchor moved (or were never summed; returns true), else the one-minute candles that left
-   * them since taken out. Called inside p's seqlock.
+   * them since taken out. Called inside p's seqlock. `publish` false: the caller writes the row
+   * figures and price changes itself next (a swap), unless the windows were re-summed.
    */
-  private windowsTo(p: number, b: number, m: number): boolean {
+  private windowsTo(p: number, b: number, m: number, publish: boolean): boolean {
     const v = this.v;
     const asOf = v.winAsOf[b]![p]!;
     if (asOf === m) return false;
@@ -687,7 +726,7 @@ export class ShardWriter {
     }
     const row = v.poolBlock[p]! - 1;
     this.leaveUntil(p, row, b, m);
-    this.publishBlock(p, row, b);
+    if (publish) this.publishBlock(p, row, b);
     v.winAsOf[b]![p] = m;
     return false;
   }
@@ -919,7 +958,7 @@ export class ShardWriter {
       if (!changed) this.seqPool(p);
       changed = true;
       const to = m < empty ? m : empty;
-      if (!quiet) this.windowsTo(p, b, to);
+      if (!quiet) this.windowsTo(p, b, to, true);
       else if (asOf > empty || this.unchanged(p, b, to)) v.winAsOf[b]![p] = to;
       else this.resumWindows(p, b, to);
     }
