@@ -75,6 +75,10 @@ const ROW_OF_BASE: readonly (readonly { readonly figure: RowWindowFigure; readon
   ROW_WINDOW_FIGURES.flatMap((figure) => ROW_WINDOWS[figure].filter((w) => windows.includes(w)).map((w) => ({ figure, w }))),
 );
 
+/** Per window base, the windows whose volume (and whose transaction count) is a row figure. */
+const VOLUME_ROWS_OF_BASE: readonly (readonly number[])[] = ROW_OF_BASE.map((rows) => rows.filter((r) => r.figure === 'volumeUsd').map((r) => r.w));
+const TXNS_ROWS_OF_BASE: readonly (readonly number[])[] = ROW_OF_BASE.map((rows) => rows.filter((r) => r.figure === 'txns').map((r) => r.w));
+
 /** USD figures of a transaction at the time it happened. */
 export interface TxUsd {
   price0Usd: number;
@@ -151,6 +155,10 @@ export class ShardWriter {
   /** A one-minute candle leaving a window (advanceWindows), and one found for it (findLeaving). */
   private readonly leaving: LeavingCandle = createLeavingCandle();
   private readonly found: LeavingCandle = createLeavingCandle();
+  /** Per interval, while a swap is written into its candles: the slot of the newest candle it joins, -1 when it opens one. */
+  private readonly newestSlot = new Int32Array(INTERVALS.length);
+  /** Per window base, while a swap is written into its windows: the minute they were as of. */
+  private readonly asOfs = new Float64Array(WINDOW_BASES.length);
   /** Called when no ring block is free: frees some (tiers.ts), or throws. */
   onBlocksExhausted: (() => void) | null = null;
   /** Ring blocks taken back from LMDB (pools that traded again after going quiet). */
@@ -472,7 +480,7 @@ export class ShardWriter {
     this.passed(p, t);
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
 
-    for (let i = 0; i < INTERVALS.length; i++) this.updateCandle(v.rings[i]!, i, p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
+    this.updateCandles(p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
     this.updateWindows(p, row, t, p0, volumeUsd, buyUsd, isBuy);
 
     this.seqPool(p);
@@ -630,53 +638,57 @@ export class ShardWriter {
     v.blockLeaveTime.fill(Infinity, from, to);
   }
 
-  private updateCandle(
-    r: CandleRing,
-    interval: number,
-    p: number,
-    row: number,
-    t: number,
-    p0: number,
-    p1: number,
-    volumeUsd: number,
-    buyUsd: number,
-    isBuy: boolean,
-    sink: ShardSink | null,
-  ): void {
-    const R = r.slots;
-    const open = t - (t % r.seconds);
-    const n = r.opened[p]!;
-    const last = row * R + ((n - 1) % R);
-    if (n === 0 || r.time[last]! < open) {
-      const slot = row * R + (n % R);
-      if (n >= R && sink !== null) sink.candleEvicted(p, interval, r, slot);
-      r.opened[p] = n + 1;
-      r.time[slot] = open;
-      r.open0[slot] = p0;
-      r.high0[slot] = p0;
-      r.low0[slot] = p0;
-      r.close0[slot] = p0;
-      r.open1[slot] = p1;
-      r.high1[slot] = p1;
-      r.low1[slot] = p1;
-      r.close1[slot] = p1;
-      r.volumeUsd[slot] = volumeUsd;
-      r.buyVolumeUsd[slot] = buyUsd;
-      r.txns[slot] = 1;
-      r.buys[slot] = isBuy ? 1 : 0;
-      return;
+  /**
+   * Pool p's candles of every interval (its ring block `row`) take a swap at time t: a new candle
+   * opens where the newest one is older than t's candle, else the newest takes the swap in (a
+   * timestamp that went backwards is folded into the newest candle). Where each interval stands is
+   * read first for all of them (independent reads, in flight together), then each is written.
+   */
+  private updateCandles(p: number, row: number, t: number, p0: number, p1: number, volumeUsd: number, buyUsd: number, isBuy: boolean, sink: ShardSink | null): void {
+    const rings = this.v.rings;
+    const newest = this.newestSlot;
+    for (let i = 0; i < rings.length; i++) {
+      const r = rings[i]!;
+      const R = r.slots;
+      const n = r.opened[p]!;
+      const last = row * R + ((n - 1) % R);
+      newest[i] = n === 0 || r.time[last]! < t - (t % r.seconds) ? -1 : last;
     }
-    // Same candle (a timestamp that went backwards is folded into the newest candle).
-    if (p0 > r.high0[last]!) r.high0[last] = p0;
-    if (p0 < r.low0[last]!) r.low0[last] = p0;
-    r.close0[last] = p0;
-    if (p1 > r.high1[last]!) r.high1[last] = p1;
-    if (p1 < r.low1[last]!) r.low1[last] = p1;
-    r.close1[last] = p1;
-    r.volumeUsd[last] = r.volumeUsd[last]! + volumeUsd;
-    r.buyVolumeUsd[last] = r.buyVolumeUsd[last]! + buyUsd;
-    r.txns[last] = r.txns[last]! + 1;
-    if (isBuy) r.buys[last] = r.buys[last]! + 1;
+    for (let i = 0; i < rings.length; i++) {
+      const r = rings[i]!;
+      const last = newest[i]!;
+      if (last < 0) {
+        const R = r.slots;
+        const n = r.opened[p]!;
+        const slot = row * R + (n % R);
+        if (n >= R && sink !== null) sink.candleEvicted(p, i, r, slot);
+        r.opened[p] = n + 1;
+        r.time[slot] = t - (t % r.seconds);
+        r.open0[slot] = p0;
+        r.high0[slot] = p0;
+        r.low0[slot] = p0;
+        r.close0[slot] = p0;
+        r.open1[slot] = p1;
+        r.high1[slot] = p1;
+        r.low1[slot] = p1;
+        r.close1[slot] = p1;
+        r.volumeUsd[slot] = volumeUsd;
+        r.buyVolumeUsd[slot] = buyUsd;
+        r.txns[slot] = 1;
+        r.buys[slot] = isBuy ? 1 : 0;
+        continue;
+      }
+      if (p0 > r.high0[last]!) r.high0[last] = p0;
+      if (p0 < r.low0[last]!) r.low0[last] = p0;
+      r.close0[last] = p0;
+      if (p1 > r.high1[last]!) r.high1[last] = p1;
+      if (p1 < r.low1[last]!) r.low1[last] = p1;
+      r.close1[last] = p1;
+      r.volumeUsd[last] = r.volumeUsd[last]! + volumeUsd;
+      r.buyVolumeUsd[last] = r.buyVolumeUsd[last]! + buyUsd;
+      r.txns[last] = r.txns[last]! + 1;
+      if (isBuy) r.buys[last] = r.buys[last]! + 1;
+    }
   }
 
   /**
@@ -686,25 +698,27 @@ export class ShardWriter {
    */
   private updateWindows(p: number, row: number, t: number, p0: number, volumeUsd: number, buyUsd: number, isBuy: boolean): void {
     const v = this.v;
+    const t0 = minuteOf(t);
+    // Where each base's windows stand, read first for all of them (independent reads, in flight together).
+    const asOfs = this.asOfs;
+    for (let b = 0; b < WINDOW_BASES.length; b++) asOfs[b] = v.winAsOf[b]![p]!;
+    const o = row * WINDOW_COUNT;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const { windows } = WINDOW_BASES[b]!;
-      const asOf = v.winAsOf[b]![p]!;
-      const t0 = minuteOf(t);
+      const asOf = asOfs[b]!;
       // A timestamp that went backwards is folded into the newest candle, and the windows stay where they are.
       if (this.windowsTo(p, b, t0 > asOf ? t0 : asOf, false)) continue;
       for (let j = 0; j < windows.length; j++) {
-        const i = row * WINDOW_COUNT + windows[j]!;
+        const i = o + windows[j]!;
         v.blockWinVolumeUsd[i] = v.blockWinVolumeUsd[i]! + volumeUsd;
         v.blockWinBuyVolumeUsd[i] = v.blockWinBuyVolumeUsd[i]! + buyUsd;
         v.blockWinTxns[i] = v.blockWinTxns[i]! + 1;
         if (isBuy) v.blockWinBuys[i] = v.blockWinBuys[i]! + 1;
       }
-      const rows = ROW_OF_BASE[b]!;
-      for (let j = 0; j < rows.length; j++) {
-        const { figure, w } = rows[j]!;
-        if (figure === 'volumeUsd') v.winVolumeUsd[w]![p] = v.blockWinVolumeUsd[row * WINDOW_COUNT + w]!;
-        else if (figure === 'txns') v.winTxns[w]![p] = v.blockWinTxns[row * WINDOW_COUNT + w]!;
-      }
+      const vol = VOLUME_ROWS_OF_BASE[b]!;
+      for (let j = 0; j < vol.length; j++) v.winVolumeUsd[vol[j]!]![p] = v.blockWinVolumeUsd[o + vol[j]!]!;
+      const txns = TXNS_ROWS_OF_BASE[b]!;
+      for (let j = 0; j < txns.length; j++) v.winTxns[txns[j]!]![p] = v.blockWinTxns[o + txns[j]!]!;
     }
     this.updatePriceChanges(p, p0);
   }
