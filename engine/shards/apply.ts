@@ -157,6 +157,11 @@ export class ShardWriter {
   private readonly found: LeavingCandle = createLeavingCandle();
   /** Per interval, while a swap is written into its candles: the slot of the newest candle it joins, -1 when it opens one. */
   private readonly newestSlot = new Int32Array(INTERVALS.length);
+  /**
+   * The swap being applied, in USD: token 0's and token 1's price, its volume and its buy volume
+   * (handed to the candle and window writers in place, not as arguments: no number is boxed per swap).
+   */
+  private readonly swapUsd = new Float64Array(4);
   /** Per window base, while a swap is written into its windows: the minute they were as of. */
   private readonly asOfs = new Float64Array(WINDOW_BASES.length);
   /** Called when no ring block is free: frees some (tiers.ts), or throws. */
@@ -342,7 +347,7 @@ export class ShardWriter {
     if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
     if (!takenOver) {
       this.reprice(p, e.timestamp(), false);
-      this.updatePriceChanges(p, v.priceUsd0[p]!);
+      this.updatePriceChanges(p);
     }
     this.seqPool(p);
     this.index?.markDirty(p);
@@ -359,7 +364,7 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
-    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
   }
@@ -385,7 +390,7 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
-    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
     if (sink !== null && e.timestamp() >= this.transactionsSince) {
@@ -421,7 +426,7 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
-    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
   }
@@ -480,16 +485,21 @@ export class ShardWriter {
     this.passed(p, t);
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
 
-    this.updateCandles(p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
-    this.updateWindows(p, row, t, p0, volumeUsd, buyUsd, isBuy);
+    const fig = this.swapUsd;
+    fig[0] = p0;
+    fig[1] = p1;
+    fig[2] = volumeUsd;
+    fig[3] = buyUsd;
+    this.updateCandles(p, row, t, isBuy, sink);
+    this.updateWindows(p, row, t, isBuy);
 
     this.seqPool(p);
     this.index?.markDirty(p);
 
     const tk0 = v.poolToken0[p]!;
     const tk1 = v.poolToken1[p]!;
-    this.updateSecondCandle(tk0, t, volumeUsd, this.tokenPrice0);
-    this.updateSecondCandle(tk1, t, volumeUsd, this.tokenPrice1);
+    this.updateSecondCandle(tk0, t, 0);
+    this.updateSecondCandle(tk1, t, 1);
     if ((v.watchPool[p]! | v.watchToken[tk0]! | v.watchToken[tk1]!) !== 0) (this.feed ??= []).push(feedSwap(e, k, p, this.u128, p0, p1, volumeUsd));
 
     if (sink !== null && t >= this.transactionsSince) {
@@ -644,7 +654,12 @@ export class ShardWriter {
    * timestamp that went backwards is folded into the newest candle). Where each interval stands is
    * read first for all of them (independent reads, in flight together), then each is written.
    */
-  private updateCandles(p: number, row: number, t: number, p0: number, p1: number, volumeUsd: number, buyUsd: number, isBuy: boolean, sink: ShardSink | null): void {
+  private updateCandles(p: number, row: number, t: number, isBuy: boolean, sink: ShardSink | null): void {
+    const fig = this.swapUsd;
+    const p0 = fig[0]!;
+    const p1 = fig[1]!;
+    const volumeUsd = fig[2]!;
+    const buyUsd = fig[3]!;
     const rings = this.v.rings;
     const newest = this.newestSlot;
     for (let i = 0; i < rings.length; i++) {
@@ -696,8 +711,10 @@ export class ShardWriter {
    * when their anchor moved, which takes the swap in from the ring, else the candles that left them
    * taken out), then take the swap in.
    */
-  private updateWindows(p: number, row: number, t: number, p0: number, volumeUsd: number, buyUsd: number, isBuy: boolean): void {
+  private updateWindows(p: number, row: number, t: number, isBuy: boolean): void {
     const v = this.v;
+    const volumeUsd = this.swapUsd[2]!;
+    const buyUsd = this.swapUsd[3]!;
     const t0 = minuteOf(t);
     // Where each base's windows stand, read first for all of them (independent reads, in flight together).
     const asOfs = this.asOfs;
@@ -720,7 +737,7 @@ export class ShardWriter {
       const txns = TXNS_ROWS_OF_BASE[b]!;
       for (let j = 0; j < txns.length; j++) v.winTxns[txns[j]!]![p] = v.blockWinTxns[o + txns[j]!]!;
     }
-    this.updatePriceChanges(p, p0);
+    this.updatePriceChanges(p);
   }
 
   /**
@@ -846,8 +863,9 @@ export class ShardWriter {
    * prices in the pool's ring block, or, for a pool without one, from its stored candles summed again
    * as of the minute its figures are as of (which gives the figures it has, and the references).
    */
-  private updatePriceChanges(p: number, p0: number): void {
+  private updatePriceChanges(p: number): void {
     const v = this.v;
+    const p0 = v.priceUsd0[p]!;
     const held = v.poolBlock[p]!;
     if (held === 0) {
       for (let b = 0; b < WINDOW_BASES.length; b++) {
@@ -984,9 +1002,11 @@ export class ShardWriter {
     return changed;
   }
 
-  /** Token tk's 1 s candle takes a swap at its routed USD price `price`. */
-  private updateSecondCandle(tk: number, t: number, volumeUsd: number, price: number): void {
+  /** Token tk, the swapping pool's token `side`, has its 1 s candle take the swap at its routed USD price. */
+  private updateSecondCandle(tk: number, t: number, side: 0 | 1): void {
     const v = this.v;
+    const price = side === 0 ? this.tokenPrice0 : this.tokenPrice1;
+    const volumeUsd = this.swapUsd[2]!;
     if (!(price > 0)) return;
     const n = v.secOpened[tk]!;
     let b = v.tokenSecondBlock[tk]! - 1;
