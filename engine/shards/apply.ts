@@ -75,6 +75,10 @@ const ROW_OF_BASE: readonly (readonly { readonly figure: RowWindowFigure; readon
   ROW_WINDOW_FIGURES.flatMap((figure) => ROW_WINDOWS[figure].filter((w) => windows.includes(w)).map((w) => ({ figure, w }))),
 );
 
+/** Per window base, the windows whose volume (and whose transaction count) is a row figure. */
+const VOLUME_ROWS_OF_BASE: readonly (readonly number[])[] = ROW_OF_BASE.map((rows) => rows.filter((r) => r.figure === 'volumeUsd').map((r) => r.w));
+const TXNS_ROWS_OF_BASE: readonly (readonly number[])[] = ROW_OF_BASE.map((rows) => rows.filter((r) => r.figure === 'txns').map((r) => r.w));
+
 /** USD figures of a transaction at the time it happened. */
 export interface TxUsd {
   price0Usd: number;
@@ -120,6 +124,12 @@ export class ShardWriter {
   private readonly created = new PoolCreated();
   private readonly token = new TokenInfo();
   private readonly key = new EventKey();
+  /** The event after the one being applied, read ahead (a Sync's own transaction). */
+  private readonly nextEv = new Event();
+  private readonly nextSwap = new Swap();
+  private readonly nextMint = new Mint();
+  private readonly nextBurn = new Burn();
+  private readonly nextKey = new EventKey();
   private readonly u128 = new U128();
   private readonly u160 = new U160();
   private readonly usd: TxUsd = { price0Usd: 0, price1Usd: 0, volumeUsd: 0, ratio: 0 };
@@ -145,6 +155,15 @@ export class ShardWriter {
   /** A one-minute candle leaving a window (advanceWindows), and one found for it (findLeaving). */
   private readonly leaving: LeavingCandle = createLeavingCandle();
   private readonly found: LeavingCandle = createLeavingCandle();
+  /** Per interval, while a swap is written into its candles: the slot of the newest candle it joins, -1 when it opens one. */
+  private readonly newestSlot = new Int32Array(INTERVALS.length);
+  /**
+   * The swap being applied, in USD: token 0's and token 1's price, its volume and its buy volume
+   * (handed to the candle and window writers in place, not as arguments: no number is boxed per swap).
+   */
+  private readonly swapUsd = new Float64Array(4);
+  /** Per window base, while a swap is written into its windows: the minute they were as of. */
+  private readonly asOfs = new Float64Array(WINDOW_BASES.length);
   /** Called when no ring block is free: frees some (tiers.ts), or throws. */
   onBlocksExhausted: (() => void) | null = null;
   /** Ring blocks taken back from LMDB (pools that traded again after going quiet). */
@@ -204,7 +223,7 @@ export class ShardWriter {
           stats.swaps++;
           break;
         case EventBody.Sync:
-          this.applySync(ev.body(this.sync) as Sync);
+          this.applySync(ev.body(this.sync) as Sync, i + 1 < n && this.takesOverSync(root.events(i + 1, this.nextEv)!, this.sync));
           break;
         case EventBody.Mint:
           this.applyLiquidity(ev.body(this.mint) as Mint, 1, sink);
@@ -226,6 +245,35 @@ export class ShardWriter {
       }
     }
     return stats;
+  }
+
+  /**
+   * True when event `next`, right after Sync `e`, is a Swap, Mint or Burn of the same pool in the same
+   * transaction that finds the Sync's reserves (its `synced` rule), of a pool priced by its reserves
+   * that holds a ring block: that event prices the pool from the same ratio and reserves and rewrites
+   * every price change, so the Sync need not (and `updatePriceChanges` runs once for the pair).
+   */
+  private takesOverSync(next: Event, e: Sync): boolean {
+    const type = next.bodyType();
+    let pool: number;
+    let key: EventKey;
+    let time: number;
+    if (type === EventBody.Swap) {
+      const s = next.body(this.nextSwap) as Swap;
+      pool = s.poolId();
+      key = s.key(this.nextKey)!;
+      time = s.timestamp();
+    } else if (type === EventBody.Mint || type === EventBody.Burn) {
+      const m = next.body(type === EventBody.Mint ? this.nextMint : this.nextBurn) as Mint | Burn;
+      pool = m.poolId();
+      key = m.key(this.nextKey)!;
+      time = m.timestamp();
+    } else return false;
+    const v = this.v;
+    const p = e.poolId();
+    if (pool !== p || v.poolBlock[p] === 0 || !pricedByReserves(v.poolProtocol[p]!) || time !== e.timestamp()) return false;
+    const k = e.key(this.key)!;
+    return key.blockNumber() === k.blockNumber() && key.txIndex() === k.txIndex();
   }
 
   /** The watched swaps applied since the last call (null when none). */
@@ -269,7 +317,8 @@ export class ShardWriter {
     else addU128(this.v.reserveRaw, at, s.w0(), s.w1(), s.w2(), s.w3());
   }
 
-  private applySync(e: Sync): void {
+  /** `takenOver`: the next event reprices the pool from these reserves (takesOverSync). */
+  private applySync(e: Sync, takenOver: boolean): void {
     const v = this.v;
     const p = e.poolId();
     if (v.poolProtocol[p] === 1 && e.sqrtPriceX96(this.u160) !== null) {
@@ -296,8 +345,10 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
-    this.reprice(p, e.timestamp(), false);
-    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    if (!takenOver) {
+      this.reprice(p, e.timestamp(), false);
+      this.updatePriceChanges(p);
+    }
     this.seqPool(p);
     this.index?.markDirty(p);
   }
@@ -313,7 +364,7 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
-    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
   }
@@ -339,7 +390,7 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
-    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
     if (sink !== null && e.timestamp() >= this.transactionsSince) {
@@ -375,7 +426,7 @@ export class ShardWriter {
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
-    this.updatePriceChanges(p, v.priceUsd0[p]!);
+    this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
   }
@@ -434,16 +485,21 @@ export class ShardWriter {
     this.passed(p, t);
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
 
-    for (let i = 0; i < INTERVALS.length; i++) this.updateCandle(v.rings[i]!, i, p, row, t, p0, p1, volumeUsd, buyUsd, isBuy, sink);
-    this.updateWindows(p, row, t, p0, volumeUsd, buyUsd, isBuy);
+    const fig = this.swapUsd;
+    fig[0] = p0;
+    fig[1] = p1;
+    fig[2] = volumeUsd;
+    fig[3] = buyUsd;
+    this.updateCandles(p, row, t, isBuy, sink);
+    this.updateWindows(p, row, t, isBuy);
 
     this.seqPool(p);
     this.index?.markDirty(p);
 
     const tk0 = v.poolToken0[p]!;
     const tk1 = v.poolToken1[p]!;
-    this.updateSecondCandle(tk0, t, volumeUsd, this.tokenPrice0);
-    this.updateSecondCandle(tk1, t, volumeUsd, this.tokenPrice1);
+    this.updateSecondCandle(tk0, t, 0);
+    this.updateSecondCandle(tk1, t, 1);
     if ((v.watchPool[p]! | v.watchToken[tk0]! | v.watchToken[tk1]!) !== 0) (this.feed ??= []).push(feedSwap(e, k, p, this.u128, p0, p1, volumeUsd));
 
     if (sink !== null && t >= this.transactionsSince) {
@@ -592,53 +648,62 @@ export class ShardWriter {
     v.blockLeaveTime.fill(Infinity, from, to);
   }
 
-  private updateCandle(
-    r: CandleRing,
-    interval: number,
-    p: number,
-    row: number,
-    t: number,
-    p0: number,
-    p1: number,
-    volumeUsd: number,
-    buyUsd: number,
-    isBuy: boolean,
-    sink: ShardSink | null,
-  ): void {
-    const R = r.slots;
-    const open = t - (t % r.seconds);
-    const n = r.opened[p]!;
-    const last = row * R + ((n - 1) % R);
-    if (n === 0 || r.time[last]! < open) {
-      const slot = row * R + (n % R);
-      if (n >= R && sink !== null) sink.candleEvicted(p, interval, r, slot);
-      r.opened[p] = n + 1;
-      r.time[slot] = open;
-      r.open0[slot] = p0;
-      r.high0[slot] = p0;
-      r.low0[slot] = p0;
-      r.close0[slot] = p0;
-      r.open1[slot] = p1;
-      r.high1[slot] = p1;
-      r.low1[slot] = p1;
-      r.close1[slot] = p1;
-      r.volumeUsd[slot] = volumeUsd;
-      r.buyVolumeUsd[slot] = buyUsd;
-      r.txns[slot] = 1;
-      r.buys[slot] = isBuy ? 1 : 0;
-      return;
+  /**
+   * Pool p's candles of every interval (its ring block `row`) take a swap at time t: a new candle
+   * opens where the newest one is older than t's candle, else the newest takes the swap in (a
+   * timestamp that went backwards is folded into the newest candle). Where each interval stands is
+   * read first for all of them (independent reads, in flight together), then each is written.
+   */
+  private updateCandles(p: number, row: number, t: number, isBuy: boolean, sink: ShardSink | null): void {
+    const fig = this.swapUsd;
+    const p0 = fig[0]!;
+    const p1 = fig[1]!;
+    const volumeUsd = fig[2]!;
+    const buyUsd = fig[3]!;
+    const rings = this.v.rings;
+    const newest = this.newestSlot;
+    for (let i = 0; i < rings.length; i++) {
+      const r = rings[i]!;
+      const R = r.slots;
+      const n = r.opened[p]!;
+      const last = row * R + ((n - 1) % R);
+      newest[i] = n === 0 || r.time[last]! < t - (t % r.seconds) ? -1 : last;
     }
-    // Same candle (a timestamp that went backwards is folded into the newest candle).
-    if (p0 > r.high0[last]!) r.high0[last] = p0;
-    if (p0 < r.low0[last]!) r.low0[last] = p0;
-    r.close0[last] = p0;
-    if (p1 > r.high1[last]!) r.high1[last] = p1;
-    if (p1 < r.low1[last]!) r.low1[last] = p1;
-    r.close1[last] = p1;
-    r.volumeUsd[last] = r.volumeUsd[last]! + volumeUsd;
-    r.buyVolumeUsd[last] = r.buyVolumeUsd[last]! + buyUsd;
-    r.txns[last] = r.txns[last]! + 1;
-    if (isBuy) r.buys[last] = r.buys[last]! + 1;
+    for (let i = 0; i < rings.length; i++) {
+      const r = rings[i]!;
+      const last = newest[i]!;
+      if (last < 0) {
+        const R = r.slots;
+        const n = r.opened[p]!;
+        const slot = row * R + (n % R);
+        if (n >= R && sink !== null) sink.candleEvicted(p, i, r, slot);
+        r.opened[p] = n + 1;
+        r.time[slot] = t - (t % r.seconds);
+        r.open0[slot] = p0;
+        r.high0[slot] = p0;
+        r.low0[slot] = p0;
+        r.close0[slot] = p0;
+        r.open1[slot] = p1;
+        r.high1[slot] = p1;
+        r.low1[slot] = p1;
+        r.close1[slot] = p1;
+        r.volumeUsd[slot] = volumeUsd;
+        r.buyVolumeUsd[slot] = buyUsd;
+        r.txns[slot] = 1;
+        r.buys[slot] = isBuy ? 1 : 0;
+        continue;
+      }
+      if (p0 > r.high0[last]!) r.high0[last] = p0;
+      if (p0 < r.low0[last]!) r.low0[last] = p0;
+      r.close0[last] = p0;
+      if (p1 > r.high1[last]!) r.high1[last] = p1;
+      if (p1 < r.low1[last]!) r.low1[last] = p1;
+      r.close1[last] = p1;
+      r.volumeUsd[last] = r.volumeUsd[last]! + volumeUsd;
+      r.buyVolumeUsd[last] = r.buyVolumeUsd[last]! + buyUsd;
+      r.txns[last] = r.txns[last]! + 1;
+      if (isBuy) r.buys[last] = r.buys[last]! + 1;
+    }
   }
 
   /**
@@ -646,37 +711,42 @@ export class ShardWriter {
    * when their anchor moved, which takes the swap in from the ring, else the candles that left them
    * taken out), then take the swap in.
    */
-  private updateWindows(p: number, row: number, t: number, p0: number, volumeUsd: number, buyUsd: number, isBuy: boolean): void {
+  private updateWindows(p: number, row: number, t: number, isBuy: boolean): void {
     const v = this.v;
+    const volumeUsd = this.swapUsd[2]!;
+    const buyUsd = this.swapUsd[3]!;
+    const t0 = minuteOf(t);
+    // Where each base's windows stand, read first for all of them (independent reads, in flight together).
+    const asOfs = this.asOfs;
+    for (let b = 0; b < WINDOW_BASES.length; b++) asOfs[b] = v.winAsOf[b]![p]!;
+    const o = row * WINDOW_COUNT;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const { windows } = WINDOW_BASES[b]!;
-      const asOf = v.winAsOf[b]![p]!;
-      const t0 = minuteOf(t);
+      const asOf = asOfs[b]!;
       // A timestamp that went backwards is folded into the newest candle, and the windows stay where they are.
-      if (this.windowsTo(p, b, t0 > asOf ? t0 : asOf)) continue;
+      if (this.windowsTo(p, b, t0 > asOf ? t0 : asOf, false)) continue;
       for (let j = 0; j < windows.length; j++) {
-        const i = row * WINDOW_COUNT + windows[j]!;
+        const i = o + windows[j]!;
         v.blockWinVolumeUsd[i] = v.blockWinVolumeUsd[i]! + volumeUsd;
         v.blockWinBuyVolumeUsd[i] = v.blockWinBuyVolumeUsd[i]! + buyUsd;
         v.blockWinTxns[i] = v.blockWinTxns[i]! + 1;
         if (isBuy) v.blockWinBuys[i] = v.blockWinBuys[i]! + 1;
       }
-      const rows = ROW_OF_BASE[b]!;
-      for (let j = 0; j < rows.length; j++) {
-        const { figure, w } = rows[j]!;
-        if (figure === 'volumeUsd') v.winVolumeUsd[w]![p] = v.blockWinVolumeUsd[row * WINDOW_COUNT + w]!;
-        else if (figure === 'txns') v.winTxns[w]![p] = v.blockWinTxns[row * WINDOW_COUNT + w]!;
-      }
+      const vol = VOLUME_ROWS_OF_BASE[b]!;
+      for (let j = 0; j < vol.length; j++) v.winVolumeUsd[vol[j]!]![p] = v.blockWinVolumeUsd[o + vol[j]!]!;
+      const txns = TXNS_ROWS_OF_BASE[b]!;
+      for (let j = 0; j < txns.length; j++) v.winTxns[txns[j]!]![p] = v.blockWinTxns[o + txns[j]!]!;
     }
-    this.updatePriceChanges(p, p0);
+    this.updatePriceChanges(p);
   }
 
   /**
    * Brings the windows on base b of pool p, which holds a ring block, to minute m: re-summed when
    * their anchor moved (or were never summed; returns true), else the one-minute candles that left
-   * them since taken out. Called inside p's seqlock.
+   * them since taken out. Called inside p's seqlock. `publish` false: the caller writes the row
+   * figures and price changes itself next (a swap), unless the windows were re-summed.
    */
-  private windowsTo(p: number, b: number, m: number): boolean {
+  private windowsTo(p: number, b: number, m: number, publish: boolean): boolean {
     const v = this.v;
     const asOf = v.winAsOf[b]![p]!;
     if (asOf === m) return false;
@@ -687,7 +757,7 @@ export class ShardWriter {
     }
     const row = v.poolBlock[p]! - 1;
     this.leaveUntil(p, row, b, m);
-    this.publishBlock(p, row, b);
+    if (publish) this.publishBlock(p, row, b);
     v.winAsOf[b]![p] = m;
     return false;
   }
@@ -793,8 +863,9 @@ export class ShardWriter {
    * prices in the pool's ring block, or, for a pool without one, from its stored candles summed again
    * as of the minute its figures are as of (which gives the figures it has, and the references).
    */
-  private updatePriceChanges(p: number, p0: number): void {
+  private updatePriceChanges(p: number): void {
     const v = this.v;
+    const p0 = v.priceUsd0[p]!;
     const held = v.poolBlock[p]!;
     if (held === 0) {
       for (let b = 0; b < WINDOW_BASES.length; b++) {
@@ -919,7 +990,7 @@ export class ShardWriter {
       if (!changed) this.seqPool(p);
       changed = true;
       const to = m < empty ? m : empty;
-      if (!quiet) this.windowsTo(p, b, to);
+      if (!quiet) this.windowsTo(p, b, to, true);
       else if (asOf > empty || this.unchanged(p, b, to)) v.winAsOf[b]![p] = to;
       else this.resumWindows(p, b, to);
     }
@@ -931,9 +1002,11 @@ export class ShardWriter {
     return changed;
   }
 
-  /** Token tk's 1 s candle takes a swap at its routed USD price `price`. */
-  private updateSecondCandle(tk: number, t: number, volumeUsd: number, price: number): void {
+  /** Token tk, the swapping pool's token `side`, has its 1 s candle take the swap at its routed USD price. */
+  private updateSecondCandle(tk: number, t: number, side: 0 | 1): void {
     const v = this.v;
+    const price = side === 0 ? this.tokenPrice0 : this.tokenPrice1;
+    const volumeUsd = this.swapUsd[2]!;
     if (!(price > 0)) return;
     const n = v.secOpened[tk]!;
     let b = v.tokenSecondBlock[tk]! - 1;
