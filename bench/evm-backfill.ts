@@ -82,7 +82,7 @@ function isqrt(n: bigint): bigint {
 }
 
 /** A chain filled with one pool's swaps: the factory as the chain's configuration names it, the logs read, and a call that adds n swaps in block time t. */
-interface Market {
+export interface Market {
   readonly factory: { readonly dexId: string; readonly protocol: EvmProtocol; readonly address: string };
   /** The block of the factory (for Uniswap v4, of the PoolManager), where the backfill starts. */
   readonly startBlock: number;
@@ -309,7 +309,7 @@ async function balancerMarket(node: Anvil, t0: number): Promise<Market> {
 }
 
 /** The family's market, made in blocks t0 + 1 to t0 + 59 at the latest (the swaps follow from t0 + 72). */
-function deployMarket(node: Anvil, t0: number, family: BenchFamily): Promise<Market> {
+export function deployMarket(node: Anvil, t0: number, family: BenchFamily): Promise<Market> {
   switch (family) {
     case 'algebra':
       return algebraMarket(node, t0);
