@@ -442,6 +442,8 @@ export class ChainFollower {
     this.fill(this.nextBlock + this.stepSize - 1);
     const [headHex, reorg] = await Promise.all([this.rpc.request<string>('eth_blockNumber', []), this.checkLastHash()]);
     this.safeBlock = hexNumber(headHex) - this.config.confirmations;
+    // A head that moved back (another node behind the endpoint): no range beyond it is read.
+    if (this.aheadNext > this.safeBlock + 1) this.dropAhead();
     if (this.nextBlock > this.safeBlock) {
       this.dropAhead();
       return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
