@@ -30,7 +30,7 @@ import { hexNumber, topicAddress, type RpcLog } from './abi.js';
 import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
 import { FACTORY_TOPICS, FAMILIES, type FamilyDecoder, type PoolCreation, type ProtocolFamily } from './families/index.js';
 import { VIEW, wordOf, type ViewCall } from './families/take-up.js';
-import { createLogReader, MAX_FILTER_ADDRESSES, type LogReader } from './logs.js';
+import { createLogReader, DEFAULT_CONCURRENCY, MAX_FILTER_ADDRESSES, type LogFilter, type LogReader } from './logs.js';
 import { chainRpcClient, RpcError, type RpcClient } from './rpc.js';
 import { NATIVE_ADDRESS, nativeMetadata, readTokenMetadata, tokenInfo, tokenRole, viewCall, type TokenMetadata } from './tokens.js';
 
@@ -136,11 +136,14 @@ interface TakenUp {
   readonly sqrtPriceX96: bigint;
 }
 
-/** The requests of one step's range, in flight. */
-interface StepFetch {
-  readonly logs: Promise<RpcLog[]>;
-  /** Every header of the range, for short ranges; null: those needed are asked for after the logs. */
-  readonly headers: Promise<Map<number, BlockHeader>> | null;
+/** A range of logs asked for ahead of the steps that read it (see ChainFollower.fill). */
+interface AheadPage {
+  readonly from: number;
+  readonly to: number;
+  /** Its logs, and headers: every block's for a short range, else those of the blocks with logs and of both ends. */
+  readonly done: Promise<{ readonly logs: RpcLog[]; readonly headers: Map<number, BlockHeader> }>;
+  /** The address-named pools whose logs the request asked for; null: every pool's (no address filter). */
+  readonly covers: readonly string[] | null;
 }
 
 interface StepResult {
@@ -162,6 +165,10 @@ const TAKE_UP_CONCURRENCY = 16;
 const DAY_S = 86_400;
 /** Ranges up to this many blocks have every header read together with their logs. */
 const EARLY_HEADER_BLOCKS = 2 * HEADER_BATCH;
+/** Log requests in flight ahead of the steps (a step that needs more asks for them at once). */
+const PAGES_IN_FLIGHT = DEFAULT_CONCURRENCY;
+/** Blocks asked for ahead of the next block to read, in steps: the one being read and the ones after it. */
+const AHEAD_STEPS = 3;
 const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** Position of a log in its chain: block number times 2^20 plus log index (exact below 2^53). */
@@ -277,6 +284,15 @@ export class ChainFollower {
   private lastHeadPoll = 0;
   /** The step after the last one delivered, being read while the caller ingests. */
   private prefetched: Promise<StepResult> | null = null;
+  /**
+   * Log ranges asked for ahead of the steps, in block order: contiguous from the next block to read
+   * (to `aheadNext` - 1) unless a step has taken its ranges out and not finished reading them.
+   */
+  private ahead: AheadPage[] = [];
+  /** First block not yet asked for ahead. */
+  private aheadNext = 0;
+  /** Ahead requests not settled yet (dropped ones included: the node still serves them). */
+  private aheadInFlight = 0;
   private chainChecked = false;
   /** Memos of lower() and topicAddress(): the last raw string seen and its result. */
   private lastAddress = '';
@@ -419,19 +435,25 @@ export class ChainFollower {
   /** Reads the blocks after the last ones read, up to the confirmed head and at most stepBlocks of them. */
   private async readNext(): Promise<StepResult> {
     this.lastHeadPoll = this.now();
-    // While backfilling (the head seen last is a whole step ahead) the step's logs are asked for
-    // together with the head and the last block's hash, not one round trip after them; they are
-    // dropped when the hash check finds a reorganisation or the head moved back.
-    const ahead = this.nextBlock + this.stepSize - 1;
-    const early = this.safeBlock >= ahead ? this.fetch(this.nextBlock, ahead) : null;
-    early?.logs.catch(() => {}); // awaited below, or dropped
-    early?.headers?.catch(() => {});
+    // The ranges ahead start at the next block to read (a first step, or a start moved to recent history, has none).
+    if (this.ahead.length > 0 ? this.ahead[0]!.from !== this.nextBlock : this.aheadNext !== this.nextBlock) this.dropAhead();
+    // While backfilling, the ranges up to the head seen last are asked for (or already were) before
+    // the head and the last block's hash come back; a reorganisation found drops them.
+    this.fill(this.nextBlock + this.stepSize - 1);
     const [headHex, reorg] = await Promise.all([this.rpc.request<string>('eth_blockNumber', []), this.checkLastHash()]);
     this.safeBlock = hexNumber(headHex) - this.config.confirmations;
-    if (this.nextBlock > this.safeBlock) return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
+    // A head that moved back (another node behind the endpoint): no range beyond it is read.
+    if (this.aheadNext > this.safeBlock + 1) this.dropAhead();
+    if (this.nextBlock > this.safeBlock) {
+      this.dropAhead();
+      return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
+    }
     const from = this.nextBlock;
-    const to = Math.min(this.safeBlock, from + this.stepSize - 1);
-    const read = await this.read(from, to, early !== null && reorg === null && to === ahead ? early : this.fetch(from, to));
+    const pages = this.take(from, Math.min(this.safeBlock, from + this.stepSize - 1));
+    const to = pages[pages.length - 1]!.to;
+    // The ranges of the steps after this one are asked for now, while this one is decoded and ingested.
+    this.fill(-1);
+    const read = await this.read(from, to, pages);
     // The node changed its answer while the step was read: read it again next time.
     if (read === null) return { events: reorg ? [reorg] : null, caughtUp: false, time: this.time };
     if (reorg) read.events.unshift(reorg);
@@ -442,7 +464,75 @@ export class ChainFollower {
     const blocks = to - from + 1;
     const fit = read.events.length > 0 ? Math.round((blocks * STEP_EVENTS) / read.events.length) : blocks * 2;
     this.stepSize = Math.max(1, Math.min(this.config.stepBlocks, blocks * 2, fit));
+    this.fill(-1);
     return { events: read.events, caughtUp: to >= this.safeBlock, time: read.time };
+  }
+
+  /** Blocks per range asked for ahead: the node's range, cut so that a step spans several (read in parallel). */
+  private pageBlocks(): number {
+    return Math.max(1, Math.min(this.logs.rangeBlocks, Math.ceil(this.stepSize / PAGES_IN_FLIGHT)));
+  }
+
+  /**
+   * Asks for the logs of the next ranges up to the confirmed head seen last: up to PAGES_IN_FLIGHT
+   * requests at once and AHEAD_STEPS steps of blocks ahead, and in any case through `needed` (a step
+   * about to be read). Each range settling asks for the next, so the node always has ranges to serve
+   * while the steps before are decoded and ingested.
+   */
+  private fill(needed: number): void {
+    const limit = Math.min(this.safeBlock, this.nextBlock + AHEAD_STEPS * this.stepSize - 1);
+    while (this.aheadNext <= this.safeBlock && (this.aheadNext <= needed || (this.aheadInFlight < PAGES_IN_FLIGHT && this.aheadNext <= limit))) {
+      const from = this.aheadNext;
+      const to = Math.min(this.safeBlock, from + this.pageBlocks() - 1);
+      this.aheadNext = to + 1;
+      this.ahead.push(this.request(from, to));
+    }
+  }
+
+  /**
+   * One range's request: one query for the factories and every pool known now (a pool found later
+   * gets a query of its own when its step is read). A short range has its headers asked for beside
+   * its logs, which saves a round trip; a long one gets those of the blocks with logs after them.
+   */
+  private request(from: number, to: number): AheadPage {
+    const factories = [...this.factories.keys()];
+    // Pools named by an id have their logs from their singleton factory's address.
+    const known: string[] = [];
+    for (const [pool, family] of this.pools) if (family.poolIdTopic === undefined) known.push(pool);
+    // A chain that takes up pools reads every pool log of the topics, whatever its address.
+    const byAddress = !this.takesUp && factories.length + known.length <= MAX_FILTER_ADDRESSES;
+    const poolTopics = known.length > 0 || this.singletons.size > 0 || this.takesUp;
+    const filter: LogFilter = { address: byAddress ? [...factories, ...known] : null, topics0: poolTopics ? this.factoryAndPoolTopics : this.factoryTopics };
+    const covers = !poolTopics ? [] : byAddress ? known : null;
+    const early = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
+    early?.catch(() => {}); // awaited with the logs
+    this.aheadInFlight++;
+    const done = this.logs.range(from, to, filter).then(async (logs) => {
+      if (early !== null) return { logs, headers: await early };
+      const wanted = new Set<number>([from, to]);
+      for (const l of logs) wanted.add(hexNumber(l.blockNumber));
+      return { logs, headers: await this.headers([...wanted].sort((x, y) => x - y)) };
+    });
+    const settled = () => {
+      this.aheadInFlight--;
+      this.fill(-1);
+    };
+    done.then(settled, settled);
+    return { from, to, done, covers };
+  }
+
+  /** Takes the ranges ahead that hold blocks [from, at least to] out of the queue (asking for those not asked for yet). */
+  private take(from: number, to: number): AheadPage[] {
+    this.fill(to);
+    let n = 0;
+    while (n < this.ahead.length && this.ahead[n]!.from <= to) n++;
+    return this.ahead.splice(0, n);
+  }
+
+  /** Forgets the ranges asked for ahead (a reorganisation, or a step to be read again): they are asked for anew. */
+  private dropAhead(): void {
+    this.ahead = [];
+    this.aheadNext = this.nextBlock;
   }
 
   /**
@@ -478,39 +568,28 @@ export class ChainFollower {
     }
     this.last = { number: fork, hash: toHash };
     this.nextBlock = fork + 1;
+    this.dropAhead();
     this.reorgs++;
     this.lastReorgBlock = fork;
     this.log(`${this.config.id}: block ${changed} was replaced; rolling back to block ${fork} (${toHash}) and reading the canonical blocks after it`);
     return { kind: 'reorg', toBlock: fork, toHash };
   }
 
-  /**
-   * Asks for the logs of blocks [from, to]: one query for the factories and every pool known so far.
-   * A short range (dense blocks, or live following) has its headers asked for beside its logs,
-   * which saves a round trip per step; a long one gets only those of the blocks that carry logs, later.
-   */
-  private fetch(from: number, to: number): StepFetch {
-    const factories = [...this.factories.keys()];
-    // Pools named by an id have their logs from their singleton factory's address.
-    const known: string[] = [];
-    for (const [pool, family] of this.pools) if (family.poolIdTopic === undefined) known.push(pool);
-    const everything = [...factories, ...known];
-    const headers = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
-    // A chain that takes up pools reads every pool log of the topics, whatever its address.
-    const logs = this.logs.read(from, to, {
-      address: !this.takesUp && everything.length <= MAX_FILTER_ADDRESSES ? everything : null,
-      topics0: known.length === 0 && this.singletons.size === 0 && !this.takesUp ? this.factoryTopics : this.factoryAndPoolTopics,
-    });
-    return { logs, headers };
-  }
-
-  private async read(from: number, to: number, requests: StepFetch): Promise<{ events: ChainEvent[]; time: number } | null> {
+  private async read(from: number, to: number, pages: readonly AheadPage[]): Promise<{ events: ChainEvent[]; time: number } | null> {
+    let got: { readonly logs: RpcLog[]; readonly headers: Map<number, BlockHeader> }[];
+    try {
+      got = await Promise.all(pages.map((p) => p.done));
+    } catch (err) {
+      // A range the node did not serve: the ranges after it are asked for again with it.
+      this.dropAhead();
+      throw err;
+    }
+    const raw = got.length === 1 ? got[0]!.logs : got.flatMap((g) => g.logs);
+    const headers = got[0]!.headers;
+    for (let i = 1; i < got.length; i++) for (const [n, h] of got[i]!.headers) headers.set(n, h);
     const factoryLogs: RpcLog[] = [];
-    const raw = await requests.logs;
     const unknown = this.takesUp ? new Map<string, RpcLog>() : null;
     let all = this.keep(raw, factoryLogs, unknown);
-    // The pools a factory creates in this range get a second query of their own (from their
-    // creation on), so nothing of theirs is missed.
     const created = await this.discoverPools(factoryLogs);
     if (unknown !== null && unknown.size > 0) {
       for (const p of created.keys()) unknown.delete(p);
@@ -520,29 +599,57 @@ export class ChainFollower {
     }
     // A singleton's pool logs were kept whatever their pool: those of pools still unknown go.
     if (this.singletons.size > 0) all = all.filter((l) => this.poolOf(l) !== null);
-    const fresh = [...created.keys()].filter((p) => this.pools.get(p)?.poolIdTopic === undefined);
-    if (fresh.length > 0) {
-      const since = Math.min(...factoryLogs.map((l) => hexNumber(l.blockNumber)));
-      const more = (await this.logs.read(since, to, { address: fresh.length <= MAX_FILTER_ADDRESSES ? fresh : null, topics0: this.poolTopics })).filter(
-        (l) => !l.removed && created.has(this.lower(l.address)),
-      );
-      // Each list is in chain order as the node returns it: merge them.
-      all = mergeByPosition(all, more);
+    // The pools known now that a range's request did not ask for (created in this step, or found
+    // after the range was asked for) get a query of their own over those ranges, so nothing of
+    // theirs is missed; a range asked for whatever the address holds the logs of those created in
+    // this step already (keep() passed over them: they were not known yet).
+    const fresh = new Set<string>();
+    for (const p of created.keys()) if (this.pools.get(p)?.poolIdTopic === undefined) fresh.add(p);
+    const known: string[] = [];
+    for (const [pool, family] of this.pools) if (family.poolIdTopic === undefined) known.push(pool);
+    for (let i = 0; i < pages.length; ) {
+      const covers = pages[i]!.covers;
+      let j = i + 1;
+      // Pools are only added between two drops of the ranges ahead: requests that asked for as many asked for the same.
+      while (j < pages.length && pages[j]!.covers?.length === covers?.length) j++;
+      const rangeFrom = pages[i]!.from;
+      const rangeTo = pages[j - 1]!.to;
+      if (covers === null && fresh.size > 0) {
+        const more = raw.filter((l) => !l.removed && fresh.has(this.lower(l.address)) && hexNumber(l.blockNumber) >= rangeFrom && hexNumber(l.blockNumber) <= rangeTo);
+        all = mergeByPosition(all, more);
+      } else if (covers !== null && covers.length < known.length) {
+        const asked = new Set(covers);
+        const missing = new Set(known.filter((p) => !asked.has(p)));
+        // Pools created in this step have no logs before their creation.
+        let since = rangeFrom;
+        if ([...missing].every((p) => fresh.has(p))) since = Math.max(since, Math.min(...factoryLogs.map((l) => hexNumber(l.blockNumber))));
+        if (since <= rangeTo) {
+          const list = [...missing];
+          const more = (await this.logs.read(since, rangeTo, { address: list.length <= MAX_FILTER_ADDRESSES ? list : null, topics0: this.poolTopics })).filter(
+            (l) => !l.removed && missing.has(this.lower(l.address)),
+          );
+          // Each list is in chain order as the node returns it: merge them.
+          all = mergeByPosition(all, more);
+        }
+      }
+      i = j;
     }
 
     const numbers = new Array<number>(all.length);
     for (let i = 0; i < all.length; i++) numbers[i] = hexNumber(all[i]!.blockNumber);
-    let headers: Map<number, BlockHeader>;
-    if (requests.headers) headers = await requests.headers;
-    else {
-      const wanted = new Set<number>(numbers);
-      wanted.add(from);
-      wanted.add(to);
-      headers = await this.headers([...wanted].sort((a, b) => a - b));
+    // Headers of blocks only the pools' own queries had logs in (ranges too long to have every header read).
+    let lacking: number[] | null = null;
+    if (!headers.has(from)) (lacking ??= []).push(from);
+    if (!headers.has(to) && to !== from) (lacking ??= []).push(to);
+    for (let i = 0; i < numbers.length; i++) {
+      const n = numbers[i]!;
+      if (n !== numbers[i - 1] && !headers.has(n) && n !== from && n !== to) (lacking ??= []).push(n);
     }
+    if (lacking !== null) for (const [n, h] of await this.headers(lacking.sort((x, y) => x - y))) headers.set(n, h);
     const mismatch = firstMismatch(all, numbers, headers);
     if (mismatch >= 0) {
       this.log(`${this.config.id}: logs of block ${mismatch} do not match its header; reading blocks ${from}..${to} again`);
+      this.dropAhead();
       return null;
     }
     // The blocks read must extend the last one read, and each other (where consecutive headers are
@@ -550,6 +657,7 @@ export class ChainFollower {
     // On a mismatch the range is read again, after the next step's hash check has found the fork.
     if (this.last !== null && this.last.number === from - 1 && headers.get(from)!.parentHash !== this.last.hash) {
       this.log(`${this.config.id}: block ${from} does not extend block ${from - 1} as read; checking for a reorganisation`);
+      this.dropAhead();
       return null;
     }
     for (let n = from + 1; n <= to; n++) {
@@ -557,6 +665,7 @@ export class ChainFollower {
       const parent = headers.get(n - 1);
       if (h && parent && h.parentHash !== parent.hash) {
         this.log(`${this.config.id}: block ${n} does not extend block ${n - 1} as read; reading blocks ${from}..${to} again`);
+        this.dropAhead();
         return null;
       }
     }

@@ -17,6 +17,8 @@ export interface LogFilter {
 export interface LogReader {
   /** Every matching log of blocks [from, to], in chain order. */
   read(from: number, to: number, filter: LogFilter): Promise<RpcLog[]>;
+  /** The logs of one range, asked for in one request (split only when the node refuses it). */
+  range(from: number, to: number, filter: LogFilter): Promise<RpcLog[]>;
   /** Current range size in blocks. */
   readonly rangeBlocks: number;
   /** Ranges split because the node refused them. */
@@ -64,6 +66,12 @@ export function createLogReader(rpc: RpcClient, maxRangeBlocks: number, concurre
     },
     get splits() {
       return splits;
+    },
+    async range(from, to, filter) {
+      if (filter.address && filter.address.length === 0) return [];
+      const out: RpcLog[] = [];
+      await fetchRange(from, to, filter, out);
+      return out;
     },
     async read(from, to, filter) {
       if (filter.address && filter.address.length === 0) return [];

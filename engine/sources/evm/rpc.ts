@@ -3,6 +3,8 @@
  * of retryable failures (timeouts, 429, 5xx, network errors) with exponential backoff and full
  * jitter, and failover across the configured endpoints. Errors split into retryable and not.
  */
+import { isAscii } from 'node:buffer';
+import { readLogAnswer } from './log-answer.js';
 
 export class RpcError extends Error {
   override readonly name: string = 'RpcError';
@@ -91,7 +93,8 @@ export function createRpcClient(options: RpcOptions): RpcClient {
   let urlIndex = 0;
   let nextId = 1;
 
-  async function post(body: unknown, label: string): Promise<unknown> {
+  /** Posts a JSON-RPC body; the answer parsed by `read` when it takes it (null: not), else as JSON. */
+  async function post(body: unknown, label: string, read?: (bytes: Buffer) => unknown): Promise<unknown> {
     const url = options.urls[urlIndex % options.urls.length]!;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), options.timeoutMs);
@@ -104,12 +107,15 @@ export function createRpcClient(options: RpcOptions): RpcClient {
       throw new RpcError(`${label}: ${timedOut ? `timed out after ${options.timeoutMs} ms` : `network error: ${err instanceof Error ? err.message : String(err)}`}`, 0, true);
     }
     try {
-      const text = await res.text();
+      const bytes = Buffer.from(await res.arrayBuffer());
       if (res.status < 500 && res.status !== 429) stats.lastSuccessAt = Date.now();
       if (res.status === 429 || res.status >= 500) throw new RpcError(`${label}: HTTP ${res.status}`, res.status, true);
       if (res.status === 413 && label === 'eth_getLogs') throw new RangeTooLargeError(`${label}: HTTP 413`, 413, false);
+      const taken = res.status < 400 ? read?.(bytes) : undefined;
+      if (taken !== undefined && taken !== null) return taken;
       try {
-        return JSON.parse(text) as unknown;
+        // JSON answers are ASCII (hex quantities) but for rare text: decoded as UTF-8 only then.
+        return JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')) as unknown;
       } catch {
         if (res.status >= 400) throw new RpcError(`${label}: HTTP ${res.status}`, res.status, false);
         throw new RpcError(`${label}: answer is not JSON`, res.status, true);
@@ -148,7 +154,8 @@ export function createRpcClient(options: RpcOptions): RpcClient {
     stats,
     request<T>(method: string, params: readonly unknown[]): Promise<T> {
       return withRetries(async () => {
-        const answer = (await post({ jsonrpc: '2.0', id: nextId++, method, params }, method)) as JsonRpcAnswer;
+        // Log answers are read from their bytes (log-answer.ts): they are most of what a backfill reads.
+        const answer = (await post({ jsonrpc: '2.0', id: nextId++, method, params }, method, method === 'eth_getLogs' ? readLogAnswer : undefined)) as JsonRpcAnswer;
         if (answer.error) throw fromRpcError(method, answer.error);
         if (!('result' in answer)) throw new RpcError(`${method}: answer without result`, 0, true);
         return answer.result as T;
