@@ -38,7 +38,7 @@ function tempDir(): string {
  * The rows of a block column as format.ts describes version 4: per segment (a shard's pools, in file
  * order) a bit per 4-byte word, least significant first in each u32, and the non-zero words in order.
  */
-function sparseBlockRows(file: Buffer, col: { name: string; segments?: { pools: number; maskOffset: number; offset: number; bytes: number }[] }, pools: number, rowBytes: number): Buffer {
+function sparseBlockRows(file: Buffer, col: { name: string; segments?: readonly { pools: number; maskOffset: number; offset: number; bytes: number }[] }, pools: number, rowBytes: number): Buffer {
   expect(col.segments, `block column ${col.name} is written without its zero words`).toBeDefined();
   const out = Buffer.alloc(pools * rowBytes);
   let row = 0;

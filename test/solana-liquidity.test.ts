@@ -101,7 +101,7 @@ describe.skipIf(skip !== null)('Solana reserves follow the vaults: liquidity add
   beforeAll(async () => {
     const tx = recorded!.tx;
     const keys = accountKeys(tx);
-    const ix = tx.transaction.message.instructions.find((i) => 'programIdIndex' in i && keys[i.programIdIndex] === AMM_V4) as { accounts: number[] };
+    const ix = tx.transaction.message.instructions.find((i) => 'programIdIndex' in i && keys[i.programIdIndex] === AMM_V4) as { readonly accounts: readonly number[] };
     expect(ix.accounts).toHaveLength(18);
     pool = keys[ix.accounts[1]!]!;
     const vaultOf = (i: number): Vault & { post: bigint } => {
