@@ -6,7 +6,7 @@
  *  3. reads over HTTP, each as a ratio to a uWS server returning a static body of the same size,
  *     server on core 0 and load generator on core 1; static and service loads alternate three times
  *     and the best round of each side is compared (the round the shared machine disturbed least);
- *  4. pool search with two filters and an ordering over 1,000,000 pools (bench/search.ts);
+ *  4. pool search with two filters and an ordering over 1,000,000 pools, or --search-pools (bench/search.ts);
  *  5. SSE streams: concurrent streams one process holds, memory per stream, events/s delivered to
  *     10,000 streams and creation-to-client latency (bench/streams.ts);
  *  6. EVM backfill from a local anvil node holding 200,000 Uniswap v2 swaps, as a ratio to the raw
@@ -14,7 +14,7 @@
  *  7. Solana: decoding and ingest throughput on the recorded mainnet transactions (bench/solana-decode.ts).
  *
  * Flags: --quick (smaller dataset and shorter loads, for a smoke run), --seconds N per load,
- * --skip a,b (sections left out: ingest, reads, search, streams, evm, solana).
+ * --skip a,b (sections left out: ingest, reads, search, streams, evm, solana), --search-pools N.
  */
 import { output, residentBytes, waitForLine } from './process.js';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -35,14 +35,15 @@ const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
 const STATIC_SERVER = fileURLToPath(new URL('./static-server.js', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
 
-const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--skip ingest,reads,search,streams,evm,solana]
-  --quick      smaller dataset and shorter loads (a smoke run)
-  --seconds N  seconds per load
-  --skip LIST  sections left out (the backfill and restarts always run)`;
+const USAGE = `usage: npm run bench -- [--quick] [--seconds N] [--skip ingest,reads,search,streams,evm,solana] [--search-pools N]
+  --quick           smaller dataset and shorter loads (a smoke run)
+  --seconds N       seconds per load
+  --skip LIST       sections left out (the backfill and restarts always run)
+  --search-pools N  the simulated pools the search section starts with (default 1,200,000; 120,000 with --quick)`;
 
 function parseFlags() {
   try {
-    return parseArgs({ options: { quick: { type: 'boolean' }, seconds: { type: 'string' }, skip: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({ options: { quick: { type: 'boolean' }, seconds: { type: 'string' }, skip: { type: 'string' }, 'search-pools': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (e) {
     process.stderr.write(`${(e as Error).message}\n${USAGE}\n`);
     process.exit(2);
@@ -56,6 +57,11 @@ if (values.help === true) {
 /** Sections left out (--skip ingest,reads,search,streams,evm,solana): the backfill and restarts always run. */
 const skip = new Set((values.skip ?? '').split(',').filter((x) => x !== ''));
 const quick = values.quick === true;
+const searchPoolsFlag = values['search-pools'] === undefined ? undefined : Number(values['search-pools']);
+if (searchPoolsFlag !== undefined && !(Number.isInteger(searchPoolsFlag) && searchPoolsFlag >= 1_000 && searchPoolsFlag <= 40_000_000)) {
+  process.stderr.write(`--search-pools must be a whole number from 1000 to 40000000\n${USAGE}\n`);
+  process.exit(2);
+}
 const loadSeconds = Number(values.seconds ?? (quick ? 3 : 10));
 const CONNECTIONS = 64;
 /** Reads alternate static and service loads this many times each, of `readSeconds` each. */
@@ -264,7 +270,7 @@ async function main(): Promise<void> {
     last.kill('SIGTERM');
     await new Promise((r) => last.once('exit', r));
     // 4. Pool search over a large universe (its own service: the default one is stopped by now).
-    const searchPools = quick ? 120_000 : 1_200_000;
+    const searchPools = searchPoolsFlag ?? (quick ? 120_000 : 1_200_000);
     let search: SearchBenchResult | null = null;
     if (!skip.has('search')) {
     print('');

@@ -45,8 +45,9 @@ export async function benchSearch(o: SearchBenchOptions): Promise<SearchBenchRes
   const args = ['serve', '--config', configFile, '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(o.pools), '--backfill-days', '0.1'];
   const service = spawn(process.execPath, [o.cli, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const paid = await o.waitForLine(service, /paid REST listening on http:\/\/[\d.]+:(\d+)/, 10 * 60_000);
-    await o.waitForLine(service, /caught up: (\d+) events/, 30 * 60_000);
+    const paid = await o.waitForLine(service, /paid REST listening on http:\/\/[\d.]+:(\d+)/, Math.max(10 * 60_000, o.pools / 10));
+    // Pool creations are ingested at a few thousand per second on a loaded machine: allow for them.
+    await o.waitForLine(service, /caught up: (\d+) events/, Math.max(30 * 60_000, o.pools));
     const base = `http://127.0.0.1:${paid[1]}`;
     const headers = { authorization: key };
     const stats = (await (await fetch(`${base}/stats`, { headers })).json()) as { pools: number };
