@@ -135,9 +135,10 @@ export class ShardWriter {
   private readonly usd: TxUsd = { price0Usd: 0, price1Usd: 0, volumeUsd: 0, ratio: 0 };
   /** A pool's USD prices and liquidity as poolPricesUsd gives them. */
   private readonly prices = new Float64Array(3);
+  /** The route offerRoute weighs: [0] the token's USD price through it, [1] the hop's USD liquidity. */
+  private readonly offer = new Float64Array(2);
   /** The routed USD prices of the last repriced pool's tokens. */
-  private tokenPrice0 = 0;
-  private tokenPrice1 = 0;
+  private readonly tokenPrices = new Float64Array(2);
   /** Transactions older than this (Unix s) are not handed to the sink. */
   transactionsSince = 0;
   /** Told of every pool whose figures this writer changes (the shard's search ranking). */
@@ -527,6 +528,9 @@ export class ShardWriter {
     // route through p is not offered to token 1 while token 0 is routed through p, nor one through
     // token 0 while token 0's route passes token 1). Each route is walked at most once: a token
     // routed through p is priced from its counterpart's walk (priceThroughRoute, the same digits).
+    // Prices cross calls in arrays, not as arguments or results (a number crossing a call is boxed).
+    const prices = this.prices;
+    const offer = this.offer;
     let price0: number;
     let price1: number;
     if (!(ratio > 0)) {
@@ -536,29 +540,49 @@ export class ShardWriter {
       // Token 1 follows token 0 through p; its route stays p.
       price0 = routedPriceUsd(v, t0);
       const hops0 = lastWalkedHops();
-      if (price0 > 0) this.offerRoute(t1, t0, p, price0 / ratio, 2 * v.reserve0[p]! * price0, t, swapped);
-      price1 = priceThroughRoute(v, t1, p, price0, hops0);
+      if (price0 > 0) {
+        offer[0] = price0 / ratio;
+        offer[1] = 2 * v.reserve0[p]! * price0;
+        this.offerRoute(t1, t0, p, t, swapped);
+      }
+      prices[0] = price0;
+      priceThroughRoute(v, t1, p, prices, 1, hops0);
+      price1 = prices[1]!;
     } else {
       price1 = routedPriceUsd(v, t1);
       const hops1 = lastWalkedHops();
-      if (price1 > 0) this.offerRoute(t0, t1, p, ratio * price1, 2 * v.reserve1[p]! * price1, t, swapped);
-      if (v.tokenRoutePool[t0] === p + 1) price0 = priceThroughRoute(v, t0, p, price1, hops1);
-      else {
+      if (price1 > 0) {
+        offer[0] = ratio * price1;
+        offer[1] = 2 * v.reserve1[p]! * price1;
+        this.offerRoute(t0, t1, p, t, swapped);
+      }
+      if (v.tokenRoutePool[t0] === p + 1) {
+        prices[1] = price1;
+        priceThroughRoute(v, t0, p, prices, 0, hops1);
+        price0 = prices[0]!;
+      } else {
         // Token 1's route does not pass token 0's route change (there was none), so price1 stands
         // unless token 1 now takes p.
         price0 = routedPriceUsd(v, t0);
         const hops0 = lastWalkedHops();
         if (price0 > 0) {
-          this.offerRoute(t1, t0, p, price0 / ratio, 2 * v.reserve0[p]! * price0, t, swapped);
-          if (v.tokenRoutePool[t1] === p + 1) price1 = priceThroughRoute(v, t1, p, price0, hops0);
+          offer[0] = price0 / ratio;
+          offer[1] = 2 * v.reserve0[p]! * price0;
+          this.offerRoute(t1, t0, p, t, swapped);
+          if (v.tokenRoutePool[t1] === p + 1) {
+            prices[0] = price0;
+            priceThroughRoute(v, t1, p, prices, 1, hops0);
+            price1 = prices[1]!;
+          }
         }
       }
     }
-    this.tokenPrice0 = price0;
-    this.tokenPrice1 = price1;
-    const prices = this.prices;
+    this.tokenPrices[0] = price0;
+    this.tokenPrices[1] = price1;
     const b1 = poolBase1(v, p);
-    const base1 = poolPricesFrom(v, p, b1, b1 ? price1 : price0, prices);
+    prices[0] = price0;
+    prices[1] = price1;
+    const base1 = poolPricesFrom(v, p, b1, prices);
     v.priceUsd0[p] = prices[0]!;
     v.priceUsd1[p] = prices[1]!;
     v.liquidityUsd[p] = prices[2]!;
@@ -573,15 +597,17 @@ export class ShardWriter {
   }
 
   /**
-   * Pool p offers USD price `price` for token `tk` through counterpart `via`, with `hopLiquidityUsd`
-   * on this hop. Its route weighs the weakest of this hop and via's own route; a fresh route (its
+   * Pool p offers USD price `offer[0]` for token `tk` through counterpart `via`, with `offer[1]` of
+   * USD liquidity on this hop. Its route weighs the weakest of this hop and via's own route; a fresh route (its
    * pool swapped within ROUTE_STALE_AFTER_S, at least MIN_ROUTE_LIQUIDITY_USD on its weakest hop)
    * wins over a stale one, then the one weighing more. The route p already is keeps its place and
    * takes the new figures. A route that would pass through tk, or not reach a reference stablecoin
    * within MAX_ROUTE_HOPS, is never taken.
    */
-  private offerRoute(tk: number, via: number, p: number, price: number, hopLiquidityUsd: number, t: number, swapped: boolean): void {
+  private offerRoute(tk: number, via: number, p: number, t: number, swapped: boolean): void {
     const v = this.v;
+    const price = this.offer[0]!;
+    const hopLiquidityUsd = this.offer[1]!;
     if (!routeAllowed(v.tokenRole[tk]!, v.tokenRole[via]!) || !(price > 0) || !Number.isFinite(price)) return;
     const viaWeakest = v.tokenRole[via] === 0 ? Infinity : v.tokenRouteLiquidityUsd[via]!;
     const weakest = hopLiquidityUsd < viaWeakest ? hopLiquidityUsd : viaWeakest;
@@ -1005,7 +1031,7 @@ export class ShardWriter {
   /** Token tk, the swapping pool's token `side`, has its 1 s candle take the swap at its routed USD price. */
   private updateSecondCandle(tk: number, t: number, side: 0 | 1): void {
     const v = this.v;
-    const price = side === 0 ? this.tokenPrice0 : this.tokenPrice1;
+    const price = this.tokenPrices[side]!;
     const volumeUsd = this.swapUsd[2]!;
     if (!(price > 0)) return;
     const n = v.secOpened[tk]!;

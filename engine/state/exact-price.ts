@@ -125,14 +125,20 @@ export function routedPriceUsd(v: EngineViews, t: number): number {
 let walkedHops = -1;
 
 /**
- * Token tk's price through pool p (its route) given its counterpart's routed price `other`, which
+ * Token tk's price through pool p (its route) given its counterpart's routed price, which
  * routedPriceUsd just gave: the same digits a walk down tk's route gives (one more hop, multiplied
- * last), without walking it again when that walk reached the stablecoin with a hop to spare.
+ * last), without walking it again when that walk reached the stablecoin with a hop to spare. The
+ * counterpart's price is read from `prices[1 - side]` and tk's written to `prices[side]` (an array,
+ * not arguments and a result: the writer calls this per event, and numbers crossing a call are boxed).
  */
-export function priceThroughRoute(v: EngineViews, tk: number, p: number, other: number, otherHops: number): number {
-  if (otherHops < 0 || otherHops >= MAX_ROUTE_HOPS || v.tokenRole[tk] === 0) return routedPriceUsd(v, tk);
+export function priceThroughRoute(v: EngineViews, tk: number, p: number, prices: Float64Array, side: 0 | 1, otherHops: number): void {
+  if (otherHops < 0 || otherHops >= MAX_ROUTE_HOPS || v.tokenRole[tk] === 0) {
+    prices[side] = routedPriceUsd(v, tk);
+    return;
+  }
   walkedHops = otherHops + 1;
-  return v.poolToken0[p] === tk ? v.ratio[p]! * other : other / v.ratio[p]!;
+  const other = prices[1 - side]!;
+  prices[side] = v.poolToken0[p] === tk ? v.ratio[p]! * other : other / v.ratio[p]!;
 }
 
 /** Hops of the last routedPriceUsd (or priceThroughRoute) on this thread: -1 when it did not reach a stablecoin. */
@@ -167,7 +173,8 @@ function rank(role: number): number {
  */
 export function poolPricesUsd(v: EngineViews, p: number, out: Float64Array): boolean {
   const base1 = poolBase1(v, p);
-  return poolPricesFrom(v, p, base1, routedPriceUsd(v, base1 ? v.poolToken1[p]! : v.poolToken0[p]!), out);
+  out[base1 ? 1 : 0] = routedPriceUsd(v, base1 ? v.poolToken1[p]! : v.poolToken0[p]!);
+  return poolPricesFrom(v, p, base1, out);
 }
 
 /** Whether token 1 is pool p's base side (poolPricesUsd): better anchored, or not routed through p and routed deeper. */
@@ -179,16 +186,19 @@ export function poolBase1(v: EngineViews, p: number): boolean {
   return r1 < r0 || (r1 === r0 && v.tokenRoutePool[t1] !== p + 1 && (v.tokenRoutePool[t0] === p + 1 || v.tokenRouteLiquidityUsd[t1]! >= v.tokenRouteLiquidityUsd[t0]!));
 }
 
-/** poolPricesUsd with the base side and its routed price given (the writer has them at hand). */
-export function poolPricesFrom(v: EngineViews, p: number, base1: boolean, basePrice: number, out: Float64Array): boolean {
+/**
+ * poolPricesUsd with the base side given and its routed price in `out[1]` (base1) or `out[0]` (the
+ * writer has them at hand; passed in the array, as a number argument would be boxed per event).
+ */
+export function poolPricesFrom(v: EngineViews, p: number, base1: boolean, out: Float64Array): boolean {
   const ratio = v.ratio[p]!;
   let p0: number;
   let p1: number;
   if (base1) {
-    p1 = basePrice;
+    p1 = out[1]!;
     p0 = ratio * p1;
   } else {
-    p0 = basePrice;
+    p0 = out[0]!;
     p1 = ratio > 0 ? p0 / ratio : 0;
   }
   out[0] = p0;
