@@ -49,8 +49,8 @@ import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
-import { pricedByReserves, reservePrice, weightRatio } from '../state/reserve-price.js';
-import { addU128, subU128, u128ToNumber, wordsToNumber } from './u128.js';
+import { pricedByReserves, setReserveRatio } from '../state/reserve-price.js';
+import { addU128, subU128, u128Into, u128ToNumber, u160Into } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
 const Q96 = 2 ** 96;
@@ -137,6 +137,8 @@ export class ShardWriter {
   private readonly prices = new Float64Array(3);
   /** The route offerRoute weighs: [0] the token's USD price through it, [1] the hop's USD liquidity. */
   private readonly offer = new Float64Array(2);
+  /** An event's 128- or 160-bit integer as a number (u128Into). */
+  private readonly num = new Float64Array(1);
   /** The routed USD prices of the last repriced pool's tokens. */
   private readonly tokenPrices = new Float64Array(2);
   /** Transactions older than this (Unix s) are not handed to the sink. */
@@ -345,7 +347,7 @@ export class ShardWriter {
     this.normaliseReserves(p);
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
-    if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
+    setReserveRatio(v, p);
     if (!takenOver) {
       this.reprice(p, e.timestamp(), false);
       this.updatePriceChanges(p);
@@ -358,7 +360,8 @@ export class ShardWriter {
   private applyInitialPrice(p: number, e: Sync): void {
     const v = this.v;
     const q = e.sqrtPriceX96(this.u160)!;
-    const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
+    u160Into(q, this.num, 0);
+    const sqrt = this.num[0]! / Q96;
     if (!(sqrt > 0)) return;
     this.seqPool(p);
     v.ratio[p] = (sqrt * sqrt * POW10[v.poolDecimals0[p]!]!) / POW10[v.poolDecimals1[p]!]!;
@@ -386,7 +389,7 @@ export class ShardWriter {
       this.moveReserve(p, 0, e.amount0(this.u128)!, kind === 2);
       this.moveReserve(p, 1, e.amount1(this.u128)!, kind === 2);
       this.normaliseReserves(p);
-      if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
+      setReserveRatio(v, p);
     }
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
@@ -399,9 +402,11 @@ export class ShardWriter {
       u.price0Usd = v.priceUsd0[p]!;
       u.price1Usd = v.priceUsd1[p]!;
       const a0 = e.amount0(this.u128)!;
-      const n0 = wordsToNumber(a0.w0(), a0.w1(), a0.w2(), a0.w3()) / POW10[v.poolDecimals0[p]!]!;
+      u128Into(a0, this.num, 0);
+      const n0 = this.num[0]! / POW10[v.poolDecimals0[p]!]!;
       const a1 = e.amount1(this.u128)!;
-      const n1 = wordsToNumber(a1.w0(), a1.w1(), a1.w2(), a1.w3()) / POW10[v.poolDecimals1[p]!]!;
+      u128Into(a1, this.num, 0);
+      const n1 = this.num[0]! / POW10[v.poolDecimals1[p]!]!;
       u.volumeUsd = n0 * u.price0Usd + n1 * u.price1Usd;
       u.ratio = v.ratio[p]!;
       sink.transaction(kind, p, e, k, u);
@@ -423,7 +428,7 @@ export class ShardWriter {
     this.moveReserve(p, 0, e.amount0(this.u128)!, (flags & ReserveDeltaFlags.Amount0Negative) !== 0);
     this.moveReserve(p, 1, e.amount1(this.u128)!, (flags & ReserveDeltaFlags.Amount1Negative) !== 0);
     this.normaliseReserves(p);
-    if (pricedByReserves(v.poolProtocol[p]!) && v.reserve0[p]! > 0) v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
+    setReserveRatio(v, p);
     v.lastEventTime[p] = e.timestamp();
     this.passed(p, e.timestamp());
     this.reprice(p, e.timestamp(), false);
@@ -452,14 +457,17 @@ export class ShardWriter {
     // Reserves: a Sync in the same tx already holds the post-swap reserves (a pool priced by its
     // reserves, or a concentrated pool whose source states them: Uniswap v4's).
     let s = e.amount0(this.u128)!;
-    const amount0 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d0;
+    const num = this.num;
+    u128Into(s, num, 0);
+    const amount0 = num[0]! / d0;
     const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
     if (!synced) {
       this.beginReserveChange(p, block, t);
       this.moveReserve(p, 0, s, neg0);
     }
     s = e.amount1(this.u128)!;
-    const amount1 = wordsToNumber(s.w0(), s.w1(), s.w2(), s.w3()) / d1;
+    u128Into(s, num, 0);
+    const amount1 = num[0]! / d1;
     if (!synced) {
       this.moveReserve(p, 1, s, neg1);
       this.normaliseReserves(p);
@@ -468,10 +476,11 @@ export class ShardWriter {
     // Price of token 0 in token 1 after the swap.
     if (v.poolProtocol[p] === 1) {
       const q = e.sqrtPriceX96(this.u160)!;
-      const sqrt = (wordsToNumber(q.w0(), q.w1(), q.w2(), q.w3()) + q.w4() * 2 ** 128) / Q96;
+      u160Into(q, num, 0);
+      const sqrt = num[0]! / Q96;
       if (sqrt > 0) v.ratio[p] = ((sqrt * sqrt) * d0) / d1;
-    } else if (v.reserve0[p]! > 0) {
-      v.ratio[p] = reservePrice(v.poolProtocol[p]!, v.reserve0[p]!, v.reserve1[p]!, weightRatio(v, p));
+    } else {
+      setReserveRatio(v, p);
     }
 
     const base1 = this.reprice(p, t, true);

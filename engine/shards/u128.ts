@@ -8,9 +8,28 @@ export function u128ToNumber(a: Uint32Array, at: number): number {
   return a[at]! + a[at + 1]! * W1 + a[at + 2]! * W2 + a[at + 3]! * W3;
 }
 
-export function wordsToNumber(w0: number, w1: number, w2: number, w3: number): number {
-  return w0 + w1 * W1 + w2 * W2 + w3 * W3;
+/** An event's 128-bit integer: four little-endian u32 words (a 160-bit one has a fifth). */
+interface Words128 {
+  w0(): number;
+  w1(): number;
+  w2(): number;
+  w3(): number;
 }
+
+/**
+ * An event's 128-bit integer as a number, into out[at]: an array slot rather than a result, since a
+ * number returned from a call that is not inlined (or a word above 2^31 passed to one) is boxed, per event.
+ */
+export function u128Into(s: Words128, out: Float64Array, at: number): void {
+  out[at] = s.w0() + s.w1() * W1 + s.w2() * W2 + s.w3() * W3;
+}
+
+/** An event's 160-bit integer (a square-root price) as a number, into out[at] (as u128Into). */
+export function u160Into(s: Words128 & { w4(): number }, out: Float64Array, at: number): void {
+  out[at] = s.w0() + s.w1() * W1 + s.w2() * W2 + s.w3() * W3 + s.w4() * W4;
+}
+
+const W4 = 2 ** 128;
 
 /** a[at..at+3] += (w0..w3). Overflow past 128 bits wraps (cannot happen for token balances). */
 export function addU128(a: Uint32Array, at: number, w0: number, w1: number, w2: number, w3: number): void {

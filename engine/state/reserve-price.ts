@@ -88,6 +88,17 @@ export function reservePrice(protocol: number, x: number, y: number, weights = 1
 }
 
 /**
+ * Pool p's ratio (token 0 in token 1) from its reserves, where its protocol prices by them and it
+ * holds token 0. Writes the view rather than returning the price: the writer calls this per event,
+ * and a number returned from a call that is not inlined is boxed.
+ */
+export function setReserveRatio(v: EngineViews, p: number): void {
+  const protocol = v.poolProtocol[p]!;
+  const x = v.reserve0[p]!;
+  if (pricedByReserves(protocol) && x > 0) v.ratio[p] = reservePrice(protocol, x, v.reserve1[p]!, weightRatio(v, p));
+}
+
+/**
  * The same price as an exact fraction [numerator, denominator] of the raw reserves r0 and r1 (token
  * units) and the tokens' decimals: with X = r0 * 10^d1 and Y = r1 * 10^d0 (both reserves brought to
  * 10^-(d0+d1) units), y/x = Y/X, the stable curve's price is (3X^2*Y + Y^3) / (X^3 + 3X*Y^2) and a
