@@ -48,6 +48,7 @@ import {
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
+import { SweepSet } from './sweep.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
 import { pricedByReserves, setReserveRatio } from '../state/reserve-price.js';
 import { addU128, subU128, u128Into, u128ToNumber, u160Into } from './u128.js';
@@ -185,10 +186,13 @@ export class ShardWriter {
   private readonly secondPool: BlockPool;
   /** The pools and tokens this writer changed since the last snapshot cut (snapshot/dirty.ts). */
   readonly dirty: DirtyRows;
+  /** The pools whose rolling windows a sweep still has to move (sweep.ts). */
+  readonly sweepSet: SweepSet;
 
   constructor(views: EngineViews, sink: ShardSink | null, stored: StoredCandles | null = null) {
     this.v = views;
     this.dirty = new DirtyRows(views.capacity.pools, views.capacity.tokens);
+    this.sweepSet = new SweepSet(views.capacity.pools);
     this.sink = sink;
     this.stored = stored;
     this.chainTime = new Float64Array(views.capacity.chains);
@@ -492,6 +496,7 @@ export class ShardWriter {
 
     v.lastEventTime[p] = t;
     v.lastSwapTime[p] = t;
+    this.sweepSet.add(p);
     this.passed(p, t);
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
 

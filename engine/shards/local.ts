@@ -91,9 +91,12 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     return Promise.resolve();
   }
 
-  /** Rows a rollback rewrote: changed for search and for the next snapshot cut. */
+  /** Rows a rollback rewrote: changed for search, for the window sweep and for the next snapshot cut. */
   private markChanged(pools: readonly number[], tokens: readonly number[]): void {
-    for (const p of pools) this.index.markDirty(p);
+    for (const p of pools) {
+      this.index.markDirty(p);
+      this.writer.sweepSet.add(p);
+    }
     this.writer.dirty.pools.markAll(pools);
     this.writer.dirty.tokens.markAll(tokens);
   }

@@ -118,9 +118,12 @@ export function restore(task: { readonly path: string; readonly pools: readonly 
   markChanged(task.pools, task.tokens);
 }
 
-/** Rows a rollback rewrote: changed for search and for the next snapshot cut. */
+/** Rows a rollback rewrote: changed for search, for the window sweep and for the next snapshot cut. */
 function markChanged(pools: readonly number[], tokens: readonly number[]): void {
-  for (const p of pools) index.markDirty(p);
+  for (const p of pools) {
+    index.markDirty(p);
+    writer.sweepSet.add(p);
+  }
   writer.dirty.pools.markAll(pools);
   writer.dirty.tokens.markAll(tokens);
 }
