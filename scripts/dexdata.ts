@@ -12,16 +12,13 @@
  * unknown flag, command or missing argument is a one-line message and exit code 2.
  */
 import { availableParallelism } from 'node:os';
-import { createMetricsRegistry } from '../gateway/metrics/registry.js';
-import { METRICS_PATH, startMetricsServer, type MetricsServer } from '../gateway/metrics/server.js';
+import type { MetricsServer } from '../gateway/metrics/server.js';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CONFIG_FILE_FLAG, CONFIG_FLAGS, CONFIG_OVERRIDES, ConfigError, NETWORK_FLAGS, START_FLAGS, defaultStreamThreads, engineCapacity, listenerPorts, tierPolicy, loadConfig, overrideDefault, snapshotPolicy, type Config } from '../engine/config.js';
 import { startEngine } from '../engine/engine.js';
 import { createLog, errorText, type Log } from '../engine/log.js';
 import type { WriteFault } from '../engine/store/durable.js';
-import { createEvmSource } from '../engine/sources/evm/source.js';
 import { combineSources } from '../engine/sources/combined.js';
-import { createSolanaSource } from '../engine/sources/solana/source.js';
 import { SOLANA_PRESET } from '../engine/sources/solana/preset.js';
 import { NETWORK_PRESETS, PRESET_IDS, PRESETS_VERSION } from '../engine/sources/evm/presets.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
@@ -58,11 +55,14 @@ async function serve({ config, log }: Bundle): Promise<void> {
     capacity: engineCapacity(config),
     snapshots: snapshotPolicy(config),
     tiers: tierPolicy(config),
-    source: (store, resume) =>
+    // A network's source (and its chain's libraries) is imported only when one of its networks is followed.
+    source: async (store, resume) =>
       config.source === 'evm'
         ? combineSources([
-            ...(config.chains.length > 0 ? [createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })] : []),
-            ...(config.solana.length > 0 ? [createSolanaSource({ chains: config.solana, store, now, log: line })] : []),
+            ...(config.chains.length > 0
+              ? [(await import('../engine/sources/evm/source.js')).createEvmSource({ chains: config.chains, store, now, log: line, ...(process.stderr.isTTY ? { progressBar: process.stderr } : {}) })]
+              : []),
+            ...(config.solana.length > 0 ? [(await import('../engine/sources/solana/source.js')).createSolanaSource({ chains: config.solana, store, now, log: line })] : []),
           ])
         : openSimulator(store, config.simulator, now(), resume, engineLog),
     now,
@@ -113,25 +113,6 @@ async function serve({ config, log }: Bundle): Promise<void> {
   );
 
   let metrics: MetricsServer | null = null;
-  if (config.metrics.enabled && gateway.counters !== null) {
-    const counters = gateway.counters;
-    const registry = createMetricsRegistry({
-      requests: counters.requests,
-      streams: counters.streams,
-      creditsSpent: counters.creditsSpent,
-      ingest: () => [...engine.ingest.eventsByChain].map(([chain, events]) => ({ chain, events, newestEventTime: engine.ingest.checkpoint(chain).time })),
-      now: () => Date.now() / 1000,
-      dataDir: config.dataDir,
-      shardBusySeconds: () => engine.shards.busySeconds(),
-      snapshots: () => {
-        const st = engine.status();
-        return { ageSeconds: st.snapshots?.newestAgeSeconds ?? null, bytes: st.snapshots?.newestBytes ?? null, logBatchesSince: st.logSinceSnapshot };
-      },
-    });
-    metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log);
-    log.info(`metrics listening on http://${config.metrics.host}:${metrics.port}${METRICS_PATH}`);
-  }
-
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
@@ -148,6 +129,28 @@ async function serve({ config, log }: Bundle): Promise<void> {
     log.fatal(`engine failed: ${errorText(err)}`);
     void shutdown(1);
   });
+
+  if (config.metrics.enabled && gateway.counters !== null) {
+    const counters = gateway.counters;
+    // Imported once the REST hosts listen: the metrics host is not on the serving path.
+    const [{ createMetricsRegistry }, { METRICS_PATH, startMetricsServer }] = await Promise.all([import('../gateway/metrics/registry.js'), import('../gateway/metrics/server.js')]);
+    const registry = createMetricsRegistry({
+      requests: counters.requests,
+      streams: counters.streams,
+      creditsSpent: counters.creditsSpent,
+      ingest: () => [...engine.ingest.eventsByChain].map(([chain, events]) => ({ chain, events, newestEventTime: engine.ingest.checkpoint(chain).time })),
+      now: () => Date.now() / 1000,
+      dataDir: config.dataDir,
+      shardBusySeconds: () => engine.shards.busySeconds(),
+      snapshots: () => {
+        const st = engine.status();
+        return { ageSeconds: st.snapshots?.newestAgeSeconds ?? null, bytes: st.snapshots?.newestBytes ?? null, logBatchesSince: st.logSinceSnapshot };
+      },
+    });
+    metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log);
+    if (stopping) metrics.close();
+    log.info(`metrics listening on http://${config.metrics.host}:${metrics.port}${METRICS_PATH}`);
+  }
 }
 
 interface ChainHealthLine {
