@@ -47,6 +47,8 @@ async function main(): Promise<void> {
     entryNames: '[name]',
     chunkNames: 'chunk-[hash]',
     sourcemap: 'linked',
+    // The maps name the sources on disk without carrying them: a start with source maps on reads them whole.
+    sourcesContent: false,
     external: EXTERNAL,
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
     metafile: true,
