@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * dexdata, the command (scripts/cli.ts). `npm run build` also bundles it, with the worker threads'
- * entries, into dist/bundle/ (scripts/build-bundle.ts): a few files instead of some 450 modules
+ * entries, into dist/bundle/ (scripts/build-bundle.ts): about 45 module files instead of some 280
  * that a start would otherwise resolve, read and compile one by one before it can listen. This runs
  * the bundle when the build made one, else the compiled modules. Stack traces name the TypeScript
  * sources either way (source maps).
