@@ -33,8 +33,9 @@ export interface EngineOptions {
   /**
    * The source, or a factory given the opened store (to read what it persisted earlier) and the
    * source state kept with the snapshot the start loaded (null: none; the simulator resumes from it).
+   * The factory runs after the service listens and may resolve later (it may import the source's modules then).
    */
-  readonly source: Source | ((store: Store, resume: Uint8Array | null) => Source);
+  readonly source: Source | ((store: Store, resume: Uint8Array | null) => Source | Promise<Source>);
   /** Simulated seconds per source step while catching up. */
   readonly catchUpStepSeconds?: number;
   /** Milliseconds between source steps once live. */
@@ -169,7 +170,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let opened: Source | null = null;
   const openSource = async (): Promise<Source> => {
     const resume = loaded && loaded.source.bytes > 0 ? readSection(loaded.path, loaded.source) : null;
-    const source = typeof options.source === 'function' ? options.source(store, resume) : options.source;
+    const source = typeof options.source === 'function' ? await options.source(store, resume) : options.source;
     opened = source;
     await ingest.registerNetworks(source.networks);
     return source;

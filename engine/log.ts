@@ -4,12 +4,15 @@
  * Created once at start from the `log` section of the config and passed down with it; components
  * take a child (`log.child({component: 'gateway'})`).
  *
+ * pino-pretty is loaded only when the coloured text is chosen: a service logging JSON never loads it.
+ *
  * Invariant: no API key, key hash or secret is ever a field or part of a message. Callers log paths
  * without their query strings and never log headers; `redact` below is a second line of defence
  * for field names that could carry one.
  */
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
+import type { PinoPretty } from 'pino-pretty';
 import type { LOG_FORMATS, LOG_LEVELS } from './config.js';
 
 export type Log = Logger;
@@ -38,7 +41,7 @@ export function createLog(options: LogOptions): Log {
   const destination = options.destination ?? 1;
   const pretty = options.format === 'pretty' || (options.format === 'auto' && destination === 1 && process.stdout.isTTY === true);
   const out = pretty
-    ? PinoPretty({
+    ? (createRequire(import.meta.url)('pino-pretty') as { PinoPretty: typeof PinoPretty }).PinoPretty({
         colorize: typeof destination === 'number' && process.stdout.isTTY === true,
         translateTime: 'SYS:standard',
         singleLine: true,

@@ -34,7 +34,6 @@ import { createNetworkHandlers } from './rest/networks.js';
 import { createPoolOhlcv, type OhlcvPlanGate } from './rest/ohlcv.js';
 import { PoolStatics } from './rest/pool-static.js';
 import { createPoolDetails } from './rest/pools.js';
-import { openApiDocument } from './rest/openapi.js';
 import { createApiSubset } from './rest/api-subset.js';
 import { createMultiPrices } from './rest/prices.js';
 import { removedRoute } from './rest/removed.js';
@@ -198,7 +197,16 @@ function createRouter(ctx: ServeContext): Router {
   const stats = createStats(ctx);
   const prices = createMultiPrices(ctx);
   const token = createTokenDetails(ctx);
-  const openApi = Buffer.from(JSON.stringify(openApiDocument(API_VERSION)), 'utf8');
+  // Made on its first request: its module holds every schema of the interface (streams' too), which a start need not load.
+  let openApi: Uint8Array | Promise<Uint8Array> | null = null;
+  const openApiBody = (): Uint8Array | Promise<Uint8Array> =>
+    (openApi ??= import('./rest/openapi.js').then(
+      (m) => (openApi = Buffer.from(JSON.stringify(m.openApiDocument(API_VERSION)), 'utf8')),
+      (err: unknown) => {
+        openApi = null;
+        throw err;
+      },
+    ));
   const history = createHistoryRoutes(ctx, cache);
   const searches = createSearchRoutes(ctx, statics);
   const notFound = (url: string): never => {
@@ -216,7 +224,7 @@ function createRouter(ctx: ServeContext): Router {
     health: () => HEALTH_BODY,
     usage: notFound,
     stats: () => stats(),
-    openapi: () => openApi,
+    openapi: openApiBody,
     networks: () => networks.networks(),
     dexes: (url, query) => networks.dexes(network(url), query),
     pool_search: (url, query) => (url.startsWith('/networks/') ? search.network(network(url), query) : search.global(query)),

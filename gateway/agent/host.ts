@@ -13,6 +13,10 @@
  * address without one; tools are metered per call like the REST request they stand for. When the
  * host listens on a loopback address, requests must name a local or configured host (Host header),
  * which keeps web pages from reaching it by DNS rebinding.
+ *
+ * The tool catalog and the transports (endpoints.ts: the protocol's SDK and the tools' schemas) are
+ * imported on the first agent request, not at start: a start listens sooner without them, and the
+ * first request waits for them once.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { createTrustedProxies } from '../http/forwarded.js';
@@ -23,16 +27,13 @@ import type { ServeContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { createHostGuard } from '../http/host-header.js';
 import type { Meter } from '../metering/meter.js';
+import type { AgentEndpoints } from './endpoints.js';
 import { openFeedbackStore } from './feedback.js';
 import { Exchange, PREFLIGHT_HEADERS, type BodyResult } from './http.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from './sessions.js';
-import { createToolCatalog } from './tools/catalog.js';
 import { QueryLayer, type QueryRoute } from './tools/query.js';
 import type { ServiceInfo } from './tools/service.js';
-import { JsonRpcEndpoint } from './transports/json-rpc.js';
-import { SSE_MESSAGES_PATH, SseEndpoint } from './transports/sse.js';
-import { StreamableHttpEndpoint } from './transports/streamable-http.js';
-import { apiErrorData, FORBIDDEN_HOST_RPC, MAX_BODY_BYTES, rpcError, RpcCode } from './wire.js';
+import { apiErrorData, FORBIDDEN_HOST_RPC, MAX_BODY_BYTES, rpcError, RpcCode, SSE_MESSAGES_PATH } from './wire.js';
 
 export const STREAMABLE_HTTP_PATH = '/streamable-http';
 export const SSE_PATH = '/sse';
@@ -88,11 +89,13 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   };
   const limits = options.sessionLimits ?? DEFAULT_SESSION_LIMITS;
   const query = new QueryLayer({ ctx, route: options.route, meter: options.meter, plans });
-  const catalog = createToolCatalog(query, openFeedbackStore(ctx.store), info, log);
-  const streamable = new StreamableHttpEndpoint({ catalog, info, limits });
-  const sse = new SseEndpoint({ catalog, info, limits });
-  const jsonRpc = new JsonRpcEndpoint({ catalog, info });
-  const sweeper = setInterval(() => streamable.sweep(Date.now()), SWEEP_INTERVAL_MS);
+  const feedback = openFeedbackStore(ctx.store);
+  /** The endpoints once made (null before the first agent request: no session exists then). */
+  let made: AgentEndpoints | null = null;
+  let making: Promise<AgentEndpoints> | null = null;
+  const endpoints = (): Promise<AgentEndpoints> =>
+    (making ??= import('./endpoints.js').then((m) => (made = m.createAgentEndpoints(query, feedback, info, limits, log))));
+  const sweeper = setInterval(() => made?.streamable.sweep(Date.now()), SWEEP_INTERVAL_MS);
   sweeper.unref();
 
   const hostAllowed = createHostGuard(options.listenHost, options.hostNames ?? []);
@@ -149,32 +152,34 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
 
   return {
     register(app) {
-      app.post(STREAMABLE_HTTP_PATH, serve((ex, caller, body) => streamable.post(ex, caller, body), true));
-      app.get(STREAMABLE_HTTP_PATH, serve((ex, caller) => streamable.get(ex, caller), false));
-      app.del(STREAMABLE_HTTP_PATH, serve((ex, caller) => streamable.delete(ex, caller), false));
+      app.post(STREAMABLE_HTTP_PATH, serve((ex, caller, body) => endpoints().then((e) => e.streamable.post(ex, caller, body)), true));
+      app.get(STREAMABLE_HTTP_PATH, serve((ex, caller) => endpoints().then((e) => e.streamable.get(ex, caller)), false));
+      app.del(STREAMABLE_HTTP_PATH, serve((ex, caller) => endpoints().then((e) => e.streamable.delete(ex, caller)), false));
       app.options(STREAMABLE_HTTP_PATH, preflight);
       app.any(STREAMABLE_HTTP_PATH, notAllowed('GET, POST, DELETE'));
 
-      app.get(SSE_PATH, serve((ex, caller) => sse.open(ex, caller), false));
+      app.get(SSE_PATH, serve((ex, caller) => endpoints().then((e) => e.sse.open(ex, caller)), false));
       app.options(SSE_PATH, preflight);
       app.any(SSE_PATH, notAllowed('GET'));
-      app.post(SSE_MESSAGES_PATH, serve((ex, caller, body) => sse.post(ex, caller, body), true));
+      app.post(SSE_MESSAGES_PATH, serve((ex, caller, body) => endpoints().then((e) => e.sse.post(ex, caller, body)), true));
       app.options(SSE_MESSAGES_PATH, preflight);
       app.any(SSE_MESSAGES_PATH, notAllowed('POST'));
 
-      app.post(JSON_RPC_PATH, serve((ex, caller, body) => jsonRpc.post(ex, caller, body), true));
+      app.post(JSON_RPC_PATH, serve((ex, caller, body) => endpoints().then((e) => e.jsonRpc.post(ex, caller, body)), true));
       app.options(JSON_RPC_PATH, preflight);
       app.any(JSON_RPC_PATH, notAllowed('POST'));
     },
     hostAllowed,
     closeSessionsOf(closes) {
-      streamable.closeWhere(closes);
-      sse.closeWhere(closes);
+      made?.streamable.closeWhere(closes);
+      made?.sse.closeWhere(closes);
     },
-    sessions: () => ({ streamableHttp: streamable.sessionCount, sse: sse.sessionCount }),
+    sessions: () => ({ streamableHttp: made?.streamable.sessionCount ?? 0, sse: made?.sse.sessionCount ?? 0 }),
     async close() {
       clearInterval(sweeper);
-      await Promise.all([streamable.close(), sse.close(), jsonRpc.close()]);
+      // Endpoints still being made are closed once made: a request that was waiting for them ends.
+      const e = made ?? (making === null ? null : await making.catch(() => null));
+      if (e !== null) await Promise.all([e.streamable.close(), e.sse.close(), e.jsonRpc.close()]);
     },
   };
 }

@@ -5,6 +5,9 @@ import { FORBIDDEN_HOST, type ApiError } from '../errors.js';
  * protocol server): their codes and the body shape `{jsonrpc, error: {code, message, data?}, id}`.
  */
 
+/** Where the clients of /sse POST their messages (transports/sse.ts tells it in its stream's first event). */
+export const SSE_MESSAGES_PATH = '/messages';
+
 /** JSON-RPC 2.0 codes, and the server-defined ones (-32000 to -32099) these transports use. */
 export const RpcCode = {
   parseError: -32700,

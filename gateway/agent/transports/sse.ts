@@ -19,11 +19,10 @@ import { authInfoFor, createMcpServer } from '../mcp.js';
 import { SessionTable, type Session, type SessionLimits } from '../sessions.js';
 import type { ToolCatalog } from '../tools/catalog.js';
 import type { ServiceInfo } from '../tools/service.js';
-import { BODY_TOO_LARGE, BUSY, BUSY_RETRY_AFTER_S, PARSE_ERROR, rpcError, RpcCode, SESSION_OWNER } from '../wire.js';
+import { BODY_TOO_LARGE, BUSY, BUSY_RETRY_AFTER_S, PARSE_ERROR, rpcError, RpcCode, SESSION_OWNER, SSE_MESSAGES_PATH } from '../wire.js';
 import { STREAM_KEEP_ALIVE_MS } from './streamable-http.js';
 
-/** Where the clients of /sse POST their messages. */
-export const SSE_MESSAGES_PATH = '/messages';
+export { SSE_MESSAGES_PATH };
 /** Events waiting for a slow reader before it is disconnected. */
 export const MAX_QUEUED_BYTES = 8 * 1024 * 1024; // 8 MiB
 
