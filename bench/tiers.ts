@@ -144,7 +144,10 @@ async function measure(pools: number): Promise<SizeResult> {
       }
     };
     let stats = await readStats();
-    for (const t0 = performance.now(); stats.engine.snapshots?.writing === true && performance.now() - t0 < 10 * 60_000; stats = await readStats()) {
+    // And after a delta cut (one copying the rows changed since the one before), at every size: the
+    // first cut of a run copies every row, and what the shards keep for cuts follows the delta cuts.
+    const settled = (e: EngineStats) => e.snapshots === null || (e.snapshots.writing === false && (e.snapshots.last_delta === true || e.snapshot_skipped !== null));
+    for (const t0 = performance.now(); !settled(stats.engine) && performance.now() - t0 < 10 * 60_000; stats = await readStats()) {
       await new Promise((r) => setTimeout(r, 5_000));
     }
     const anonBytes = residentBytes(child.pid!).anon;
