@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PARTS } from '../engine/catalog/parts.js';
-import { shardRowColumns } from '../engine/snapshot/capture.js';
+import { captureRoom, shardRowColumns } from '../engine/snapshot/capture.js';
 import { EngineViews } from '../engine/state/views.js';
 import { ringBlockBytes } from '../engine/state/ring-blocks.js';
 import { output, residentBytes, waitForLine } from './process.js';
@@ -63,6 +63,9 @@ interface EngineStats {
     readonly last_write_ms: number | null;
     readonly last_delta: boolean | null;
     readonly last_rows_copied: number | null;
+    readonly last_pools_copied?: number | null;
+    readonly last_tokens_copied?: number | null;
+    readonly capture_buffer_bytes?: { readonly rows: number; readonly blocks: number } | null;
     readonly writing: boolean;
   } | null;
   readonly second_blocks: { readonly touched: number; readonly bytes_each: number };
@@ -141,7 +144,10 @@ async function measure(pools: number): Promise<SizeResult> {
       }
     };
     let stats = await readStats();
-    for (const t0 = performance.now(); stats.engine.snapshots?.writing === true && performance.now() - t0 < 10 * 60_000; stats = await readStats()) {
+    // And after a delta cut (one copying the rows changed since the one before), at every size: the
+    // first cut of a run copies every row, and what the shards keep for cuts follows the delta cuts.
+    const settled = (e: EngineStats) => e.snapshots === null || (e.snapshots.writing === false && (e.snapshots.last_delta === true || e.snapshot_skipped !== null));
+    for (const t0 = performance.now(); !settled(stats.engine) && performance.now() - t0 < 10 * 60_000; stats = await readStats()) {
       await new Promise((r) => setTimeout(r, 5_000));
     }
     const anonBytes = residentBytes(child.pid!).anon;
@@ -184,15 +190,20 @@ function rowBytes(views: EngineViews, scope: 'pool' | 'token'): number {
 }
 
 /**
- * Bytes per pool or token row the shards' snapshot capture buffers keep from one cut to the next
- * (engine/snapshot/capture.ts CaptureArena: after the first, full cut, every shard-written row of
- * the kept columns, with a quarter more room), until a cut needs far less.
+ * Bytes the shards' snapshot capture buffers keep for rows after a size's last cut, by the rule of
+ * engine/snapshot/capture.ts (CaptureArena): the rows that cut copied (all of them after a full cut,
+ * those changed since the one before after a delta cut), of every shard-written kept row column, with
+ * a quarter more room. (The arena keeps the largest need of the last four delta cuts: a model of the
+ * steady state, where delta cuts copy about the same rows.)
  */
-const CAPTURE_ROOM = 1.25;
 function captureRowBytes(views: EngineViews, scope: 'pool' | 'token'): number {
   let n = 0;
   for (const c of shardRowColumns(views.columnTable)) if (c.scope === scope) n += c.stride * c.array.BYTES_PER_ELEMENT;
-  return n * CAPTURE_ROOM;
+  return n;
+}
+function captureModelBytes(views: EngineViews, r: SizeResult): number {
+  const st = r.engine.snapshots;
+  return captureRoom((st?.last_pools_copied ?? 0) * captureRowBytes(views, 'pool') + (st?.last_tokens_copied ?? 0) * captureRowBytes(views, 'token'));
 }
 
 function catalogRowBytes(scope: 'pool' | 'token'): number {
@@ -252,7 +263,7 @@ async function main(): Promise<void> {
       ['second blocks touched during the backfill (given back, still resident)', secondBlocks],
       [`token rows (${tokensPerPool.toFixed(2)} tokens per pool)`, tokenRow * tokensPerPool],
       ['catalog rows of the pool and its tokens (texts aside)', catalogRowBytes('pool') + catalogRowBytes('token') * tokensPerPool],
-      ['snapshot capture buffers kept between cuts, for the pool and its tokens (from the column table, once a full cut ran at both sizes)', captureRowBytes(views, 'pool') + captureRowBytes(views, 'token') * tokensPerPool],
+      ['snapshot capture buffers kept for rows between cuts (from the column table and the rows each size\'s last cut copied)', (captureModelBytes(views, b) - captureModelBytes(views, a)) / pools],
     ];
     const known = parts.reduce((sum, [, n]) => sum + n, 0);
     const quiet = perPool - simulator;
@@ -270,6 +281,8 @@ async function main(): Promise<void> {
       print(`| of the rest and the simulator: JS heaps of the main thread (with the simulator's objects) | ${((b.engine.heaps.main.total - a.engine.heaps.main.total) / pools).toFixed(1)} |`);
       print(`| of the rest: JS heaps of the shard threads | ${((shardTotal(b.engine.heaps) - shardTotal(a.engine.heaps)) / pools).toFixed(1)} |`);
     }
+    const heldRows = (r: SizeResult) => r.engine.snapshots?.capture_buffer_bytes?.rows ?? 0;
+    print(`| of the rest and the model: capture buffers for rows, as the shards report them | ${((heldRows(b) - heldRows(a)) / pools).toFixed(1)} |`);
     print(`| measured resident per pool, simulator included | ${perPool.toFixed(1)} |`);
     // The public universe: the larger run's process, plus quiet pools (with their tokens) and hot pools' blocks at its share.
     const hotShare = b.engine.pools_hot / b.pools;

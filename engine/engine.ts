@@ -110,6 +110,9 @@ const MAX_STEP_SECONDS = 86_400; // 1 day
 const STEP_EVENTS = 50_000;
 const DEFAULT_LIVE_TICK_MS = 250;
 const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
+/** Capture buffers let go of at a cut, summed over the shards, from which the threads collect once its snapshot is written. */
+const COLLECT_RELEASED_BYTES = 32 * 2 ** 20;
+const mibText = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 /** The heap figures of /stats are refreshed this often (with a sweep). */
 const HEAPS_INTERVAL_MS = 10_000;
 const PROGRESS_INTERVAL_MS = 1_000;
@@ -206,8 +209,19 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         const st = snapshots.stats();
         // A source that keeps state (the simulator) serialised it on this thread: hundreds of MiB at
         // large universes, garbage now, that V8 would leave resident until some later major GC.
-        const gcMs = opened?.saveState !== undefined ? collectGarbage() : null;
-        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms copying ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms${gcMs === null ? '' : `; the source state's copy collected in ${gcMs.toFixed(0)} ms`}`);
+        // Capture buffers the shards let go of (after a full cut, or when a cut needs far less than
+        // the ones before): large ArrayBuffers only small objects reference, garbage on the shards and
+        // on this thread (which held the previous cut's views of them), that V8 would leave resident.
+        const released = st.captureBuffers?.released ?? 0;
+        const collectNow = opened?.saveState !== undefined || released >= COLLECT_RELEASED_BYTES;
+        const gcMs = collectNow ? collectGarbage() : null;
+        if (released >= COLLECT_RELEASED_BYTES) {
+          shards.collectGarbage().then(
+            (ms) => log.info(`capture buffers let go of at the cut of log batch ${cut.seq}: ${(released / 2 ** 20).toFixed(1)} MiB, collected in ${(ms ?? 0).toFixed(0)} ms on the longest shard`),
+            () => undefined,
+          );
+        }
+        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms copying ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms; capture buffers ${mibText(st.captureBuffers?.rows ?? 0)} for rows, ${mibText(st.captureBuffers?.blocks ?? 0)} for ring blocks${gcMs === null ? '' : `; this thread's heap collected in ${gcMs.toFixed(0)} ms`}`);
         return cut.seq;
       },
       (err: unknown) => {
@@ -409,6 +423,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
                 last_write_ms: st.lastWriteMs === null ? null : Math.round(st.lastWriteMs),
                 last_delta: st.lastDelta,
                 last_rows_copied: st.lastRowsCopied,
+                last_pools_copied: st.lastPoolsCopied,
+                last_tokens_copied: st.lastTokensCopied,
+                capture_buffer_bytes: st.captureBuffers === null ? null : { rows: st.captureBuffers.rows, blocks: st.captureBuffers.blocks },
               },
       };
     },

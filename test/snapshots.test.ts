@@ -13,6 +13,7 @@ import type * as LogModule from '../engine/log.js';
 import type { Engine } from '../engine/engine.js';
 import { keptColumns, usedBytes } from '../engine/snapshot/format.js';
 import { readHeader } from '../engine/snapshot/load.js';
+import { shardRowColumns } from '../engine/snapshot/capture.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { catalogDump } from './support/catalog-dump.js';
 import { heldCandles, token1Changes } from './support/held-candles.js';
@@ -63,12 +64,12 @@ afterAll(() => {
 });
 
 /** An engine on the simulator whose clock is `clock.now` (Unix s). */
-async function engineAt(dir: string, clock: { now: number }, snapshots: boolean): Promise<Engine> {
+async function engineAt(dir: string, clock: { now: number }, snapshots: boolean, sim: typeof SIM = SIM): Promise<Engine> {
   const engine = await startEngine({
     dataDir: dir,
     shards: 2,
     capacity: CAPACITY,
-    source: createSimulator(SIM),
+    source: createSimulator(sim),
     now: () => clock.now,
     catchUpStepSeconds: 2 * HOUR,
     liveTickMs: 20,
@@ -106,6 +107,45 @@ function expectSameViews(actual: Map<string, Buffer>, expected: Map<string, Buff
     while (i < bytes.length && got[i] === bytes[i]) i++;
     expect.fail(`column ${name} differs from byte ${i} of ${bytes.length} (${got.length} bytes in the other)`);
   }
+}
+
+/**
+ * The snapshot file of log batch `seq` in `dir` holds exactly the engine's views (the clock standing
+ * still since the cut): every kept column, and each pool's ring block rows. Returns the pools it lists
+ * holding a block.
+ */
+function expectFileIsViews(engine: Engine, dir: string, seq: number, label: string): Int32Array {
+  // The clock stands still: the views are as the cut took them. Every kept column of the file equals them.
+  const path = join(dir, 'snapshots', `${String(seq).padStart(12, '0')}.snap`);
+  const header = readHeader(path);
+  const file = readFileSync(path);
+  const { views } = engine;
+  for (const c of keptColumns(views.columnTable)) {
+    const col = header.columns.find((x) => x.name === c.name)!;
+    const want = Buffer.from(usedBytes(c, header.pools, header.tokens, views.capacity.chains));
+    const got = file.subarray(col.offset, col.offset + col.bytes);
+    if (!got.equals(want)) {
+      let i = 0;
+      while (i < want.length && got[i] === want[i]) i++;
+      expect.fail(`${label}: column ${c.name} of the snapshot differs from the views at byte ${i} of ${want.length}`);
+    }
+  }
+  // The ring blocks (copied whole at every cut: a pool holding one trades, or its windows move, every few minutes): each pool the file lists holds one, with the same rows.
+  const hot = new Int32Array(file.buffer.slice(file.byteOffset + header.blocks.offset, file.byteOffset + header.blocks.offset + header.blocks.pools * 4));
+  expect(new Set(hot).size).toBe(hot.length);
+  for (const col of header.blocks.columns) {
+    const spec = views.columnTable.find((c) => c.name === col.name)!;
+    const size = spec.stride * spec.array.BYTES_PER_ELEMENT;
+    const all = new Uint8Array(spec.array.buffer, spec.array.byteOffset, spec.array.byteLength);
+    const rows = sparseBlockRows(file, col, hot.length, size);
+    hot.forEach((p, i) => {
+      const b = views.poolBlock[p]! - 1;
+      expect(b, `pool ${p} holds a block`).toBeGreaterThanOrEqual(0);
+      const got = rows.subarray(i * size, (i + 1) * size);
+      if (!got.equals(all.subarray(b * size, (b + 1) * size))) expect.fail(`${label}: block column ${col.name} of pool ${p} differs from the views`);
+    });
+  }
+  return hot;
 }
 
 describe('snapshots', () => {
@@ -175,40 +215,45 @@ describe('snapshots', () => {
         // many that have not for 30 days) are not copied again.
         expect(copied).toBeGreaterThan(0);
         expect(copied).toBeLessThan(all);
-        // The clock stands still: the views are as the cut took them. Every kept column of the file equals them.
-        const path = join(dir, 'snapshots', `${String(seq).padStart(12, '0')}.snap`);
-        const header = readHeader(path);
-        const file = readFileSync(path);
-        const { views } = engine;
-        for (const c of keptColumns(views.columnTable)) {
-          const col = header.columns.find((x) => x.name === c.name)!;
-          const want = Buffer.from(usedBytes(c, header.pools, header.tokens, views.capacity.chains));
-          const got = file.subarray(col.offset, col.offset + col.bytes);
-          if (!got.equals(want)) {
-            let i = 0;
-            while (i < want.length && got[i] === want[i]) i++;
-            expect.fail(`after ${hours} h: column ${c.name} of the snapshot differs from the views at byte ${i} of ${want.length}`);
-          }
-        }
-        // The ring blocks (copied whole at every cut: a pool holding one trades, or its windows move, every few minutes): each pool the file lists holds one, with the same rows.
-        const hot = new Int32Array(file.buffer.slice(file.byteOffset + header.blocks.offset, file.byteOffset + header.blocks.offset + header.blocks.pools * 4));
+        const hot = expectFileIsViews(engine, dir, seq, `after ${hours} h`);
         expect(hot.length).toBeGreaterThan(0);
-        expect(new Set(hot).size).toBe(hot.length);
-        for (const col of header.blocks.columns) {
-          const spec = views.columnTable.find((c) => c.name === col.name)!;
-          const size = spec.stride * spec.array.BYTES_PER_ELEMENT;
-          const all = new Uint8Array(spec.array.buffer, spec.array.byteOffset, spec.array.byteLength);
-          const rows = sparseBlockRows(file, col, hot.length, size);
-          hot.forEach((p, i) => {
-            const b = views.poolBlock[p]! - 1;
-            expect(b, `pool ${p} holds a block`).toBeGreaterThanOrEqual(0);
-            const got = rows.subarray(i * size, (i + 1) * size);
-            if (!got.equals(all.subarray(b * size, (b + 1) * size))) expect.fail(`after ${hours} h: block column ${col.name} of pool ${p} differs from the views`);
-          });
-        }
+        const { views } = engine;
         let holding = 0;
         for (let p = 0; p < views.poolCount; p++) if (views.poolBlock[p] !== 0) holding++;
         expect(hot.length).toBe(holding);
+      }
+    } finally {
+      await engine.stop();
+    }
+  }, 240_000);
+
+  it('after the first (full) cut, the capture buffers the shards keep follow the rows delta cuts copy, and the files still hold exactly the views', async () => {
+    const dir = tempDir();
+    const clock = { now: GENESIS + 20 * HOUR };
+    // Few swaps among many pools: most never trade, so a delta cut copies far fewer rows than the full one.
+    const sim = { ...SIM, pools: 2000, swapsPerSecond: 0.002 };
+    const engine = await engineAt(dir, clock, true, sim);
+    type Snap = { last_delta: boolean | null; last_pools_copied: number | null; last_tokens_copied: number | null; capture_buffer_bytes: { rows: number; blocks: number } | null };
+    const snap = () => (engine.stats() as { snapshots: Snap }).snapshots;
+    const rowBytes = (scope: 'pool' | 'token') => shardRowColumns(engine.views.columnTable).reduce((n, c) => n + (c.scope === scope ? c.stride * c.array.BYTES_PER_ELEMENT : 0), 0);
+    const copiedBytes = () => snap().last_pools_copied! * rowBytes('pool') + snap().last_tokens_copied! * rowBytes('token');
+    // Per shard and column, a buffer is at most twice the room (a quarter more, whole 8-byte words) of what the delta cuts so far needed.
+    const slack = 2 * 2 * 8 * shardRowColumns(engine.views.columnTable).length;
+    try {
+      expect(await engine.snapshot()).toBeGreaterThan(0);
+      expect(snap().last_delta).toBe(false);
+      const full = snap().capture_buffer_bytes!.rows;
+      expect(full).toBeGreaterThanOrEqual(copiedBytes());
+      let deltaBytes = 0;
+      for (const hours of [1, 2, 1]) {
+        clock.now += hours * HOUR;
+        await settle(engine, clock, true);
+        const seq = (await engine.snapshot())!;
+        expect(snap().last_delta).toBe(true);
+        deltaBytes += copiedBytes();
+        expect(deltaBytes, 'the delta cuts copy far fewer rows than the full one').toBeLessThan(full / 5);
+        expect(snap().capture_buffer_bytes!.rows, `capture buffers for rows after the delta cut ${hours} h later`).toBeLessThanOrEqual(2 * 1.25 * deltaBytes + slack);
+        expectFileIsViews(engine, dir, seq, `after ${hours} h`);
       }
     } finally {
       await engine.stop();

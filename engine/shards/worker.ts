@@ -12,7 +12,7 @@ import { LmdbSink } from './lmdb-sink.js';
 import { pruneTransactions } from './prune.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
-import { CaptureArena, captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
+import { CaptureArena, captureBuffers, captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
 import { captureShardBlocks } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
@@ -135,7 +135,7 @@ export function capture(task: { readonly runs: ShardRuns; readonly delta: boolea
   const blocks = captureShardBlocks(views, ownsChain, arena);
   const pending = sink?.pendingChunks() ?? [];
   // The copies are in the shard's capture arena (shared memory): the main thread reads them where they are.
-  return { ...rows, pending, blocks, heldMs: performance.now() - t0 } satisfies ShardCapture;
+  return { ...rows, pending, blocks, heldMs: performance.now() - t0, buffers: captureBuffers(views.columnTable, arena) } satisfies ShardCapture;
 }
 
 /** This shard's capture buffers, reused from cut to cut (snapshot/capture.ts). */

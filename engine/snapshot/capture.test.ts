@@ -4,7 +4,7 @@ import { blockColumns } from './format.js';
 import { describe, expect, it } from 'vitest';
 import { EngineViews } from '../state/views.js';
 import type { ColumnSpec } from '../state/views.js';
-import { captureShardRows, runsByShard, shardRowColumns } from './capture.js';
+import { CaptureArena, captureBuffers, captureRoom, captureShardRows, runsByShard, shardRowColumns } from './capture.js';
 import { DirtyBits, DirtyRows } from './dirty.js';
 
 /** Puts the shards' packed runs of a column back at their rows (what the snapshot writer does at file offsets). */
@@ -75,6 +75,52 @@ describe('snapshot cut', () => {
     expect([...new Float64Array(cut.columns[reserve]!.slice().buffer)]).toEqual([1000, 1031, 1032, 1033, 1063, 1064, 1069]);
     expect(dirty.pools.has(31)).toBe(false);
     expect([...captureShardRows(v, runs, dirty, true).rows!.pools]).toEqual([]);
+  });
+
+  it('keeps capture buffers at what delta cuts copy: a full cut\'s row buffers are given back at the next delta cut, and grow again when a cut needs more', () => {
+    const pools = 4000;
+    const v = EngineViews.create({ pools, tokens: 8, chains: 1 });
+    for (let p = 0; p < pools; p++) {
+      v.poolExists[p] = 1;
+      v.reserve0[p] = p + 0.5;
+    }
+    const runs = { pools: [0, pools], tokens: [] };
+    const poolRowBytes = shardRowColumns(v.columnTable).reduce((n, c) => n + (c.scope === 'pool' ? c.stride * c.array.BYTES_PER_ELEMENT : 0), 0);
+    const columns = shardRowColumns(v.columnTable).length;
+    const arena = new CaptureArena();
+    const dirty = new DirtyRows(pools, 8);
+    const reserve = shardRowColumns(v.columnTable).findIndex((c) => c.name === 'reserve0');
+    const cut = (marked: readonly number[], delta: boolean) => {
+      dirty.pools.markAll(marked);
+      const out = captureShardRows(v, runs, dirty, delta, arena);
+      const held = captureBuffers(v.columnTable, arena);
+      return { out, held };
+    };
+    // The full cut: one copy of every row.
+    const full = cut([], false);
+    expect(full.held.rows).toBeGreaterThanOrEqual(pools * poolRowBytes);
+    // Delta cuts copying 10 rows: the buffers follow them (with room), whatever the full cut held.
+    const ten = Array.from({ length: 10 }, (_, i) => i * 397);
+    const small = cut(ten, true);
+    expect(small.held.released).toBeGreaterThanOrEqual(pools * poolRowBytes);
+    expect(small.held.rows).toBeLessThanOrEqual(captureRoom(10 * poolRowBytes) + 8 * columns);
+    expect([...new Float64Array(small.out.columns[reserve]!.slice().buffer)]).toEqual(ten.map((p) => p + 0.5));
+    // The same again: nothing made anew, nothing let go of (the same buffer under the rows).
+    const again = cut(ten, true);
+    expect(again.held.released).toBe(0);
+    expect(again.out.columns[reserve]!.buffer).toBe(small.out.columns[reserve]!.buffer);
+    // A cut needing more grows them, its rows all there.
+    const many = Array.from({ length: 1000 }, (_, i) => i * 3);
+    const grown = cut(many, true);
+    expect(grown.held.rows).toBeGreaterThanOrEqual(1000 * poolRowBytes);
+    expect([...new Float64Array(grown.out.columns[reserve]!.slice().buffer)]).toEqual(many.map((p) => p + 0.5));
+    // Cuts needing less than half keep the room of the largest of the last four delta cuts...
+    for (let i = 0; i < 3; i++) expect(cut(ten, true).held.released).toBe(0);
+    // ...and once it is out of them, give it back.
+    const shrunk = cut(ten, true);
+    expect(shrunk.held.released).toBeGreaterThan(0);
+    expect(shrunk.held.rows).toBeLessThanOrEqual(captureRoom(10 * poolRowBytes) + 8 * columns);
+    expect([...new Float64Array(shrunk.out.columns[reserve]!.slice().buffer)]).toEqual(ten.map((p) => p + 0.5));
   });
 
   it('marks past the size it was made with grow the bit set', () => {

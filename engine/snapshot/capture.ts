@@ -38,6 +38,20 @@ export interface ShardCapture {
   readonly blocks: BlockCapture;
   /** Milliseconds the shard spent copying (its only pause). */
   readonly heldMs: number;
+  /** Bytes the shard's capture buffers hold after this cut (row columns, block columns), and those it let go of at it. */
+  readonly buffers: CaptureBuffers;
+}
+
+export interface CaptureBuffers {
+  readonly rows: number;
+  readonly blocks: number;
+  readonly released: number;
+}
+
+/** What `arena` holds for the row columns and for the rest (the block columns), and let go of at this cut. */
+export function captureBuffers(table: readonly ColumnSpec[], arena: CaptureArena): CaptureBuffers {
+  const rows = arena.heldBytes(new Set(shardRowColumns(table).map((c) => c.name)));
+  return { rows, blocks: arena.heldBytes() - rows, released: arena.released };
 }
 
 /** Kept columns the shards write per pool or token row, in table order (the order of ShardCapture.columns). */
@@ -84,6 +98,8 @@ export function runRows(runs: readonly number[]): number {
 export function captureShardRows(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean, arena = new CaptureArena()): Pick<ShardCapture, 'columns' | 'rows'> {
   const rows = delta ? { pools: dirty.pools.within(runs.pools), tokens: dirty.tokens.within(runs.tokens) } : undefined;
   dirty.clear();
+  // The start of the shard's cut (its ring blocks are copied next, into the same arena).
+  arena.beginCut(delta);
   const columns = shardRowColumns(views.columnTable).map((c) => {
     if (rows !== undefined) return gatherRows(c.array, c.stride, c.scope === 'pool' ? rows.pools : rows.tokens, arena.bytes(c.name, (c.scope === 'pool' ? rows.pools : rows.tokens).length * rowBytes(c)));
     const size = rowBytes(c);
@@ -123,27 +139,82 @@ export function gatherRows(array: ColumnSpec['array'], stride: number, ids: Arra
 /** Rows of at least this many elements are copied with one call each (a view per row costs less than the loop). */
 const LONG_ROW = 32;
 
-/** Below this, a capture buffer is kept whatever the next cut needs. */
-const ARENA_KEEP_BYTES = 64 * 2 ** 20; // 64 MiB
+/** Delta cuts whose needs a buffer is kept for: the largest of them, with ROOM more. */
+const KEPT_CUTS = 4;
+/** Room a buffer is made with over what it was made for (fewer fresh buffers as a need grows slowly). */
+const ROOM = 1.25;
+/** A buffer holding more than this many times the room of what the kept cuts needed is made anew at that size. */
+const SHRINK_ABOVE = 2;
+
+/** Bytes of a buffer made for `need` bytes: ROOM more, whole 8-byte words. */
+export function captureRoom(need: number): number {
+  return Math.ceil((need * ROOM) / 8) * 8;
+}
+
+interface ArenaBuffer {
+  buffer: SharedArrayBuffer;
+  /** What the last KEPT_CUTS delta cuts asked of it (oldest first). */
+  readonly needs: number[];
+}
 
 /**
  * A shard's capture buffers, one per column, kept from one cut to the next (shared memory: the main
  * thread writes the snapshot from them without a copy). Invariant: the shard writes them only while
  * capturing, and it captures again only after the snapshot of the previous cut was written (or its
- * write failed): the engine starts no cut while one is written. Keeping them saves touching fresh
- * memory at every cut (the ring blocks of the pools trading, copied each time), which costs more
- * than the copy; one much larger than the cut needs (after a full cut) is let go.
+ * write failed): the engine starts no cut while one is written.
+ *
+ * Why kept: touching fresh memory costs more than the copy (7–8 s per GiB on a small server against
+ * about 0.5 s for the copy), and the ring blocks of the pools trading are copied whole at every cut.
+ * What is kept follows what delta cuts need: a buffer holds the room of the largest need of the last
+ * KEPT_CUTS delta cuts (ROOM more), and one holding more than SHRINK_ABOVE times that is made anew
+ * at that size. A full cut (the first of a run: every row) is not one of them: the first delta cut
+ * after it gives its row buffers back down to the rows that cut copies. A buffer that is too small
+ * grows to ROOM times what the cut needs. So a fresh buffer is made only when a need grows by more
+ * than ROOM or falls below half of what the recent cuts needed: its pages cost about what the
+ * copies into it cost while the needs stay in that band, and nothing otherwise.
  */
 export class CaptureArena {
-  private readonly buffers = new Map<string, SharedArrayBuffer>();
+  private readonly buffers = new Map<string, ArenaBuffer>();
+  private delta = false;
+  private releasedNow = 0;
+
+  /** Starts a cut: `delta` when it copies only the rows changed since the previous one. */
+  beginCut(delta: boolean): void {
+    this.delta = delta;
+    this.releasedNow = 0;
+  }
 
   /** `n` bytes for column `name`, 8-byte aligned, contents undefined. */
   bytes(name: string, n: number): Uint8Array {
     let b = this.buffers.get(name);
-    if (b === undefined || b.byteLength < n || (b.byteLength > ARENA_KEEP_BYTES && b.byteLength > 2 * n)) {
-      b = new SharedArrayBuffer(Math.ceil((n * 1.25) / 8) * 8);
+    if (b === undefined) {
+      b = { buffer: new SharedArrayBuffer(captureRoom(n)), needs: [] };
       this.buffers.set(name, b);
     }
-    return new Uint8Array(b, 0, n);
+    if (this.delta) {
+      b.needs.push(n);
+      if (b.needs.length > KEPT_CUTS) b.needs.shift();
+    }
+    const keep = this.delta ? captureRoom(Math.max(...b.needs)) : 0;
+    if (b.buffer.byteLength < n) {
+      this.releasedNow += b.buffer.byteLength;
+      b.buffer = new SharedArrayBuffer(Math.max(captureRoom(n), keep));
+    } else if (this.delta && b.buffer.byteLength > SHRINK_ABOVE * keep) {
+      this.releasedNow += b.buffer.byteLength;
+      b.buffer = new SharedArrayBuffer(keep);
+    }
+    return new Uint8Array(b.buffer, 0, n);
+  }
+
+  /** Bytes the buffers hold now; with `names`, only those columns' buffers. */
+  heldBytes(names?: ReadonlySet<string>): number {
+    let n = 0;
+    for (const [name, b] of this.buffers) if (names === undefined || names.has(name)) n += b.buffer.byteLength;
+    return n;
+  }
+
+  /** Bytes of buffers let go of since the cut began (garbage until this thread and the main thread collect). */
+  get released(): number {
+    return this.releasedNow;
   }
 }

@@ -13,7 +13,7 @@ import type { EngineViews } from '../state/views.js';
 import { seqOfFileName, SNAPSHOT_SUFFIX, type SnapshotHeader } from './format.js';
 import { incompatibility, loadViewsDeferred, readHeader, SnapshotError } from './load.js';
 import type { BlockLoader } from './block-loader.js';
-import { runRows, type ShardCapture, type ShardRuns } from './capture.js';
+import { runRows, type CaptureBuffers, type ShardCapture, type ShardRuns } from './capture.js';
 import { layoutSnapshot, writeSnapshot, type MainCut, type SnapshotBase } from './write.js';
 
 export interface SnapshotFile {
@@ -36,6 +36,11 @@ export interface SnapshotStats {
   /** Whether the last snapshot was written over the one before it (only the rows changed since copied), and how many pool and token rows its cut copied. */
   readonly lastDelta: boolean | null;
   readonly lastRowsCopied: number | null;
+  /** Of those, pool rows and token rows. */
+  readonly lastPoolsCopied: number | null;
+  readonly lastTokensCopied: number | null;
+  /** Bytes the shards' capture buffers hold after the last cut (row columns, block columns), and those they let go of at it. */
+  readonly captureBuffers: CaptureBuffers | null;
   readonly writing: boolean;
 }
 
@@ -68,6 +73,9 @@ export class Snapshots {
   private lastWriteMs: number | null = null;
   private lastDelta: boolean | null = null;
   private lastRowsCopied: number | null = null;
+  private lastPoolsCopied: number | null = null;
+  private lastTokensCopied: number | null = null;
+  private captureBuffers: CaptureBuffers | null = null;
   private inFlight: Promise<SnapshotFile> | null = null;
   /**
    * The snapshot the shards' changed-row marks are relative to (snapshot/dirty.ts): the one loaded
@@ -178,7 +186,10 @@ export class Snapshots {
       this.lastPauseMs = Math.max(...parts.map((p) => p.capture.heldMs));
       this.lastMainMs = mainMs;
       this.lastDelta = captured.base !== undefined;
-      this.lastRowsCopied = parts.reduce((n, { runs, capture }) => n + (capture.rows ? capture.rows.pools.length + capture.rows.tokens.length : runRows(runs.pools) + runRows(runs.tokens)), 0);
+      this.lastPoolsCopied = parts.reduce((n, { runs, capture }) => n + (capture.rows ? capture.rows.pools.length : runRows(runs.pools)), 0);
+      this.lastTokensCopied = parts.reduce((n, { runs, capture }) => n + (capture.rows ? capture.rows.tokens.length : runRows(runs.tokens)), 0);
+      this.lastRowsCopied = this.lastPoolsCopied + this.lastTokensCopied;
+      this.captureBuffers = parts.reduce((a, { capture: { buffers: b } }) => ({ rows: a.rows + b.rows, blocks: a.blocks + b.blocks, released: a.released + b.released }), { rows: 0, blocks: 0, released: 0 });
       this.newestTakenAtMs = captured.header.takenAtMs;
       const files = this.list();
       const gone = Math.max(0, files.length - this.keep);
@@ -210,6 +221,9 @@ export class Snapshots {
       lastWriteMs: this.lastWriteMs,
       lastDelta: this.lastDelta,
       lastRowsCopied: this.lastRowsCopied,
+      lastPoolsCopied: this.lastPoolsCopied,
+      lastTokensCopied: this.lastTokensCopied,
+      captureBuffers: this.captureBuffers,
       writing: this.writing,
     };
   }

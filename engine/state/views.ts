@@ -191,8 +191,9 @@ export class EngineViews {
 
   // ---- dynamic pool columns (writer: owning shard; guarded by poolSeq) ----
   readonly poolSeq: Int32Array;
-  readonly lastEventTime: Float64Array;
-  readonly lastSwapTime: Float64Array;
+  /** Unix seconds of the last event and the last swap: whole (events carry u32 times, which last to 2106), as reserveTime. */
+  readonly lastEventTime: Uint32Array;
+  readonly lastSwapTime: Uint32Array;
   /** Token 0 priced in token 1, decimals applied. */
   readonly ratio: Float64Array;
   readonly priceUsd0: Float64Array;
@@ -203,7 +204,7 @@ export class EngineViews {
   readonly reserveRaw: Uint32Array;
   /** Block and time of the last reserve change. */
   readonly reserveBlock: Float64Array;
-  readonly reserveTime: Float64Array;
+  readonly reserveTime: Uint32Array;
   /**
    * Last `sync` seen: block and tx index, so the swap or liquidity change of the same tx does not move
    * reserves twice. Kept by every pool: a quiet pool's liquidity changes come with syncs too.
@@ -295,8 +296,8 @@ export class EngineViews {
   readonly tokenRouteLiquidityUsd: Float64Array;
   /** Pool id + 1 of the route (0: none): the token is priced in the pool's other token. */
   readonly tokenRoutePool: Int32Array;
-  /** Time (Unix s) of the event of the route pool that last set the price. */
-  readonly tokenPriceTime: Float64Array;
+  /** Time (Unix s, whole: events carry u32 times) of the event of the route pool that last set the price. */
+  readonly tokenPriceTime: Uint32Array;
   /**
    * 1 s candles: secOpened[t] counts token t's seconds ever opened (a token row); they sit in its
    * second block b = tokenSecondBlock[t] - 1, slot `b * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS)`
@@ -365,8 +366,8 @@ export class EngineViews {
     this.weightedWeights = src.col('weightedWeights', Uint32Array, 'fixed', { stride: WEIGHTED_POOL_SLOTS * 4, ...ingest });
 
     this.poolSeq = pool('poolSeq', Int32Array, { ...shard, transient: true });
-    this.lastEventTime = pool('lastEventTime', Float64Array, shard);
-    this.lastSwapTime = pool('lastSwapTime', Float64Array, shard);
+    this.lastEventTime = pool('lastEventTime', Uint32Array, shard);
+    this.lastSwapTime = pool('lastSwapTime', Uint32Array, shard);
     this.ratio = pool('ratio', Float64Array, shard);
     this.priceUsd0 = pool('priceUsd0', Float64Array, shard);
     this.priceUsd1 = pool('priceUsd1', Float64Array, shard);
@@ -374,7 +375,7 @@ export class EngineViews {
     this.reserve1 = pool('reserve1', Float64Array, shard);
     this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
     this.reserveBlock = pool('reserveBlock', Float64Array, shard);
-    this.reserveTime = pool('reserveTime', Float64Array, shard);
+    this.reserveTime = pool('reserveTime', Uint32Array, shard);
     this.syncBlock = pool('syncBlock', Float64Array, shard);
     this.syncTx = pool('syncTx', Uint32Array, shard);
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
@@ -444,7 +445,7 @@ export class EngineViews {
     this.tokenPriceUsd = token('tokenPriceUsd', Float64Array, shard);
     this.tokenRouteLiquidityUsd = token('tokenRouteLiquidityUsd', Float64Array, shard);
     this.tokenRoutePool = token('tokenRoutePool', Int32Array, shard);
-    this.tokenPriceTime = token('tokenPriceTime', Float64Array, shard);
+    this.tokenPriceTime = token('tokenPriceTime', Uint32Array, shard);
     // 1 s candles are live data: a snapshot keeps how many each token opened, not the seconds.
     const sec = { stride: TOKEN_SECOND_SLOTS, ...shard, transient: true };
     const second = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'secondBlock', o);
