@@ -190,6 +190,16 @@ export class Ingest implements RollbackHost {
       // Whether the last event with a key was kept: one log may give several events under its key
       // (a Uniswap v4 Swap: the swap, then a sync of the reserves), taken together or dropped together.
       let keptLast = false;
+      // The pool id of the last address looked up: a pool's events come in runs, under the same string.
+      let lastPool: string | null = null;
+      let lastPoolId = -1;
+      const poolId = (address: string): number => {
+        if (address !== lastPool) {
+          lastPool = address;
+          lastPoolId = this.registry.poolId(chain, address);
+        }
+        return lastPoolId;
+      };
       for (const e of batch.events) {
         if (e.kind === 'block') {
           if (e.number <= blockEvent) {
@@ -223,7 +233,8 @@ export class Ingest implements RollbackHost {
           }
           newPools.push(created.pool);
           newTokens.push(...created.tokens);
-        } else if (this.registry.poolId(chain, e.pool) < 0) {
+          lastPool = null;
+        } else if (poolId(e.pool) < 0) {
           dropped++;
           this.droppedUnknownPool++;
           keptLast = false;
@@ -241,7 +252,7 @@ export class Ingest implements RollbackHost {
       accepted += kept.length;
       this.eventsByChain.set(batch.chain, (this.eventsByChain.get(batch.chain) ?? 0) + kept.length);
       const ids: IdResolver = {
-        poolId: (address) => this.registry.poolId(chain, address),
+        poolId,
         tokenId: (address) => this.registry.tokenId(chain, address),
       };
       for (let i = 0; i < kept.length; i += MAX_EVENTS_PER_BATCH) {
