@@ -5,6 +5,7 @@
  * the checkpoint it advances are committed to LMDB; only then is it handed to the chain's shard.
  * A `reorg` event rolls the chain back first (rollback.ts), then the events after it are taken.
  */
+import * as flatbuffers from 'flatbuffers';
 import { encodeBatch, batchRoot, type IdResolver } from '../events/codec.js';
 import type { ChainEvent, ChainEventBatch, NetworkInfo } from '../events/model.js';
 import { metaKeys, type Checkpoint, type PoolRecord, type Store, type TokenRecord } from '../store/store.js';
@@ -38,6 +39,8 @@ export class Ingest implements RollbackHost {
   private readonly views: EngineViews;
   private readonly dispatcher: ShardDispatcher;
   private readonly checkpoints = new Map<string, Checkpoint>();
+  /** The builder every batch is encoded in (its bytes are copied out): one buffer for the engine's life, not one per batch. */
+  private readonly builder = new flatbuffers.Builder(1 << 20);
   private logHead = 0;
   /** Settles once the previous ingest call's batches were handed to the dispatcher. */
   private dispatchTail: Promise<unknown> = Promise.resolve();
@@ -187,6 +190,16 @@ export class Ingest implements RollbackHost {
       // Whether the last event with a key was kept: one log may give several events under its key
       // (a Uniswap v4 Swap: the swap, then a sync of the reserves), taken together or dropped together.
       let keptLast = false;
+      // The pool id of the last address looked up: a pool's events come in runs, under the same string.
+      let lastPool: string | null = null;
+      let lastPoolId = -1;
+      const poolId = (address: string): number => {
+        if (address !== lastPool) {
+          lastPool = address;
+          lastPoolId = this.registry.poolId(chain, address);
+        }
+        return lastPoolId;
+      };
       for (const e of batch.events) {
         if (e.kind === 'block') {
           if (e.number <= blockEvent) {
@@ -220,7 +233,8 @@ export class Ingest implements RollbackHost {
           }
           newPools.push(created.pool);
           newTokens.push(...created.tokens);
-        } else if (this.registry.poolId(chain, e.pool) < 0) {
+          lastPool = null;
+        } else if (poolId(e.pool) < 0) {
           dropped++;
           this.droppedUnknownPool++;
           keptLast = false;
@@ -238,11 +252,11 @@ export class Ingest implements RollbackHost {
       accepted += kept.length;
       this.eventsByChain.set(batch.chain, (this.eventsByChain.get(batch.chain) ?? 0) + kept.length);
       const ids: IdResolver = {
-        poolId: (address) => this.registry.poolId(chain, address),
+        poolId,
         tokenId: (address) => this.registry.tokenId(chain, address),
       };
       for (let i = 0; i < kept.length; i += MAX_EVENTS_PER_BATCH) {
-        const bytes = encodeBatch(batch.chain, kept.slice(i, i + MAX_EVENTS_PER_BATCH), ids);
+        const bytes = encodeBatch(batch.chain, i === 0 && kept.length <= MAX_EVENTS_PER_BATCH ? kept : kept.slice(i, i + MAX_EVENTS_PER_BATCH), ids, this.builder);
         committed.push({ chain, seq: ++this.logHead, bytes });
       }
       this.checkpoints.set(batch.chain, ck);

@@ -8,6 +8,7 @@
  * that still has a pending candle: after a crash, replay from the watermark re-creates every
  * candle that was not yet written, and writes merge with what is stored.
  */
+import * as flatbuffers from 'flatbuffers';
 import { readU128 } from '../events/codec.js';
 import type { Burn } from '../events/fb/dex/events/burn.js';
 import type { EventKey } from '../events/fb/dex/events/event-key.js';
@@ -18,6 +19,7 @@ import { U128 } from '../events/fb/dex/events/u128.js';
 import { INTERVALS } from '../state/layout.js';
 import type { CandleRing } from '../state/views.js';
 import { CANDLE_FIELDS, chunkStart, leavingCandleAt, putChunks } from '../store/candles.js';
+import { TxRecordBytes } from '../store/records.js';
 import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
 import type { PendingChunkData } from '../snapshot/capture.js';
 import type { ShardSink, TxUsd } from './apply.js';
@@ -49,8 +51,12 @@ export class LmdbSink implements ShardSink {
    * store has them, so what it reads never depends on when a write finished.
    */
   private readonly unstored = new Map<number, PendingChunk[]>();
-  private txs: [TxKey, TxRecord][] = [];
+  /** Transactions since the last commit: their keys, and their records in `txBytes` (each ending at `txEnds[i]`). */
+  private txKeys: TxKey[] = [];
+  private txEnds: number[] = [];
+  private readonly txBytes = new TxRecordBytes();
   private readonly u128 = new U128();
+  private readonly u128b = new U128();
   private readonly store: Store;
   private lastWrite: Promise<unknown> = Promise.resolve();
   /** Log batch being applied. */
@@ -82,6 +88,35 @@ export class LmdbSink implements ShardSink {
   }
 
   transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void {
+    this.txKeys.push([pool, key.blockNumber(), key.txIndex(), key.logIndex()]);
+    // The record straight from the batch's bytes (texts as their bytes, amounts as their words); one
+    // whose texts are not hex goes through TxRecord and encodeTx.
+    const a0 = ev.amount0(this.u128)!;
+    const a1 = ev.amount1(this.u128b)!;
+    const hash = ev.txHash(flatbuffers.Encoding.UTF8_BYTES) as Uint8Array | null;
+    let negative0: boolean;
+    let negative1: boolean;
+    let sender: Uint8Array | null;
+    let recipient: Uint8Array | null;
+    if (kind === 0) {
+      const s = ev as Swap;
+      const flags = s.flags();
+      negative0 = (flags & SwapFlags.Amount0Negative) !== 0;
+      negative1 = (flags & SwapFlags.Amount1Negative) !== 0;
+      sender = s.sender(flatbuffers.Encoding.UTF8_BYTES) as Uint8Array | null;
+      recipient = s.recipient(flatbuffers.Encoding.UTF8_BYTES) as Uint8Array | null;
+    } else {
+      negative0 = negative1 = kind === 2;
+      sender = recipient = (ev as Mint).owner(flatbuffers.Encoding.UTF8_BYTES) as Uint8Array | null;
+    }
+    if (hash === null || sender === null || recipient === null || !this.txBytes.swap(kind, hash, sender, recipient, a0, negative0, a1, negative1, usd.price0Usd, usd.price1Usd, usd.volumeUsd, usd.ratio, ev.timestamp())) {
+      this.txBytes.record(this.txRecord(kind, ev, usd));
+    }
+    this.txEnds.push(this.txBytes.end);
+  }
+
+  /** A transaction as a TxRecord (for one whose texts are not hex). */
+  private txRecord(kind: 0 | 1 | 2, ev: Swap | Mint | Burn, usd: TxUsd): TxRecord {
     const a0 = readU128(ev.amount0(this.u128)!);
     const a1 = readU128(ev.amount1(this.u128)!);
     let s0: bigint;
@@ -102,10 +137,7 @@ export class LmdbSink implements ShardSink {
       sender = m.owner() ?? '';
       recipient = sender;
     }
-    this.txs.push([
-      [pool, key.blockNumber(), key.txIndex(), key.logIndex()],
-      [kind, ev.txHash() ?? '', sender, recipient, s0.toString(), s1.toString(), usd.price0Usd, usd.price1Usd, usd.volumeUsd, usd.ratio, ev.timestamp()],
-    ]);
+    return [kind, ev.txHash() ?? '', sender, recipient, s0.toString(), s1.toString(), usd.price0Usd, usd.price1Usd, usd.volumeUsd, usd.ratio, ev.timestamp()];
   }
 
   /**
@@ -123,14 +155,22 @@ export class LmdbSink implements ShardSink {
     }
     const watermark = Math.min(seq, oldestPending - 1);
     const chunks = this.ready;
-    const txs = this.txs;
+    const txKeys = this.txKeys;
+    const txEnds = this.txEnds;
+    const txBytes = txKeys.length > 0 ? this.txBytes.take() : null;
     this.ready = [];
-    this.txs = [];
+    this.txKeys = [];
+    this.txEnds = [];
     const { store } = this;
     // Waits out a full disk (durable.ts), in order with the sink's other commits.
     this.lastWrite = store.writer.write(() => {
       putChunks(store, chunks);
-      for (const [k, v] of txs) store.txs.put(k, v);
+      // Each record as its slice of the buffer: the store's encoder passes bytes through.
+      let start = 0;
+      for (let i = 0; i < txKeys.length; i++) {
+        store.txs.put(txKeys[i]!, txBytes!.subarray(start, txEnds[i]!) as unknown as TxRecord);
+        start = txEnds[i]!;
+      }
       store.meta.put(metaKeys.shardWatermark(shard), watermark);
     });
     // Rejects only when given up at shutdown (flushed() reports that to whoever waits).

@@ -42,6 +42,14 @@ const BASE58_VALUE = Uint8Array.from({ length: 128 }, (_, c) => {
 });
 const BASE58_CODES = Uint8Array.from(BASE58_ALPHABET, (ch) => ch.charCodeAt(0));
 
+/** Byte -> its value as a lower-case hex digit, 255 for any other byte. */
+const HEX_DIGIT = Uint8Array.from({ length: 256 }, (_, c) => (c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : 255));
+
+/** Bytes of a u32 without its zero bytes above the highest one (0 for 0). */
+function u32Bytes(w: number): number {
+  return w === 0 ? 0 : w < 0x100 ? 1 : w < 0x10000 ? 2 : w < 0x1000000 ? 3 : 4;
+}
+
 /** Bytes holding `digits` base58 digits at 6 bits each. */
 function base58Bytes(digits: number): number {
   return Math.ceil((digits * 6) / 8);
@@ -177,6 +185,58 @@ class Writer {
     }
     if (n > 0x7f) throw new NoBinaryForm();
     this.bytes[start] = (negative ? 0x80 : 0) | n;
+  }
+
+  /**
+   * text(s) of a string given as its ASCII bytes, when it is `0x` and lower-case hex (the text of
+   * an EVM hash or address); false, with nothing written, for any other text.
+   */
+  hexBytes(s: Uint8Array): boolean {
+    const n = s.length;
+    if (n < 4 || n > 2 + 2 * TEXT_HEX_MAX_BYTES || (n & 1) !== 0 || s[0] !== 0x30 || s[1] !== 0x78) return false;
+    this.room(1 + (n - 2) / 2);
+    const b = this.bytes;
+    let at = this.at;
+    b[at++] = (n - 2) / 2;
+    for (let i = 2; i < n; i += 2) {
+      const hi = HEX_DIGIT[s[i]!]!;
+      const lo = HEX_DIGIT[s[i + 1]!]!;
+      if ((hi | lo) > 15) return false;
+      b[at++] = (hi << 4) | lo;
+    }
+    this.at = at;
+    return true;
+  }
+
+  /**
+   * decimal() of the amount whose magnitude is the little-endian u32 words w0..w3 and whose sign is
+   * `negative` (the decimal text of that bigint), written without making the text or the bigint: its
+   * magnitude's little-endian bytes without the zero bytes above the highest one.
+   */
+  magnitude(w0: number, w1: number, w2: number, w3: number, negative: boolean): void {
+    this.room(17);
+    const n = w3 !== 0 ? 12 + u32Bytes(w3) : w2 !== 0 ? 8 + u32Bytes(w2) : w1 !== 0 ? 4 + u32Bytes(w1) : u32Bytes(w0);
+    const b = this.bytes;
+    const start = this.at;
+    b[start] = (negative && n > 0 ? 0x80 : 0) | n;
+    for (let i = 0; i < n; i++) {
+      const w = i < 4 ? w0 : i < 8 ? w1 : i < 12 ? w2 : w3;
+      b[start + 1 + i] = (w >>> ((i & 3) * 8)) & 0xff;
+    }
+    this.at = start + 1 + n;
+  }
+
+  /** The bytes written so far, as they are (no copy); the writer starts a fresh buffer of the same size. */
+  take(): Buffer {
+    const out = Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.at);
+    this.bytes = new Uint8Array(this.bytes.length);
+    this.view = new DataView(this.bytes.buffer);
+    this.at = 0;
+    return out;
+  }
+
+  get length(): number {
+    return this.at;
   }
 
   /** A copy of what was written (lmdb keeps the buffer it is given only until the put returns, but a copy is cheap). */
@@ -451,5 +511,72 @@ export function decodeCandles(b: Uint8Array): number[] {
 }
 
 /** lmdb-js value encoders (the `encoder` option of a database). */
-export const txEncoder = { encode: encodeTx, decode: decodeTx };
+/**
+ * Transaction records written as they are met (a shard's swaps, mints and burns) into one buffer,
+ * each byte for byte what encodeTx writes for the same record, then handed to the store as slices of
+ * it (txEncoder passes bytes through). `swap` writes a record from the parts a log batch holds, with
+ * no string or bigint made; a record it cannot write that way goes through encodeTx (`record`).
+ */
+export class TxRecordBytes {
+  private readonly w = new Writer();
+
+  /**
+   * The record [kind, hash, sender, recipient, amount0, amount1, p0, p1, vol, ratio, time] where the
+   * texts are ASCII bytes and each amount the u32 words of its magnitude with its sign; false, with
+   * nothing written, when a text is not `0x` and lower-case hex or the time is no varint.
+   */
+  swap(kind: 0 | 1 | 2, hash: Uint8Array, sender: Uint8Array, recipient: Uint8Array, a0: U128Words, negative0: boolean, a1: U128Words, negative1: boolean, p0: number, p1: number, vol: number, ratio: number, time: number): boolean {
+    if (!Number.isSafeInteger(time) || time < 0) return false;
+    const w = this.w;
+    const start = w.at;
+    const same = equalBytes(sender, recipient);
+    w.u8(BINARY_MARK);
+    w.u8(KIND_TX);
+    w.u8(kind | (same ? 4 : 0));
+    if (!w.hexBytes(hash) || !w.hexBytes(sender) || (!same && !w.hexBytes(recipient))) {
+      w.at = start;
+      return false;
+    }
+    w.magnitude(a0.w0(), a0.w1(), a0.w2(), a0.w3(), negative0);
+    w.magnitude(a1.w0(), a1.w1(), a1.w2(), a1.w3(), negative1);
+    w.f64(p0);
+    w.f64(p1);
+    w.f64(vol);
+    w.f64(ratio);
+    w.varint(time);
+    return true;
+  }
+
+  /** Writes encodeTx(r). */
+  record(r: TxRecord): void {
+    this.w.raw(encodeTx(r));
+  }
+
+  /** The end of the last record written, in the buffer `take` returns. */
+  get end(): number {
+    return this.w.length;
+  }
+
+  /** The records written so far; the next ones go to a fresh buffer. */
+  take(): Buffer {
+    return this.w.take();
+  }
+}
+
+/** The four little-endian u32 words of a 128-bit magnitude (a log batch's U128). */
+export interface U128Words {
+  w0(): number;
+  w1(): number;
+  w2(): number;
+  w3(): number;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Records as TxRecord arrays, or already encoded (TxRecordBytes) and passed through. */
+export const txEncoder = { encode: (r: TxRecord | Uint8Array): Uint8Array => (r instanceof Uint8Array ? r : encodeTx(r)), decode: decodeTx };
 export const candleEncoder = { encode: encodeCandles, decode: decodeCandles };

@@ -25,6 +25,17 @@ const KEYS = FIELDS.map((f) => Buffer.from(f, 'latin1'));
 const REQUIRED = (1 << FIELDS.length) - 1 - (1 << FIELDS.indexOf('removed'));
 const RESULT = Buffer.from('result', 'latin1');
 
+/** Fields whose strings are kept to be given again when the next log repeats them (Reader.repeated): slots. */
+const SLOT_ADDRESS = 0;
+const SLOT_BLOCK_NUMBER = 1;
+const SLOT_BLOCK_HASH = 2;
+const SLOT_TX_HASH = 3;
+const SLOT_TX_INDEX = 4;
+/** Topic i (an EVM log has at most four) in slot SLOT_TOPIC + i. */
+const SLOT_TOPIC = 5;
+const MAX_TOPICS = 4;
+const SLOTS = SLOT_TOPIC + MAX_TOPICS;
+
 /** A log under construction: the fields in the order of FIELDS. */
 class Log implements RpcLog {
   address = '';
@@ -63,6 +74,14 @@ class Reader {
   /** The bounds of the last key read. */
   private k0 = 0;
   private k1 = 0;
+  /**
+   * Per repeated field (SLOTS), the string read last and its bytes' bounds: a log's address, block,
+   * transaction and topics mostly repeat the log's before it (a block's logs, a transaction's, a
+   * pool's), and a field whose bytes are the same is given the same string instead of a new one.
+   */
+  private readonly lastStart = new Int32Array(SLOTS);
+  private readonly lastEnd = new Int32Array(SLOTS);
+  private readonly lastText: string[] = new Array<string>(SLOTS).fill('');
   constructor(b: Buffer) {
     this.b = b as Bytes;
   }
@@ -111,7 +130,7 @@ class Reader {
       const c = this.peek();
       switch (f) {
         case 0:
-          l.address = this.string();
+          l.address = this.repeated(SLOT_ADDRESS);
           break;
         case 1:
           l.topics = this.strings();
@@ -120,16 +139,16 @@ class Reader {
           l.data = this.string();
           break;
         case 3:
-          l.blockNumber = this.string();
+          l.blockNumber = this.repeated(SLOT_BLOCK_NUMBER);
           break;
         case 4:
-          l.blockHash = this.string();
+          l.blockHash = this.repeated(SLOT_BLOCK_HASH);
           break;
         case 5:
-          l.transactionHash = this.string();
+          l.transactionHash = this.repeated(SLOT_TX_HASH);
           break;
         case 6:
-          l.transactionIndex = this.string();
+          l.transactionIndex = this.repeated(SLOT_TX_INDEX);
           break;
         case 7:
           l.logIndex = this.string();
@@ -188,6 +207,27 @@ class Reader {
     return this.b.latin1Slice(start, end);
   }
 
+  /** A string of a field that mostly repeats: the last one of `slot` when its bytes are the same. */
+  private repeated(slot: number): string {
+    if (this.next() !== QUOTE) throw UNREAD;
+    const start = this.i;
+    const end = this.stringEnd();
+    this.i = end + 1;
+    const lastStart = this.lastStart[slot]!;
+    if (end - start === this.lastEnd[slot]! - lastStart) {
+      const b = this.b;
+      let j = end - start - 1;
+      // From the end: hashes and numbers differ in their last digits first.
+      while (j >= 0 && b[start + j] === b[lastStart + j]) j--;
+      if (j < 0) return this.lastText[slot]!;
+    }
+    const text = this.b.latin1Slice(start, end);
+    this.lastStart[slot] = start;
+    this.lastEnd[slot] = end;
+    this.lastText[slot] = text;
+    return text;
+  }
+
   private strings(): string[] {
     this.expect(OPEN_ARRAY);
     const out: string[] = [];
@@ -196,7 +236,9 @@ class Reader {
       return out;
     }
     for (;;) {
-      out.push(this.string());
+      // Topics: the event's signature, and indexed fields that repeat (a router, a pool's sender).
+      const n = out.length;
+      out.push(n < MAX_TOPICS ? this.repeated(SLOT_TOPIC + n) : this.string());
       const c = this.next();
       if (c === CLOSE_ARRAY) return out;
       if (c !== COMMA) throw UNREAD;
