@@ -10,6 +10,7 @@ import { resumeFromStore, type BackfillProgress, type SourceHealth } from '../ev
 import type { Source } from '../source.js';
 import { SlotFollower, solanaNetworkInfo, type SlotProgress } from './chain.js';
 import type { SolanaChainConfig } from './config.js';
+import type { FollowMode } from './subscribe.js';
 
 export interface SolanaSourceOptions {
   readonly chains: readonly SolanaChainConfig[];
@@ -23,9 +24,21 @@ export interface SolanaSourceOptions {
 export interface SolanaSource extends Source {
   readonly followers: readonly SlotFollower[];
   progress(): SlotProgress[];
-  health(): SourceHealth[];
+  health(): SolanaSourceHealth[];
   /** Per network, what /stats shows of the backfill (slots as its blocks, programs as its factories). */
   backfill(): BackfillProgress[];
+  /** Closes the nodes' subscriptions. */
+  close(): Promise<void>;
+}
+
+/** One cluster's ingest health: the EVM chains' fields, and how new slots are learnt of. */
+export interface SolanaSourceHealth extends SourceHealth {
+  /** `block_subscription` / `slot_subscription`: the node's PubSub announces new slots; `polling`: getSlot every poll interval. */
+  readonly follow: FollowMode;
+  readonly subscription_notifications: number;
+  /** Subscriptions lost once up (socket closed or silent), and why the last attempt or subscription failed: polling meanwhile. */
+  readonly subscription_fallbacks: number;
+  readonly subscription_last_error: string | null;
 }
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
@@ -84,7 +97,7 @@ export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
         };
       }),
     health: () =>
-      followers.map((f, i): SourceHealth => {
+      followers.map((f, i): SolanaSourceHealth => {
         const p = f.progress();
         const iso = (ms: number) => new Date(ms).toISOString();
         return {
@@ -99,12 +112,22 @@ export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
           reorgs: p.reorgs,
           last_reorg_block: p.lastReorgSlot >= 0 ? p.lastReorgSlot : null,
           rpc_retries: p.rpcRetries,
+          follow: p.follow,
+          subscription_notifications: p.notifications,
+          subscription_fallbacks: p.subscriptionFallbacks,
+          subscription_last_error: p.subscriptionLastError === '' ? null : p.subscriptionLastError,
         };
       }),
     pricingAnchors(chain) {
       const c = options.chains.find((x) => x.id === chain);
       if (!c) throw new Error(`unknown network ${chain}`);
       return { stablecoins: c.stablecoins, wrappedNative: c.wrappedNative };
+    },
+    setWakeup(wake: () => void) {
+      for (const f of followers) f.wake = wake;
+    },
+    async close() {
+      await Promise.all(followers.map((f) => f.close()));
     },
     get time() {
       return followers.length === 0 ? now() : Math.min(...followers.map((f) => f.time));
