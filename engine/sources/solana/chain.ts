@@ -78,7 +78,12 @@ export interface SlotFollowerOptions {
   readonly now?: () => number;
   readonly log?: (line: string) => void;
   readonly rpc?: RpcClient;
+  /** Records this source kept in the store about the chain (ChainEventBatch.records): the pools' vaults. */
+  readonly records?: ReadonlyMap<string, unknown>;
 }
+
+/** Record key of a pool's vaults; its value is [program id, vault 0, vault 1 or null]. */
+const VAULTS_RECORD = 'vaults.';
 
 /** Block hashes kept to find a fork point (a confirmed slot is abandoned within a few dozen slots, if ever). */
 export const RECENT_SLOTS = 512;
@@ -177,6 +182,12 @@ export class SlotFollower {
       if (p.factory !== undefined) this.countPool(p.address, p.factory);
     }
     for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address, t);
+    // The vaults of pools seen before the restart: a transaction that only moves them still moves the reserves.
+    for (const [key, value] of options.records ?? []) {
+      if (!key.startsWith(VAULTS_RECORD) || !Array.isArray(value)) continue;
+      const [programId, vault0, vault1] = value as [unknown, unknown, unknown];
+      if (typeof programId === 'string' && typeof vault0 === 'string' && (typeof vault1 === 'string' || vault1 === null)) this.decoder.knowVaults(key.slice(VAULTS_RECORD.length), programId, vault0, vault1);
+    }
     const recent = [...(options.resume?.recentBlocks ?? [])].sort((a, b) => a[0] - b[0]);
     for (const [n, h] of recent) this.remember(n, h);
     const newest = recent[recent.length - 1];
@@ -277,7 +288,10 @@ export class SlotFollower {
   private deliver(events: ChainEvent[]): ChainEventBatch | null {
     if (events.length === 0) return null;
     this.counts.events += events.length;
-    return { chain: this.config.id, events };
+    // Vaults learnt in this step are kept with its events (kept by the decoder until a batch carries them).
+    const learned = this.decoder.takeLearned();
+    if (learned.length === 0) return { chain: this.config.id, events };
+    return { chain: this.config.id, events, records: learned.map(([pool, program, v0, v1]) => [VAULTS_RECORD + pool, [program, v0, v1]] as const) };
   }
 
   /** A block, or null for a slot that has none after all (skipped or cleaned up). */

@@ -5,7 +5,7 @@
  */
 import { stepFollowers } from '../followers.js';
 import type { ChainEventBatch, NetworkInfo } from '../../events/model.js';
-import type { Store } from '../../store/store.js';
+import { sourceRecords, type Store } from '../../store/store.js';
 import { resumeFromStore, type BackfillProgress, type SourceHealth } from '../evm/source.js';
 import type { Source } from '../source.js';
 import { SlotFollower, solanaNetworkInfo, type SlotProgress } from './chain.js';
@@ -53,7 +53,8 @@ function slotsOf(p: SlotProgress): { done: number; total: number } {
 export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
   const now = options.now ?? (() => Date.now() / 1000);
   const log = options.log ?? (() => {});
-  const followers = options.chains.map((config) => new SlotFollower({ config, now, log, ...(options.store ? { resume: resumeFromStore(options.store, config.id) } : {}) }));
+  const store = options.store;
+  const followers = options.chains.map((config) => new SlotFollower({ config, now, log, ...(store ? { resume: resumeFromStore(store, config.id), records: sourceRecords(store, config.id) } : {}) }));
   const networks: NetworkInfo[] = options.chains.map(solanaNetworkInfo);
   const down: (number | null)[] = followers.map(() => null);
   const progressMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
