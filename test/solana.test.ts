@@ -370,6 +370,10 @@ describe('the solana network of the registry', () => {
     expect(at('https://rpc.example.com/v1/path?api-key=k')).toBe('wss://rpc.example.com/v1/path?api-key=k');
     expect(at('https://rpc.example.com:8443/')).toBe('wss://rpc.example.com:8444/');
     expect(at('http://127.0.0.1:8899', 'wss://ws.example.com/')).toBe('wss://ws.example.com/');
+    // --ws lays the endpoint over the solana entry; given without --network solana, or not ws/wss, it is named.
+    expect(loadConfig({ network: 'solana', rpc: 'http://127.0.0.1:8899', ws: 'wss://ws.example.com/k' }, {}).solana[0]!.wsUrl).toBe('wss://ws.example.com/k');
+    expect(configProblems({ network: 'solana', rpc: 'http://127.0.0.1:8899', ws: 'https://ws.example.com' })).toEqual(['solana.0.wsUrl: must be a ws:// or wss:// URL']);
+    expect(configProblems({ network: 'base', rpc: 'http://127.0.0.1:8545', ws: 'wss://ws.example.com' })).toContain('--ws needs --network solana');
   });
 
   it('bad settings are named: the RPC URL, a program family, a duplicate DEX id', () => {
