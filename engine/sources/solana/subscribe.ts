@@ -67,14 +67,18 @@ export class SlotSubscription {
 
   private async run(): Promise<void> {
     let wait = FIRST_RETRY_MS;
+    /** The failure logged last: the same failure again (a node without PubSub) is not logged at every attempt. */
+    let logged: string | null = null;
     while (!this.closed) {
       const up = await this.once();
       if (this.closed) break;
       if (up) {
         wait = FIRST_RETRY_MS;
         this.fallbacks++;
+        logged = null;
       }
-      this.options.log(`${this.options.chain}: ${this.lastError === '' ? 'subscription ended' : `no subscription (${this.lastError})`}; polling, the socket is tried again in ${(wait / 1000).toFixed(1)} s`);
+      if (this.lastError !== logged) this.options.log(`${this.options.chain}: ${this.lastError === '' ? 'subscription ended' : `no subscription (${this.lastError})`}; polling, the socket is tried again in ${(wait / 1000).toFixed(1)} s${up ? '' : ', then less often up to every ' + Math.round(this.options.retryMaxMs / 1000) + ' s'}`);
+      logged = this.lastError;
       await new Promise<void>((resolve) => {
         this.retryWake = resolve;
         this.retryTimer = setTimeout(resolve, wait);
