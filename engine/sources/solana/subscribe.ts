@@ -77,7 +77,7 @@ export class SlotSubscription {
         this.fallbacks++;
         logged = null;
       }
-      if (this.lastError !== logged) this.options.log(`${this.options.chain}: ${this.lastError === '' ? 'subscription ended' : `no subscription (${this.lastError})`}; polling, the socket is tried again in ${(wait / 1000).toFixed(1)} s${up ? '' : ', then less often up to every ' + Math.round(this.options.retryMaxMs / 1000) + ' s'}`);
+      if (this.lastError !== logged) this.options.log(`${this.options.chain}: no subscription (${this.lastError}); polling, the socket is tried again in ${(wait / 1000).toFixed(1)} s${up ? '' : ', then less often up to every ' + Math.round(this.options.retryMaxMs / 1000) + ' s'}`);
       logged = this.lastError;
       await new Promise<void>((resolve) => {
         this.retryWake = resolve;
@@ -96,6 +96,8 @@ export class SlotSubscription {
     this.abort = abort;
     const o = this.options;
     let up = false;
+    /** Why this socket's subscription ended or never came up. */
+    let reason = '';
     let silence: NodeJS.Timeout | null = null;
     try {
       const rpc = createSolanaRpcSubscriptions_UNSTABLE(o.url);
@@ -124,7 +126,7 @@ export class SlotSubscription {
       o.onUp();
       silence = setInterval(() => {
         if (Date.now() - this.lastNotificationAt < o.silenceMs) return;
-        this.lastError = `no notification for ${Math.round(o.silenceMs / 1000)} s`;
+        reason = `no notification for ${Math.round(o.silenceMs / 1000)} s`;
         abort.abort();
       }, Math.min(1_000, Math.max(50, o.silenceMs / 4)));
       for await (const n of stream) {
@@ -133,10 +135,11 @@ export class SlotSubscription {
         this.lastNotificationAt = Date.now();
         o.onSlot(Number(slot));
       }
-      if (this.lastError === '') this.lastError = 'the node closed the subscription';
+      if (reason === '') reason = 'the node closed the subscription';
     } catch (err) {
-      if (!this.closed && this.lastError === '') this.lastError = describe(err);
+      if (reason === '') reason = describe(err);
     } finally {
+      if (!this.closed) this.lastError = reason;
       if (silence !== null) clearInterval(silence);
       this.mode = 'polling';
       abort.abort();
