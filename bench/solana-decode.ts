@@ -59,12 +59,13 @@ export async function benchSolana(options: { seconds?: number; blocks?: number; 
   node.prepare();
   const dir = mkdtempSync(join(tmpdir(), 'solana-bench-'));
   const store = openStore(dir);
+  let source: ReturnType<typeof createSolanaSource> | null = null;
   try {
     const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 4 });
     const shards = new LocalShards(views, store);
     const ingest = new Ingest(store, views, shards);
     const now = 1_760_000_000 + blocks + 60;
-    const source = createSolanaSource({ chains: [SolanaChainSchema.parse({ rpcUrls: [node.url], startSlot: node.slots[0]!, stepBlocks: 8 })], store, now: () => now });
+    source = createSolanaSource({ chains: [SolanaChainSchema.parse({ rpcUrls: [node.url], startSlot: node.slots[0]!, stepBlocks: 8, subscribe: false })], store, now: () => now });
     await ingest.registerNetworks(source.networks);
     const f0 = performance.now();
     for (let i = 0; i < 10_000 && !source.followers[0]!.caughtUp; i++) await (await ingest.ingest(await source.advance(now))).applied;
@@ -81,6 +82,7 @@ export async function benchSolana(options: { seconds?: number; blocks?: number; 
       swaps: p.swaps,
     };
   } finally {
+    await source?.close();
     await node.close();
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -315,6 +315,7 @@ export const CONFIG_OVERRIDES: readonly ConfigOverride[] = [
 export const NETWORK_FLAGS = {
   network: { flag: 'network', env: 'DEXDATA_NETWORK', value: 'NAME', help: `follow a network of the built-in registry (${PRESET_IDS.join(', ')}; see dexdata networks); repeatable, implies --source evm` },
   rpc: { flag: 'rpc', env: 'DEXDATA_RPC', value: 'URL', help: 'JSON-RPC endpoint of the --network before it (comma-separated fallbacks); one per --network; the environment variable takes them space-separated' },
+  ws: { flag: 'ws', env: 'DEXDATA_WS', value: 'URL', help: "Solana: the node's PubSub WebSocket endpoint (ws:// or wss://; default: the first --rpc URL as ws/wss, an explicit port plus one)" },
 } as const;
 
 /**
@@ -460,8 +461,9 @@ export function loadConfig(flags: Readonly<Record<string, string>>, env: NodeJS.
   if (solanaNamed.length > 0) {
     const given = Array.isArray(raw['solana']) ? (raw['solana'] as unknown[]) : [];
     const over = given.find((e): e is Json => typeof e === 'object' && e !== null && (e as Json)['id'] === SOLANA_PRESET.id);
-    raw['solana'] = [...given.filter((e) => e !== over), { ...(over ?? {}), id: SOLANA_PRESET.id, rpcUrls: [...solanaNamed[0]!.rpcUrls] }];
-  }
+    const ws = flags[NETWORK_FLAGS.ws.flag] ?? env[NETWORK_FLAGS.ws.env];
+    raw['solana'] = [...given.filter((e) => e !== over), { ...(over ?? {}), id: SOLANA_PRESET.id, rpcUrls: [...solanaNamed[0]!.rpcUrls], ...(ws !== undefined ? { wsUrl: ws } : {}) }];
+  } else if ((flags[NETWORK_FLAGS.ws.flag] ?? env[NETWORK_FLAGS.ws.env]) !== undefined) problems.push(`--${NETWORK_FLAGS.ws.flag} needs --network solana`);
   const hasSolana = Array.isArray(raw['solana']) && raw['solana'].length > 0;
   const chains = applyStartFlags(applyPresets(raw['chains'], named.filter((n) => n.id !== SOLANA_PRESET.id), problems), flags, env, problems, hasSolana);
   if (hasSolana && problems.length === 0) applySolanaStartFlags(raw, flags, env);

@@ -242,11 +242,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let stopRequested!: () => void;
   const stopped = new Promise<void>((resolve) => (stopRequested = resolve));
   let wake: (() => void) | null = null;
+  /** The source asked to be advanced while the loop was not sleeping: the next sleep ends at once. */
+  let wakePending = false;
   let markCaughtUp!: () => void;
   const caughtUp = new Promise<void>((resolve) => (markCaughtUp = resolve));
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
+      if (wakePending) {
+        wakePending = false;
+        return resolve();
+      }
       const timer = setTimeout(() => ((wake = null), resolve()), ms);
       wake = () => (clearTimeout(timer), (wake = null), resolve());
     });
@@ -261,6 +267,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     if (stopping) return;
     // The ring blocks are read in on their own thread meanwhile.
     const source = await openSource();
+    source.setWakeup?.(() => {
+      if (wake) wake();
+      else wakePending = true;
+    });
     await replayTail();
     // The shard threads are up before the source's first read: a fresh start would otherwise load
     // them while the backfill runs. On a full disk their writes wait for space: the start does not.

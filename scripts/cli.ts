@@ -216,6 +216,8 @@ function addNetworkFlags(cmd: Command): Command {
     }),
   );
   cmd.addOption(new Option(`--${r.flag} <${r.value}>`, `${r.help} (env ${r.env}; default: none)`).argParser(collect));
+  const w = NETWORK_FLAGS.ws;
+  cmd.addOption(new Option(`--${w.flag} <${w.value}>`, `${w.help} (env ${w.env})`));
   for (const s of Object.values(START_FLAGS)) cmd.addOption(new Option(`--${s.flag} <${s.value}>`, `${s.help} (env ${s.env}; default: the factories' deployment blocks)`));
   return cmd;
 }
@@ -223,7 +225,7 @@ function addNetworkFlags(cmd: Command): Command {
 /** Parsed config flags as loadConfig takes them: flag name -> text, for the flags given. */
 function configFlags(opts: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const flag of [...CONFIG_FLAGS, ...Object.values(START_FLAGS).map((s) => s.flag)]) {
+  for (const flag of [...CONFIG_FLAGS, ...Object.values(START_FLAGS).map((s) => s.flag), NETWORK_FLAGS.ws.flag]) {
     // commander names options in camelCase: --data-dir -> dataDir.
     const v = opts[flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())];
     if (typeof v === 'string') out[flag] = v;

@@ -15,6 +15,7 @@ import { addDecoderSizePrefix, fixDecoderSize, getAddressDecoder, getBytesDecode
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountKeys, type RpcTransaction } from '../engine/sources/solana/transaction.js';
 import { SOLANA_PRESET } from '../engine/sources/solana/preset.js';
+import { pubsubUrl, SolanaChainSchema } from '../engine/sources/solana/config.js';
 import { loadConfig } from '../engine/config.js';
 import { configProblems, expectCandles, expectClose, getJson, minuteCandles } from './support/evm-serve.js';
 import { followAndServe, type ServedSolana } from './support/solana-serve.js';
@@ -363,6 +364,18 @@ describe('the solana network of the registry', () => {
     expect(s.programs.map((p) => p.programId)).toEqual(SOLANA_PRESET.programs.map((p) => p.programId));
   });
 
+  it('the PubSub endpoint: wsUrl as given, else the first RPC URL in ws/wss with an explicit port plus one', () => {
+    const at = (rpc: string, wsUrl?: string) => pubsubUrl(SolanaChainSchema.parse({ rpcUrls: [rpc], ...(wsUrl ? { wsUrl } : {}) }));
+    expect(at('http://127.0.0.1:8899')).toBe('ws://127.0.0.1:8900/');
+    expect(at('https://rpc.example.com/v1/path?api-key=k')).toBe('wss://rpc.example.com/v1/path?api-key=k');
+    expect(at('https://rpc.example.com:8443/')).toBe('wss://rpc.example.com:8444/');
+    expect(at('http://127.0.0.1:8899', 'wss://ws.example.com/')).toBe('wss://ws.example.com/');
+    // --ws lays the endpoint over the solana entry; given without --network solana, or not ws/wss, it is named.
+    expect(loadConfig({ network: 'solana', rpc: 'http://127.0.0.1:8899', ws: 'wss://ws.example.com/k' }, {}).solana[0]!.wsUrl).toBe('wss://ws.example.com/k');
+    expect(configProblems({ network: 'solana', rpc: 'http://127.0.0.1:8899', ws: 'https://ws.example.com' })).toEqual(['solana.0.wsUrl: must be a ws:// or wss:// URL']);
+    expect(configProblems({ network: 'base', rpc: 'http://127.0.0.1:8545', ws: 'wss://ws.example.com' })).toContain('--ws needs --network solana');
+  });
+
   it('bad settings are named: the RPC URL, a program family, a duplicate DEX id', () => {
     expect(configProblems({ network: 'solana', rpc: 'not-a-url' })).toEqual(['solana.0.rpcUrls.0: Invalid URL']);
     const dir = mkdtempSync(join(tmpdir(), 'solana-config-'));
@@ -372,6 +385,10 @@ describe('the solana network of the registry', () => {
       const problems = configProblems({ config: file });
       expect(problems.some((p) => p.startsWith('solana.0.programs.0.family'))).toBe(true);
       expect(problems.some((p) => p.startsWith('solana.0.programs.1.programId') && p.includes('base58'))).toBe(true);
+      writeFileSync(file, JSON.stringify({ source: 'evm', solana: [{ rpcUrls: ['http://127.0.0.1:8899'], wsUrl: 'http://127.0.0.1:8900', wsSilenceMs: 0 }] }));
+      const ws = configProblems({ config: file });
+      expect(ws).toContain('solana.0.wsUrl: must be a ws:// or wss:// URL');
+      expect(ws.some((p) => p.startsWith('solana.0.wsSilenceMs'))).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -172,6 +172,13 @@ export type OnChainEvent = PoolCreated | Swap | Mint | Burn | Sync | ReserveDelt
 export interface ChainEventBatch {
   readonly chain: string;
   readonly events: readonly ChainEvent[];
+  /**
+   * Facts a source keeps about the chain beside its events (the Solana pools' vault accounts), each
+   * written to the store's meta under `source.<chain>.<key>` in the commit of the batch, and given
+   * back to the source at its next start (store.ts, sourceRecords). Their values never change: a
+   * rollback leaves them.
+   */
+  readonly records?: readonly (readonly [key: string, value: unknown])[];
 }
 
 /** Total order of on-chain events of one chain. */

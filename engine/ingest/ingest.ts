@@ -154,7 +154,8 @@ export class Ingest implements RollbackHost {
         this.lastRollback = await rollbackChain(this, b.chain, e.toBlock);
         this.rollbacks++;
       }
-      if (run.length > 0) pending.push({ chain: b.chain, events: run });
+      // The batch's records go with what follows its last reorg.
+      if (run.length > 0 || b.records) pending.push({ chain: b.chain, events: run, ...(b.records ? { records: b.records } : {}) });
     }
     if (pending.length > 0) results.push(await this.take(pending));
     return {
@@ -172,6 +173,7 @@ export class Ingest implements RollbackHost {
     const newTokens: TokenRecord[] = [];
     const checkpoints: [string, Checkpoint][] = [];
     const recentWrites: [string, [number, string][]][] = [];
+    const recordWrites: [string, unknown][] = [];
     let accepted = 0;
     let dropped = 0;
     for (const batch of batches) {
@@ -248,6 +250,7 @@ export class Ingest implements RollbackHost {
         kept.push(e);
       }
       const ck: Checkpoint = { block, tx, log, blockEvent, time };
+      if (batch.records) for (const [k, v] of batch.records) recordWrites.push([metaKeys.sourceRecord(batch.chain, k), v]);
       if (kept.length === 0) continue;
       accepted += kept.length;
       this.eventsByChain.set(batch.chain, (this.eventsByChain.get(batch.chain) ?? 0) + kept.length);
@@ -266,7 +269,11 @@ export class Ingest implements RollbackHost {
         recentWrites.push([batch.chain, recent.slice()]);
       }
     }
-    if (committed.length === 0) return { accepted, dropped, batches: 0, committed: Promise.resolve(), applied: Promise.resolve() };
+    if (committed.length === 0) {
+      // Records of a step whose events were all taken already: written on their own.
+      const done = recordWrites.length === 0 ? Promise.resolve() : this.store.writer.write(() => recordWrites.forEach(([k, v]) => this.store.meta.put(k, v)));
+      return { accepted, dropped, batches: 0, committed: done, applied: done };
+    }
 
     const head = this.logHead;
     // Waits out a full disk (durable.ts): the step is acknowledged, and handed to the shards, once written.
@@ -277,6 +284,7 @@ export class Ingest implements RollbackHost {
         for (const c of committed) this.store.log.put(c.seq, c.bytes);
         for (const [chain, ck] of checkpoints) this.store.meta.put(metaKeys.checkpoint(chain), ck);
         for (const [chain, r] of recentWrites) this.store.meta.put(metaKeys.recentBlocks(chain), r);
+        for (const [k, v] of recordWrites) this.store.meta.put(k, v);
         this.store.meta.put(metaKeys.logHead, head);
       })
       .then(() => {

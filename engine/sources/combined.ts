@@ -26,6 +26,9 @@ export function combineSources(sources: readonly Source[]): Source {
     },
     health: () => sources.flatMap((s) => (s.health ? s.health() : [])),
     backfill: () => sources.flatMap((s) => (s.backfill ? s.backfill() : [])),
+    setWakeup(wake: () => void) {
+      for (const s of sources) s.setWakeup?.(wake);
+    },
     async close() {
       for (const s of sources) await s.close?.();
     },

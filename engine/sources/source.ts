@@ -24,6 +24,11 @@ export interface Source {
   backfill?(): readonly object[];
   close?(): Promise<void>;
   /**
+   * A source that learns of new data by itself (a node's subscription) calls `wake` to be advanced
+   * at once once live, instead of at the engine's next tick.
+   */
+  setWakeup?(wake: () => void): void;
+  /**
    * The source's whole state as of `time`, kept with each snapshot; a source made from it goes on
    * from there (the simulator). Sources that resume from the store (EVM checkpoints) keep none.
    */

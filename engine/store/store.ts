@@ -144,7 +144,20 @@ export const metaKeys = {
   /** [number, hash][] of the chain's newest blocks ingested, oldest first (written with the checkpoint). */
   recentBlocks: (chain: string) => `blocks.${chain}`,
   shardWatermark: (shard: number) => `shard.${shard}.watermark`,
+  /** A source's record about a chain (ChainEventBatch.records). */
+  sourceRecord: (chain: string, key: string) => `source.${chain}.${key}`,
 } as const;
+
+/** The records a source kept about a chain (ChainEventBatch.records), by their key. */
+export function sourceRecords(store: Store, chain: string): Map<string, unknown> {
+  const prefix = metaKeys.sourceRecord(chain, '');
+  const out = new Map<string, unknown>();
+  for (const { key, value } of store.meta.getRange({ start: prefix, end: `${prefix}\uffff` })) {
+    if (typeof key !== 'string' || !key.startsWith(prefix)) continue;
+    out.set(key.slice(prefix.length), value);
+  }
+  return out;
+}
 
 /** Bytes of pages each database holds (branch, leaf and overflow pages), and `unused`: the rest of the file (free pages, the key and usage databases). */
 export function databaseBytes(store: Store): Record<'log' | 'txs' | 'candles' | 'pools' | 'tokens' | 'meta' | 'unused', number> {

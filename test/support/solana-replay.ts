@@ -13,6 +13,15 @@
  *
  * `fork(fromSlot, replace)`: the blocks from `fromSlot` on are replaced by a new fork: new block
  * hashes (chained from the last block kept) and, per block, the transactions `replace` returns.
+ *
+ * PubSub (`pubsub`): a WebSocket endpoint (uWebSockets.js) at the RPC port plus one, as Agave
+ * validators serve it, offering `blockSubscribe` and `slotSubscribe` (`block`), only
+ * `slotSubscribe` (`slot`, blockSubscribe answered -32601 as by a node without block
+ * subscriptions), or neither (`refuse`: every subscription answered -32601). Absent: no endpoint
+ * (the socket is refused). Nothing is announced by itself: `announce()` sends the notification of
+ * the node's slot to every subscription (`blockNotification` without transactions, or
+ * `slotNotification`); `dropSockets()` closes every socket, and while `pubsubDown` a socket is
+ * closed as soon as it opens.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -20,6 +29,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { getBase58Decoder } from '@solana/kit';
+import uWS from 'uWebSockets.js';
+import type { us_listen_socket, WebSocket } from 'uWebSockets.js';
 import type { RpcTransaction } from '../../engine/sources/solana/transaction.js';
 
 /** The project's root: the nearest folder up from here holding package.json (from test/support, or compiled from dist/test/support). */
@@ -88,6 +99,8 @@ export interface ReplayOptions {
   readonly fixtures?: string;
   /** Accounts served beside the recorded ones (getAccountInfo's `value`, base64 data), by address. */
   readonly accounts?: ReadonlyMap<string, unknown>;
+  /** The PubSub endpoint at the RPC port plus one: which subscriptions it offers (absent: none listens). */
+  readonly pubsub?: 'block' | 'slot' | 'refuse';
 }
 
 export interface ReplayNode {
@@ -99,8 +112,18 @@ export interface ReplayNode {
   readonly timeOf: ReadonlyMap<number, number>;
   /** The node's slot (getSlot); blocks after it are not served yet. */
   head: number;
-  /** Requests answered, by method. */
+  /** Requests answered, by method (PubSub methods included). */
   readonly calls: Map<string, number>;
+  /** The PubSub endpoint (ws://, the RPC port plus one); '' without one. */
+  readonly wsUrl: string;
+  /** Sends the notification of the node's slot to every live subscription; how many were sent. */
+  announce(): number;
+  /** Live subscriptions, by method. */
+  subscriptions(): { block: number; slot: number };
+  /** Closes every PubSub socket (the node keeps listening). */
+  dropSockets(): void;
+  /** While true, every PubSub socket opened is closed at once (an endpoint that is down). */
+  pubsubDown: boolean;
   fork(fromSlot: number, replace: (slot: number, txs: readonly RpcTransaction[]) => RpcTransaction[]): void;
   /** Makes every block's answer text ahead (a benchmark then times the reader, not the node's serialisation). */
   prepare(): void;
@@ -162,8 +185,44 @@ export async function startReplayNode(options: ReplayOptions): Promise<ReplayNod
     prepare() {
       for (const s of slots) blockTexts.set(`${s} full ${forks}`, JSON.stringify(blockAnswer(s, 'full')));
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    wsUrl: '',
+    announce() {
+      let sent = 0;
+      const b = blocks.get(node.head);
+      for (const sub of subs.values()) {
+        const result =
+          sub.method === 'slotSubscribe'
+            ? { parent: b?.parentSlot ?? node.head - 1, root: Math.max(0, node.head - 32), slot: node.head }
+            : { context: { slot: node.head }, value: { slot: node.head, block: blockAnswer(node.head, 'none') ?? null, err: null } };
+        const method = sub.method === 'slotSubscribe' ? 'slotNotification' : 'blockNotification';
+        sub.ws.send(JSON.stringify({ jsonrpc: '2.0', method, params: { result, subscription: sub.id } }));
+        sent++;
+      }
+      return sent;
+    },
+    subscriptions() {
+      let block = 0;
+      let slot = 0;
+      for (const s of subs.values()) if (s.method === 'slotSubscribe') slot++;
+      else block++;
+      return { block, slot };
+    },
+    pubsubDown: false,
+    dropSockets() {
+      for (const ws of [...sockets]) ws.close();
+    },
+    close: async () => {
+      for (const ws of [...sockets]) ws.close();
+      if (listenToken) uWS.us_listen_socket_close(listenToken);
+      listenToken = null;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
+  /** PubSub: live subscriptions by id, and the open sockets. */
+  const subs = new Map<number, { id: number; method: string; ws: WebSocket<unknown> }>();
+  const sockets = new Set<WebSocket<unknown>>();
+  let nextSub = 1;
+  let listenToken: us_listen_socket | null = null;
 
   const blockAnswer = (slot: number, details: string): unknown => {
     const b = blocks.get(slot);
@@ -255,7 +314,56 @@ export async function startReplayNode(options: ReplayOptions): Promise<ReplayNod
       res.end(out);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  (node as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return node;
+  /** One PubSub request (subscribe, unsubscribe; kit's keep-alive `ping` has no id and gets no answer). */
+  const pubsubAnswer = (ws: WebSocket<unknown>, text: string): string | null => {
+    let r: { id?: unknown; method?: string; params?: unknown[] };
+    try {
+      r = JSON.parse(text) as typeof r;
+    } catch {
+      return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    }
+    if (r.id === undefined || typeof r.method !== 'string') return null;
+    const method = r.method;
+    calls.set(method, (calls.get(method) ?? 0) + 1);
+    const reply = (body: object) => JSON.stringify({ jsonrpc: '2.0', id: r.id, ...body });
+    const offered = options.pubsub === 'block' ? ['blockSubscribe', 'slotSubscribe'] : options.pubsub === 'slot' ? ['slotSubscribe'] : [];
+    if (method.endsWith('Unsubscribe')) {
+      const id = Number((r.params ?? [])[0]);
+      return reply({ result: subs.delete(id) });
+    }
+    if (!offered.includes(method)) return reply({ error: { code: -32601, message: 'Method not found' } });
+    const id = nextSub++;
+    subs.set(id, { id, method, ws });
+    return reply({ result: id });
+  };
+
+  // The RPC port, and the PubSub endpoint at the port after it when one is asked for (both free).
+  for (let attempt = 0; ; attempt++) {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    (node as { url: string }).url = `http://127.0.0.1:${port}`;
+    if (options.pubsub === undefined) return node;
+    const app = uWS.App().ws('/*', {
+      open: (ws) => {
+        if (node.pubsubDown) return ws.close();
+        sockets.add(ws);
+      },
+      message: (ws, message) => {
+        const out = pubsubAnswer(ws, Buffer.from(message).toString('utf8'));
+        if (out !== null) ws.send(out);
+      },
+      close: (ws) => {
+        sockets.delete(ws);
+        for (const [id, s] of subs) if (s.ws === ws) subs.delete(id);
+      },
+    });
+    const token = await new Promise<us_listen_socket | false>((resolve) => app.listen('127.0.0.1', port + 1, resolve));
+    if (token) {
+      listenToken = token;
+      (node as { wsUrl: string }).wsUrl = `ws://127.0.0.1:${port + 1}`;
+      return node;
+    }
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (attempt >= 20) throw new Error('no free port after the RPC port for the PubSub endpoint');
+  }
 }

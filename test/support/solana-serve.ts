@@ -47,6 +47,7 @@ export async function followAndServe(chain: SolanaChainConfigInput, clock: { now
     source,
     follow,
     async close() {
+      await source.close();
       await gateway.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });

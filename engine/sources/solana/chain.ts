@@ -21,9 +21,10 @@
 import { PoolProtocol, type ChainEvent, type ChainEventBatch, type DexInfo, type NetworkInfo, type Reorg, type TokenInfo } from '../../events/model.js';
 import { chainRpcClient, RpcError, type RpcClient } from '../evm/rpc.js';
 import type { ChainResume } from '../evm/chain.js';
-import type { SolanaChainConfig, SolanaProgramConfig } from './config.js';
+import { pubsubUrl, type SolanaChainConfig, type SolanaProgramConfig } from './config.js';
 import { SwapDecoder, type DecodedSwap } from './decode.js';
 import { SOLANA_PRESET } from './preset.js';
+import { SlotSubscription, type FollowMode } from './subscribe.js';
 import { readTokens } from './tokens.js';
 import type { RpcTransaction } from './transaction.js';
 
@@ -63,6 +64,12 @@ export interface SlotProgress {
   readonly rpcRetries: number;
   readonly rpcLastError: string;
   readonly rpcLastSuccessAt: number;
+  /** How new slots are learnt of now: a block or slot subscription, or polling. */
+  readonly follow: FollowMode;
+  /** Subscription notifications received, subscriptions lost once up (closed or silent), and the last failure. */
+  readonly notifications: number;
+  readonly subscriptionFallbacks: number;
+  readonly subscriptionLastError: string;
 }
 
 export interface SlotFollowerOptions {
@@ -71,7 +78,12 @@ export interface SlotFollowerOptions {
   readonly now?: () => number;
   readonly log?: (line: string) => void;
   readonly rpc?: RpcClient;
+  /** Records this source kept in the store about the chain (ChainEventBatch.records): the pools' vaults. */
+  readonly records?: ReadonlyMap<string, unknown>;
 }
+
+/** Record key of a pool's vaults; its value is [program id, vault 0, vault 1 or null]. */
+const VAULTS_RECORD = 'vaults.';
 
 /** Block hashes kept to find a fork point (a confirmed slot is abandoned within a few dozen slots, if ever). */
 export const RECENT_SLOTS = 512;
@@ -143,6 +155,13 @@ export class SlotFollower {
   private headSlot = -1;
   private lastHeadPoll = 0;
   private started = false;
+  /** The node's announcements of new slots (null: not subscribing, or before the first step). */
+  private subscription: SlotSubscription | null = null;
+  /** Announcements of a slot not read yet, and how many of them a step has answered. */
+  private announced = 0;
+  private answered = 0;
+  /** Called on an announcement: the owner of the follower steps it at once instead of at its next tick. */
+  wake: (() => void) | null = null;
   private counts = { events: 0, blocks: 0, transactions: 0, swaps: 0, liquidityChanges: 0, balanceChanges: 0, reorgs: 0, lastReorgSlot: -1 };
 
   constructor(options: SlotFollowerOptions) {
@@ -163,6 +182,12 @@ export class SlotFollower {
       if (p.factory !== undefined) this.countPool(p.address, p.factory);
     }
     for (const t of options.resume?.tokens ?? []) this.tokens.set(t.address, t);
+    // The vaults of pools seen before the restart: a transaction that only moves them still moves the reserves.
+    for (const [key, value] of options.records ?? []) {
+      if (!key.startsWith(VAULTS_RECORD) || !Array.isArray(value)) continue;
+      const [programId, vault0, vault1] = value as [unknown, unknown, unknown];
+      if (typeof programId === 'string' && typeof vault0 === 'string' && (typeof vault1 === 'string' || vault1 === null)) this.decoder.knowVaults(key.slice(VAULTS_RECORD.length), programId, vault0, vault1);
+    }
     const recent = [...(options.resume?.recentBlocks ?? [])].sort((a, b) => a[0] - b[0]);
     for (const [n, h] of recent) this.remember(n, h);
     const newest = recent[recent.length - 1];
@@ -182,16 +207,55 @@ export class SlotFollower {
       rpcRetries: this.rpc.stats.retries,
       rpcLastError: this.rpc.stats.lastError,
       rpcLastSuccessAt: this.rpc.stats.lastSuccessAt,
+      follow: this.subscription?.mode ?? 'polling',
+      notifications: this.subscription?.notifications ?? 0,
+      subscriptionFallbacks: this.subscription?.fallbacks ?? 0,
+      subscriptionLastError: this.subscription?.lastError ?? '',
     };
+  }
+
+  /** Opens the node's subscription (config `subscribe`), once. */
+  private subscribe(): void {
+    if (!this.config.subscribe || this.subscription !== null) return;
+    this.subscription = new SlotSubscription({
+      chain: this.config.id,
+      url: pubsubUrl(this.config),
+      commitment: this.config.commitment,
+      silenceMs: this.config.wsSilenceMs,
+      retryMaxMs: this.config.wsRetryMaxMs,
+      log: this.log,
+      // Up (again): one step reads whatever the node has that was not read while polling.
+      onUp: () => {
+        this.announced++;
+        this.wake?.();
+      },
+      onSlot: (slot) => {
+        // A slot before the next one to read brings nothing new (slotSubscribe announces every slot the node starts).
+        if (slot < this.nextSlot) return;
+        this.announced++;
+        this.wake?.();
+      },
+    });
+  }
+
+  /** Closes the subscription. */
+  async close(): Promise<void> {
+    const s = this.subscription;
+    this.subscription = null;
+    await s?.close();
   }
 
   /** Reads the next step of blocks up to the node's slot: their events in chain order, null when none. */
   async step(): Promise<ChainEventBatch | null> {
+    this.subscribe();
     const wall = this.now();
-    if (this.caughtUp && (wall - this.lastHeadPoll) * 1000 < this.config.pollIntervalMs) {
+    // Once live: a step when the node announced a slot not read yet; else, with no subscription up, every poll interval.
+    const subscribed = this.subscription !== null && this.subscription.mode !== 'polling';
+    if (this.caughtUp && this.announced === this.answered && (subscribed || (wall - this.lastHeadPoll) * 1000 < this.config.pollIntervalMs)) {
       this.time = Math.max(this.time, wall);
       return null;
     }
+    this.answered = this.announced;
     this.lastHeadPoll = wall;
     const commitment = this.config.commitment;
     const [head, reorg] = await Promise.all([this.rpc.request<number>('getSlot', [{ commitment }]), this.checkLast()]);
@@ -224,7 +288,10 @@ export class SlotFollower {
   private deliver(events: ChainEvent[]): ChainEventBatch | null {
     if (events.length === 0) return null;
     this.counts.events += events.length;
-    return { chain: this.config.id, events };
+    // Vaults learnt in this step are kept with its events (kept by the decoder until a batch carries them).
+    const learned = this.decoder.takeLearned();
+    if (learned.length === 0) return { chain: this.config.id, events };
+    return { chain: this.config.id, events, records: learned.map(([pool, program, v0, v1]) => [VAULTS_RECORD + pool, [program, v0, v1]] as const) };
   }
 
   /** A block, or null for a slot that has none after all (skipped or cleaned up). */

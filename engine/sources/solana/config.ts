@@ -49,8 +49,25 @@ export const SolanaChainSchema = z
     programs: z.array(SolanaProgramSchema).min(1).default(SOLANA_PRESET.programs.map((p) => ({ ...p }))),
     requestTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
     maxRetries: z.number().int().min(0).max(1_000).default(8),
-    /** Milliseconds between polls of the node's slot once live. */
+    /** Milliseconds between polls of the node's slot once live, while no subscription is up. */
     pollIntervalMs: z.number().int().min(10).max(600_000).default(1_000),
+    /**
+     * The node's PubSub WebSocket endpoint (`ws://` or `wss://`). Absent: the first RPC URL with
+     * http turned into ws and https into wss, and an explicit port plus one (Agave validators and
+     * solana-test-validator serve PubSub next to RPC: 8899 -> 8900); without a port, the same host
+     * and path (as hosted RPC providers serve it).
+     */
+    wsUrl: z
+      .string()
+      .url()
+      .refine((u) => /^wss?:\/\//i.test(u), 'must be a ws:// or wss:// URL')
+      .optional(),
+    /** Whether to subscribe at all (`blockSubscribe`, else `slotSubscribe`); false: polling only. */
+    subscribe: z.boolean().default(true),
+    /** A subscription that has notified nothing for this long is taken as dead: polling resumes and the socket is opened again. */
+    wsSilenceMs: z.number().int().min(100).max(3_600_000).default(10_000),
+    /** Longest wait between two attempts to open the socket again (the wait doubles from 500 ms up to it). */
+    wsRetryMaxMs: z.number().int().min(100).max(3_600_000).default(30_000),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -69,6 +86,15 @@ export const SolanaChainsSchema = z.array(SolanaChainSchema).superRefine((chains
     seen.add(c.id);
   });
 });
+
+/** The PubSub endpoint of a chain: its `wsUrl`, else derived from its first RPC URL (the rule above). */
+export function pubsubUrl(config: Pick<SolanaChainConfig, 'wsUrl' | 'rpcUrls'>): string {
+  if (config.wsUrl !== undefined) return config.wsUrl;
+  const u = new URL(config.rpcUrls[0]!);
+  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
+  if (u.port !== '') u.port = String(Number(u.port) + 1);
+  return u.toString();
+}
 
 export type SolanaProgramConfig = z.infer<typeof SolanaProgramSchema>;
 export type SolanaChainConfig = z.infer<typeof SolanaChainSchema>;

@@ -212,6 +212,8 @@ export class SwapDecoder {
   private readonly vaultPool = new Map<string, string>();
   /** Pools changed by a decoded instruction of the transaction being decoded. */
   private readonly decoded = new Set<string>();
+  /** Pools whose vaults were learnt since takeLearned() last ran: [pool, program id, vault 0, vault 1 (null: the curve's lamports)]. */
+  private learned: [string, string, string, string | null][] = [];
 
   constructor(programs: DecoderPrograms) {
     this.families = programs.families;
@@ -324,12 +326,28 @@ export class SwapDecoder {
   private learn(d: DecodedSwap, curveVault?: string): DecodedSwap {
     this.decoded.add(d.pool);
     const vault0 = d.vault0 ?? curveVault;
-    if (vault0 !== undefined && !this.poolVaults.has(d.pool)) {
-      this.poolVaults.set(d.pool, { programId: d.programId, family: d.family, vault0, vault1: d.vault1 ?? null });
-      this.vaultPool.set(vault0, d.pool);
-      if (d.vault1 !== undefined) this.vaultPool.set(d.vault1, d.pool);
-    }
+    if (vault0 !== undefined && !this.poolVaults.has(d.pool) && this.knowVaults(d.pool, d.programId, vault0, d.vault1 ?? null)) this.learned.push([d.pool, d.programId, vault0, d.vault1 ?? null]);
     return d;
+  }
+
+  /**
+   * Keeps a pool's vaults, token 0 then token 1 (null: a bonding curve's lamports): learnt from its
+   * instructions, or given back after a restart. False (nothing kept) for a program not configured.
+   */
+  knowVaults(pool: string, programId: string, vault0: string, vault1: string | null): boolean {
+    const family = this.families.get(programId);
+    if (family === undefined || this.poolVaults.has(pool)) return false;
+    this.poolVaults.set(pool, { programId, family, vault0, vault1 });
+    this.vaultPool.set(vault0, pool);
+    if (vault1 !== null) this.vaultPool.set(vault1, pool);
+    return true;
+  }
+
+  /** The pools whose vaults were learnt since the last call: [pool, program id, vault 0, vault 1 or null]. */
+  takeLearned(): [string, string, string, string | null][] {
+    const out = this.learned;
+    if (out.length > 0) this.learned = [];
+    return out;
   }
 
   /**

@@ -69,6 +69,30 @@ const AMM_V4_WITH_TARGET_ORDERS: readonly SwapLayout[] = [{ pool: 1, vaults: [5,
 const AMM_V4_WITHOUT_TARGET_ORDERS: readonly SwapLayout[] = [{ pool: 1, vaults: [4, 5], order: 'given' }];
 const ammV4Swap = (n: number): readonly SwapLayout[] | null => (n >= 18 ? AMM_V4_WITH_TARGET_ORDERS : n === 17 ? AMM_V4_WITHOUT_TARGET_ORDERS : null);
 
+/**
+ * Raydium CLMM's router (`swap_router_base_in`): payer, input token account, input mint, token
+ * program, Token-2022 program, memo program, then per hop amm_config, pool_state, output token
+ * account, input vault, output vault, output mint, observation state and its tick arrays (as many as
+ * the hop needs: the program finds the next hop's amm_config by its size, which the transaction does
+ * not state). Every position a hop may start at is a candidate: pool at +1, input and output vaults
+ * at +3 and +4. Only a hop's own position has tokens moved into its first vault and out of its second
+ * among the instruction's transfers (vaultSwap rejects the others), so each hop is its own swap.
+ * Candidate lists are made once per account count.
+ */
+const CLMM_ROUTER_FIRST_HOP = 6;
+const routerHops = new Map<number, readonly SwapLayout[]>();
+function clmmRouterHops(accounts: number): readonly SwapLayout[] | null {
+  if (accounts < CLMM_ROUTER_FIRST_HOP + 7) return null;
+  let hops = routerHops.get(accounts);
+  if (hops === undefined) {
+    const list: SwapLayout[] = [];
+    for (let i = CLMM_ROUTER_FIRST_HOP; i + 4 < accounts; i++) list.push({ pool: i + 1, vaults: [i + 3, i + 4], order: 'mint' });
+    hops = list;
+    if (routerHops.size < 256) routerHops.set(accounts, hops);
+  }
+  return hops;
+}
+
 export const FAMILY_SPECS: Readonly<Record<SolanaFamily, FamilySpec>> = {
   // swapBaseIn (9) / swapBaseOut (11): amm at 1; coin and pc vaults at 5, 6 with the target-orders
   // account (18 accounts), at 4, 5 without it (17); the v2 instructions (16, 17) list 8 accounts, vaults at 3, 4.
@@ -96,7 +120,7 @@ export const FAMILY_SPECS: Readonly<Record<SolanaFamily, FamilySpec>> = {
   // payer, amm_config, pool_state, input/output token accounts, input/output vaults, ...
   raydium_clmm: {
     discriminatorBytes: 8,
-    swaps: anchor([['swap', one(2, 5, 6, 'mint')], ['swap_v2', one(2, 5, 6, 'mint')]]),
+    swaps: anchor([['swap', one(2, 5, 6, 'mint')], ['swap_v2', one(2, 5, 6, 'mint')], ['swap_router_base_in', clmmRouterHops]]),
     liquidity: adds([
       // nft owner, nft account, pool_state, protocol position, personal position, tick arrays lower and upper, token accounts 0 and 1, vaults 0 and 1, ...
       [['increase_liquidity', 'increase_liquidity_v2'], 2, 9, 10],

@@ -5,11 +5,12 @@
  */
 import { stepFollowers } from '../followers.js';
 import type { ChainEventBatch, NetworkInfo } from '../../events/model.js';
-import type { Store } from '../../store/store.js';
+import { sourceRecords, type Store } from '../../store/store.js';
 import { resumeFromStore, type BackfillProgress, type SourceHealth } from '../evm/source.js';
 import type { Source } from '../source.js';
 import { SlotFollower, solanaNetworkInfo, type SlotProgress } from './chain.js';
 import type { SolanaChainConfig } from './config.js';
+import type { FollowMode } from './subscribe.js';
 
 export interface SolanaSourceOptions {
   readonly chains: readonly SolanaChainConfig[];
@@ -23,9 +24,21 @@ export interface SolanaSourceOptions {
 export interface SolanaSource extends Source {
   readonly followers: readonly SlotFollower[];
   progress(): SlotProgress[];
-  health(): SourceHealth[];
+  health(): SolanaSourceHealth[];
   /** Per network, what /stats shows of the backfill (slots as its blocks, programs as its factories). */
   backfill(): BackfillProgress[];
+  /** Closes the nodes' subscriptions. */
+  close(): Promise<void>;
+}
+
+/** One cluster's ingest health: the EVM chains' fields, and how new slots are learnt of. */
+export interface SolanaSourceHealth extends SourceHealth {
+  /** `block_subscription` / `slot_subscription`: the node's PubSub announces new slots; `polling`: getSlot every poll interval. */
+  readonly follow: FollowMode;
+  readonly subscription_notifications: number;
+  /** Subscriptions lost once up (socket closed or silent), and why the last attempt or subscription failed: polling meanwhile. */
+  readonly subscription_fallbacks: number;
+  readonly subscription_last_error: string | null;
 }
 
 const DEFAULT_PROGRESS_INTERVAL_MS = 5_000;
@@ -40,7 +53,8 @@ function slotsOf(p: SlotProgress): { done: number; total: number } {
 export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
   const now = options.now ?? (() => Date.now() / 1000);
   const log = options.log ?? (() => {});
-  const followers = options.chains.map((config) => new SlotFollower({ config, now, log, ...(options.store ? { resume: resumeFromStore(options.store, config.id) } : {}) }));
+  const store = options.store;
+  const followers = options.chains.map((config) => new SlotFollower({ config, now, log, ...(store ? { resume: resumeFromStore(store, config.id), records: sourceRecords(store, config.id) } : {}) }));
   const networks: NetworkInfo[] = options.chains.map(solanaNetworkInfo);
   const down: (number | null)[] = followers.map(() => null);
   const progressMs = options.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
@@ -84,7 +98,7 @@ export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
         };
       }),
     health: () =>
-      followers.map((f, i): SourceHealth => {
+      followers.map((f, i): SolanaSourceHealth => {
         const p = f.progress();
         const iso = (ms: number) => new Date(ms).toISOString();
         return {
@@ -99,12 +113,22 @@ export function createSolanaSource(options: SolanaSourceOptions): SolanaSource {
           reorgs: p.reorgs,
           last_reorg_block: p.lastReorgSlot >= 0 ? p.lastReorgSlot : null,
           rpc_retries: p.rpcRetries,
+          follow: p.follow,
+          subscription_notifications: p.notifications,
+          subscription_fallbacks: p.subscriptionFallbacks,
+          subscription_last_error: p.subscriptionLastError === '' ? null : p.subscriptionLastError,
         };
       }),
     pricingAnchors(chain) {
       const c = options.chains.find((x) => x.id === chain);
       if (!c) throw new Error(`unknown network ${chain}`);
       return { stablecoins: c.stablecoins, wrappedNative: c.wrappedNative };
+    },
+    setWakeup(wake: () => void) {
+      for (const f of followers) f.wake = wake;
+    },
+    async close() {
+      await Promise.all(followers.map((f) => f.close()));
     },
     get time() {
       return followers.length === 0 ? now() : Math.min(...followers.map((f) => f.time));
