@@ -185,6 +185,8 @@ interface Router {
   serve(route: number, url: string, query: string, gate?: OhlcvPlanGate): Uint8Array | Promise<Uint8Array>;
   /** Matches `url`, then answers it (the agent protocol's tools). */
   route: Route;
+  /** Makes what is made on first use (the OpenAPI document), in the background. */
+  prepare(): void;
 }
 
 function createRouter(ctx: ServeContext): Router {
@@ -247,6 +249,11 @@ function createRouter(ctx: ServeContext): Router {
   return {
     serve: (id, url, query, gate) => byId[id]!(url, query, gate),
     route: (url, query, gate) => byId[matchRoute(url)]!(url, query, gate),
+    prepare: () => {
+      const body = openApiBody();
+      // A failure is answered (and the document tried again) at its first request.
+      if (body instanceof Promise) body.catch(() => undefined);
+    },
   };
 }
 
@@ -364,6 +371,8 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
           ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {}),
         })
       : null;
+  // The agent protocol's modules load while the REST ports open; the agent port opens once they are in.
+  const agentReady = agentHost?.prepare();
   const ports: Partial<Record<ListenerRole, number>> = {};
   const names: Partial<Record<RestRole, readonly string[]>> = {
     freeRest: access?.freeRestHosts ?? [],
@@ -685,7 +694,10 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
   try {
     await open('freeRest', options.port);
     if (access?.paidRest !== undefined) await open('paidRest', access.paidRest.port);
-    if (access?.agent !== undefined) await open('agent', access.agent.port);
+    if (access?.agent !== undefined) {
+      await agentReady;
+      await open('agent', access.agent.port);
+    }
     if (streamHost !== null && access?.freeStream !== undefined) await open('freeStream', access.freeStream.port);
     if (streamHost !== null && access?.paidStream !== undefined) await open('paidStream', access.paidStream.port);
     if (streamOptions !== null && streamThreadCount > 0) {
@@ -716,6 +728,12 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
     await close();
     throw err;
   }
+  // What is loaded on first use is loaded now, after the ports listen: so a start serves sooner, and
+  // the first agent or OpenAPI request does not wait for a module to load.
+  setImmediate(() => {
+    if (closed) return;
+    router.prepare();
+  });
   return {
     port: ports.freeRest!,
     ports,

@@ -70,6 +70,13 @@ export interface AgentHost {
   closeSessionsOf(closes: (caller: Caller) => boolean): void;
   /** Open sessions per transport. */
   sessions(): { readonly streamableHttp: number; readonly sse: number };
+  /**
+   * Loads the agent protocol's modules and makes its endpoints; resolves once they are made (or
+   * could not be: logged, and tried again by the first agent request). The agent port listens after
+   * it, so requests are answered synchronously where they can be (uWS closes a connection whose
+   * pipelined request is answered later).
+   */
+  prepare(): Promise<void>;
   /** Ends every session and stream. */
   close(): Promise<void>;
 }
@@ -94,7 +101,16 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   let made: AgentEndpoints | null = null;
   let making: Promise<AgentEndpoints> | null = null;
   const endpoints = (): Promise<AgentEndpoints> =>
-    (making ??= import('./endpoints.js').then((m) => (made = m.createAgentEndpoints(query, feedback, info, limits, log))));
+    (making ??= import('./endpoints.js').then(
+      (m) => (made = m.createAgentEndpoints(query, feedback, info, limits, log)),
+      (err: unknown) => {
+        // Tried again by the next request.
+        making = null;
+        throw err;
+      },
+    ));
+  /** Runs `use` on the endpoints: at once when they are made, so an answer that can be given synchronously is. */
+  const withEndpoints = <T>(use: (e: AgentEndpoints) => Promise<T>): Promise<T> => (made !== null ? use(made) : endpoints().then(use));
   const sweeper = setInterval(() => made?.streamable.sweep(Date.now()), SWEEP_INTERVAL_MS);
   sweeper.unref();
 
@@ -151,21 +167,27 @@ export function createAgentHost(options: AgentHostOptions): AgentHost {
   };
 
   return {
+    prepare() {
+      return endpoints().then(
+        () => undefined,
+        (err: unknown) => log.warn(`agent: the agent protocol could not be loaded: ${errorText(err)}`),
+      );
+    },
     register(app) {
-      app.post(STREAMABLE_HTTP_PATH, serve((ex, caller, body) => endpoints().then((e) => e.streamable.post(ex, caller, body)), true));
-      app.get(STREAMABLE_HTTP_PATH, serve((ex, caller) => endpoints().then((e) => e.streamable.get(ex, caller)), false));
-      app.del(STREAMABLE_HTTP_PATH, serve((ex, caller) => endpoints().then((e) => e.streamable.delete(ex, caller)), false));
+      app.post(STREAMABLE_HTTP_PATH, serve((ex, caller, body) => withEndpoints((e) => e.streamable.post(ex, caller, body)), true));
+      app.get(STREAMABLE_HTTP_PATH, serve((ex, caller) => withEndpoints((e) => e.streamable.get(ex, caller)), false));
+      app.del(STREAMABLE_HTTP_PATH, serve((ex, caller) => withEndpoints((e) => e.streamable.delete(ex, caller)), false));
       app.options(STREAMABLE_HTTP_PATH, preflight);
       app.any(STREAMABLE_HTTP_PATH, notAllowed('GET, POST, DELETE'));
 
-      app.get(SSE_PATH, serve((ex, caller) => endpoints().then((e) => e.sse.open(ex, caller)), false));
+      app.get(SSE_PATH, serve((ex, caller) => withEndpoints((e) => e.sse.open(ex, caller)), false));
       app.options(SSE_PATH, preflight);
       app.any(SSE_PATH, notAllowed('GET'));
-      app.post(SSE_MESSAGES_PATH, serve((ex, caller, body) => endpoints().then((e) => e.sse.post(ex, caller, body)), true));
+      app.post(SSE_MESSAGES_PATH, serve((ex, caller, body) => withEndpoints((e) => e.sse.post(ex, caller, body)), true));
       app.options(SSE_MESSAGES_PATH, preflight);
       app.any(SSE_MESSAGES_PATH, notAllowed('POST'));
 
-      app.post(JSON_RPC_PATH, serve((ex, caller, body) => endpoints().then((e) => e.jsonRpc.post(ex, caller, body)), true));
+      app.post(JSON_RPC_PATH, serve((ex, caller, body) => withEndpoints((e) => e.jsonRpc.post(ex, caller, body)), true));
       app.options(JSON_RPC_PATH, preflight);
       app.any(JSON_RPC_PATH, notAllowed('POST'));
     },
