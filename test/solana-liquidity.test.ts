@@ -18,11 +18,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getBase58Decoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountKeys, type RpcTokenBalance, type RpcTransaction } from '../engine/sources/solana/transaction.js';
+import { accountKeys, type RpcTransaction } from '../engine/sources/solana/transaction.js';
 import { getJson } from './support/evm-serve.js';
 import { CLI, startService, type RunningService } from './support/service.js';
 import { followAndServe, type ServedSolana } from './support/solana-serve.js';
 import { loadFixtureTransactions, startReplayNode, type FixtureTransaction, type ReplayNode } from './support/solana-replay.js';
+import { syntheticTransaction, transferData } from './support/solana-synthetic.js';
 
 const loaded = loadFixtureTransactions();
 const skip = typeof loaded === 'string' ? loaded : null;
@@ -37,13 +38,6 @@ const SPACING_S = 30;
 
 const b58 = getBase58Decoder();
 const newKey = (): string => b58.decode(randomBytes(32));
-/** SPL Token Transfer (tag 3, u64 amount) as base58 instruction data. */
-const transferData = (amount: bigint): string => {
-  const b = Buffer.alloc(9);
-  b[0] = 3;
-  b.writeBigUInt64LE(amount, 1);
-  return b58.decode(b);
-};
 
 /** A decimal string back to raw units. */
 function raw(text: string, decimals: number): bigint {
@@ -59,35 +53,7 @@ interface Vault {
   readonly decimals: number;
 }
 
-/**
- * A SYNTHETIC transaction (json encoding): the given top-level instruction (program and account keys)
- * invoking token transfers (`invoked` false: the instruction is itself the one transfer), with the
- * token balances before and after of every account listed in `before`.
- */
-function synthetic(payer: string, program: string, accounts: readonly string[], data: string, transfers: readonly { from: string; to: string; amount: bigint }[], before: ReadonlyMap<string, bigint>, mints: ReadonlyMap<string, Vault>, invoked = true): RpcTransaction {
-  const keys: string[] = [payer];
-  const at = (k: string): number => {
-    let i = keys.indexOf(k);
-    if (i < 0) i = keys.push(k) - 1;
-    return i;
-  };
-  const top = { programIdIndex: at(program), accounts: accounts.map(at), data, stackHeight: null };
-  const inner = (invoked ? transfers : []).map((t) => ({ programIdIndex: at(TOKEN), accounts: [at(t.from), at(t.to), at(payer)], data: transferData(t.amount), stackHeight: 2 }));
-  const after = new Map(before);
-  for (const t of transfers) {
-    after.set(t.from, after.get(t.from)! - t.amount);
-    after.set(t.to, after.get(t.to)! + t.amount);
-  }
-  const balances = (m: ReadonlyMap<string, bigint>): RpcTokenBalance[] =>
-    [...m].map(([k, amount]) => ({ accountIndex: at(k), mint: mints.get(k)!.mint, owner: payer, programId: TOKEN, uiTokenAmount: { amount: amount.toString(), decimals: mints.get(k)!.decimals } }));
-  const pre = balances(before);
-  const post = balances(after);
-  return {
-    version: 'legacy',
-    transaction: { signatures: [b58.decode(randomBytes(64))], message: { accountKeys: keys, instructions: [top] } },
-    meta: { err: null, preBalances: keys.map(() => 2_039_280), postBalances: keys.map(() => 2_039_280), preTokenBalances: pre, postTokenBalances: post, innerInstructions: inner.length > 0 ? [{ index: 0, instructions: inner }] : [], logMessages: [], loadedAddresses: null },
-  };
-}
+const synthetic = syntheticTransaction;
 
 /** The recorded AMM v4 swap's pool, its coin and pc vaults (balances after the swap), and the pool's other accounts as the swap names them. */
 function ammV4Pool(tx: RpcTransaction): { pool: string; coin: Vault & { post: bigint }; pc: Vault & { post: bigint }; authority: string; openOrders: string; targetOrders: string; market: string } {

@@ -14,10 +14,11 @@ import { randomBytes } from 'node:crypto';
 import { getBase58Decoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anchorDiscriminator } from '../engine/sources/solana/families.js';
-import type { RpcTokenBalance, RpcTransaction } from '../engine/sources/solana/transaction.js';
+import type { RpcTransaction } from '../engine/sources/solana/transaction.js';
 import { getJson } from './support/evm-serve.js';
 import { followAndServe, type ServedSolana } from './support/solana-serve.js';
 import { startReplayNode, type FixtureTransaction, type ReplayNode } from './support/solana-replay.js';
+import { syntheticTransaction, type SyntheticTransfer } from './support/solana-synthetic.js';
 
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
@@ -38,14 +39,6 @@ interface TokenAccount {
   readonly before: bigint;
 }
 
-/** SPL Token Transfer (tag 3, u64 amount) as base58 instruction data. */
-function transferData(amount: bigint): string {
-  const b = Buffer.alloc(9);
-  b[0] = 3;
-  b.writeBigUInt64LE(amount, 1);
-  return b58.decode(b);
-}
-
 /** An Anchor instruction's data: the discriminator of `name`, then `args` bytes. */
 const anchorData = (name: string, args: Buffer): string => b58.decode(Buffer.concat([Buffer.from(anchorDiscriminator(name), 'hex'), args]));
 const u64 = (x: bigint): Buffer => {
@@ -54,32 +47,9 @@ const u64 = (x: bigint): Buffer => {
   return b;
 };
 
-/**
- * A SYNTHETIC transaction (json encoding): one top-level instruction of `program` with `accounts`,
- * invoking the token transfers given, with the token balances before and after of every account in
- * `tokens`.
- */
-function synthetic(payer: string, program: string, accounts: readonly string[], data: string, transfers: readonly { from: string; to: string; amount: bigint }[], tokens: ReadonlyMap<string, TokenAccount>): RpcTransaction {
-  const keys: string[] = [payer];
-  const at = (k: string): number => {
-    let i = keys.indexOf(k);
-    if (i < 0) i = keys.push(k) - 1;
-    return i;
-  };
-  const top = { programIdIndex: at(program), accounts: accounts.map(at), data, stackHeight: null };
-  const inner = transfers.map((t) => ({ programIdIndex: at(TOKEN), accounts: [at(t.from), at(t.to), at(payer)], data: transferData(t.amount), stackHeight: 2 }));
-  const after = new Map([...tokens].map(([k, v]) => [k, v.before]));
-  for (const t of transfers) {
-    after.set(t.from, after.get(t.from)! - t.amount);
-    after.set(t.to, after.get(t.to)! + t.amount);
-  }
-  const balances = (amount: (k: string) => bigint): RpcTokenBalance[] =>
-    [...tokens].map(([k, v]) => ({ accountIndex: at(k), mint: v.mint, owner: payer, programId: TOKEN, uiTokenAmount: { amount: amount(k).toString(), decimals: v.decimals } }));
-  return {
-    version: 'legacy',
-    transaction: { signatures: [b58.decode(randomBytes(64))], message: { accountKeys: keys, instructions: [top] } },
-    meta: { err: null, preBalances: keys.map(() => 2_039_280), postBalances: keys.map(() => 2_039_280), preTokenBalances: balances((k) => tokens.get(k)!.before), postTokenBalances: balances((k) => after.get(k)!), innerInstructions: [{ index: 0, instructions: inner }], logMessages: [], loadedAddresses: null },
-  };
+/** A SYNTHETIC transaction (support/solana-synthetic.ts) with the balances before of every account in `tokens`. */
+function synthetic(payer: string, program: string, accounts: readonly string[], data: string, transfers: readonly SyntheticTransfer[], tokens: ReadonlyMap<string, TokenAccount>): RpcTransaction {
+  return syntheticTransaction(payer, program, accounts, data, transfers, new Map([...tokens].map(([k, v]) => [k, v.before])), tokens);
 }
 
 /** One hop as the test built it: its pool, DEX and the two vaults it moved. */
