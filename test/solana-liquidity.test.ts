@@ -23,14 +23,14 @@ import { getJson } from './support/evm-serve.js';
 import { CLI, startService, type RunningService } from './support/service.js';
 import { followAndServe, type ServedSolana } from './support/solana-serve.js';
 import { loadFixtureTransactions, startReplayNode, type FixtureTransaction, type ReplayNode } from './support/solana-replay.js';
-import { syntheticTransaction, transferData } from './support/solana-synthetic.js';
+import { syntheticTransaction, TOKEN_PROGRAM, transferData } from './support/solana-synthetic.js';
 
 const loaded = loadFixtureTransactions();
 const skip = typeof loaded === 'string' ? loaded : null;
 if (skip) console.log(`skipping the Solana liquidity test: ${skip}`);
 
 const AMM_V4 = '675kPX9MHTjS2zt1qfr1NYHuzeLXfQM9H24wFSUt1Mp8';
-const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+const TOKEN = TOKEN_PROGRAM;
 /** A recorded top-level Raydium AMM v4 swap (18 accounts: pool at 1, coin and pc vaults at 5 and 6). */
 const SWAP_TX = '3aQZsNRUbNXpH54GQEaxFpWZsmL554cYGGtWqqoypz8b6LUDYprbRd9AwgivXRLtFBYCU6MU6e9ANurwP8dCMV6';
 const T0 = 1_760_000_000;

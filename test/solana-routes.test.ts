@@ -18,9 +18,9 @@ import type { RpcTransaction } from '../engine/sources/solana/transaction.js';
 import { getJson } from './support/evm-serve.js';
 import { followAndServe, type ServedSolana } from './support/solana-serve.js';
 import { startReplayNode, type FixtureTransaction, type ReplayNode } from './support/solana-replay.js';
-import { syntheticTransaction, type SyntheticTransfer } from './support/solana-synthetic.js';
+import { syntheticTransaction, TOKEN_PROGRAM, type SyntheticTransfer } from './support/solana-synthetic.js';
 
-const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+const TOKEN = TOKEN_PROGRAM;
 const TOKEN_2022 = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
 const MEMO = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 const WHIRLPOOL = 'whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc';

@@ -45,20 +45,18 @@ export class SweepSet {
   }
 
   /**
-   * Calls `visit` for each pool in the set; a pool for which `keep` then answers false leaves it.
-   * Pools added during the walk are kept and visited by the next one.
+   * Calls `visit` for each pool in the set; a pool for which it answers false leaves the set. Pools
+   * added during the walk are kept and visited by the next one.
    */
-  walk(visit: (p: number) => void, keep: (p: number) => boolean): void {
+  walk(visit: (p: number) => boolean): void {
     const ids = this.ids;
     const n = this.size;
     let w = 0;
     for (let i = 0; i < n; i++) {
       const p = ids[i]!;
-      visit(p);
-      if (keep(p)) ids[w++] = p;
+      if (visit(p)) ids[w++] = p;
       else this.member[p >>> 3] = this.member[p >>> 3]! & ~(1 << (p & 7));
     }
-    // Entries appended while walking (none today: sweeps apply no swaps) move down behind the kept ones.
     for (let i = n; i < this.size; i++) ids[w++] = ids[i]!;
     this.size = w;
   }
@@ -85,12 +83,11 @@ export function sweepChains(writer: ShardWriter, views: EngineViews, chains: rea
     for (let p = 0; p < n; p++) if (owned[views.poolChain[p]!] === 1 && views.poolExists[p] === 1 && windowsMayMove(views, p)) set.add(p);
   }
   let changed = 0;
-  set.walk(
-    (p) => {
-      const chain = views.poolChain[p]!;
-      if (owned[chain] === 1 && views.poolExists[p] === 1 && writer.refreshWindows(p, views.chainClock[chain]!)) changed++;
-    },
-    (p) => owned[views.poolChain[p]!] === 1 && views.poolExists[p] === 1 && windowsMayMove(views, p),
-  );
+  set.walk((p) => {
+    const chain = views.poolChain[p]!;
+    if (owned[chain] !== 1 || views.poolExists[p] !== 1) return false;
+    if (writer.refreshWindows(p, views.chainClock[chain]!)) changed++;
+    return windowsMayMove(views, p);
+  });
   return changed;
 }
