@@ -11,8 +11,9 @@ import { Writable } from 'node:stream';
 import type * as EngineModule from '../engine/engine.js';
 import type * as LogModule from '../engine/log.js';
 import type { Engine } from '../engine/engine.js';
-import { keptColumns, usedBytes } from '../engine/snapshot/format.js';
-import { readHeader } from '../engine/snapshot/load.js';
+import { columnTableHash, keptColumns, usedBytes, type SnapshotHeader } from '../engine/snapshot/format.js';
+import { readHeader, restoreRows } from '../engine/snapshot/load.js';
+import { EngineViews } from '../engine/state/views.js';
 import { shardRowColumns } from '../engine/snapshot/capture.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { catalogDump } from './support/catalog-dump.js';
@@ -350,5 +351,98 @@ describe('snapshots', () => {
     await on3.stop();
     // Its stop wrote nothing new (nothing happened since): the format 3 file is still the one kept.
     expect(readHeader(join(other, 'snapshots', `${String(seq).padStart(12, '0')}.snap`)).version).toBe(3);
+  }, 240_000);
+  it('a start on a snapshot written when event times were f64 converts them: it holds what a start on the same cut holds, a rollback restores rows from it, and the next cut is written whole', async () => {
+    const dir = tempDir();
+    const clock = { now: GENESIS + 26 * HOUR };
+    const first = await engineAt(dir, clock, true);
+    const seq = (await first.snapshot())!;
+    await first.stop();
+    const snaps = join(dir, 'snapshots');
+    const name = `${String(seq).padStart(12, '0')}.snap`;
+    for (const n of readdirSync(snaps)) if (n !== name) rmSync(join(snaps, n));
+    const path = join(snaps, name);
+    const now = readFileSync(path);
+    const header = readHeader(path);
+    const table = first.views.columnTable;
+    // The columns earlier versions wrote as f64 (Unix seconds): the same values, eight bytes each, appended after the sections.
+    const times = ['lastEventTime', 'lastSwapTime', 'reserveTime', 'tokenPriceTime'];
+    for (const t of times) expect(table.find((c) => c.name === t)?.type, t).toBe('u32');
+    const parts: Buffer[] = [now.subarray(0, now.length - 8)];
+    let at = now.length - 8;
+    let nonZero = 0;
+    const columns = header.columns.map((col) => {
+      if (!times.includes(col.name)) return col;
+      const u32 = new Uint32Array(now.buffer.slice(now.byteOffset + col.offset, now.byteOffset + col.offset + col.bytes));
+      for (const v of u32) if (v > GENESIS) nonZero++;
+      const f64 = Buffer.from(Float64Array.from(u32).buffer);
+      const pad = (8 - (at % 8)) % 8;
+      parts.push(Buffer.alloc(pad), f64);
+      at += pad;
+      const out = { ...col, type: 'f64' as const, offset: at, bytes: f64.length };
+      at += f64.length;
+      return out;
+    });
+    expect(nonZero, 'event times in the converted columns').toBeGreaterThan(SIM.pools);
+    parts.push(Buffer.from('DXSNAPOK', 'latin1'));
+    const old = Buffer.concat(parts);
+    const earlierTable = table.map((c) => (times.includes(c.name) ? { ...c, type: 'f64' as const } : c));
+    const oldHeader: SnapshotHeader = { ...header, tableHash: columnTableHash(earlierTable), bytes: old.length, columns };
+    expect(oldHeader.tableHash).not.toBe(header.tableHash);
+    const json = Buffer.from(JSON.stringify(oldHeader));
+    expect(12 + json.length).toBeLessThanOrEqual(header.columns[0]!.offset);
+    old.fill(0, 12, header.columns[0]!.offset);
+    old.writeUInt32LE(json.length, 8);
+    json.copy(old, 12);
+    const other = tempDir();
+    cpSync(dir, other, { recursive: true });
+    const oldPath = join(other, 'snapshots', name);
+    writeFileSync(oldPath, old);
+
+    // A rollback behind the snapshot copies some pools' and tokens' rows from it: the same rows from either file.
+    const restored = (file: string) => {
+      const views = EngineViews.create(CAPACITY);
+      const pools = [0, 3, 7, 42, 199, header.pools - 1];
+      const tokens = [0, 1, 5, 77, header.tokens - 1];
+      restoreRows(file, views, pools, tokens);
+      return times.map((t) => Buffer.from(usedBytes(views.columnTable.find((c) => c.name === t)!, header.pools, header.tokens, CAPACITY.chains)));
+    };
+    const rowsNow = restored(path);
+    expect(rowsNow.some((b) => b.some((x) => x !== 0))).toBe(true);
+    expect(restored(oldPath)).toEqual(rowsNow);
+
+    const onNow = await engineAt(dir, clock, true);
+    expect(onNow.status().loadedSnapshot).toBe(seq);
+    const want = viewBytes(onNow);
+    const lines: string[] = [];
+    const onOld = await startEngine({
+      dataDir: other,
+      shards: 2,
+      capacity: CAPACITY,
+      source: createSimulator(SIM),
+      now: () => clock.now,
+      catchUpStepSeconds: 2 * HOUR,
+      liveTickMs: 20,
+      snapshots: { intervalSeconds: 86_400, everyEvents: Number.MAX_SAFE_INTEGER, keep: 10, pruneLog: true },
+      tiers: { quietAfterSeconds: 2 * HOUR },
+      log: createLog({ level: 'info', format: 'json', destination: new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }) }),
+    });
+    await onOld.caughtUp;
+    expect(onOld.status().loadedSnapshot).toBe(seq);
+    expect(onOld.status().replayedBatches).toBe(0);
+    expect(lines.join('\n')).toContain('lastEventTime (f64 to u32)');
+    expectSameViews(viewBytes(onOld), want);
+
+    // Both run on: the same hours later they hold the same views, and the converted one's first cut is written whole, in this version's table.
+    clock.now += 3 * HOUR;
+    await settle(onNow, clock, true);
+    await settle(onOld, clock, true);
+    expectSameViews(viewBytes(onOld), viewBytes(onNow));
+    const next = (await onOld.snapshot())!;
+    expect((onOld.stats() as { snapshots: { last_delta: boolean | null } }).snapshots.last_delta).toBe(false);
+    expect(readHeader(join(other, 'snapshots', `${String(next).padStart(12, '0')}.snap`)).tableHash).toBe(header.tableHash);
+    expectFileIsViews(onOld, other, next, 'the first cut after the conversion');
+    await onNow.stop();
+    await onOld.stop();
   }, 240_000);
 });

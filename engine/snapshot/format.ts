@@ -18,8 +18,11 @@
  * it is written under a temporary name, synced, then renamed (write.ts), so a kill -9 at any point
  * leaves either no file or a complete one. Only columns that are not transient are kept, each to the
  * rows in use (pool and token ids below the counts), so a snapshot loads into views of any capacity
- * that holds those rows. `tableHash` names the column table the file was written with: a file whose
- * hash differs from the running engine's is not loaded.
+ * that holds those rows. `tableHash` names the column table the file was written with: a file loads
+ * when its hash is the running engine's, or when it becomes the running engine's once the element
+ * types the header gives for its row columns are put in place of this build's (a column whose type
+ * changed between versions, as event times from f64 to u32: its values are converted on load,
+ * tableMatch); any other difference and the file is not loaded.
  */
 import { createHash } from 'node:crypto';
 import { CATALOG_EXPORT_VERSION, type CatalogMeta } from '../catalog/catalog.js';
@@ -115,12 +118,37 @@ export function blockColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
   return table.filter((c) => !c.transient && c.scope === 'block');
 }
 
+/** What the table hash covers of a column. */
+type ColumnShape = Pick<ColumnSpec, 'name' | 'type' | 'scope' | 'stride' | 'transient'>;
+
 /** Hash of the kept columns' names, types, scopes and strides and of the catalog's parts, with the layout versions. */
-export function columnTableHash(table: readonly ColumnSpec[]): string {
+export function columnTableHash(table: readonly ColumnShape[]): string {
   const shape = table.filter((c) => !c.transient).map((c) => [c.name, c.type, c.scope, c.stride]);
   const catalog = PARTS.map((p) => [p.name, p.ctor.BYTES_PER_ELEMENT, p.scope, p.stride]);
   return createHash('sha256').update(JSON.stringify([ROW_LAYOUT_VERSION, shape, CATALOG_EXPORT_VERSION, catalog])).digest('hex').slice(0, 16);
 }
+
+/**
+ * How a snapshot's row columns map onto `table`: `retyped` names the columns whose element type in
+ * the file differs from the table's (their values are converted on load), empty when the file was
+ * written with this very table; null when the file's table differs in anything else (a column
+ * added, dropped, rescoped or restrided, the catalog's parts, the layout version).
+ */
+export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns'>, table: readonly ColumnShape[]): { readonly retyped: ReadonlySet<string> } | null {
+  if (header.tableHash === columnTableHash(table)) return { retyped: new Set() };
+  const inFile = new Map(header.columns.map((c) => [c.name, c]));
+  const retyped = new Set<string>();
+  const asWritten = table.map((c) => {
+    const f = inFile.get(c.name);
+    if (f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
+    retyped.add(c.name);
+    return { ...c, type: f.type };
+  });
+  return retyped.size > 0 && header.tableHash === columnTableHash(asWritten) ? { retyped } : null;
+}
+
+/** The typed array of each column type (a retyped column's file data is read through its file type's). */
+export const TYPE_ARRAYS = { f64: Float64Array, u32: Uint32Array, i32: Int32Array, u16: Uint16Array, u8: Uint8Array } as const satisfies Record<ColumnSpec['type'], unknown>;
 
 /** Rows of a column the views hold in use: pools and tokens below their id bounds, every chain. */
 export function usedRows(c: Pick<ColumnSpec, 'scope'>, pools: number, tokens: number, chains: number): number {

@@ -8,7 +8,7 @@ import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { assignSnapshotBlocks, loadBlockRows, restoreBlocks } from './blocks.js';
 import type { BlockLoader } from './block-loader.js';
 import { markBlockRows } from '../state/ring-blocks.js';
-import { columnTableHash, READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
+import { READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 
 export class SnapshotError extends Error {
   override readonly name = 'SnapshotError';
@@ -64,7 +64,7 @@ export function readSection(path: string, section: SnapshotSection): Buffer {
 
 /** Why `header` cannot load into `views`, or null when it can. */
 export function incompatibility(header: SnapshotHeader, views: EngineViews): string | null {
-  if (header.tableHash !== columnTableHash(views.columnTable)) return `written with another column table (${header.tableHash})`;
+  if (tableMatch(header, views.columnTable) === null) return `written with another column table (${header.tableHash})`;
   if (header.pools > views.capacity.pools) return `holds ${header.pools} pool ids, capacity is ${views.capacity.pools}`;
   if (header.tokens > views.capacity.tokens) return `holds ${header.tokens} token ids, capacity is ${views.capacity.tokens}`;
   if (header.chains > views.capacity.chains) return `holds ${header.chains} chains, capacity is ${views.capacity.chains}`;
@@ -75,6 +75,31 @@ export function incompatibility(header: SnapshotHeader, views: EngineViews): str
 function bytesOf(array: ColumnSpec['array'], elements: number, at = 0): Uint8Array {
   const size = array.BYTES_PER_ELEMENT;
   return new Uint8Array(array.buffer, array.byteOffset + at * size, elements * size);
+}
+
+/** Elements of a retyped column converted at a time. */
+const CONVERT_CHUNK = 65_536;
+
+/**
+ * Reads `elements` elements of file column `col` from its element `from` into `spec.array` from
+ * element `at`: straight into the shared buffer when the types agree, else through the file's type,
+ * each value converted and required to come out equal (a time written as f64 read into u32).
+ */
+function readElements(fd: number, col: SnapshotColumn, spec: ColumnSpec, from: number, elements: number, at: number): void {
+  if (col.type === spec.type) return readExactly(fd, bytesOf(spec.array, elements, at), col.offset + from * spec.array.BYTES_PER_ELEMENT);
+  const Written = TYPE_ARRAYS[col.type];
+  const chunk = new Written(Math.min(elements, CONVERT_CHUNK));
+  const chunkBytes = new Uint8Array(chunk.buffer);
+  for (let done = 0; done < elements; done += chunk.length) {
+    const n = Math.min(chunk.length, elements - done);
+    readExactly(fd, chunkBytes.subarray(0, n * Written.BYTES_PER_ELEMENT), col.offset + (from + done) * Written.BYTES_PER_ELEMENT);
+    const into = spec.array.subarray(at + done, at + done + n);
+    for (let i = 0; i < n; i++) {
+      const v = chunk[i]!;
+      into[i] = v;
+      if (into[i] !== v) throw new SnapshotError(`column ${col.name}: value ${v} at element ${from + done + i} does not fit ${spec.type} (written as ${col.type})`);
+    }
+  }
 }
 
 /**
@@ -109,7 +134,7 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     const byName = new Map(views.columnTable.map((c) => [c.name, c]));
     for (const col of header.columns) {
       const spec = byName.get(col.name)!;
-      readExactly(fd, bytesOf(spec.array, col.bytes / spec.array.BYTES_PER_ELEMENT), col.offset);
+      readElements(fd, col, spec, 0, col.bytes / TYPE_ARRAYS[col.type].BYTES_PER_ELEMENT, 0);
     }
     const sections = new Map(header.catalog.sections.map((c) => [c.name, c]));
     const section = (name: string) => {
@@ -159,9 +184,13 @@ export function restoreRows(path: string, views: EngineViews, pools: readonly nu
   }
 }
 
-/** Reads the span of rows from the lowest to the highest wanted id once, then copies the wanted rows. */
+/** Reads the span of rows from the lowest to the highest wanted id once, then copies the wanted rows (a retyped column row by row, converted). */
 function copyRows(fd: number, col: SnapshotColumn, spec: ColumnSpec, rows: readonly number[]): void {
   if (rows.length === 0) return;
+  if (col.type !== spec.type) {
+    for (const r of rows) readElements(fd, col, spec, r * col.stride, col.stride, r * col.stride);
+    return;
+  }
   let lo = Infinity;
   let hi = -1;
   for (const r of rows) {

@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
 import type { EngineViews } from '../state/views.js';
-import { seqOfFileName, SNAPSHOT_SUFFIX, type SnapshotHeader } from './format.js';
+import { seqOfFileName, SNAPSHOT_SUFFIX, tableMatch, type SnapshotHeader } from './format.js';
 import { incompatibility, loadViewsDeferred, readHeader, SnapshotError } from './load.js';
 import type { BlockLoader } from './block-loader.js';
 import { runRows, type CaptureBuffers, type ShardCapture, type ShardRuns } from './capture.js';
@@ -66,6 +66,8 @@ export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = {
 export class Snapshots {
   readonly dir: string;
   private readonly views: EngineViews;
+  /** Columns of the loaded snapshot whose values were converted to this build's element type, as "name (from to to)". */
+  convertedOnLoad: readonly string[] = [];
   private readonly keep: number;
   private newestTakenAtMs: number | null = null;
   private lastPauseMs: number | null = null;
@@ -136,7 +138,10 @@ export class Snapshots {
   load(path: string, catalog: Catalog, loader: BlockLoader | null = null): Promise<void> {
     const { header, blocks } = loadViewsDeferred(path, this.views, catalog, loader);
     this.newestTakenAtMs = header.takenAtMs;
-    this.baseFile = { path, header };
+    // A file written with other column types is no base for a delta cut (its rows are not this build's bytes): the next cut is full.
+    const { retyped } = tableMatch(header, this.views.columnTable)!;
+    this.baseFile = retyped.size === 0 ? { path, header } : null;
+    this.convertedOnLoad = [...retyped].map((name) => `${name} (${header.columns.find((c) => c.name === name)!.type} to ${this.views.columnTable.find((c) => c.name === name)!.type})`);
     return blocks;
   }
 
