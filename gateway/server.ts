@@ -118,6 +118,11 @@ export interface GatewayOptions {
    * `explorer` plan for its page when `issueKey` (needs `access`); not served when absent.
    */
   explorer?: ExplorerOptions;
+  /**
+   * Called once the REST and stream ports listen, with their ports, before the agent protocol's
+   * modules are loaded and its port opened (the last step: a start serves without waiting for it).
+   */
+  onServing?: (ports: Readonly<Partial<Record<ListenerRole, number>>>) => void;
 }
 
 /** What the gateway counted, for the metrics registry (gateway/metrics). */
@@ -371,8 +376,6 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
           ...(options.trustedProxies !== undefined ? { trustedProxies: options.trustedProxies } : {}),
         })
       : null;
-  // The agent protocol's modules load while the REST ports open; the agent port opens once they are in.
-  const agentReady = agentHost?.prepare();
   const ports: Partial<Record<ListenerRole, number>> = {};
   const names: Partial<Record<RestRole, readonly string[]>> = {
     freeRest: access?.freeRestHosts ?? [],
@@ -694,10 +697,6 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
   try {
     await open('freeRest', options.port);
     if (access?.paidRest !== undefined) await open('paidRest', access.paidRest.port);
-    if (access?.agent !== undefined) {
-      await agentReady;
-      await open('agent', access.agent.port);
-    }
     if (streamHost !== null && access?.freeStream !== undefined) await open('freeStream', access.freeStream.port);
     if (streamHost !== null && access?.paidStream !== undefined) await open('paidStream', access.paidStream.port);
     if (streamOptions !== null && streamThreadCount > 0) {
@@ -723,6 +722,14 @@ export async function startGateway(engine: GatewayContext, options: GatewayOptio
     const streamPorts = [ports.freeStream, ports.paidStream].filter((p): p is number => p !== undefined);
     if (streamPorts.length > 0 && limitSendBuffers(streamPorts) === 0) {
       log.warn('streams: the send buffer of stream sockets could not be bounded; a reader that stops reading is noticed later');
+    }
+    options.onServing?.(ports);
+    // The agent protocol's modules (its SDK, schema validator and tool catalog: most of what a start
+    // would otherwise evaluate before serving) load once the other ports serve; its port opens once
+    // they are in, so its requests are answered synchronously where they can be.
+    if (agentHost !== null && access?.agent !== undefined) {
+      await agentHost.prepare();
+      await open('agent', access.agent.port);
     }
   } catch (err) {
     await close();

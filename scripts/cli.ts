@@ -22,7 +22,7 @@ import { combineSources } from '../engine/sources/combined.js';
 import { SOLANA_PRESET } from '../engine/sources/solana/preset.js';
 import { NETWORK_PRESETS, PRESET_IDS, PRESETS_VERSION } from '../engine/sources/evm/presets.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
-import { startGateway } from '../gateway/server.js';
+import { startGateway, type Gateway } from '../gateway/server.js';
 import { FEEDBACK_ACTIONS, feedbackCommand } from './feedback.js';
 import { KEYED_PLANS } from '../gateway/auth/key-store.js';
 import { KEYS_ACTIONS, keysCommand } from './keys.js';
@@ -69,7 +69,15 @@ async function serve({ config, log }: Bundle): Promise<void> {
     log: engineLog,
   });
   const ports = listenerPorts(config);
-  const gateway = await startGateway(
+  const streamThreads = config.streams.threads ?? defaultStreamThreads(availableParallelism(), config.shards);
+  // A full disk pauses ingest (engine/store/durable.ts): streams are told, and told again when it resumes.
+  let gatewayUp: Gateway | null = null;
+  engine.store.writer.onChange((fault: WriteFault | null): void => {
+    if (fault === null) log.info('store: written again; ingest resumes');
+    else log.warn(`store: ${fault.message}; ingest paused, reads go on`);
+    gatewayUp?.warnStreams(fault === null ? 'the service can store data again: live events resume' : `${fault.message}: live events pause until then; this stream stays open`);
+  });
+  const starting = startGateway(
     { views: engine.views, registry: engine.registry, store: engine.store, ranker: engine.shards, now, swaps: engine.shards.swapFeed, log: log.child({ component: 'gateway' }), engineStats: () => engine.stats() },
     {
       host: config.gateway.host,
@@ -87,31 +95,25 @@ async function serve({ config, log }: Bundle): Promise<void> {
         freeStream: { port: ports.freeStream, hosts: config.listeners.freeStream.hosts },
         paidStream: { port: ports.paidStream, hosts: config.listeners.paidStream.hosts },
         ...(config.streams.showcase !== undefined ? { showcase: config.streams.showcase } : {}),
-        streamThreads: config.streams.threads ?? defaultStreamThreads(availableParallelism(), config.shards),
+        streamThreads,
+      },
+      // Serving: the engine opens its source and replays the log after its snapshot meanwhile; the agent port follows.
+      onServing: (open) => {
+        listening();
+        log.info(`REST listening on http://${config.gateway.host}:${open.freeRest}`);
+        if (config.explorer.enabled) {
+          log.info(
+            `explorer on http://${config.gateway.host}:${open.freeRest}/explorer/ (${config.explorer.plan ? `explorer plan key for browsers at ${config.explorer.clients.join(', ')}` : 'explorer plan off: keyless or a key entered'}; --explorer false turns it off)`,
+          );
+        }
+        log.info(`paid REST listening on http://${config.gateway.host}:${open.paidRest}`);
+        log.info(
+          `streams listening on http://${config.gateway.host}:${open.freeStream} (free) and http://${config.gateway.host}:${open.paidStream} (paid), ${streamThreads === 0 ? 'on the main thread' : `${streamThreads} stream thread${streamThreads > 1 ? 's' : ''}`}`,
+        );
       },
     },
   );
-  // A full disk pauses ingest (engine/store/durable.ts): streams are told, and told again when it resumes.
-  const onWriteFault = (fault: WriteFault | null): void => {
-    if (fault === null) log.info('store: written again; ingest resumes');
-    else log.warn(`store: ${fault.message}; ingest paused, reads go on`);
-    gateway.warnStreams(fault === null ? 'the service can store data again: live events resume' : `${fault.message}: live events pause until then; this stream stays open`);
-  };
-  engine.store.writer.onChange(onWriteFault);
-  listening();
-  log.info(`REST listening on http://${config.gateway.host}:${gateway.port}`);
-  if (config.explorer.enabled) {
-    log.info(
-      `explorer on http://${config.gateway.host}:${gateway.port}/explorer/ (${config.explorer.plan ? `explorer plan key for browsers at ${config.explorer.clients.join(', ')}` : 'explorer plan off: keyless or a key entered'}; --explorer false turns it off)`,
-    );
-  }
-  log.info(`paid REST listening on http://${config.gateway.host}:${gateway.ports.paidRest}`);
-  log.info(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
-  const streamThreads = gateway.streamThreads?.threads ?? 0;
-  log.info(
-    `streams listening on http://${config.gateway.host}:${gateway.ports.freeStream} (free) and http://${config.gateway.host}:${gateway.ports.paidStream} (paid), ${streamThreads === 0 ? 'on the main thread' : `${streamThreads} stream thread${streamThreads > 1 ? 's' : ''}`}`,
-  );
-
+  // Signals are handled from the moment the ports may serve: a stop during the agent protocol's load waits for it, then closes.
   let metrics: MetricsServer | null = null;
   let stopping = false;
   const shutdown = async (code: number) => {
@@ -119,7 +121,10 @@ async function serve({ config, log }: Bundle): Promise<void> {
     stopping = true;
     log.info('shutting down');
     metrics?.close();
-    await gateway.close();
+    await starting.then(
+      (g) => g.close(),
+      () => undefined,
+    );
     await engine.stop();
     process.exit(code);
   };
@@ -129,6 +134,9 @@ async function serve({ config, log }: Bundle): Promise<void> {
     log.fatal(`engine failed: ${errorText(err)}`);
     void shutdown(1);
   });
+  const gateway = await starting;
+  gatewayUp = gateway;
+  log.info(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
 
   if (config.metrics.enabled && gateway.counters !== null) {
     const counters = gateway.counters;

@@ -127,6 +127,7 @@ beforeAll(async () => {
   service = await startService(['--data-dir', join(dir, 'data'), '--pools', '200', '--swaps-per-second', '60', '--backfill-days', '0.05', '--trusted-proxies', '127.0.0.1', '--front', 'all']);
   const port = (re: RegExp) => Number(re.exec(service!.output())![1]);
   await service.waitFor(/caught up/);
+  await service.waitFor(/agent host listening/);
   const upstream = {
     rest: service.port,
     stream: port(/streams listening on http:\/\/[\d.]+:(\d+) \(free\)/),
