@@ -64,8 +64,8 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** An engine on the simulator whose clock is `clock.now` (Unix s). */
-async function engineAt(dir: string, clock: { now: number }, snapshots: boolean, sim: typeof SIM = SIM): Promise<Engine> {
+/** An engine on the simulator whose clock is `clock.now` (Unix s); `lines` collects its log when given. */
+async function engineAt(dir: string, clock: { now: number }, snapshots: boolean, sim: typeof SIM = SIM, lines?: string[]): Promise<Engine> {
   const engine = await startEngine({
     dataDir: dir,
     shards: 2,
@@ -77,9 +77,22 @@ async function engineAt(dir: string, clock: { now: number }, snapshots: boolean,
     snapshots: snapshots ? { intervalSeconds: 86_400, everyEvents: Number.MAX_SAFE_INTEGER, keep: 10, pruneLog: false } : null,
     // Pools quiet for two hours give their rings back: the runs compared let go of them at different moments.
     tiers: { quietAfterSeconds: 2 * HOUR },
+    ...(lines ? { log: createLog({ level: 'info', format: 'json', destination: new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }) }) } : {}),
   });
   await engine.caughtUp;
   return engine;
+}
+
+/** A store whose only snapshot is one cut at `clock.now` (the engine that cut it stopped): its directory, the engine, the cut's batch and file. */
+async function singleSnapshot(clock: { now: number }): Promise<{ dir: string; first: Engine; seq: number; path: string }> {
+  const dir = tempDir();
+  const first = await engineAt(dir, clock, true);
+  const seq = (await first.snapshot())!;
+  await first.stop();
+  const snaps = join(dir, 'snapshots');
+  const name = `${String(seq).padStart(12, '0')}.snap`;
+  for (const n of readdirSync(snaps)) if (n !== name) rmSync(join(snaps, n));
+  return { dir, first, seq, path: join(snaps, name) };
 }
 
 /**
@@ -302,14 +315,8 @@ describe('snapshots', () => {
     }
   }, 240_000);
   it('a start on a snapshot written before ring blocks were kept without their zero words (format 3) holds exactly what a start on the same cut in format 4 holds', async () => {
-    const dir = tempDir();
     const clock = { now: GENESIS + 26 * HOUR };
-    const first = await engineAt(dir, clock, true);
-    const seq = (await first.snapshot())!;
-    await first.stop();
-    const snaps = join(dir, 'snapshots');
-    for (const name of readdirSync(snaps)) if (name !== `${String(seq).padStart(12, '0')}.snap`) rmSync(join(snaps, name));
-    const path = join(snaps, `${String(seq).padStart(12, '0')}.snap`);
+    const { dir, first, seq, path } = await singleSnapshot(clock);
     const v4 = readFileSync(path);
     const header = readHeader(path);
     expect(header.version).toBe(4);
@@ -353,15 +360,9 @@ describe('snapshots', () => {
     expect(readHeader(join(other, 'snapshots', `${String(seq).padStart(12, '0')}.snap`)).version).toBe(3);
   }, 240_000);
   it('a start on a snapshot written when event times were f64 converts them: it holds what a start on the same cut holds, a rollback restores rows from it, and the next cut is written whole', async () => {
-    const dir = tempDir();
     const clock = { now: GENESIS + 26 * HOUR };
-    const first = await engineAt(dir, clock, true);
-    const seq = (await first.snapshot())!;
-    await first.stop();
-    const snaps = join(dir, 'snapshots');
+    const { dir, first, seq, path } = await singleSnapshot(clock);
     const name = `${String(seq).padStart(12, '0')}.snap`;
-    for (const n of readdirSync(snaps)) if (n !== name) rmSync(join(snaps, n));
-    const path = join(snaps, name);
     const now = readFileSync(path);
     const header = readHeader(path);
     const table = first.views.columnTable;
@@ -415,19 +416,7 @@ describe('snapshots', () => {
     expect(onNow.status().loadedSnapshot).toBe(seq);
     const want = viewBytes(onNow);
     const lines: string[] = [];
-    const onOld = await startEngine({
-      dataDir: other,
-      shards: 2,
-      capacity: CAPACITY,
-      source: createSimulator(SIM),
-      now: () => clock.now,
-      catchUpStepSeconds: 2 * HOUR,
-      liveTickMs: 20,
-      snapshots: { intervalSeconds: 86_400, everyEvents: Number.MAX_SAFE_INTEGER, keep: 10, pruneLog: true },
-      tiers: { quietAfterSeconds: 2 * HOUR },
-      log: createLog({ level: 'info', format: 'json', destination: new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }) }),
-    });
-    await onOld.caughtUp;
+    const onOld = await engineAt(other, clock, true, SIM, lines);
     expect(onOld.status().loadedSnapshot).toBe(seq);
     expect(onOld.status().replayedBatches).toBe(0);
     expect(lines.join('\n')).toContain('lastEventTime (f64 to u32)');
