@@ -11,16 +11,28 @@ import { parseTimeSpec, type TimeSpec } from './time.js';
 /** Parsed queries remembered per endpoint, by raw query string; the memo is reset when full. */
 const PARSED_QUERIES_MAX = 1024;
 
-const text = () => z.string().max(MAX_PARAM_CHARS, { error: `must be at most ${MAX_PARAM_CHARS} characters` });
+// Schemas are immutable: each rule is built once and shared by every parameter using it (building
+// them is a good part of what a start evaluates before it serves).
+const TEXT = z.string().max(MAX_PARAM_CHARS, { error: `must be at most ${MAX_PARAM_CHARS} characters` });
+const text = () => TEXT;
 
-/** A decimal integer in [min, max]. */
-export function intParam(min: number, max: number) {
+const intRules = new Map<string, ReturnType<typeof makeIntParam>>();
+
+function makeIntParam(min: number, max: number) {
   const rule = `must be an integer from ${min} to ${max}`;
   return text()
     .regex(/^[0-9]{1,16}$/, { error: rule })
     .describe(`An integer from ${min} to ${max}.`)
     .transform(Number)
     .pipe(z.number().int().min(min, { error: rule }).max(max, { error: rule }));
+}
+
+/** A decimal integer in [min, max]. */
+export function intParam(min: number, max: number) {
+  const key = `${min}:${max}`;
+  let schema = intRules.get(key);
+  if (schema === undefined) intRules.set(key, (schema = makeIntParam(min, max)));
+  return schema;
 }
 
 /** Declared order of each enum's values (zod reports them in object-key order), by sorted content. */
@@ -40,6 +52,12 @@ const TIME_RULE = 'must be a relative offset (-90s, -30m, -1h, -7d), Unix second
 
 /** A time value; relative offsets stay relative until resolved against the request's "now". */
 export function timeParam() {
+  return TIME_PARAM;
+}
+
+const TIME_PARAM = makeTimeParam();
+
+function makeTimeParam() {
   return z
     .string({ error: (issue) => (issue.input === undefined ? 'is required' : TIME_RULE) })
     .max(MAX_PARAM_CHARS, { error: `must be at most ${MAX_PARAM_CHARS} characters` })

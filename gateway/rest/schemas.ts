@@ -20,15 +20,18 @@ export const SORT_DIRECTIONS = ['desc', 'asc'] as const;
 const NUMBER_TEXT = /^[-+]?(?:[0-9]{1,40}(?:\.[0-9]{0,40})?|\.[0-9]{1,40})(?:[eE][-+]?[0-9]{1,3})?$/;
 const NUMBER_RULE = 'must be a finite decimal number (e.g. 1000, -2.5)';
 
+/** The one number rule (schemas are immutable: every parameter shares it, and a start builds it once). */
+const NUMBER_PARAM = z
+  .string()
+  .max(64, { error: NUMBER_RULE })
+  .regex(NUMBER_TEXT, { error: NUMBER_RULE })
+  .describe('A decimal number (negatives and fractions allowed).')
+  .transform(Number)
+  .pipe(z.number().refine((x) => Number.isFinite(x), { error: NUMBER_RULE }));
+
 /** A finite decimal number, negatives and fractions included; NaN, Infinity and other text are rejected. */
 export function numberParam() {
-  return z
-    .string()
-    .max(64, { error: NUMBER_RULE })
-    .regex(NUMBER_TEXT, { error: NUMBER_RULE })
-    .describe('A decimal number (negatives and fractions allowed).')
-    .transform(Number)
-    .pipe(z.number().refine((x) => Number.isFinite(x), { error: NUMBER_RULE }));
+  return NUMBER_PARAM;
 }
 
 /** Integers of transaction counts: up to 2^53 - 1. */
