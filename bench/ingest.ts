@@ -12,6 +12,7 @@ import { ShardPool } from '../engine/shards/shard-pool.js';
 import type { ApplyStats } from '../engine/shards/apply.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { EngineViews } from '../engine/state/views.js';
+import { adviseHugePages } from '../engine/memory.js';
 import { openStore } from '../engine/store/store.js';
 
 export interface IngestBenchOptions {
@@ -40,6 +41,8 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
   const dir = mkdtempSync(join(tmpdir(), 'dexdata-bench-ingest-'));
   const store = openStore(dir);
   const views = EngineViews.create({ pools: Math.max(4096, o.pools * 2), tokens: Math.max(4096, o.pools * 2), chains: 16 });
+  // As the service does (engine/engine.ts): the large columns on huge pages.
+  adviseHugePages(views.columnTable.map((c) => c.array));
   /** What the service would hand the shards, one group per source step. */
   const captured: (readonly CommittedBatch[])[] = [];
   const capture: ShardDispatcher = {

@@ -24,7 +24,7 @@ import { DEFAULT_TIER_POLICY, type TierPolicy } from './shards/tiers.js';
 import { compactStore, removeCompactionLeftover } from './store/compact.js';
 import { openStore, type Store } from './store/store.js';
 import { collectGarbage, heapFigures, type HeapFigures } from './heap.js';
-import { fixMmapThreshold, trimMalloc } from './memory.js';
+import { adviseHugePages, fixMmapThreshold, trimMalloc } from './memory.js';
 
 export interface EngineOptions {
   readonly dataDir: string;
@@ -138,6 +138,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const spaceTimer = setInterval(() => void store.writer.checkSpace(), DISK_CHECK_INTERVAL_MS);
   spaceTimer.unref();
   const views = EngineViews.create(options.capacity);
+  // Before any row is written: the large columns fault in 2 MiB at a time (a snapshot's load, creations, ring blocks).
+  const advised = adviseHugePages(views.columnTable.map((c) => c.array));
+  if (advised > 0) log.info(`huge pages asked for ${(advised / 2 ** 20).toFixed(0)} MiB of shared columns`);
   // Started first: its thread loads while the store and the snapshot's header are read.
   const blockLoader = options.snapshots === null ? null : new BlockLoader(views);
   useStoredCandles(views, new LmdbCandles(store));
