@@ -49,9 +49,9 @@ import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
 import { SweepSet } from './sweep.js';
-import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceUsd, routeReaches } from '../state/exact-price.js';
+import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceInto, routeReaches } from '../state/exact-price.js';
 import { pricedByReserves, setReserveRatio } from '../state/reserve-price.js';
-import { addU128, subU128, u128Into, u128ToNumber, u160Into } from './u128.js';
+import { addU128, setU128, subU128, u128Into, u128ToNumberInto, u160Into } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
 const Q96 = 2 ** 96;
@@ -168,6 +168,11 @@ export class ShardWriter {
   private readonly swapUsd = new Float64Array(4);
   /** Per window base, while a swap is written into its windows: the minute they were as of. */
   private readonly asOfs = new Float64Array(WINDOW_BASES.length);
+  /**
+   * [0] the time (Unix s) of the event being applied, [1] its minute: read by the methods that need
+   * them rather than passed, since a time above 2^30 crossing a call that is not inlined is boxed.
+   */
+  private readonly at = new Float64Array(2);
   /** Called when no ring block is free: frees some (tiers.ts), or throws. */
   onBlocksExhausted: (() => void) | null = null;
   /** Ring blocks taken back from LMDB (pools that traded again after going quiet). */
@@ -212,9 +217,17 @@ export class ShardWriter {
     this.dirty.tokens.mark(t);
   }
 
-  private passed(p: number, t: number): void {
+  /** Pool p's chain has reached the event's time. */
+  private passed(p: number): void {
     const c = this.v.poolChain[p]!;
+    const t = this.at[0]!;
     if (t > this.chainTime[c]!) this.chainTime[c] = t;
+  }
+
+  /** The event being applied happened at t (Unix s). */
+  private setTime(t: number): void {
+    this.at[0] = t;
+    this.at[1] = minuteOf(t);
   }
 
   applyBatch(bytes: Uint8Array, persist = true): ApplyStats {
@@ -304,24 +317,27 @@ export class ShardWriter {
     }
   }
 
-  /** Records the block and time of a reserve change. */
-  private beginReserveChange(p: number, block: number, time: number): void {
+  /** Records the block and time of a reserve change (the event's). */
+  private beginReserveChange(p: number, block: number): void {
     const v = this.v;
     v.reserveBlock[p] = block;
-    v.reserveTime[p] = time;
+    v.reserveTime[p] = this.at[0]!;
   }
 
   private normaliseReserves(p: number): void {
     const v = this.v;
-    v.reserve0[p] = u128ToNumber(v.reserveRaw, p * 8) / POW10[v.poolDecimals0[p]!]!;
-    v.reserve1[p] = u128ToNumber(v.reserveRaw, p * 8 + 4) / POW10[v.poolDecimals1[p]!]!;
+    const num = this.num;
+    u128ToNumberInto(v.reserveRaw, p * 8, num, 0);
+    v.reserve0[p] = num[0]! / POW10[v.poolDecimals0[p]!]!;
+    u128ToNumberInto(v.reserveRaw, p * 8 + 4, num, 0);
+    v.reserve1[p] = num[0]! / POW10[v.poolDecimals1[p]!]!;
   }
 
   /** Applies a signed delta (magnitude words + negative flag) to reserve `side` of pool p. */
   private moveReserve(p: number, side: 0 | 1, s: U128, negative: boolean): void {
     const at = p * 8 + side * 4;
-    if (negative) subU128(this.v.reserveRaw, at, s.w0(), s.w1(), s.w2(), s.w3());
-    else addU128(this.v.reserveRaw, at, s.w0(), s.w1(), s.w2(), s.w3());
+    if (negative) subU128(this.v.reserveRaw, at, s);
+    else addU128(this.v.reserveRaw, at, s);
   }
 
   /** `takenOver`: the next event reprices the pool from these reserves (takesOverSync). */
@@ -333,27 +349,20 @@ export class ShardWriter {
       return;
     }
     const k = e.key(this.key)!;
+    this.setTime(e.timestamp());
     this.seqPool(p);
-    this.beginReserveChange(p, k.blockNumber(), e.timestamp());
+    this.beginReserveChange(p, k.blockNumber());
     const o = p * 8;
-    let s = e.reserve0(this.u128)!;
-    v.reserveRaw[o] = s.w0();
-    v.reserveRaw[o + 1] = s.w1();
-    v.reserveRaw[o + 2] = s.w2();
-    v.reserveRaw[o + 3] = s.w3();
-    s = e.reserve1(this.u128)!;
-    v.reserveRaw[o + 4] = s.w0();
-    v.reserveRaw[o + 5] = s.w1();
-    v.reserveRaw[o + 6] = s.w2();
-    v.reserveRaw[o + 7] = s.w3();
+    setU128(v.reserveRaw, o, e.reserve0(this.u128)!);
+    setU128(v.reserveRaw, o + 4, e.reserve1(this.u128)!);
     v.syncBlock[p] = k.blockNumber();
     v.syncTx[p] = k.txIndex();
     this.normaliseReserves(p);
-    v.lastEventTime[p] = e.timestamp();
-    this.passed(p, e.timestamp());
+    v.lastEventTime[p] = this.at[0]!;
+    this.passed(p);
     setReserveRatio(v, p);
     if (!takenOver) {
-      this.reprice(p, e.timestamp(), false);
+      this.reprice(p, false);
       this.updatePriceChanges(p);
     }
     this.seqPool(p);
@@ -367,11 +376,12 @@ export class ShardWriter {
     u160Into(q, this.num, 0);
     const sqrt = this.num[0]! / Q96;
     if (!(sqrt > 0)) return;
+    this.setTime(e.timestamp());
     this.seqPool(p);
     v.ratio[p] = (sqrt * sqrt * POW10[v.poolDecimals0[p]!]!) / POW10[v.poolDecimals1[p]!]!;
-    v.lastEventTime[p] = e.timestamp();
-    this.passed(p, e.timestamp());
-    this.reprice(p, e.timestamp(), false);
+    v.lastEventTime[p] = this.at[0]!;
+    this.passed(p);
+    this.reprice(p, false);
     this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
@@ -382,6 +392,7 @@ export class ShardWriter {
     const p = e.poolId();
     const k = e.key(this.key)!;
     const block = k.blockNumber();
+    this.setTime(e.timestamp());
     this.seqPool(p);
     // A Sync in the same tx already holds the reserves after it (a pool priced by its reserves, or a
     // concentrated pool whose source states its reserves, Uniswap v4's; its syncBlock stays 0 otherwise).
@@ -389,19 +400,19 @@ export class ShardWriter {
     // A concentrated pool's Burn only credits the position: its tokens leave with the Collect (a ReserveDelta).
     const moves = !synced && !(kind === 2 && v.poolProtocol[p] === 1);
     if (moves) {
-      this.beginReserveChange(p, block, e.timestamp());
+      this.beginReserveChange(p, block);
       this.moveReserve(p, 0, e.amount0(this.u128)!, kind === 2);
       this.moveReserve(p, 1, e.amount1(this.u128)!, kind === 2);
       this.normaliseReserves(p);
       setReserveRatio(v, p);
     }
-    v.lastEventTime[p] = e.timestamp();
-    this.passed(p, e.timestamp());
-    this.reprice(p, e.timestamp(), false);
+    v.lastEventTime[p] = this.at[0]!;
+    this.passed(p);
+    this.reprice(p, false);
     this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
-    if (sink !== null && e.timestamp() >= this.transactionsSince) {
+    if (sink !== null && this.at[0]! >= this.transactionsSince) {
       const u = this.usd;
       u.price0Usd = v.priceUsd0[p]!;
       u.price1Usd = v.priceUsd1[p]!;
@@ -427,15 +438,16 @@ export class ShardWriter {
     const p = e.poolId();
     const k = e.key(this.key)!;
     const flags = e.flags();
+    this.setTime(e.timestamp());
     this.seqPool(p);
-    this.beginReserveChange(p, k.blockNumber(), e.timestamp());
+    this.beginReserveChange(p, k.blockNumber());
     this.moveReserve(p, 0, e.amount0(this.u128)!, (flags & ReserveDeltaFlags.Amount0Negative) !== 0);
     this.moveReserve(p, 1, e.amount1(this.u128)!, (flags & ReserveDeltaFlags.Amount1Negative) !== 0);
     this.normaliseReserves(p);
     setReserveRatio(v, p);
-    v.lastEventTime[p] = e.timestamp();
-    this.passed(p, e.timestamp());
-    this.reprice(p, e.timestamp(), false);
+    v.lastEventTime[p] = this.at[0]!;
+    this.passed(p);
+    this.reprice(p, false);
     this.updatePriceChanges(p);
     this.seqPool(p);
     this.index?.markDirty(p);
@@ -446,7 +458,8 @@ export class ShardWriter {
     const p = e.poolId();
     const k = e.key(this.key)!;
     const block = k.blockNumber();
-    const t = e.timestamp();
+    this.setTime(e.timestamp());
+    const t = this.at[0]!;
     const flags = e.flags();
     const neg0 = (flags & SwapFlags.Amount0Negative) !== 0;
     const neg1 = (flags & SwapFlags.Amount1Negative) !== 0;
@@ -466,7 +479,7 @@ export class ShardWriter {
     const amount0 = num[0]! / d0;
     const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
     if (!synced) {
-      this.beginReserveChange(p, block, t);
+      this.beginReserveChange(p, block);
       this.moveReserve(p, 0, s, neg0);
     }
     s = e.amount1(this.u128)!;
@@ -487,7 +500,7 @@ export class ShardWriter {
       setReserveRatio(v, p);
     }
 
-    const base1 = this.reprice(p, t, true);
+    const base1 = this.reprice(p, true);
     const p0 = v.priceUsd0[p]!;
     const p1 = v.priceUsd1[p]!;
     const volumeUsd = base1 ? amount1 * p1 : amount0 * p0;
@@ -497,7 +510,7 @@ export class ShardWriter {
     v.lastEventTime[p] = t;
     v.lastSwapTime[p] = t;
     this.sweepSet.add(p);
-    this.passed(p, t);
+    this.passed(p);
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
 
     const fig = this.swapUsd;
@@ -505,16 +518,16 @@ export class ShardWriter {
     fig[1] = p1;
     fig[2] = volumeUsd;
     fig[3] = buyUsd;
-    this.updateCandles(p, row, t, isBuy, sink);
-    this.updateWindows(p, row, t, isBuy);
+    this.updateCandles(p, row, isBuy, sink);
+    this.updateWindows(p, row, isBuy);
 
     this.seqPool(p);
     this.index?.markDirty(p);
 
     const tk0 = v.poolToken0[p]!;
     const tk1 = v.poolToken1[p]!;
-    this.updateSecondCandle(tk0, t, 0);
-    this.updateSecondCandle(tk1, t, 1);
+    this.updateSecondCandle(tk0, 0);
+    this.updateSecondCandle(tk1, 1);
     if ((v.watchPool[p]! | v.watchToken[tk0]! | v.watchToken[tk1]!) !== 0) (this.feed ??= []).push(feedSwap(e, k, p, this.u128, p0, p1, volumeUsd));
 
     if (sink !== null && t >= this.transactionsSince) {
@@ -533,7 +546,7 @@ export class ShardWriter {
    * p swaps in this event (it is fresh). Returns true when token 1 is the pool's base (the side whose
    * USD price is not taken from p).
    */
-  private reprice(p: number, t: number, swapped: boolean): boolean {
+  private reprice(p: number, swapped: boolean): boolean {
     const v = this.v;
     const ratio = v.ratio[p]!;
     const t0 = v.poolToken0[p]!;
@@ -548,27 +561,31 @@ export class ShardWriter {
     let price0: number;
     let price1: number;
     if (!(ratio > 0)) {
-      price0 = routedPriceUsd(v, t0);
-      price1 = routedPriceUsd(v, t1);
+      routedPriceInto(v, t0, prices, 0);
+      routedPriceInto(v, t1, prices, 1);
+      price0 = prices[0]!;
+      price1 = prices[1]!;
     } else if (v.tokenRoutePool[t1] === p + 1) {
       // Token 1 follows token 0 through p; its route stays p.
-      price0 = routedPriceUsd(v, t0);
+      routedPriceInto(v, t0, prices, 0);
+      price0 = prices[0]!;
       const hops0 = lastWalkedHops();
       if (price0 > 0) {
         offer[0] = price0 / ratio;
         offer[1] = 2 * v.reserve0[p]! * price0;
-        this.offerRoute(t1, t0, p, t, swapped);
+        this.offerRoute(t1, t0, p, swapped);
       }
       prices[0] = price0;
       priceThroughRoute(v, t1, p, prices, 1, hops0);
       price1 = prices[1]!;
     } else {
-      price1 = routedPriceUsd(v, t1);
+      routedPriceInto(v, t1, prices, 1);
+      price1 = prices[1]!;
       const hops1 = lastWalkedHops();
       if (price1 > 0) {
         offer[0] = ratio * price1;
         offer[1] = 2 * v.reserve1[p]! * price1;
-        this.offerRoute(t0, t1, p, t, swapped);
+        this.offerRoute(t0, t1, p, swapped);
       }
       if (v.tokenRoutePool[t0] === p + 1) {
         prices[1] = price1;
@@ -577,12 +594,13 @@ export class ShardWriter {
       } else {
         // Token 1's route does not pass token 0's route change (there was none), so price1 stands
         // unless token 1 now takes p.
-        price0 = routedPriceUsd(v, t0);
+        routedPriceInto(v, t0, prices, 0);
+        price0 = prices[0]!;
         const hops0 = lastWalkedHops();
         if (price0 > 0) {
           offer[0] = price0 / ratio;
           offer[1] = 2 * v.reserve0[p]! * price0;
-          this.offerRoute(t1, t0, p, t, swapped);
+          this.offerRoute(t1, t0, p, swapped);
           if (v.tokenRoutePool[t1] === p + 1) {
             prices[0] = price0;
             priceThroughRoute(v, t1, p, prices, 1, hops0);
@@ -603,9 +621,10 @@ export class ShardWriter {
     return base1;
   }
 
-  /** True when pool p, weighed at time t, has neither swapped nor been created within ROUTE_STALE_AFTER_S. */
-  private stalePool(p: number, t: number): boolean {
+  /** True when pool p, weighed at the event's time, has neither swapped nor been created within ROUTE_STALE_AFTER_S. */
+  private stalePool(p: number): boolean {
     const v = this.v;
+    const t = this.at[0]!;
     const last = v.lastSwapTime[p]! > v.poolCreatedAt[p]! ? v.lastSwapTime[p]! : v.poolCreatedAt[p]!;
     return t - last > ROUTE_STALE_AFTER_S;
   }
@@ -618,7 +637,7 @@ export class ShardWriter {
    * takes the new figures. A route that would pass through tk, or not reach a reference stablecoin
    * within MAX_ROUTE_HOPS, is never taken.
    */
-  private offerRoute(tk: number, via: number, p: number, t: number, swapped: boolean): void {
+  private offerRoute(tk: number, via: number, p: number, swapped: boolean): void {
     const v = this.v;
     const price = this.offer[0]!;
     const hopLiquidityUsd = this.offer[1]!;
@@ -628,9 +647,9 @@ export class ShardWriter {
     const current = v.tokenRoutePool[tk]! - 1;
     if (current !== p) {
       if (current >= 0) {
-        const fresh = (swapped || !this.stalePool(p, t)) && weakest >= MIN_ROUTE_LIQUIDITY_USD;
+        const fresh = (swapped || !this.stalePool(p)) && weakest >= MIN_ROUTE_LIQUIDITY_USD;
         const held = v.tokenRouteLiquidityUsd[tk]!;
-        const currentFresh = !this.stalePool(current, t) && held >= MIN_ROUTE_LIQUIDITY_USD;
+        const currentFresh = !this.stalePool(current) && held >= MIN_ROUTE_LIQUIDITY_USD;
         if (fresh !== currentFresh ? !fresh : weakest <= held) return;
       }
       // Checked last, and only for a new route: the one in force was checked when it was taken, and
@@ -641,7 +660,7 @@ export class ShardWriter {
     v.tokenPriceUsd[tk] = price;
     v.tokenRouteLiquidityUsd[tk] = weakest;
     v.tokenRoutePool[tk] = p + 1;
-    v.tokenPriceTime[tk] = t;
+    v.tokenPriceTime[tk] = this.at[0]!;
     this.seqToken(tk);
   }
 
@@ -694,7 +713,8 @@ export class ShardWriter {
    * timestamp that went backwards is folded into the newest candle). Where each interval stands is
    * read first for all of them (independent reads, in flight together), then each is written.
    */
-  private updateCandles(p: number, row: number, t: number, isBuy: boolean, sink: ShardSink | null): void {
+  private updateCandles(p: number, row: number, isBuy: boolean, sink: ShardSink | null): void {
+    const t = this.at[0]!;
     const fig = this.swapUsd;
     const p0 = fig[0]!;
     const p1 = fig[1]!;
@@ -751,11 +771,11 @@ export class ShardWriter {
    * when their anchor moved, which takes the swap in from the ring, else the candles that left them
    * taken out), then take the swap in.
    */
-  private updateWindows(p: number, row: number, t: number, isBuy: boolean): void {
+  private updateWindows(p: number, row: number, isBuy: boolean): void {
     const v = this.v;
     const volumeUsd = this.swapUsd[2]!;
     const buyUsd = this.swapUsd[3]!;
-    const t0 = minuteOf(t);
+    const t0 = this.at[1]!;
     // Where each base's windows stand, read first for all of them (independent reads, in flight together).
     const asOfs = this.asOfs;
     for (let b = 0; b < WINDOW_BASES.length; b++) asOfs[b] = v.winAsOf[b]![p]!;
@@ -1043,8 +1063,9 @@ export class ShardWriter {
   }
 
   /** Token tk, the swapping pool's token `side`, has its 1 s candle take the swap at its routed USD price. */
-  private updateSecondCandle(tk: number, t: number, side: 0 | 1): void {
+  private updateSecondCandle(tk: number, side: 0 | 1): void {
     const v = this.v;
+    const t = this.at[0]!;
     const price = this.tokenPrices[side]!;
     const volumeUsd = this.swapUsd[2]!;
     if (!(price > 0)) return;

@@ -100,15 +100,28 @@ const hopIs0 = new Uint8Array(MAX_ROUTE_HOPS);
  * counterpart's: the same digits whichever way the route's prices were last brought up to date.
  */
 export function routedPriceUsd(v: EngineViews, t: number): number {
+  routedPriceInto(v, t, routed, 0);
+  return routed[0]!;
+}
+
+const routed = new Float64Array(1);
+
+/** routedPriceUsd into out[i]: the shard writer's form (a price returned from a call that is not inlined is boxed, per event). */
+export function routedPriceInto(v: EngineViews, t: number, out: Float64Array, i: number): void {
   const start = t;
   let n = 0;
   walkedHops = -1;
   while (v.tokenRole[t] !== 0) {
     const route = v.tokenRoutePool[t]! - 1;
-    if (route < 0) return v.tokenPriceUsd[start]!;
-    if (n === MAX_ROUTE_HOPS) return v.tokenPriceUsd[start]!;
+    if (route < 0 || n === MAX_ROUTE_HOPS) {
+      out[i] = v.tokenPriceUsd[start]!;
+      return;
+    }
     const ratio = v.ratio[route]!; // token 0 in token 1
-    if (!(ratio > 0)) return 0;
+    if (!(ratio > 0)) {
+      out[i] = 0;
+      return;
+    }
     const is0 = v.poolToken0[route] === t;
     hopRatio[n] = ratio;
     hopIs0[n] = is0 ? 1 : 0;
@@ -116,9 +129,9 @@ export function routedPriceUsd(v: EngineViews, t: number): number {
     t = is0 ? v.poolToken1[route]! : v.poolToken0[route]!;
   }
   let price = 1;
-  for (let i = n - 1; i >= 0; i--) price = hopIs0[i] === 1 ? hopRatio[i]! * price : price / hopRatio[i]!;
+  for (let k = n - 1; k >= 0; k--) price = hopIs0[k] === 1 ? hopRatio[k]! * price : price / hopRatio[k]!;
   walkedHops = n;
-  return price;
+  out[i] = price;
 }
 
 /** Hops the last routedPriceUsd of this thread walked down to a reference stablecoin; -1 when it ended otherwise (no route, the hop limit, a ratio not above 0). */
@@ -133,7 +146,7 @@ let walkedHops = -1;
  */
 export function priceThroughRoute(v: EngineViews, tk: number, p: number, prices: Float64Array, side: 0 | 1, otherHops: number): void {
   if (otherHops < 0 || otherHops >= MAX_ROUTE_HOPS || v.tokenRole[tk] === 0) {
-    prices[side] = routedPriceUsd(v, tk);
+    routedPriceInto(v, tk, prices, side);
     return;
   }
   walkedHops = otherHops + 1;
@@ -173,7 +186,7 @@ function rank(role: number): number {
  */
 export function poolPricesUsd(v: EngineViews, p: number, out: Float64Array): boolean {
   const base1 = poolBase1(v, p);
-  out[base1 ? 1 : 0] = routedPriceUsd(v, base1 ? v.poolToken1[p]! : v.poolToken0[p]!);
+  routedPriceInto(v, base1 ? v.poolToken1[p]! : v.poolToken0[p]!, out, base1 ? 1 : 0);
   return poolPricesFrom(v, p, base1, out);
 }
 
