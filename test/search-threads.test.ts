@@ -8,15 +8,15 @@
  * when anything moved meanwhile.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, startService, type RunningService } from './support/service.js';
 
 interface Row {
-  readonly address: string;
-  readonly network: string;
+  readonly id: string;
+  readonly chain: string;
   readonly volume_usd_24h: number;
   readonly liquidity_usd: number;
   readonly transactions_24h: number;
@@ -36,9 +36,12 @@ let key: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'search-threads-'));
-  const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'pro', '--label', 'test', '--data-dir', dir], { encoding: 'utf8' });
+  // The scans below ask a few thousand pages: a plan whose rate limit allows them.
+  const config = join(dir, 'config.json');
+  writeFileSync(config, JSON.stringify({ plans: { pro: { requestsPerMinute: 1_000_000, credits: 2_000_000_000 } } }));
+  const created = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'pro', '--label', 'test', '--data-dir', dir, '--config', config], { encoding: 'utf8' });
   key = /key: (api_\w+)/.exec(created)![1]!;
-  service = await startService(['--data-dir', dir, '--pools', '3000', '--backfill-days', '0.2', '--swaps-per-second', '0.05', '--log-level', 'info'], 120_000);
+  service = await startService(['--config', config, '--data-dir', dir, '--pools', '3000', '--backfill-days', '0.2', '--swaps-per-second', '0.05', '--log-level', 'info'], 120_000);
   await service.waitFor(/caught up: \d+ events/, 120_000);
   const m = /paid REST listening on http:\/\/[\d.]+:(\d+)/.exec(service.output())!;
   paid = `http://127.0.0.1:${m[1]}`;
@@ -97,9 +100,9 @@ function pathOf(c: Case): string {
 /** The answer by full scan: the unfiltered order, filtered on each row's own figures. */
 function expected(order: readonly Row[], c: Case): string[] {
   return order
-    .filter((r) => (c.chains === null || c.chains.includes(r.network)) && r.liquidity_usd >= c.liqMin && r.volume_usd_24h >= c.volMin && r.transactions_24h >= c.txnsMin)
+    .filter((r) => (c.chains === null || c.chains.includes(r.chain)) && r.liquidity_usd >= c.liqMin && r.volume_usd_24h >= c.volMin && r.transactions_24h >= c.txnsMin)
     .slice(0, c.limit)
-    .map((r) => `${r.network}:${r.address}`);
+    .map((r) => `${r.chain}:${r.id}`);
 }
 
 describe('pool search over the shard threads', () => {
@@ -124,7 +127,7 @@ describe('pool search over the shard threads', () => {
       for (const o of orders) for (const s of ['desc', 'asc']) all.set(`${o}|${s}`, await fullOrder(o === 'transactions_24h' ? 'txns_24h' : o, s));
       return all;
     };
-    const sum = (m: Map<string, Row[]>) => JSON.stringify([...m.values()].map((rows) => rows.map((r) => [r.address, r.volume_usd_24h, r.liquidity_usd, r.transactions_24h, r.price_usd])));
+    const sum = (m: Map<string, Row[]>) => JSON.stringify([...m.values()].map((rows) => rows.map((r) => [r.id, r.volume_usd_24h, r.liquidity_usd, r.transactions_24h, r.price_usd])));
     let checked = 0;
     for (let round = 0; round < 5 && checked === 0; round++) {
       const before = await scan();
@@ -138,7 +141,7 @@ describe('pool search over the shard threads', () => {
         const c = cases[i % cases.length]!;
         const order = before.get(`${c.orderBy}|${c.sort}`)!;
         const want = expected(order, c);
-        expect(answers[i]!.results.map((r) => `${r.network}:${r.address}`), pathOf(c)).toEqual(want);
+        expect(answers[i]!.results.map((r) => `${r.chain}:${r.id}`), pathOf(c)).toEqual(want);
         expect(answers[i]!.has_next_page, pathOf(c)).toBe(expected(order, { ...c, limit: c.limit + 1 }).length > c.limit);
         if (want.length > 0) nonEmpty++;
       }
