@@ -201,6 +201,22 @@ describe('engine views against a reference recomputation of the event log', () =
     for (const { value } of store.txs.getRange()) expect(value[10] as number).toBeGreaterThanOrEqual(cutoff);
   });
 
+  it('prunes the same transactions when it skips the pools whose oldest kept one is inside the window', async () => {
+    const kinds = new Set(['swap', 'mint', 'burn']);
+    const fromLog = events.filter((e) => kinds.has(e.kind)) as (DecodedEvent & { timestamp: number })[];
+    const chains = ingest.registry.networks.map((n) => n.index);
+    const keptFrom = new Uint32Array(views.capacity.pools);
+    let last = GENESIS + 30 * HOUR;
+    for (const hours of [31, 31, 33, 40]) {
+      const cutoff = GENESIS + hours * HOUR;
+      const removed = await pruneTransactions(store, views, chains, cutoff, keptFrom);
+      expect(removed).toBe(fromLog.filter((e) => e.timestamp >= last && e.timestamp < cutoff).length);
+      expect(store.txs.getCount()).toBe(fromLog.filter((e) => e.timestamp >= cutoff).length);
+      last = cutoff;
+    }
+    expect(fromLog.filter((e) => e.timestamp >= GENESIS + 31 * HOUR && e.timestamp < GENESIS + 40 * HOUR).length).toBeGreaterThan(0);
+  });
+
   it('interval table matches the ring layout', () => {
     expect(IVS).toEqual(views.rings.map((r) => r.seconds));
   });

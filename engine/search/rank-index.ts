@@ -94,6 +94,15 @@ interface Ranking {
 
 const EMPTY: Sorted = { ids: new Int32Array(0), values: new Float64Array(0) };
 
+/** Answers kept between two changes of the shard's figures, at most (a page is at most 12 KiB). */
+const MAX_ANSWERS = 1024;
+
+/** Every field of a query, as text: equal keys ask for the same page. */
+function answerKey(q: RankQuery): string {
+  const a = q.after;
+  return `${q.figure}|${q.descending ? 1 : 0}|${q.take}|${q.chains.join(',')}|${q.dexes.join(',')}|${q.tokens.join(',')}|${q.filterFigures.join(',')}|${q.lo.join(',')}|${q.hi.join(',')}|${a === null ? '' : `${a.value},${a.id},${a.ranking}`}`;
+}
+
 /** True when (va, ia) ranks before (vb, ib). */
 function ahead(desc: boolean, va: number, ia: number, vb: number, ib: number): boolean {
   if (va !== vb) return desc ? va > vb : va < vb;
@@ -358,8 +367,18 @@ export class PoolRankIndex {
       this.epoch = this.newEpoch();
     }
     const nowMs = performance.now();
-    let r: Ranking | undefined;
-    if (q.after !== null) {
+    // No figure changed since the answers were kept (every change is logged): a search asked again
+    // gets the same page from the same ranking, which is used again as the search would use it.
+    if (this.answersEpoch !== this.epoch.serial || this.answersLogLen !== this.logLen || this.answers.size >= MAX_ANSWERS) {
+      this.answers.clear();
+      this.answersEpoch = this.epoch.serial;
+      this.answersLogLen = this.logLen;
+    }
+    const key = answerKey(q);
+    const kept = this.answers.get(key);
+    const keptRanking = kept === undefined ? undefined : this.rankings.get(kept.ranking);
+    let r: Ranking | undefined = keptRanking;
+    if (r === undefined && q.after !== null) {
       r = this.rankings.get(q.after.ranking);
       if (r !== undefined && r.figure !== q.figure) r = undefined;
     }
@@ -368,6 +387,17 @@ export class PoolRankIndex {
     if (!this.rankings.delete(r.name)) r.epoch.refs++;
     this.rankings.set(r.name, r);
     this.evict(nowMs);
+    if (keptRanking !== undefined) {
+      this.reused++;
+      return kept!;
+    }
+    const answer = this.rank(q, r);
+    this.answers.set(key, answer);
+    return answer;
+  }
+
+  /** One page of `q` from ranking `r`. */
+  private rank(q: RankQuery, r: Ranking): RankResult {
 
     const { chainOk, dexFor, tokenFor } = this;
     if (q.take > 1024) throw new RangeError('take must be at most 1024');
@@ -507,9 +537,14 @@ export class PoolRankIndex {
     return i < 0 ? Number.NaN : base.values[i]!;
   }
 
-  /** Searches answered by walking the order, and by ranking the pools within one filter's bounds. */
+  /** Searches answered by walking the order, by ranking the pools within one filter's bounds, and again from a kept answer. */
   walks = 0;
   filterScans = 0;
+  reused = 0;
+  /** Answers given since the log last grew, by answerKey; valid while the epoch serial and log length are as recorded. */
+  private readonly answers = new Map<string, RankResult>();
+  private answersEpoch = -1;
+  private answersLogLen = -1;
 
   /** Rankings kept, for tests and metrics. */
   get rankingCount(): number {

@@ -55,6 +55,8 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
       return new Piscina({ filename, minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, atomics: 'async', workerData });
     });
     this.tails = this.pools.map(() => Promise.resolve());
+    this.searchQueue = this.pools.map(() => []);
+    this.searching = this.pools.map(() => false);
   }
 
   /** Runs `name` on shard `shard` after every task submitted to it before. */
@@ -103,10 +105,44 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
 
   /**
    * A ranked search on one shard. Not chained: it runs as soon as the shard thread finishes the
-   * task in hand, and reads nothing a later task could change under it.
+   * task in hand, and reads nothing a later task could change under it. Searches asked while one
+   * of the shard's search tasks is out wait for it and then go together in the next task, answered
+   * in the order asked: one message each way per task rather than per search.
    */
   rank(shard: number, q: RankQuery): Promise<RankResult> {
-    return this.pools[shard]!.run(q, { name: 'search' }) as Promise<RankResult>;
+    return new Promise<RankResult>((resolve, reject) => {
+      this.searchQueue[shard]!.push({ q, resolve, reject });
+      if (!this.searching[shard]) this.sendSearches(shard);
+    });
+  }
+
+  /** Searches waiting for the shard's search task in flight (searching[shard]) to settle. */
+  private readonly searchQueue: { q: RankQuery; resolve: (r: RankResult) => void; reject: (e: unknown) => void }[][];
+  private readonly searching: boolean[];
+
+  private sendSearches(shard: number): void {
+    const asked = this.searchQueue[shard]!;
+    if (asked.length === 0) {
+      this.searching[shard] = false;
+      return;
+    }
+    this.searching[shard] = true;
+    this.searchQueue[shard] = [];
+    const qs = asked.map((a) => a.q);
+    (this.pools[shard]!.run(qs, { name: 'searchBatch' }) as Promise<(RankResult | Error)[]>).then(
+      (results) => {
+        for (let i = 0; i < asked.length; i++) {
+          const r = results[i]!;
+          if (r instanceof Error) asked[i]!.reject(r);
+          else asked[i]!.resolve(r);
+        }
+        this.sendSearches(shard);
+      },
+      (err: unknown) => {
+        for (const a of asked) a.reject(err);
+        this.sendSearches(shard);
+      },
+    );
   }
 
   /** Refreshes stale rolling windows on every shard; resolves with the number of pools changed. */

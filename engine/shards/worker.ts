@@ -123,6 +123,7 @@ function markChanged(pools: readonly number[], tokens: readonly number[]): void 
   for (const p of pools) {
     index.markDirty(p);
     writer.sweepSet.add(p);
+    keptFrom[p] = 0;
   }
   writer.dirty.pools.markAll(pools);
   writer.dirty.tokens.markAll(tokens);
@@ -147,6 +148,8 @@ export async function durable(): Promise<void> {
 }
 
 let lastPruneMs = 0;
+/** Per pool: no stored transaction of it is older than this (Unix s; 0: unknown), for the prunes (prune.ts). */
+const keptFrom = new Uint32Array(views.capacity.pools);
 
 /** Ages rolling windows to the chain clocks and, every PRUNE_INTERVAL_MS, drops transactions past retention. */
 export async function sweep(task: { readonly chains: readonly number[]; readonly now: number }): Promise<number> {
@@ -161,7 +164,7 @@ export async function sweep(task: { readonly chains: readonly number[]; readonly
   }
   if (store && performance.now() - lastPruneMs >= PRUNE_INTERVAL_MS) {
     lastPruneMs = performance.now();
-    await pruneTransactions(store, views, task.chains, task.now - TX_RETENTION_SECONDS);
+    await pruneTransactions(store, views, task.chains, task.now - TX_RETENTION_SECONDS, keptFrom);
   }
   return changed;
 }
@@ -180,9 +183,15 @@ export function heap(): HeapFigures {
   return heapFigures();
 }
 
-/** One page of a ranked pool search over this shard's chains (between apply tasks). */
-export function search(q: RankQuery): RankResult {
-  return index.query(q);
+/** Pages of ranked pool searches over this shard's chains (between apply tasks), in the order given; a search that fails answers its error. */
+export function searchBatch(qs: readonly RankQuery[]): (RankResult | Error)[] {
+  return qs.map((q) => {
+    try {
+      return index.query(q);
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  });
 }
 
 /** Writes every pending candle and waits until all is on disk. */
