@@ -98,6 +98,8 @@ describe('eth_getLogs answers read from their bytes', () => {
     const digits = (n: number) => Array.from({ length: n }, digit).join('');
     const words: string[] = [];
     for (let n = 0; n <= 64; n++) for (const pad of ['0', 'f', 'F']) words.push(pad.repeat(64 - n) + digits(n));
+    // Negative words whose magnitude carries past 32 and 64 bits.
+    for (const n of [8, 15, 16, 17, 32]) words.push('f'.repeat(64 - n) + '0'.repeat(n));
     for (const tick of [0, 1, -1, 887_272, -887_272, 2 ** 47, -(2 ** 47), 2 ** 48, -(2 ** 48) - 1]) words.push(BigInt.asUintN(256, BigInt(tick)).toString(16).padStart(64, '0'));
     const datas: string[] = [];
     for (let i = 0; i < words.length; i += 5) datas.push(`0x${words.slice(i, i + 5).join('')}`);

@@ -96,20 +96,39 @@ function wordStart(l: LogBytes, i: number): number {
   return start + 64 <= l.dataEnd ? start : -1;
 }
 
-/**
- * Hex digits [j, end) as an unsigned integer: from numbers of 13 digits (52 bits, exact) where it
- * has at most 26, else through BigInt's own parse. -1n when a digit is no hex digit.
- */
+// Scratch for making a bigint of up to 64 bits in one allocation: two u32 words written, read back as
+// one little-endian u64 (as events/codec.ts splits them). Only hex64 uses it, synchronously.
+const scratch64 = new BigUint64Array(1);
+const scratch32 = new Uint32Array(scratch64.buffer);
+const TWO_32 = 2 ** 32;
+
+/** Hex digits [j, end) (at most 16; each 15 minus it with `flip` 15) plus `add` (0 or 1) as a bigint; -1n when a digit is no hex digit. */
+function hex64(b: Buffer, j: number, end: number, flip: number, add: number): bigint {
+  const mid = Math.max(j, end - 8);
+  const high = digits(b, j, mid, flip);
+  let low = digits(b, mid, end, flip);
+  if (high < 0 || low < 0) return -1n;
+  let carry = 0;
+  low += add;
+  if (low === TWO_32) {
+    low = 0;
+    carry = 1;
+  }
+  // All 64 bits set plus one: 2^64.
+  if (high + carry === TWO_32) return 1n << 64n;
+  scratch32[0] = low;
+  scratch32[1] = high + carry;
+  return scratch64[0]!;
+}
+
+/** Hex digits [j, end) as an unsigned integer: from u64 halves up to 32 digits, else through BigInt's own parse; -1n when a digit is no hex digit. */
 function hexInteger(b: Buffer, j: number, end: number): bigint {
   const n = end - j;
-  if (n <= 13) {
-    const v = digits(b, j, end, 0);
-    return v < 0 ? -1n : BigInt(v);
-  }
-  if (n <= 26) {
-    const high = digits(b, j, end - 13, 0);
-    const low = digits(b, end - 13, end, 0);
-    return high < 0 || low < 0 ? -1n : (BigInt(high) << 52n) | BigInt(low);
+  if (n <= 16) return hex64(b, j, end, 0, 0);
+  if (n <= 32) {
+    const high = hex64(b, j, end - 16, 0, 0);
+    const low = hex64(b, end - 16, end, 0, 0);
+    return high < 0n || low < 0n ? -1n : (high << 64n) | low;
   }
   for (let k = j; k < end; k++) if (digits(b, k, k + 1, 0) < 0) return -1n;
   return BigInt(`0x${b.toString('latin1', j, end)}`);
@@ -144,9 +163,9 @@ export function logSigned(l: RpcLog, i: number): bigint {
   const end = start + 64;
   let j = start;
   while (j < end && (b[j]! | 32) === 102) j++;
-  if (end - j <= 13) {
-    const v = digits(b, j, end, 15);
-    if (v >= 0) return -BigInt(v + 1);
+  if (end - j <= 16) {
+    const magnitude = hex64(b, j, end, 15, 1);
+    if (magnitude >= 0n) return -magnitude;
   }
   return signed(word(l.data, i));
 }
