@@ -16,7 +16,7 @@
  *
  * A section of `npm run bench` (bench/run.ts). Needs the dev dependencies (anvil, solc, viem, Uniswap bytecode).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,9 @@ export interface EvmBackfillResult {
   readonly events: number;
   /** Medians of the runs. */
   readonly eventsPerSecond: number;
+  /** CPU seconds per 100,000 events of the pipeline runs, medians: the engine's process (every thread) and the node's. */
+  readonly cpuPer100k: number;
+  readonly nodeCpuPer100k: number;
   /** Pipeline rate over the raw ceilings (0..1). */
   readonly ratioOne: number;
   readonly ratioFour: number;
@@ -69,6 +72,24 @@ export interface EvmBackfillResult {
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
+
+/** CPU seconds (user + system) a process has used so far, from /proc (0 where there is none). */
+function processCpu(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 per second on Linux).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds used so far by this process (every thread) and by the node. */
+function cpuNow(node: Anvil): { readonly own: number; readonly node: number } {
+  const u = process.cpuUsage();
+  return { own: (u.user + u.system) / 1e6, node: processCpu(node.child.pid ?? -1) };
+}
 
 /** Integer square root (Newton), for a sqrtPriceX96. */
 function isqrt(n: bigint): bigint {
@@ -365,6 +386,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
     });
     const raw: [number[], number[]] = [[], []];
     const pipeline: number[] = [];
+    const cpu: [number[], number[]] = [[], []];
     let rawLogs = 0;
     let events = 0;
     const dirs: string[] = [];
@@ -384,6 +406,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
         dirs.push(dir);
         let sourceMs = 0;
         let firstRead = 0;
+        let cpuAtFirstRead = { own: 0, node: 0 };
         const begun = performance.now();
         engine = await startEngine({
           dataDir: dir,
@@ -394,7 +417,10 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
             const advance = src.advance.bind(src);
             src.advance = async (until) => {
               const t = performance.now();
-              if (firstRead === 0) firstRead = t;
+              if (firstRead === 0) {
+                firstRead = t;
+                cpuAtFirstRead = cpuNow(node);
+              }
               try {
                 return await advance(until);
               } finally {
@@ -406,11 +432,16 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
         });
         await engine.caughtUp;
         const seconds = (performance.now() - firstRead) / 1000;
+        const cpuAfter = cpuNow(node);
         events = engine.status().eventsIngested;
         pipeline.push(events / seconds);
+        const ownCpu = cpuAfter.own - cpuAtFirstRead.own;
+        const nodeCpu = cpuAfter.node - cpuAtFirstRead.node;
+        cpu[0].push((ownCpu * 100_000) / events);
+        cpu[1].push((nodeCpu * 100_000) / events);
         print(
           `run ${run + 1}: raw ${Math.round(raw[0]![run]!)} logs/s one page at a time, ${Math.round(raw[1]![run]!)} four in flight; pipeline ${events} events in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} events/s ` +
-            `(engine start before it ${((firstRead - begun) / 1000).toFixed(2)} s; waiting for the source ${(sourceMs / 1000).toFixed(2)} s)`,
+            `(engine start before it ${((firstRead - begun) / 1000).toFixed(2)} s; waiting for the source ${(sourceMs / 1000).toFixed(2)} s; CPU ${ownCpu.toFixed(2)} s in this process, ${nodeCpu.toFixed(2)} s in the node)`,
         );
       }
       const rawOne = median(raw[0]!);
@@ -418,6 +449,9 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       const rate = median(pipeline);
       print(`raw eth_getLogs (${rawLogs} logs, pages of ${BATCH_BLOCKS} blocks), median of ${RUNS}: ${Math.round(rawOne)} logs/s one page at a time, ${Math.round(rawFour)} logs/s four in flight`);
       print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: ${market.events})`);
+      const cpuPer100k = median(cpu[0]);
+      const nodeCpuPer100k = median(cpu[1]);
+      print(`pipeline CPU per 100,000 events, median of ${RUNS}: ${cpuPer100k.toFixed(2)} s in this process (every thread), ${nodeCpuPer100k.toFixed(2)} s in the node`);
       print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawOne).toFixed(0)} % of one page at a time, ${((100 * rate) / rawFour).toFixed(0)} % of four in flight (target at least 75 %)`);
 
       // (3) A reorganisation of the newest blocks under the live engine: 200 swaps ingested, then
@@ -441,7 +475,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
           `settle ${rb.settleMs.toFixed(0)} ms + one LMDB transaction ${rb.commitMs.toFixed(0)} ms + views rebuilt from the log ${rb.rebuildMs.toFixed(0)} ms ` +
           `(${Math.round(rb.eventsReplayed / Math.max(rb.rebuildMs / 1000, 1e-6))} events/s)`,
       );
-      return { family: FAMILY, swaps: SWAPS, logs: rawLogs, rawOne, rawFour, events, eventsPerSecond: rate, ratioOne: rate / rawOne, ratioFour: rate / rawFour, rollback: rb };
+      return { family: FAMILY, swaps: SWAPS, logs: rawLogs, rawOne, rawFour, events, eventsPerSecond: rate, cpuPer100k, nodeCpuPer100k, ratioOne: rate / rawOne, ratioFour: rate / rawFour, rollback: rb };
     } finally {
       await engine?.stop();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

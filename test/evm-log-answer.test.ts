@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLogAnswer } from '../engine/sources/evm/log-answer.js';
 import { createRpcClient } from '../engine/sources/evm/rpc.js';
-import type { RpcLog } from '../engine/sources/evm/words.js';
+import { logIndexOf, logInt, logSigned, logWord, signed, word, type RpcLog } from '../engine/sources/evm/words.js';
 import { deploy, fixtures, inOneBlock, mineAt, startAnvil, type Anvil } from './support/evm.js';
 
 let node: Anvil;
@@ -85,6 +85,47 @@ describe('eth_getLogs answers read from their bytes', () => {
     const removed = parsed.result.map((l) => ({ ...l, removed: true }));
     expect(readLogAnswer(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: removed })))!.result.every((l) => l.removed === true)).toBe(true);
     expect(readLogAnswer(Buffer.from('{"jsonrpc":"2.0","id":1,"result":[]}'))).toEqual({ result: [] });
+  });
+
+  it("data words and log indexes read from the answer's bytes: as the data's text reads them, for every shape of word", () => {
+    const log = (JSON.parse(answer.toString('utf8')) as { result: Record<string, unknown>[] }).result[0]!;
+    // Words of every length of significant digits, zero-padded (unsigned and positive) and f-padded
+    // (negative), in both cases, ticks near the int24 bounds, and data with a digit that is none or
+    // cut short (each reading must then fail as the string's does).
+    const hex = '0123456789abcdefABCDEF';
+    let seed = 7;
+    const digit = () => hex[(seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % hex.length]!;
+    const digits = (n: number) => Array.from({ length: n }, digit).join('');
+    const words: string[] = [];
+    for (let n = 0; n <= 64; n++) for (const pad of ['0', 'f', 'F']) words.push(pad.repeat(64 - n) + digits(n));
+    // Negative words whose magnitude carries past 32 and 64 bits.
+    for (const n of [8, 15, 16, 17, 32]) words.push('f'.repeat(64 - n) + '0'.repeat(n));
+    for (const tick of [0, 1, -1, 887_272, -887_272, 2 ** 47, -(2 ** 47), 2 ** 48, -(2 ** 48) - 1]) words.push(BigInt.asUintN(256, BigInt(tick)).toString(16).padStart(64, '0'));
+    const datas: string[] = [];
+    for (let i = 0; i < words.length; i += 5) datas.push(`0x${words.slice(i, i + 5).join('')}`);
+    datas.push(`0x${words[70]!.slice(0, 30)}g${words[70]!.slice(31)}`, `0x${words[3]!}${words[90]!.slice(0, 40)}`, '0x');
+    const outcome = (read: () => unknown) => {
+      try {
+        return String(read());
+      } catch (err) {
+        return `throws ${(err as Error).name}`;
+      }
+    };
+    let compared = 0;
+    for (const [k, data] of datas.entries()) {
+      const logIndex = `0x${(k * 37).toString(16)}`;
+      const read = readLogAnswer(Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: [{ ...log, data, logIndex }] })))!.result[0]!;
+      expect(read.data).toBe(data);
+      expect(read.logIndex).toBe(logIndex);
+      expect(logIndexOf(read)).toBe(k * 37);
+      for (let i = 0; i < 6; i++) {
+        expect(outcome(() => logWord(read, i)), `${data} word ${i}`).toBe(outcome(() => word(data, i)));
+        expect(outcome(() => logSigned(read, i)), `${data} word ${i}`).toBe(outcome(() => signed(word(data, i))));
+        expect(outcome(() => logInt(read, i)), `${data} word ${i}`).toBe(outcome(() => Number(signed(word(data, i)))));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(200);
   });
 
   it('shapes left to JSON.parse: errors, escapes, non-ASCII text, null fields, a missing field, nested objects, trailing bytes', () => {

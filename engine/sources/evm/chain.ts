@@ -27,6 +27,7 @@
  */
 import { PoolProtocol, type ChainEvent, type EventKey, type Reorg, type ChainEventBatch, type DexInfo, type NetworkInfo, type TokenInfo } from '../../events/model.js';
 import { hexNumber, topicAddress, type RpcLog } from './abi.js';
+import { logIndexOf } from './words.js';
 import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
 import { FACTORY_TOPICS, FAMILIES, type FamilyDecoder, type PoolCreation, type ProtocolFamily } from './families/index.js';
 import { VIEW, wordOf, type ViewCall } from './families/take-up.js';
@@ -173,7 +174,7 @@ const hex = (n: number) => `0x${n.toString(16)}`;
 
 /** Position of a log in its chain: block number times 2^20 plus log index (exact below 2^53). */
 function position(l: RpcLog): number {
-  return hexNumber(l.blockNumber) * 1_048_576 + hexNumber(l.logIndex);
+  return hexNumber(l.blockNumber) * 1_048_576 + logIndexOf(l);
 }
 
 /** Merges two lists of logs, each in chain order, into one in chain order. */
@@ -294,11 +295,13 @@ export class ChainFollower {
   /** Ahead requests not settled yet (dropped ones included: the node still serves them). */
   private aheadInFlight = 0;
   private chainChecked = false;
-  /** Memos of lower() and topicAddress(): the last raw string seen and its result. */
+  /** Memos of lower() and topicAddress(): the last raw string seen and its result (topicAddress: the last two). */
   private lastAddress = '';
   private lastLower = '';
   private lastTopic = '';
   private lastTopicAddress = '';
+  private beforeTopic = '';
+  private beforeTopicAddress = '';
   /** topicAddress() bound once, for the families' decoders. */
   private readonly address = (topic: string): string => this.topicAddress(topic);
   private events = 0;
@@ -730,13 +733,18 @@ export class ChainFollower {
     return this.lastLower;
   }
 
-  /** topicAddress of a topic; the last one asked for is kept (routers repeat as sender and recipient). */
+  /**
+   * topicAddress of a topic; the last two asked for are kept (routers repeat as sender and
+   * recipient, a Balancer swap's tokens in and out alternate).
+   */
   private topicAddress(topic: string): string {
-    if (topic !== this.lastTopic) {
-      this.lastTopic = topic;
-      this.lastTopicAddress = topicAddress(topic);
-    }
-    return this.lastTopicAddress;
+    if (topic === this.lastTopic) return this.lastTopicAddress;
+    const address = topic === this.beforeTopic ? this.beforeTopicAddress : topicAddress(topic);
+    this.beforeTopic = this.lastTopic;
+    this.beforeTopicAddress = this.lastTopicAddress;
+    this.lastTopic = topic;
+    this.lastTopicAddress = address;
+    return address;
   }
 
   private remember(number: number, hash: string): void {
@@ -936,7 +944,7 @@ export class ChainFollower {
 
   /** Appends the log's events to `out`: a pool's log decoded by its family, or a factory's pool creation. */
   private decode(l: RpcLog, blockNumber: number, timestamp: number, created: ReadonlyMap<string, CreatedPool>, out: ChainEvent[]): void {
-    const key = { blockNumber, txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) };
+    const key = { blockNumber, txIndex: hexNumber(l.transactionIndex), logIndex: logIndexOf(l) };
     const pool = this.poolOf(l);
     if (pool === null) return;
     const family = this.pools.get(pool);
@@ -1010,7 +1018,7 @@ export class ChainFollower {
           const creation = family.creation(l, 0, undefined);
           const pool = creation ? creation.pool : this.poolOf(l);
           if (pool === null || !this.pools.has(pool)) continue;
-          decoder.decode(l, { blockNumber: hexNumber(l.blockNumber), txIndex: hexNumber(l.transactionIndex), logIndex: hexNumber(l.logIndex) }, 0, pool, this.address, this.discard);
+          decoder.decode(l, { blockNumber: hexNumber(l.blockNumber), txIndex: hexNumber(l.transactionIndex), logIndex: logIndexOf(l) }, 0, pool, this.address, this.discard);
           this.discard.length = 0;
         }
         count += logs.length;

@@ -7,7 +7,7 @@
  * non-ASCII bytes, a missing field) returns null, and the caller parses the answer as JSON.
  */
 import { isAscii } from 'node:buffer';
-import type { RpcLog } from './words.js';
+import { hexNumber, type RpcLog } from './words.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -36,17 +36,40 @@ const SLOT_TOPIC = 5;
 const MAX_TOPICS = 4;
 const SLOTS = SLOT_TOPIC + MAX_TOPICS;
 
-/** A log under construction: the fields in the order of FIELDS. */
-class Log implements RpcLog {
+/**
+ * A log read from an answer's bytes. Its `data` and `logIndex` stay in those bytes until asked for:
+ * the families read their data words from there (words.ts: logWord, logSigned, logInt) and the
+ * follower the index as a number, so most logs never get either string. Invariant: `bytes` is the
+ * answer the log was read from, never written to; [dataStart, dataEnd) holds the data's text
+ * (`0x` and hex digits as sent), and `index` is the log index that text [indexStart, indexEnd) spells.
+ */
+export class AnswerLog implements RpcLog {
   address = '';
   topics: string[] = [];
-  data = '';
   blockNumber = '';
   blockHash = '';
   transactionHash = '';
   transactionIndex = '';
-  logIndex = '';
   removed = false;
+  readonly bytes: Buffer;
+  dataStart = 0;
+  dataEnd = 0;
+  indexStart = 0;
+  indexEnd = 0;
+  /** The log index as a number (hexNumber of its text). */
+  index = 0;
+  private dataText: string | undefined = undefined;
+  constructor(bytes: Buffer) {
+    this.bytes = bytes;
+  }
+
+  get data(): string {
+    return (this.dataText ??= (this.bytes as Bytes).latin1Slice(this.dataStart, this.dataEnd));
+  }
+
+  get logIndex(): string {
+    return (this.bytes as Bytes).latin1Slice(this.indexStart, this.indexEnd);
+  }
 }
 
 /** Reads an answer; null when it is not one this reader takes (the caller parses it as JSON then). */
@@ -78,10 +101,11 @@ class Reader {
    * Per repeated field (SLOTS), the string read last and its bytes' bounds: a log's address, block,
    * transaction and topics mostly repeat the log's before it (a block's logs, a transaction's, a
    * pool's), and a field whose bytes are the same is given the same string instead of a new one.
+   * Slot + SLOTS keeps the one before the last (see repeated).
    */
-  private readonly lastStart = new Int32Array(SLOTS);
-  private readonly lastEnd = new Int32Array(SLOTS);
-  private readonly lastText: string[] = new Array<string>(SLOTS).fill('');
+  private readonly lastStart = new Int32Array(2 * SLOTS);
+  private readonly lastEnd = new Int32Array(2 * SLOTS);
+  private readonly lastText: string[] = new Array<string>(2 * SLOTS).fill('');
   constructor(b: Buffer) {
     this.b = b as Bytes;
   }
@@ -121,7 +145,7 @@ class Reader {
 
   private log(): RpcLog {
     this.expect(OPEN_OBJECT);
-    const l = new Log();
+    const l = new AnswerLog(this.b);
     let seen = 0;
     if (this.peek() === CLOSE_OBJECT) throw UNREAD;
     for (;;) {
@@ -136,7 +160,8 @@ class Reader {
           l.topics = this.strings();
           break;
         case 2:
-          l.data = this.string();
+          l.dataStart = this.stringStart();
+          l.dataEnd = this.i - 1;
           break;
         case 3:
           l.blockNumber = this.repeated(SLOT_BLOCK_NUMBER);
@@ -151,7 +176,9 @@ class Reader {
           l.transactionIndex = this.repeated(SLOT_TX_INDEX);
           break;
         case 7:
-          l.logIndex = this.string();
+          l.indexStart = this.stringStart();
+          l.indexEnd = this.i - 1;
+          l.index = this.quantity(l.indexStart, l.indexEnd);
           break;
         case 8:
           if (c !== 0x74 && c !== 0x66) throw UNREAD; // true, false
@@ -200,32 +227,61 @@ class Reader {
   }
 
   private string(): string {
-    if (this.next() !== QUOTE) throw UNREAD;
-    const start = this.i;
-    const end = this.stringEnd();
-    this.i = end + 1;
-    return this.b.latin1Slice(start, end);
+    const start = this.stringStart();
+    return this.b.latin1Slice(start, this.i - 1);
   }
 
-  /** A string of a field that mostly repeats: the last one of `slot` when its bytes are the same. */
-  private repeated(slot: number): string {
+  /** The number a quantity's text spells (`0x` and up to 13 hex digits read here, anything else by hexNumber). */
+  private quantity(start: number, end: number): number {
+    const b = this.b;
+    if (end - start < 3 || end - start > 15 || b[start] !== 0x30 || (b[start + 1]! | 32) !== 0x78) return hexNumber(b.latin1Slice(start, end));
+    let v = 0;
+    for (let j = start + 2; j < end; j++) {
+      const c = b[j]! | 32;
+      const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+      if (d < 0) return hexNumber(b.latin1Slice(start, end));
+      v = v * 16 + d;
+    }
+    return v;
+  }
+
+  /** Skips a string, returning where its text starts (it ends before the quote at i - 1). */
+  private stringStart(): number {
     if (this.next() !== QUOTE) throw UNREAD;
     const start = this.i;
-    const end = this.stringEnd();
-    this.i = end + 1;
-    const lastStart = this.lastStart[slot]!;
-    if (end - start === this.lastEnd[slot]! - lastStart) {
-      const b = this.b;
-      let j = end - start - 1;
-      // From the end: hashes and numbers differ in their last digits first.
-      while (j >= 0 && b[start + j] === b[lastStart + j]) j--;
-      if (j < 0) return this.lastText[slot]!;
-    }
-    const text = this.b.latin1Slice(start, end);
+    this.i = this.stringEnd() + 1;
+    return start;
+  }
+
+  /**
+   * A string of a field that mostly repeats: the last one of `slot` when its bytes are the same, or
+   * the one before it (fields that alternate: a Balancer swap's tokens in and out, two pools' logs in turn).
+   */
+  private repeated(slot: number): string {
+    const start = this.stringStart();
+    const end = this.i - 1;
+    if (this.same(start, end, slot)) return this.lastText[slot]!;
+    const before = slot + SLOTS;
+    const text = this.same(start, end, before) ? this.lastText[before]! : this.b.latin1Slice(start, end);
+    // The last one becomes the one before.
+    this.lastStart[before] = this.lastStart[slot]!;
+    this.lastEnd[before] = this.lastEnd[slot]!;
+    this.lastText[before] = this.lastText[slot]!;
     this.lastStart[slot] = start;
     this.lastEnd[slot] = end;
     this.lastText[slot] = text;
     return text;
+  }
+
+  /** Whether the string at [start, end) has the bytes of the one kept in `slot`. */
+  private same(start: number, end: number, slot: number): boolean {
+    const lastStart = this.lastStart[slot]!;
+    if (end - start !== this.lastEnd[slot]! - lastStart) return false;
+    const b = this.b;
+    let j = end - start - 1;
+    // From the end: hashes and numbers differ in their last digits first.
+    while (j >= 0 && b[start + j] === b[lastStart + j]) j--;
+    return j < 0;
   }
 
   private strings(): string[] {

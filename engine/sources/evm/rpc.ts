@@ -65,6 +65,23 @@ interface JsonRpcAnswer {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/**
+ * An answer's body as one buffer, its chunks joined once: `Response.arrayBuffer()` joins them and
+ * then copies the whole body again, a second pass over every log answer (megabytes per range).
+ */
+async function bodyBytes(res: Response): Promise<Buffer> {
+  const body = res.body;
+  if (body === null) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    length += chunk.byteLength;
+  }
+  if (chunks.length === 1) return Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength);
+  return Buffer.concat(chunks, length);
+}
+
 /** Classifies a JSON-RPC error object; execution reverts and bad params are not retryable. */
 function fromRpcError(method: string, e: { code: number; message: string }): RpcError {
   const msg = `${method}: ${e.message} (code ${e.code})`;
@@ -107,7 +124,7 @@ export function createRpcClient(options: RpcOptions): RpcClient {
       throw new RpcError(`${label}: ${timedOut ? `timed out after ${options.timeoutMs} ms` : `network error: ${err instanceof Error ? err.message : String(err)}`}`, 0, true);
     }
     try {
-      const bytes = Buffer.from(await res.arrayBuffer());
+      const bytes = await bodyBytes(res);
       if (res.status < 500 && res.status !== 429) stats.lastSuccessAt = Date.now();
       if (res.status === 429 || res.status >= 500) throw new RpcError(`${label}: HTTP ${res.status}`, res.status, true);
       if (res.status === 413 && label === 'eth_getLogs') throw new RangeTooLargeError(`${label}: HTTP 413`, 413, false);

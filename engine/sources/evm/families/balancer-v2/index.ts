@@ -23,7 +23,7 @@
  * named by address), kept per chain and rebuilt from the Vault's logs on a restart.
  */
 import { PoolProtocol, type ChainEvent, type EventKey } from '../../../../events/model.js';
-import { signed, word, type RpcLog } from '../../words.js';
+import { logSigned, logWord, signed, word, type RpcLog } from '../../words.js';
 import type { FamilyDecoder, PoolCreation, ProtocolFamily } from '../family.js';
 import type { ViewCall } from '../take-up.js';
 
@@ -69,6 +69,17 @@ const wordToAddress = (w: bigint): string => `0x${w.toString(16).padStart(40, '0
 /** Per pool, its first two tokens and the block it was registered in (for rollbacks). */
 class BalancerDecoder implements FamilyDecoder {
   private readonly tokens = new Map<string, { readonly t0: string; readonly t1: string; readonly block: number }>();
+  /** The Vault's address as its logs spell it, and in lowercase (one Vault per chain). */
+  private vaultAsSent = '';
+  private vault = '';
+
+  private lower(address: string): string {
+    if (address !== this.vaultAsSent) {
+      this.vaultAsSent = address;
+      this.vault = address.toLowerCase();
+    }
+    return this.vault;
+  }
 
   decode(l: RpcLog, key: EventKey, timestamp: number, pool: string, address: (topic: string) => string, out: ChainEvent[]): void {
     const t = l.topics;
@@ -83,14 +94,14 @@ class BalancerDecoder implements FamilyDecoder {
         if (!p) return;
         const tokenIn = address(t[2]!);
         const tokenOut = address(t[3]!);
-        const amountIn = word(l.data, 0);
-        const amountOut = word(l.data, 1);
+        const amountIn = logWord(l, 0);
+        const amountOut = logWord(l, 1);
         const sideIn = tokenIn === p.t0 ? 0 : tokenIn === p.t1 ? 1 : -1;
         const sideOut = tokenOut === p.t0 ? 0 : tokenOut === p.t1 ? 1 : -1;
         if (sideIn >= 0 && sideOut >= 0) {
-          const vault = l.address.toLowerCase();
-          const [amount0, amount1] = sideIn === 0 ? [amountIn, -amountOut] : [-amountOut, amountIn];
-          out.push({ kind: 'swap', key, timestamp, pool, amount0, amount1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash: l.transactionHash, sender: vault, recipient: vault });
+          const vault = this.lower(l.address);
+          const paid = -amountOut;
+          out.push({ kind: 'swap', key, timestamp, pool, amount0: sideIn === 0 ? amountIn : paid, amount1: sideIn === 0 ? paid : amountIn, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash: l.transactionHash, sender: vault, recipient: vault });
         } else if (sideIn >= 0) out.push({ kind: 'reserve_delta', key, timestamp, pool, amount0: sideIn === 0 ? amountIn : 0n, amount1: sideIn === 1 ? amountIn : 0n });
         else if (sideOut >= 0) out.push({ kind: 'reserve_delta', key, timestamp, pool, amount0: sideOut === 0 ? -amountOut : 0n, amount1: sideOut === 1 ? -amountOut : 0n });
         return;
@@ -125,7 +136,7 @@ class BalancerDecoder implements FamilyDecoder {
         if (!p) return;
         const token = address(t[3]!);
         const side = token === p.t0 ? 0 : token === p.t1 ? 1 : -1;
-        const change = signed(word(l.data, 0)) + signed(word(l.data, 1));
+        const change = logSigned(l, 0) + logSigned(l, 1);
         if (side < 0 || change === 0n) return;
         out.push({ kind: 'reserve_delta', key, timestamp, pool, amount0: side === 0 ? change : 0n, amount1: side === 1 ? change : 0n });
         return;

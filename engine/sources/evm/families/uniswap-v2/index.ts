@@ -5,7 +5,7 @@
  * the reserves each `Sync` states.
  */
 import { PoolProtocol } from '../../../../events/model.js';
-import { topicAddress, word, wordAddress } from '../../words.js';
+import { logWord, topicAddress, wordAddress } from '../../words.js';
 import type { ProtocolFamily } from '../family.js';
 import { pairRegistry, takeUpBy } from '../take-up.js';
 
@@ -48,16 +48,16 @@ export function decodeReservePool(T: ReservePoolTopics): ProtocolFamily['decode'
     const txHash = l.transactionHash;
     switch (t[0]) {
       case T.swap: {
-        const amount0 = word(l.data, 0) - word(l.data, 2);
-        const amount1 = word(l.data, 1) - word(l.data, 3);
+        const amount0 = logWord(l, 0) - logWord(l, 2);
+        const amount1 = logWord(l, 1) - logWord(l, 3);
         return { kind: 'swap', key, timestamp, pool, amount0, amount1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0, txHash, sender: address(t[1]!), recipient: address(t[2]!) };
       }
       case T.sync:
-        return { kind: 'sync', key, timestamp, pool, reserve0: word(l.data, 0), reserve1: word(l.data, 1) };
+        return { kind: 'sync', key, timestamp, pool, reserve0: logWord(l, 0), reserve1: logWord(l, 1) };
       case T.mint:
-        return { kind: 'mint', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: address(t[1]!), txHash };
+        return { kind: 'mint', key, timestamp, pool, amount0: logWord(l, 0), amount1: logWord(l, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: address(t[1]!), txHash };
       case T.burn:
-        return { kind: 'burn', key, timestamp, pool, amount0: word(l.data, 0), amount1: word(l.data, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: address(t[1]!), txHash };
+        return { kind: 'burn', key, timestamp, pool, amount0: logWord(l, 0), amount1: logWord(l, 1), liquidity: 0n, tickLower: 0, tickUpper: 0, owner: address(t[1]!), txHash };
       default:
         return null;
     }

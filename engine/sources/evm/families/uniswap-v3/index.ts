@@ -11,7 +11,7 @@
  * a `ConcentratedDesign`.
  */
 import { PoolProtocol } from '../../../../events/model.js';
-import { signed, topicAddress, word, wordAddress, type RpcLog } from '../../words.js';
+import { logInt, logSigned, logWord, signed, topicAddress, wordAddress, type RpcLog } from '../../words.js';
 import type { FamilyEvent, PoolCreation, ProtocolFamily } from '../family.js';
 import { feeTierRegistry, takeUpBy, VIEW } from '../take-up.js';
 
@@ -93,11 +93,11 @@ export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: R
             key,
             timestamp,
             pool,
-            amount0: signed(word(l.data, 0)),
-            amount1: signed(word(l.data, 1)),
-            sqrtPriceX96: word(l.data, 2),
-            liquidity: word(l.data, 3),
-            tick: Number(signed(word(l.data, 4))),
+            amount0: logSigned(l, 0),
+            amount1: logSigned(l, 1),
+            sqrtPriceX96: logWord(l, 2),
+            liquidity: logWord(l, 3),
+            tick: logInt(l, 4),
             txHash,
             sender: address(t[1]!),
             recipient: address(t[2]!),
@@ -108,9 +108,9 @@ export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: R
             key,
             timestamp,
             pool,
-            amount0: word(l.data, 2),
-            amount1: word(l.data, 3),
-            liquidity: word(l.data, 1),
+            amount0: logWord(l, 2),
+            amount1: logWord(l, 3),
+            liquidity: logWord(l, 1),
             tickLower: Number(signed(BigInt(t[2]!))),
             tickUpper: Number(signed(BigInt(t[3]!))),
             owner: address(t[1]!),
@@ -123,9 +123,9 @@ export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: R
             key,
             timestamp,
             pool,
-            amount0: word(l.data, 1),
-            amount1: word(l.data, 2),
-            liquidity: word(l.data, 0),
+            amount0: logWord(l, 1),
+            amount1: logWord(l, 2),
+            liquidity: logWord(l, 0),
             tickLower: Number(signed(BigInt(t[2]!))),
             tickUpper: Number(signed(BigInt(t[3]!))),
             owner: address(t[1]!),
@@ -136,21 +136,21 @@ export function concentratedFamily(id: string, swap: FamilyEvent, extraEvents: R
           // Tokens paid out of the pool: Collect (owner, recipient in data, amounts in words 1, 2),
           // CollectProtocol (amounts in words 0, 1).
           const at = t[0] === collect ? 1 : 0;
-          const amount0 = word(l.data, at);
-          const amount1 = word(l.data, at + 1);
+          const amount0 = logWord(l, at);
+          const amount1 = logWord(l, at + 1);
           if (amount0 === 0n && amount1 === 0n) return null;
           return { kind: 'reserve_delta', key, timestamp, pool, amount0: -amount0, amount1: -amount1 };
         }
         case flash: {
           // The tokens lent come back within the call; the pool keeps what was paid for them.
-          const paid0 = word(l.data, 2);
-          const paid1 = word(l.data, 3);
+          const paid0 = logWord(l, 2);
+          const paid1 = logWord(l, 3);
           if (paid0 === 0n && paid1 === 0n) return null;
           return { kind: 'reserve_delta', key, timestamp, pool, amount0: paid0, amount1: paid1 };
         }
         case initialize:
           // The pool's starting price, before any swap; its reserves are those its positions paid in.
-          return { kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96: word(l.data, 0) };
+          return { kind: 'sync', key, timestamp, pool, reserve0: 0n, reserve1: 0n, sqrtPriceX96: logWord(l, 0) };
         default:
           return null;
       }

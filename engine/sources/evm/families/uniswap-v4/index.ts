@@ -21,7 +21,7 @@
  * what the events show (amounts a hook takes or adds, custom curves) and are not followed.
  */
 import { PoolProtocol, type ChainEvent, type EventKey } from '../../../../events/model.js';
-import { signed, topicAddress, word, type RpcLog } from '../../words.js';
+import { logInt, logSigned, logWord, topicAddress, word, type RpcLog } from '../../words.js';
 import type { FamilyDecoder, ProtocolFamily } from '../family.js';
 import { liquidityAmounts } from './math.js';
 import { V4PoolState } from './pool-state.js';
@@ -79,8 +79,8 @@ class V4Decoder implements FamilyDecoder {
     const t = l.topics;
     switch (t[0]) {
       case T.initialize: {
-        const sqrtPriceX96 = word(l.data, 3);
-        const tick = Number(signed(word(l.data, 4)));
+        const sqrtPriceX96 = logWord(l, 3);
+        const tick = logInt(l, 4);
         if (this.pools.has(pool)) return;
         this.pools.set(pool, new V4PoolState(sqrtPriceX96, tick));
         this.record(key.blockNumber, () => this.pools.delete(pool));
@@ -90,8 +90,8 @@ class V4Decoder implements FamilyDecoder {
       }
       case T.swap: {
         const p = this.pools.get(pool);
-        const sqrtPriceX96 = word(l.data, 2);
-        const tick = Number(signed(word(l.data, 4)));
+        const sqrtPriceX96 = logWord(l, 2);
+        const tick = logInt(l, 4);
         if (p) {
           const before = { sqrtPriceX96: p.sqrtPriceX96, tick: p.tick };
           p.movePrice(sqrtPriceX96, tick);
@@ -106,10 +106,10 @@ class V4Decoder implements FamilyDecoder {
           key,
           timestamp,
           pool,
-          amount0: -signed(word(l.data, 0)),
-          amount1: -signed(word(l.data, 1)),
+          amount0: -logSigned(l, 0),
+          amount1: -logSigned(l, 1),
           sqrtPriceX96,
-          liquidity: word(l.data, 3),
+          liquidity: logWord(l, 3),
           tick,
           txHash: l.transactionHash,
           sender: address(t[2]!),
@@ -119,10 +119,10 @@ class V4Decoder implements FamilyDecoder {
       }
       case T.modify: {
         const p = this.pools.get(pool);
-        const delta = signed(word(l.data, 2));
+        const delta = logSigned(l, 2);
         if (!p || delta === 0n) return; // a zero change only pays the position's fees out
-        const lower = Number(signed(word(l.data, 0)));
-        const upper = Number(signed(word(l.data, 1)));
+        const lower = logInt(l, 0);
+        const upper = logInt(l, 1);
         const [amount0, amount1] = liquidityAmounts(p.tick, p.sqrtPriceX96, lower, upper, delta);
         p.changeLiquidity(lower, upper, delta);
         this.record(key.blockNumber, () => p.changeLiquidity(lower, upper, -delta));
