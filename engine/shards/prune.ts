@@ -8,9 +8,10 @@ import type { Store } from '../store/store.js';
  *
  * With `keptFrom` (one entry per pool, kept by the caller from prune to prune) a pool is looked at
  * only when it may hold a transaction older than `cutoff`: keptFrom[p] is a time no stored
- * transaction of p is older than (0: unknown), set here to the first one kept, or, when none is
- * kept, to the chain clock (later transactions come in block order, so they are at least that
- * recent). Most pools of a large universe are quiet: a prune then opens no cursor for them.
+ * transaction of p is older than (0: unknown, then the pool's creation time), set here to the first
+ * one kept, or, when none is kept, to the chain clock (later transactions come in block order, so
+ * they are at least that recent). Most pools of a large universe are quiet: a prune then opens no
+ * cursor for them, and a thread's first prune none for the pools created inside the window.
  */
 export async function pruneTransactions(store: Store, views: EngineViews, chains: readonly number[], cutoff: number, keptFrom?: Uint32Array): Promise<number> {
   const owned = new Uint8Array(views.capacity.chains);
@@ -22,7 +23,12 @@ export async function pruneTransactions(store: Store, views: EngineViews, chains
       if (views.poolExists[p] !== 1) continue;
       const chain = views.poolChain[p]!;
       if (owned[chain] !== 1) continue;
-      if (keptFrom !== undefined && keptFrom[p]! >= cutoff) continue;
+      if (keptFrom !== undefined) {
+        // Not known yet (a thread's first prune): no transaction of a pool is older than its creation
+        // event, which comes before its other events in the chain's order.
+        if (keptFrom[p] === 0) keptFrom[p] = Math.floor(views.poolCreatedAt[p]!);
+        if (keptFrom[p]! >= cutoff) continue;
+      }
       // The chain clock before the scan: a transaction stored after it is at least this recent.
       const clock = views.chainClock[chain]!;
       let first = -1;
