@@ -3,15 +3,15 @@
  * bench/tiers.ts): prints `simulator anon <bytes>` once the universe is made and garbage collected.
  * The simulator is not part of a real deployment: the tiers bench subtracts what it holds per pool.
  *
- *   node --expose-gc dist/bench/simulator-memory.js --pools N [--backfill-days D]
+ *   node --expose-gc dist/bench/simulator-memory.js --pools N [--backfill-days D] [--swaps-per-second S]
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../engine/config.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { residentBytes } from './process.js';
 
-const { values } = parseArgs({ options: { pools: { type: 'string' }, 'backfill-days': { type: 'string' } } });
-const cfg = loadConfig({ pools: values.pools ?? '20000', 'backfill-days': values['backfill-days'] ?? '1' }, {}).simulator;
+const { values } = parseArgs({ options: { pools: { type: 'string' }, 'backfill-days': { type: 'string' }, 'swaps-per-second': { type: 'string' } } });
+const cfg = loadConfig({ pools: values.pools ?? '20000', 'backfill-days': values['backfill-days'] ?? '1', 'swaps-per-second': values['swaps-per-second'] ?? '1' }, {}).simulator;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('run with --expose-gc');
 gc();

@@ -11,7 +11,10 @@
  * address tables, indexes, heaps); and the whole process extrapolated to the public service's
  * 37.7 M pools and 34.8 M tokens.
  *
- *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1] [--no-restart] [--cpu-prof-dir DIR]
+ *   node dist/bench/tiers.js [--quick] [--pools 250000,1000000] [--backfill-days 1] [--swaps-per-second N] [--no-restart] [--cpu-prof-dir DIR]
+ *
+ * --swaps-per-second sets the simulator's trading intensity (default 1); at 10,000,000 pools, 25 has
+ * about 2 % of the pools trade in a day (README, "Simulator").
  *
  * With --cpu-prof-dir, the process restarted after kill -9 runs with `node --cpu-prof`: its profile
  * (written when it stops) shows what a start spends its time on.
@@ -31,7 +34,7 @@ import type { HeapFigures } from '../engine/heap.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' }, 'no-restart': { type: 'boolean' }, 'cpu-prof-dir': { type: 'string' } },
+  options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' }, 'swaps-per-second': { type: 'string' }, 'no-restart': { type: 'boolean' }, 'cpu-prof-dir': { type: 'string' } },
 });
 const measureRestarts = values['no-restart'] !== true;
 const SIMULATOR_MEMORY = fileURLToPath(new URL('./simulator-memory.js', import.meta.url));
@@ -41,6 +44,7 @@ const PUBLIC_TOKENS = 34_800_000;
 const quick = values.quick === true;
 const sizes = (values.pools ?? (quick ? '20000,80000' : '250000,1000000')).split(',').map(Number);
 const backfillDays = Number(values['backfill-days'] ?? 1);
+const swapsPerSecond = values['swaps-per-second'] ?? '1';
 const QUIET_AFTER_S = 3_600;
 /** Sweeps free the blocks of pools quiet since the backfill within a few seconds of the catch-up. */
 const SETTLE_MS = 15_000;
@@ -126,7 +130,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 async function measure(pools: number): Promise<SizeResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dexdata-bench-tiers-'));
-  const args = ['serve', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays), '--quiet-after', String(QUIET_AFTER_S), '--snapshot-interval', String(SNAPSHOT_INTERVAL_S), '--log-format', 'json'];
+  const args = ['serve', '--data-dir', dataDir, '--port', '0', '--metrics-port', '0', '--pools', String(pools), '--backfill-days', String(backfillDays), '--swaps-per-second', swapsPerSecond, '--quiet-after', String(QUIET_AFTER_S), '--snapshot-interval', String(SNAPSHOT_INTERVAL_S), '--log-format', 'json'];
   let child = start(args);
   try {
     const port = Number((await waitForLine(child, /(?<!paid )REST listening on http:\/\/[\d.]+:(\d+)/, 30 * 60_000))[1]);
@@ -175,7 +179,7 @@ async function measure(pools: number): Promise<SizeResult> {
 }
 
 async function simulatorMemory(pools: number): Promise<number> {
-  const child = spawn(process.execPath, ['--expose-gc', SIMULATOR_MEMORY, '--pools', String(pools), '--backfill-days', String(backfillDays)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', SIMULATOR_MEMORY, '--pools', String(pools), '--backfill-days', String(backfillDays), '--swaps-per-second', swapsPerSecond], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Listened for before the line: the child exits right after printing it.
   const exited = new Promise((r) => child.once('exit', r));
   const bytes = Number((await waitForLine(child, /simulator anon (\d+)/, 10 * 60_000))[1]);
