@@ -134,7 +134,8 @@ async function measure(pools: number): Promise<SizeResult> {
   let child = start(args);
   try {
     const port = Number((await waitForLine(child, /(?<!paid )REST listening on http:\/\/[\d.]+:(\d+)/, 30 * 60_000))[1]);
-    const events = Number((await waitForLine(child, /caught up: (\d+) events/, 60 * 60_000))[1]);
+    // Hours at 10,000,000 pools with a week of busy history on a shared machine.
+    const events = Number((await waitForLine(child, /caught up: (\d+) events/, 4 * 3_600_000))[1]);
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     // Not while a periodic snapshot is cut or written: its copies are transient, and the run of the
     // larger size would otherwise carry them and the smaller not (the per-pool figure with them).
@@ -254,6 +255,22 @@ async function main(): Promise<void> {
   const blockBytes = ringBlockBytes(views);
   print('');
   print(`shared-memory row: ${poolRow} B per pool, ${tokenRow} B per token; a ring block ${fmt(blockBytes)} B (its window state ${windowBlockBytes(views)} B), a second block ${ringBlockBytes(views, 'secondBlock')} B`);
+  if (results.length === 1) {
+    // One size: no marginal to take, so the extrapolation uses this size's average pool, ring blocks
+    // aside (it carries the fixed cost of the process, so it is an upper bound of the marginal).
+    const r = results[0]!;
+    const blocks = r.engine.ring_blocks.touched * r.engine.ring_blocks.bytes_each;
+    const average = (r.anonBytes - r.simulatorBytes - blocks) / r.pools;
+    const hotShare = r.engine.pools_hot / r.pools;
+    const tokensPerPool = r.tokens / r.pools;
+    const tokenAdjust = (PUBLIC_TOKENS - tokensPerPool * PUBLIC_POOLS) * (tokenRow + catalogRowBytes('token'));
+    const publicBytes = r.anonBytes - r.simulatorBytes + (PUBLIC_POOLS - r.pools) * (average + hotShare * blockBytes) + tokenAdjust;
+    print('');
+    print(
+      `whole process at ${fmt(r.pools)} pools: ${mib(r.anonBytes)} resident (${mib(r.anonBytes - r.simulatorBytes)} without the simulator; ${average.toFixed(1)} B per pool, ring blocks aside); ` +
+        `extrapolated to ${fmt(PUBLIC_POOLS)} pools and ${fmt(PUBLIC_TOKENS)} tokens with ${(hotShare * 100).toFixed(1)} % of pools hot, at that average: ${mib(publicBytes)} without the simulator`,
+    );
+  }
   if (results.length >= 2) {
     const a = results[0]!;
     const b = results[results.length - 1]!;
