@@ -296,6 +296,9 @@ export class ChainFollower {
   private ahead: AheadPage[] = [];
   /** First block not yet asked for ahead. */
   private aheadNext = 0;
+  /** Header requests of the short ranges asked for ahead, in block order, contiguous to `headerNext` - 1 (see headersAhead). */
+  private readonly aheadHeaders: { readonly from: number; readonly to: number; readonly done: Promise<Map<number, BlockHeader>> }[] = [];
+  private headerNext = 0;
   /** Ahead requests not settled yet (dropped ones included: the node still serves them). */
   private aheadInFlight = 0;
   private chainChecked = false;
@@ -511,7 +514,7 @@ export class ChainFollower {
     const poolTopics = known.length > 0 || this.singletons.size > 0 || this.takesUp;
     const filter: LogFilter = { address: byAddress ? [...factories, ...known] : null, topics0: poolTopics ? this.factoryAndPoolTopics : this.factoryTopics };
     const covers = !poolTopics ? [] : byAddress ? known : null;
-    const early = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
+    const early = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headersAhead(from, to) : null;
     early?.catch(() => {}); // awaited with the logs
     this.aheadInFlight++;
     const done = this.logs.pages(from, to, filter).then(async (pages) => {
@@ -539,7 +542,42 @@ export class ChainFollower {
   }
 
   /** Forgets the ranges asked for ahead (a reorganisation, or a step to be read again): they are asked for anew. */
+  /**
+   * The headers of blocks [from, to] (a short range read ahead), asked for HEADER_BATCH blocks at a
+   * time up to the confirmed head: one request serves the headers of several ranges, instead of one
+   * request beside each range (each answer has a cost of its own, at the node and here).
+   */
+  private headersAhead(from: number, to: number): Promise<Map<number, BlockHeader>> {
+    const chunks = this.aheadHeaders;
+    while (chunks.length > 0 && chunks[0]!.to < from) chunks.shift();
+    // Contiguous from the range asked for, else asked for anew from it.
+    if (chunks.length === 0 ? this.headerNext !== from : chunks[0]!.from > from) {
+      chunks.length = 0;
+      this.headerNext = from;
+    }
+    while (this.headerNext <= to) {
+      const start = this.headerNext;
+      const end = Math.max(to, Math.min(this.safeBlock, start + HEADER_BATCH - 1));
+      this.headerNext = end + 1;
+      const done = this.headers(Array.from({ length: end - start + 1 }, (_, i) => start + i));
+      done.catch(() => {}); // awaited by the ranges it serves
+      chunks.push({ from: start, to: end, done });
+    }
+    const serving = chunks.filter((c) => c.to >= from && c.from <= to);
+    return Promise.all(serving.map((c) => c.done)).then((maps) => {
+      const out = new Map<number, BlockHeader>();
+      for (const m of maps)
+        for (let n = from; n <= to; n++) {
+          const h = m.get(n);
+          if (h) out.set(n, h);
+        }
+      return out;
+    });
+  }
+
   private dropAhead(): void {
+    this.aheadHeaders.length = 0;
+    this.headerNext = this.nextBlock;
     this.ahead = [];
     this.aheadNext = this.nextBlock;
   }
