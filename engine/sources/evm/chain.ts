@@ -31,7 +31,8 @@ import { logIndexOf } from './words.js';
 import type { EvmChainConfig, EvmFactoryConfig } from './config.js';
 import { FACTORY_TOPICS, FAMILIES, type FamilyDecoder, type PoolCreation, type ProtocolFamily } from './families/index.js';
 import { VIEW, wordOf, type ViewCall } from './families/take-up.js';
-import { createLogReader, DEFAULT_CONCURRENCY, MAX_FILTER_ADDRESSES, type LogFilter, type LogReader } from './logs.js';
+import { listPage, type LogPage } from './log-answer.js';
+import { createLogReader, DEFAULT_CONCURRENCY, logsOf, MAX_FILTER_ADDRESSES, type LogFilter, type LogReader } from './logs.js';
 import { chainRpcClient, RpcError, type RpcClient } from './rpc.js';
 import { NATIVE_ADDRESS, nativeMetadata, readTokenMetadata, tokenInfo, tokenRole, viewCall, type TokenMetadata } from './tokens.js';
 
@@ -141,8 +142,11 @@ interface TakenUp {
 interface AheadPage {
   readonly from: number;
   readonly to: number;
-  /** Its logs, and headers: every block's for a short range, else those of the blocks with logs and of both ends. */
-  readonly done: Promise<{ readonly logs: RpcLog[]; readonly headers: Map<number, BlockHeader> }>;
+  /**
+   * Its logs, left in the answers' bytes until the step that takes the range reads them, and
+   * headers: every block's for a short range, else those of the blocks with logs and of both ends.
+   */
+  readonly done: Promise<{ readonly pages: LogPage[]; readonly headers: Map<number, BlockHeader> }>;
   /** The address-named pools whose logs the request asked for; null: every pool's (no address filter). */
   readonly covers: readonly string[] | null;
 }
@@ -292,6 +296,9 @@ export class ChainFollower {
   private ahead: AheadPage[] = [];
   /** First block not yet asked for ahead. */
   private aheadNext = 0;
+  /** Header requests of the short ranges asked for ahead, in block order, contiguous to `headerNext` - 1 (see headersAhead). */
+  private readonly aheadHeaders: { readonly from: number; readonly to: number; readonly done: Promise<Map<number, BlockHeader>> }[] = [];
+  private headerNext = 0;
   /** Ahead requests not settled yet (dropped ones included: the node still serves them). */
   private aheadInFlight = 0;
   private chainChecked = false;
@@ -507,14 +514,16 @@ export class ChainFollower {
     const poolTopics = known.length > 0 || this.singletons.size > 0 || this.takesUp;
     const filter: LogFilter = { address: byAddress ? [...factories, ...known] : null, topics0: poolTopics ? this.factoryAndPoolTopics : this.factoryTopics };
     const covers = !poolTopics ? [] : byAddress ? known : null;
-    const early = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headers(Array.from({ length: to - from + 1 }, (_, i) => from + i)) : null;
+    const early = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headersAhead(from, to) : null;
     early?.catch(() => {}); // awaited with the logs
     this.aheadInFlight++;
-    const done = this.logs.range(from, to, filter).then(async (logs) => {
-      if (early !== null) return { logs, headers: await early };
+    const done = this.logs.pages(from, to, filter).then(async (pages) => {
+      if (early !== null) return { pages, headers: await early };
+      // A long range: its logs are read now, for the blocks whose headers are asked for.
+      const logs = logsOf(pages);
       const wanted = new Set<number>([from, to]);
       for (const l of logs) wanted.add(hexNumber(l.blockNumber));
-      return { logs, headers: await this.headers([...wanted].sort((x, y) => x - y)) };
+      return { pages: [listPage(logs)], headers: await this.headers([...wanted].sort((x, y) => x - y)) };
     });
     const settled = () => {
       this.aheadInFlight--;
@@ -533,7 +542,42 @@ export class ChainFollower {
   }
 
   /** Forgets the ranges asked for ahead (a reorganisation, or a step to be read again): they are asked for anew. */
+  /**
+   * The headers of blocks [from, to] (a short range read ahead), asked for HEADER_BATCH blocks at a
+   * time up to the confirmed head: one request serves the headers of several ranges, instead of one
+   * request beside each range (each answer has a cost of its own, at the node and here).
+   */
+  private headersAhead(from: number, to: number): Promise<Map<number, BlockHeader>> {
+    const chunks = this.aheadHeaders;
+    while (chunks.length > 0 && chunks[0]!.to < from) chunks.shift();
+    // Contiguous from the range asked for, else asked for anew from it.
+    if (chunks.length === 0 ? this.headerNext !== from : chunks[0]!.from > from) {
+      chunks.length = 0;
+      this.headerNext = from;
+    }
+    while (this.headerNext <= to) {
+      const start = this.headerNext;
+      const end = Math.max(to, Math.min(this.safeBlock, start + HEADER_BATCH - 1));
+      this.headerNext = end + 1;
+      const done = this.headers(Array.from({ length: end - start + 1 }, (_, i) => start + i));
+      done.catch(() => {}); // awaited by the ranges it serves
+      chunks.push({ from: start, to: end, done });
+    }
+    const serving = chunks.filter((c) => c.to >= from && c.from <= to);
+    return Promise.all(serving.map((c) => c.done)).then((maps) => {
+      const out = new Map<number, BlockHeader>();
+      for (const m of maps)
+        for (let n = from; n <= to; n++) {
+          const h = m.get(n);
+          if (h) out.set(n, h);
+        }
+      return out;
+    });
+  }
+
   private dropAhead(): void {
+    this.aheadHeaders.length = 0;
+    this.headerNext = this.nextBlock;
     this.ahead = [];
     this.aheadNext = this.nextBlock;
   }
@@ -579,15 +623,17 @@ export class ChainFollower {
   }
 
   private async read(from: number, to: number, pages: readonly AheadPage[]): Promise<{ events: ChainEvent[]; time: number } | null> {
-    let got: { readonly logs: RpcLog[]; readonly headers: Map<number, BlockHeader> }[];
+    let got: { readonly pages: LogPage[]; readonly headers: Map<number, BlockHeader> }[];
+    let raw: RpcLog[];
     try {
       got = await Promise.all(pages.map((p) => p.done));
+      // The step's logs become objects only now (see AheadPage).
+      raw = logsOf(got.length === 1 ? got[0]!.pages : got.flatMap((g) => g.pages));
     } catch (err) {
-      // A range the node did not serve: the ranges after it are asked for again with it.
+      // A range the node did not serve (or served as no list of logs): the ranges after it are asked for again with it.
       this.dropAhead();
       throw err;
     }
-    const raw = got.length === 1 ? got[0]!.logs : got.flatMap((g) => g.logs);
     const headers = got[0]!.headers;
     for (let i = 1; i < got.length; i++) for (const [n, h] of got[i]!.headers) headers.set(n, h);
     const factoryLogs: RpcLog[] = [];

@@ -85,8 +85,77 @@ export function readLogAnswer(b: Buffer): { result: RpcLog[] } | null {
   }
 }
 
+/**
+ * The logs of one `eth_getLogs` answer, read when they are asked for. A page read ahead of the steps
+ * that use it holds the answer's bytes only; its log objects are made when its step is decoded, so
+ * the young generation does not carry (and copy, and promote) the logs of the steps read ahead.
+ */
+export interface LogPage {
+  /** The page's logs in the node's order; each call reads them again (a page is read once). */
+  logs(): RpcLog[];
+}
+
+/** A page whose logs are already objects (an answer JSON.parse read). */
+export function listPage(logs: RpcLog[]): LogPage {
+  return { logs: () => logs };
+}
+
+/**
+ * An answer's `result` array, read when asked for. Invariant: `bytes` is an answer of ASCII without
+ * escapes whose last member is `"result"`, an array starting at byte `start` and closed by the `]` at
+ * byte `end`, followed only by white space and the answer's closing brace (readLogPage checked it).
+ */
+class AnswerPage implements LogPage {
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly start: number,
+    private readonly end: number,
+  ) {}
+
+  logs(): RpcLog[] {
+    const r = new Reader(this.bytes);
+    try {
+      return r.logsAt(this.start, this.end);
+    } catch (err) {
+      if (err !== UNREAD) throw err;
+    }
+    // A log of another shape (null fields, nested values): the whole answer parsed as JSON, as
+    // readLogAnswer's caller does with an answer it does not take.
+    let answer: { result?: unknown };
+    try {
+      answer = JSON.parse(this.bytes.toString('latin1')) as { result?: unknown };
+    } catch {
+      throw new Error('eth_getLogs: answer is not JSON');
+    }
+    if (!Array.isArray(answer.result)) throw new Error('eth_getLogs: result is not a list of logs');
+    return answer.result as RpcLog[];
+  }
+}
+
+/**
+ * An answer whose logs are left in its bytes until asked for (LogPage): one whose last member is
+ * its `result` array (the order nodes send), after members that are plain values (`jsonrpc`, `id`).
+ * Null for any other answer (an error, escapes, non-ASCII text, `result` not last): the caller reads
+ * those as it reads any answer (readLogAnswer, then JSON.parse).
+ */
+export function readLogPage(b: Buffer): LogPage | null {
+  if (!isAscii(b) || b.indexOf(BACKSLASH) >= 0) return null;
+  const r = new Reader(b);
+  try {
+    return r.page();
+  } catch (err) {
+    if (err === UNREAD) return null;
+    throw err;
+  }
+}
+
 /** Thrown (once, preallocated) when the answer is not of the shape read here. */
 const UNREAD = new Error('not a plain eth_getLogs answer');
+
+/** JSON white space. */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
 
 /** Node's latin1Slice (Buffer#toString('latin1', ...) without its argument checks), which typings do not declare. */
 type Bytes = Buffer & { latin1Slice(start: number, end: number): string };
@@ -126,6 +195,37 @@ class Reader {
     }
     if (this.peek() !== -1 || result === null) throw UNREAD;
     return { result };
+  }
+
+  /** The members before `result` (plain values), then `result`'s array, which must close the answer: left unread. */
+  page(): LogPage | null {
+    this.expect(OPEN_OBJECT);
+    if (this.peek() === CLOSE_OBJECT) return null;
+    for (;;) {
+      this.key();
+      if (this.keyIs(RESULT)) break;
+      this.scalar();
+      if (this.next() !== COMMA) return null;
+    }
+    if (this.peek() !== OPEN_ARRAY) return null;
+    const start = this.i;
+    // The answer's last byte that is not white space closes it, and the one before that closes the array.
+    const b = this.b;
+    let end = b.length - 1;
+    while (end > start && isSpace(b[end]!)) end--;
+    if (b[end] !== CLOSE_OBJECT) return null;
+    end--;
+    while (end > start && isSpace(b[end]!)) end--;
+    if (b[end] !== CLOSE_ARRAY) return null;
+    return new AnswerPage(b, start, end);
+  }
+
+  /** The logs of the array opening at `start`, which must close at `end` (else UNREAD). */
+  logsAt(start: number, end: number): RpcLog[] {
+    this.i = start;
+    const out = this.logs();
+    if (this.i !== end + 1) throw UNREAD;
+    return out;
   }
 
   private logs(): RpcLog[] {
@@ -337,10 +437,7 @@ class Reader {
   private skipSpace(): void {
     const b = this.b;
     let i = this.i;
-    for (; i < b.length; i++) {
-      const c = b[i]!;
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-    }
+    while (i < b.length && isSpace(b[i]!)) i++;
     this.i = i;
   }
 

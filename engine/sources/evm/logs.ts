@@ -5,6 +5,7 @@
  * are fetched at once; the logs come back in chain order.
  */
 import type { RpcLog } from './abi.js';
+import type { LogPage } from './log-answer.js';
 import { RangeTooLargeError, RpcError, type RpcClient } from './rpc.js';
 
 export interface LogFilter {
@@ -19,6 +20,8 @@ export interface LogReader {
   read(from: number, to: number, filter: LogFilter): Promise<RpcLog[]>;
   /** The logs of one range, asked for in one request (split only when the node refuses it). */
   range(from: number, to: number, filter: LogFilter): Promise<RpcLog[]>;
+  /** As `range`, the logs left in the answers until their pages' `logs()` is called (ranges read ahead). */
+  pages(from: number, to: number, filter: LogFilter): Promise<LogPage[]>;
   /** Current range size in blocks. */
   readonly rangeBlocks: number;
   /** Ranges split because the node refused them. */
@@ -37,12 +40,12 @@ export function createLogReader(rpc: RpcClient, maxRangeBlocks: number, concurre
   let splits = 0;
   let successes = 0;
 
-  async function fetchRange(from: number, to: number, filter: LogFilter, out: RpcLog[]): Promise<void> {
+  /** Appends the pages of [from, to] to `out`, in block order (several when the node refused the range whole). */
+  async function fetchRange(from: number, to: number, filter: LogFilter, out: LogPage[]): Promise<void> {
     try {
       const params: Record<string, unknown> = { fromBlock: hex(from), toBlock: hex(to), topics: [filter.topics0] };
       if (filter.address) params['address'] = filter.address;
-      const logs = await rpc.request<RpcLog[]>('eth_getLogs', [params]);
-      for (const l of logs) out.push(l);
+      out.push(await rpc.getLogs([params]));
       if (++successes >= 4 && range < maxRangeBlocks) {
         range = Math.min(maxRangeBlocks, range * 2);
         successes = 0;
@@ -60,6 +63,13 @@ export function createLogReader(rpc: RpcClient, maxRangeBlocks: number, concurre
     }
   }
 
+  async function pages(from: number, to: number, filter: LogFilter): Promise<LogPage[]> {
+    if (filter.address && filter.address.length === 0) return [];
+    const out: LogPage[] = [];
+    await fetchRange(from, to, filter, out);
+    return out;
+  }
+
   return {
     get rangeBlocks() {
       return range;
@@ -68,11 +78,9 @@ export function createLogReader(rpc: RpcClient, maxRangeBlocks: number, concurre
       return splits;
     },
     async range(from, to, filter) {
-      if (filter.address && filter.address.length === 0) return [];
-      const out: RpcLog[] = [];
-      await fetchRange(from, to, filter, out);
-      return out;
+      return logsOf(await pages(from, to, filter));
     },
+    pages,
     async read(from, to, filter) {
       if (filter.address && filter.address.length === 0) return [];
       // Up to `concurrency` ranges in flight; their logs are joined in range order. A read shorter
@@ -85,13 +93,24 @@ export function createLogReader(rpc: RpcClient, maxRangeBlocks: number, concurre
           const s = start;
           const end = Math.min(to, s + Math.min(range, piece) - 1);
           start = end + 1;
-          const part: RpcLog[] = [];
-          parts.push(part);
-          await fetchRange(s, end, filter, part);
+          const k = parts.length;
+          parts.push([]);
+          const pages: LogPage[] = [];
+          await fetchRange(s, end, filter, pages);
+          // Read as each range comes back, while the others are still being served.
+          parts[k] = logsOf(pages);
         }
       };
       await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
       return parts.flat();
     },
   };
+}
+
+/** The logs of pages in their order. */
+export function logsOf(pages: readonly LogPage[]): RpcLog[] {
+  if (pages.length === 1) return pages[0]!.logs();
+  const out: RpcLog[] = [];
+  for (const p of pages) for (const l of p.logs()) out.push(l);
+  return out;
 }

@@ -4,7 +4,8 @@
  * jitter, and failover across the configured endpoints. Errors split into retryable and not.
  */
 import { isAscii } from 'node:buffer';
-import { readLogAnswer } from './log-answer.js';
+import { listPage, readLogAnswer, readLogPage, type LogPage } from './log-answer.js';
+import type { RpcLog } from './words.js';
 
 export class RpcError extends Error {
   override readonly name: string = 'RpcError';
@@ -49,6 +50,11 @@ export interface RpcStats {
 
 export interface RpcClient {
   request<T>(method: string, params: readonly unknown[]): Promise<T>;
+  /**
+   * `eth_getLogs` whose logs are read when the page's `logs()` is called (a page read ahead keeps
+   * only the answer's bytes until then); errors are thrown here, as `request` throws them.
+   */
+  getLogs(params: readonly unknown[]): Promise<LogPage>;
   /** Several calls in one HTTP request (JSON-RPC batch); answers in call order. */
   batch<T>(calls: readonly { method: string; params: readonly unknown[] }[]): Promise<T[]>;
   readonly stats: RpcStats;
@@ -81,6 +87,9 @@ async function bodyBytes(res: Response): Promise<Buffer> {
   if (chunks.length === 1) return Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength);
   return Buffer.concat(chunks, length);
 }
+
+/** An eth_getLogs answer as a page left in its bytes, else as read from them at once, else null (JSON.parse). */
+const readPageOrAnswer = (bytes: Buffer): LogPage | { result: RpcLog[] } | null => readLogPage(bytes) ?? readLogAnswer(bytes);
 
 /** Classifies a JSON-RPC error object; execution reverts and bad params are not retryable. */
 function fromRpcError(method: string, e: { code: number; message: string }): RpcError {
@@ -176,6 +185,18 @@ export function createRpcClient(options: RpcOptions): RpcClient {
         if (answer.error) throw fromRpcError(method, answer.error);
         if (!('result' in answer)) throw new RpcError(`${method}: answer without result`, 0, true);
         return answer.result as T;
+      });
+    },
+    getLogs(params: readonly unknown[]): Promise<LogPage> {
+      return withRetries(async () => {
+        // An answer not left in its bytes is read as `request` reads it.
+        const answer = await post({ jsonrpc: '2.0', id: nextId++, method: 'eth_getLogs', params }, 'eth_getLogs', readPageOrAnswer);
+        if (typeof (answer as Partial<LogPage>).logs === 'function') return answer as LogPage;
+        const a = answer as JsonRpcAnswer;
+        if (a.error) throw fromRpcError('eth_getLogs', a.error);
+        if (!('result' in a)) throw new RpcError('eth_getLogs: answer without result', 0, true);
+        if (!Array.isArray(a.result)) throw new RpcError('eth_getLogs: result is not a list of logs', 0, false);
+        return listPage(a.result as RpcLog[]);
       });
     },
     batch<T>(calls: readonly { method: string; params: readonly unknown[] }[]): Promise<T[]> {
