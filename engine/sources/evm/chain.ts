@@ -541,7 +541,6 @@ export class ChainFollower {
     return this.ahead.splice(0, n);
   }
 
-  /** Forgets the ranges asked for ahead (a reorganisation, or a step to be read again): they are asked for anew. */
   /**
    * The headers of blocks [from, to] (a short range read ahead), asked for HEADER_BATCH blocks at a
    * time up to the confirmed head: one request serves the headers of several ranges, instead of one
@@ -575,6 +574,7 @@ export class ChainFollower {
     });
   }
 
+  /** Forgets the ranges asked for ahead (a reorganisation, or a step to be read again): they are asked for anew. */
   private dropAhead(): void {
     this.aheadHeaders.length = 0;
     this.headerNext = this.nextBlock;
