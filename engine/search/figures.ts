@@ -68,29 +68,23 @@ export const ROW_WINDOWS: Readonly<Record<RowWindowFigure, readonly number[]>> =
  */
 export class FigureValues {
   private readonly v: EngineViews;
-  /** Per figure: its pool column, or undefined for a window figure. */
-  private readonly pool: readonly (Float64Array | undefined)[];
-  /** Per figure: its window slot column, or undefined for a pool column. */
-  private readonly slot: readonly (Float64Array | undefined)[];
-  /** Per figure: 1 for a price change (without a slot: against the last swap's price), 0 otherwise. */
-  private readonly change: Uint8Array;
+  /** Per figure: 0 a pool column, 1 a window slot column (0 without a slot), 2 a price change (without a slot: against the last swap's price). */
+  private readonly kind: Uint8Array;
+  /** Per figure: its pool column, or its window slot column. */
+  private readonly column: readonly Float64Array[];
   private readonly poolSlot: Int32Array;
   private readonly price: Float64Array;
   private readonly lastSwapPrice: Float64Array;
 
   constructor(v: EngineViews) {
     this.v = v;
-    this.pool = POOL_FIGURES.map((f) => {
+    this.kind = Uint8Array.from(POOL_FIGURES, (f) => {
       const s = SOURCE[f];
-      return 'column' in s ? v[s.column] : undefined;
+      return 'column' in s ? 0 : s.figure === 'priceChange' ? 2 : 1;
     });
-    this.slot = POOL_FIGURES.map((f) => {
+    this.column = POOL_FIGURES.map((f) => {
       const s = SOURCE[f];
-      return 'figure' in s ? v.rowWindow[s.figure][s.window]! : undefined;
-    });
-    this.change = Uint8Array.from(POOL_FIGURES, (f) => {
-      const s = SOURCE[f];
-      return 'figure' in s && s.figure === 'priceChange' ? 1 : 0;
+      return 'column' in s ? v[s.column] : v.rowWindow[s.figure][s.window]!;
     });
     this.poolSlot = v.poolWindowSlot;
     this.price = v.priceUsd0;
@@ -99,11 +93,37 @@ export class FigureValues {
 
   /** Figure f (POOL_FIGURES index) of pool p. */
   value(f: number, p: number): number {
-    const col = this.pool[f];
-    if (col !== undefined) return col[p]!;
+    const kind = this.kind[f]!;
+    if (kind === 0) return this.column[f]![p]!;
     const s = this.poolSlot[p]! - 1;
-    if (s >= 0) return this.slot[f]![s]!;
-    return this.change[f] === 1 ? priceChange(this.price[p]!, this.lastSwapPrice[p]!) : 0;
+    if (s >= 0) return this.column[f]![s]!;
+    return kind === 2 ? priceChange(this.price[p]!, this.lastSwapPrice[p]!) : 0;
+  }
+
+  /** rankValue of figure f of each pool of `pools` into `out` (same length), one loop per kind of figure. */
+  readAll(f: number, pools: Int32Array, out: Float64Array): void {
+    const kind = this.kind[f]!;
+    const col = this.column[f]!;
+    const n = pools.length;
+    if (kind === 0) {
+      for (let i = 0; i < n; i++) out[i] = rankValue(col[pools[i]!]!);
+      return;
+    }
+    const slots = this.poolSlot;
+    if (kind === 1) {
+      for (let i = 0; i < n; i++) {
+        const s = slots[pools[i]!]! - 1;
+        out[i] = s >= 0 ? rankValue(col[s]!) : 0;
+      }
+      return;
+    }
+    const price = this.price;
+    const last = this.lastSwapPrice;
+    for (let i = 0; i < n; i++) {
+      const p = pools[i]!;
+      const s = slots[p]! - 1;
+      out[i] = rankValue(s >= 0 ? col[s]! : priceChange(price[p]!, last[p]!));
+    }
   }
 
   /** The views read. */

@@ -590,29 +590,37 @@ export class PoolRankIndex {
 
   /** Sorts pool ids by (current value desc, id asc); ids must be ascending on entry. */
   private sortByValue(pools: Int32Array, figure: number): Sorted {
-    const fv = this.figures;
     const n = pools.length;
+    // Each pool's value read once (a window figure sits behind the pool's window slot), by position in `pools`.
+    const keys = new Float64Array(n);
+    this.figures.readAll(figure, pools, keys);
     // Most pools of a large universe sit at 0 on most figures: keep those in id order, sort the rest.
-    const ids = new Int32Array(n);
+    // Positions are sorted, not ids: `pools` is ascending, so a lower position is a lower id.
+    const order = new Int32Array(n);
     let pos = 0;
     let neg = n;
     let zeros = 0;
     for (let i = 0; i < n; i++) {
-      const x = rankValue(fv.value(figure, pools[i]!));
-      if (x > 0) ids[pos++] = pools[i]!;
-      else if (x < 0) ids[--neg] = pools[i]!;
+      const x = keys[i]!;
+      if (x > 0) order[pos++] = i;
+      else if (x < 0) order[--neg] = i;
     }
     const zeroStart = pos;
-    for (let i = 0; i < n; i++) if (rankValue(fv.value(figure, pools[i]!)) === 0) ids[zeroStart + zeros++] = pools[i]!;
+    for (let i = 0; i < n; i++) if (keys[i] === 0) order[zeroStart + zeros++] = i;
     const cmp = (a: number, b: number): number => {
-      const va = rankValue(fv.value(figure, a));
-      const vb = rankValue(fv.value(figure, b));
+      const va = keys[a]!;
+      const vb = keys[b]!;
       return va > vb ? -1 : va < vb ? 1 : a - b;
     };
-    ids.subarray(0, pos).sort(cmp);
-    ids.subarray(neg, n).sort(cmp);
+    order.subarray(0, pos).sort(cmp);
+    order.subarray(neg, n).sort(cmp);
+    const ids = new Int32Array(n);
     const values = new Float64Array(n);
-    for (let i = 0; i < n; i++) values[i] = rankValue(fv.value(figure, ids[i]!));
+    for (let i = 0; i < n; i++) {
+      const k = order[i]!;
+      ids[i] = pools[k]!;
+      values[i] = keys[k]!;
+    }
     return { ids, values };
   }
 
