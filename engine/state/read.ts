@@ -12,6 +12,7 @@ import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUN
 import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
 import type { CandleRing, EngineViews } from './views.js';
 import { awaitBlockRows } from './ring-blocks.js';
+import { quietPriceChange } from './window-slots.js';
 import { candleOpen, createWindowSums, loadStoredBase, minuteOf, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
@@ -156,7 +157,7 @@ const usdScratch = new Float64Array(3);
 function copyRow(v: EngineViews, p: number, out: Float64Array): void {
   const s = v.poolWindowSlot[p]! - 1;
   // A pool without a window slot: its windows are empty, its price changes against its last swap's price (window-slots.ts).
-  const change = s >= 0 ? 0 : priceChange(v.priceUsd0[p]!, v.lastSwapPrice0[p]!);
+  const change = s >= 0 ? 0 : quietPriceChange(v, p);
   out[ROW.volumeUsd24h] = s >= 0 ? v.winVolumeUsd[Win.H24]![s]! : 0;
   out[ROW.volumeUsd7d] = s >= 0 ? v.winVolumeUsd[Win.D7]![s]! : 0;
   out[ROW.volumeUsd30d] = s >= 0 ? v.winVolumeUsd[Win.D30]![s]! : 0;
@@ -231,7 +232,7 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
     if (s >= 0) for (const f of ROW_WINDOW_FIGURES) for (const w of ROW_WINDOWS[f]) out[STATE_FIELD[f]][w] = v.rowWindow[f][w]![s]!;
     else {
       // No window slot: every window empty, price changes against the last swap's price (window-slots.ts).
-      const change = priceChange(v.priceUsd0[p]!, v.lastSwapPrice0[p]!);
+      const change = quietPriceChange(v, p);
       for (const f of ROW_WINDOW_FIGURES) for (const w of ROW_WINDOWS[f]) out[STATE_FIELD[f]][w] = f === 'priceChange' ? change : 0;
     }
     return;
