@@ -1,7 +1,7 @@
 /**
  * Hot and quiet pools at scale: the service started on two universe sizes with the same market
  * activity (so about the same pools trade), pools quiet for an hour giving their rings back.
- * Prints, per size, the pools hot and quiet, the ring blocks touched, the resident memory, and a
+ * Prints, per size, the pools hot and quiet, the ring blocks and window slots touched, the resident memory, and a
  * restart (SIGTERM, start again: serving, caught up), a restart after kill -9 (the newest snapshot
  * and the log after it), and the snapshot's size and what its cut held ingest and the shards for;
  * then the memory one more pool costs (the difference between the two sizes over the difference in
@@ -73,6 +73,8 @@ interface EngineStats {
     readonly writing: boolean;
   } | null;
   readonly second_blocks: { readonly touched: number; readonly bytes_each: number };
+  /** Window slots: held by the pools that traded within 30 days (state/window-slots.ts). */
+  readonly window_slots: { readonly used: number; readonly touched: number; readonly bytes_each: number };
   readonly heaps: { readonly main: HeapFigures; readonly shards: readonly HeapFigures[] } | null;
 }
 
@@ -222,15 +224,15 @@ async function main(): Promise<void> {
   print(`# hot and quiet pools (${new Date().toISOString()}, ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${mib(totalmem())}, load average ${loadavg()[0]!.toFixed(1)})`);
   print(`${backfillDays} day(s) of simulated history, pools quiet for ${QUIET_AFTER_S} s give their rings back`);
   print('');
-  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | second blocks touched | JS heaps: main / shards (used of total) | resident (anon) | per pool |');
-  print('|---|---|---|---|---|---|---|---|---|---|');
+  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | window slots used / touched | second blocks touched | JS heaps: main / shards (used of total) | resident (anon) | per pool |');
+  print('|---|---|---|---|---|---|---|---|---|---|---|');
   const results: SizeResult[] = [];
   for (const size of sizes) {
     const r = await measure(size);
     results.push(r);
     const e = r.engine;
     print(
-      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${fmt(e.second_blocks.touched)} (${mib(e.second_blocks.touched * e.second_blocks.bytes_each)}) | ${heapText(e.heaps)} | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B |`,
+      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${fmt(e.window_slots.used)} / ${fmt(e.window_slots.touched)} (${mib(e.window_slots.touched * e.window_slots.bytes_each)}) | ${fmt(e.second_blocks.touched)} (${mib(e.second_blocks.touched * e.second_blocks.bytes_each)}) | ${heapText(e.heaps)} | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B |`,
     );
   }
   print('');
@@ -249,12 +251,12 @@ async function main(): Promise<void> {
     print(`${fmt(r.pools)} pools, the first periodic snapshot: ${r.firstSnapshotLine ?? 'none'}`);
     print(`${fmt(r.pools)} pools, the last periodic snapshot before the stop: ${r.lastSnapshotLine ?? 'none'}`);
   }
-  const views = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
+  const views = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1, windowSlots: 1 });
   const poolRow = rowBytes(views, 'pool');
   const tokenRow = rowBytes(views, 'token');
   const blockBytes = ringBlockBytes(views);
   print('');
-  print(`shared-memory row: ${poolRow} B per pool, ${tokenRow} B per token; a ring block ${fmt(blockBytes)} B (its window state ${windowBlockBytes(views)} B), a second block ${ringBlockBytes(views, 'secondBlock')} B`);
+  print(`shared-memory row: ${poolRow} B per pool, ${tokenRow} B per token; a ring block ${fmt(blockBytes)} B (its window state ${windowBlockBytes(views)} B), a window slot ${ringBlockBytes(views, 'windowSlot')} B, a second block ${ringBlockBytes(views, 'secondBlock')} B`);
   if (results.length === 1) {
     // One size: no marginal to take, so the extrapolation uses this size's average pool, ring blocks
     // aside (it carries the fixed cost of the process, so it is an upper bound of the marginal).
@@ -276,7 +278,9 @@ async function main(): Promise<void> {
     const b = results[results.length - 1]!;
     const pools = b.pools - a.pools;
     const tokensPerPool = (b.tokens - a.tokens) / pools;
-    const perPool = (b.anonBytes - a.anonBytes - (b.engine.ring_blocks.touched - a.engine.ring_blocks.touched) * b.engine.ring_blocks.bytes_each) / pools;
+    // Ring blocks and window slots are held by the pools that traded (about as many at both sizes): they are not a quiet pool's.
+    const held = (r: SizeResult) => r.engine.ring_blocks.touched * r.engine.ring_blocks.bytes_each + r.engine.window_slots.touched * r.engine.window_slots.bytes_each;
+    const perPool = (b.anonBytes - a.anonBytes - (held(b) - held(a))) / pools;
     const simulator = (b.simulatorBytes - a.simulatorBytes) / pools;
     const secondBlocks = ((b.engine.second_blocks.touched - a.engine.second_blocks.touched) * b.engine.second_blocks.bytes_each) / pools;
     const parts: [string, number][] = [
@@ -289,7 +293,7 @@ async function main(): Promise<void> {
     const known = parts.reduce((sum, [, n]) => sum + n, 0);
     const quiet = perPool - simulator;
     print('');
-    print(`one more pool, from ${fmt(a.pools)} to ${fmt(b.pools)} pools (almost all of them quiet), ring blocks aside:`);
+    print(`one more pool, from ${fmt(a.pools)} to ${fmt(b.pools)} pools (almost all of them quiet), ring blocks and window slots aside:`);
     print('');
     print('| part | bytes per pool |');
     print('|---|---|');
@@ -307,12 +311,13 @@ async function main(): Promise<void> {
     print(`| measured resident per pool, simulator included | ${perPool.toFixed(1)} |`);
     // The public universe: the larger run's process, plus quiet pools (with their tokens) and hot pools' blocks at its share.
     const hotShare = b.engine.pools_hot / b.pools;
+    const slotShare = b.engine.window_slots.used / b.pools;
     const tokenAdjust = (PUBLIC_TOKENS - (b.tokens + tokensPerPool * (PUBLIC_POOLS - b.pools))) * (tokenRow + catalogRowBytes('token'));
-    const publicBytes = b.anonBytes - b.simulatorBytes + (PUBLIC_POOLS - b.pools) * (quiet + hotShare * blockBytes) + tokenAdjust;
+    const publicBytes = b.anonBytes - b.simulatorBytes + (PUBLIC_POOLS - b.pools) * (quiet + hotShare * blockBytes + slotShare * ringBlockBytes(views, 'windowSlot')) + tokenAdjust;
     print('');
     print(
       `whole process at ${fmt(b.pools)} pools: ${mib(b.anonBytes)} resident (${mib(b.anonBytes - b.simulatorBytes)} without the simulator); ` +
-        `extrapolated to ${fmt(PUBLIC_POOLS)} pools and ${fmt(PUBLIC_TOKENS)} tokens with ${(hotShare * 100).toFixed(1)} % of pools hot: ${mib(publicBytes)} without the simulator`,
+        `extrapolated to ${fmt(PUBLIC_POOLS)} pools and ${fmt(PUBLIC_TOKENS)} tokens with ${(hotShare * 100).toFixed(1)} % of pools hot and ${(slotShare * 100).toFixed(1)} % holding window slots: ${mib(publicBytes)} without the simulator`,
     );
   }
 }

@@ -47,6 +47,8 @@ const CapacityConfig = z
     chains: z.number().int().min(1).max(1024).default(64),
     /** Pools that may hold candle rings at once (ring blocks); by default as many as a quarter of the machine's memory holds, at most one per pool. */
     ringBlocks: z.number().int().min(64).max(100_000_000).optional(),
+    /** Pools that may hold rolling-window figures at once (window slots: those that traded within 30 days); by default one per pool. */
+    windowSlots: z.number().int().min(64).max(100_000_000).optional(),
   })
   .strict();
 
@@ -300,6 +302,7 @@ export const CONFIG_OVERRIDES: readonly ConfigOverride[] = [
   { flag: 'front', env: 'DEXDATA_FRONT', path: ['gateway', 'front'], type: 'string', value: 'MODE', help: 'the HTTP front: on (REST and agent ports), all (stream ports too) or off (uWS on every port)' },
   { flag: 'quiet-after', env: 'DEXDATA_QUIET_AFTER', path: ['tiers', 'quietAfterSeconds'], type: 'number', value: 'SECONDS', help: 'a pool this long without a swap gives its candle rings back (its candles are read from LMDB)' },
   { flag: 'ring-blocks', env: 'DEXDATA_RING_BLOCKS', path: ['capacity', 'ringBlocks'], type: 'number', value: 'N', help: 'pools that may hold candle rings at once', defaultText: 'a quarter of the memory, at most one per pool' },
+  { flag: 'window-slots', env: 'DEXDATA_WINDOW_SLOTS', path: ['capacity', 'windowSlots'], type: 'number', value: 'N', help: 'pools that may hold rolling-window figures at once (those that traded within 30 days)', defaultText: 'one per pool' },
   { flag: 'explorer', env: 'DEXDATA_EXPLORER', path: ['explorer', 'enabled'], type: 'boolean', value: 'BOOL', help: 'serve the web explorer at /explorer/ on the free REST host (false: off)' },
   { flag: 'explorer-plan', env: 'DEXDATA_EXPLORER_PLAN', path: ['explorer', 'plan'], type: 'boolean', value: 'BOOL', help: 'hand the explorer page a key of the metered explorer plan (false: it browses keyless or with a key entered)' },
   { flag: 'explorer-clients', env: 'DEXDATA_EXPLORER_CLIENTS', path: ['explorer', 'clients'], type: 'list', value: 'LIST', help: 'comma-separated addresses or CIDRs of the browsers the explorer key is handed to' },
@@ -500,10 +503,12 @@ export function engineCapacity(config: Config, memoryBytes = totalmem()): Requir
   const growth = Math.ceil(config.simulator.newPoolsPerHour * 24 * 365);
   const pools = config.capacity.pools ?? Math.max(65_536, Math.ceil(config.simulator.pools * 1.25) + growth);
   const tokens = config.capacity.tokens ?? pools;
-  const one = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1 });
+  const one = EngineViews.create({ pools: 1, tokens: 1, chains: 1, blocks: 1, secondBlocks: 1, windowSlots: 1 });
   const blocks = config.capacity.ringBlocks ?? Math.min(pools, Math.floor((memoryBytes * RING_BLOCK_MEMORY_SHARE) / ringBlockBytes(one)));
   const secondBlocks = Math.min(tokens, Math.floor((memoryBytes * SECOND_BLOCK_MEMORY_SHARE) / ringBlockBytes(one, 'secondBlock')));
-  return { pools, tokens, chains: config.capacity.chains, blocks, secondBlocks };
+  // Slots never handed out are never touched: one per pool costs address space, not memory.
+  const windowSlots = Math.min(pools, config.capacity.windowSlots ?? pools);
+  return { pools, tokens, chains: config.capacity.chains, blocks, secondBlocks, windowSlots };
 }
 
 /**

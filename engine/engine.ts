@@ -18,6 +18,7 @@ import { BlockLoader } from './snapshot/block-loader.js';
 import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
 import { blockStats, ringBlockBytes, secondBlocks } from './state/ring-blocks.js';
+import { windowSlots } from './state/window-slots.js';
 import { useStoredCandles } from './state/read.js';
 import { LmdbCandles } from './shards/stored-candles.js';
 import { DEFAULT_TIER_POLICY, type TierPolicy } from './shards/tiers.js';
@@ -408,6 +409,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       const blocks = blockStats(views);
       const pools = ingest.registry.poolCount;
       const seconds = blockStats(views, secondBlocks(views));
+      const slots = blockStats(views, windowSlots(views));
       return {
         phase,
         pools_hot: blocks.used,
@@ -416,6 +418,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         tokens_hot: seconds.used,
         tokens_quiet: ingest.registry.tokenCount - seconds.used,
         second_blocks: { total: seconds.total, used: seconds.used, free: seconds.free, touched: seconds.touched, bytes_each: ringBlockBytes(views, 'secondBlock') },
+        window_slots: { total: slots.total, used: slots.used, free: slots.free, touched: slots.touched, bytes_each: ringBlockBytes(views, 'windowSlot') },
         ...(opened?.backfill ? { backfill: opened.backfill() } : {}),
         heaps,
         log_head: logHead,

@@ -12,6 +12,8 @@ import type * as EngineModule from '../engine/engine.js';
 import type * as LogModule from '../engine/log.js';
 import type { Engine } from '../engine/engine.js';
 import { columnTableHash, keptColumns, usedBytes, type SnapshotHeader } from '../engine/snapshot/format.js';
+import { ROW_WINDOW_FIGURES, ROW_WINDOWS } from '../engine/search/figures.js';
+import { rowWindowValue } from '../engine/state/window-slots.js';
 import { readHeader, restoreRows } from '../engine/snapshot/load.js';
 import { EngineViews } from '../engine/state/views.js';
 import { shardRowColumns } from '../engine/snapshot/capture.js';
@@ -96,7 +98,7 @@ async function singleSnapshot(clock: { now: number }): Promise<{ dir: string; fi
 }
 
 /**
- * Every kept column's rows in use, as bytes by column name; the candles each pool's rings hold, by
+ * Every kept column's rows in use, as bytes by column name; each pool's ranked window figures; the candles each pool's rings hold, by
  * interval, from its ring block or, for a pool that went quiet, from LMDB; and token 1's window price
  * changes as readers see them (kept per pool only while it is quiet: winRefPrice1).
  */
@@ -106,6 +108,10 @@ function viewBytes(engine: Engine): Map<string, Buffer> {
   for (const c of keptColumns(views.columnTable)) {
     if (c.name.startsWith('winRefPrice1.')) continue;
     out.set(c.name, Buffer.from(usedBytes(c, views.poolCount, views.tokenCount, views.capacity.chains)));
+  }
+  // The window figures search ranks by, per pool, wherever they are kept (a window slot, or none: window-slots.ts).
+  for (const f of ROW_WINDOW_FIGURES) {
+    for (const w of ROW_WINDOWS[f]) out.set(`window ${f} ${w}`, Buffer.from(Float64Array.from({ length: views.poolCount }, (_, p) => rowWindowValue(views, f, w, p)).buffer));
   }
   for (const [interval, values] of heldCandles(views, engine.store)) out.set(`held candles ${interval}`, Buffer.from(Float64Array.from(values).buffer));
   out.set('token 1 price changes', Buffer.from(Float64Array.from(token1Changes(views)).buffer));

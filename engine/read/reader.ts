@@ -29,6 +29,7 @@ import {
   type TokenPriceState,
 } from '../state/read.js';
 import type { EngineBuffers, EngineViews } from '../state/views.js';
+import { rowWindowValue } from '../state/window-slots.js';
 import { storedCandles, type StoredCandle } from '../store/candles.js';
 import type { Store, TxKey, TxRecord } from '../store/store.js';
 
@@ -231,16 +232,16 @@ export class EngineReader {
   // ---- windows (single figures, for scans) ----
 
   volumeUsd(p: number, w: Win): number {
-    return this.v.winVolumeUsd[w]![p]!;
+    return rowWindowValue(this.v, 'volumeUsd', w, p);
   }
 
   txns(p: number, w: Win): number {
-    return this.v.winTxns[w]![p]!;
+    return rowWindowValue(this.v, 'txns', w, p);
   }
 
   /** Token 0's USD price change over window w, in percent. */
   priceChange(p: number, w: Win): number {
-    return this.v.winPriceChange[w]![p]!;
+    return rowWindowValue(this.v, 'priceChange', w, p);
   }
 
   /** Pool p's USD liquidity as its tokens' prices stand now. */

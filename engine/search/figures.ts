@@ -3,12 +3,14 @@
  * The order of POOL_FIGURES is the wire between the gateway and the shard threads: a figure
  * travels as its index here.
  *
- * The window figures named here are the only ones every pool's row keeps (views.ts derives its row
- * window columns from ROW_WINDOWS); the others live in a trading pool's ring block, and a quiet
- * pool's are summed from its stored candles when read (state/windows.ts).
+ * The window figures named here are the only ones a pool keeps while it holds no ring block, in its
+ * window slot (views.ts derives the slot's window columns from ROW_WINDOWS; a pool that has not
+ * traded within the longest window holds none: state/window-slots.ts); the others live in a trading
+ * pool's ring block, and a quiet pool's are summed from its stored candles when read (state/windows.ts).
  */
 import { Win } from '../state/layout.js';
 import type { EngineViews } from '../state/views.js';
+import { priceChange } from '../state/windows.js';
 
 export const POOL_FIGURES = [
   'volume_usd_24h',
@@ -59,13 +61,88 @@ export const ROW_WINDOWS: Readonly<Record<RowWindowFigure, readonly number[]>> =
   return out;
 })();
 
-function column(v: EngineViews, s: Source): Float64Array {
-  return 'figure' in s ? v.rowWindow[s.figure][s.window]! : v[s.column];
+/**
+ * The value of every figure of any pool, in POOL_FIGURES order, read where it is kept: a pool
+ * column, or the pool's window slot, or (a pool without a slot) what it reads without one
+ * (state/window-slots.ts). Constant time per read, nothing allocated.
+ */
+export class FigureValues {
+  private readonly v: EngineViews;
+  /** Per figure: 0 a pool column, 1 a window slot column (0 without a slot), 2 a price change (without a slot: against the last swap's price). */
+  private readonly kind: Uint8Array;
+  /** Per figure: its pool column, or its window slot column. */
+  private readonly column: readonly Float64Array[];
+  private readonly poolSlot: Int32Array;
+  private readonly price: Float64Array;
+  private readonly lastSwapPrice: Float64Array;
+
+  constructor(v: EngineViews) {
+    this.v = v;
+    this.kind = Uint8Array.from(POOL_FIGURES, (f) => {
+      const s = SOURCE[f];
+      return 'column' in s ? 0 : s.figure === 'priceChange' ? 2 : 1;
+    });
+    this.column = POOL_FIGURES.map((f) => {
+      const s = SOURCE[f];
+      return 'column' in s ? v[s.column] : v.rowWindow[s.figure][s.window]!;
+    });
+    this.poolSlot = v.poolWindowSlot;
+    this.price = v.priceUsd0;
+    this.lastSwapPrice = v.lastSwapPrice0;
+  }
+
+  /** Figure f (POOL_FIGURES index) of pool p. */
+  value(f: number, p: number): number {
+    const kind = this.kind[f]!;
+    if (kind === 0) return this.column[f]![p]!;
+    const s = this.poolSlot[p]! - 1;
+    if (s >= 0) return this.column[f]![s]!;
+    return kind === 2 ? priceChange(this.price[p]!, this.lastSwapPrice[p]!) : 0;
+  }
+
+  /** rankValue of figure f of each pool of `pools` into `out` (same length), one loop per kind of figure. */
+  readAll(f: number, pools: Int32Array, out: Float64Array): void {
+    const kind = this.kind[f]!;
+    const col = this.column[f]!;
+    const n = pools.length;
+    if (kind === 0) {
+      for (let i = 0; i < n; i++) out[i] = rankValue(col[pools[i]!]!);
+      return;
+    }
+    const slots = this.poolSlot;
+    if (kind === 1) {
+      for (let i = 0; i < n; i++) {
+        const s = slots[pools[i]!]! - 1;
+        out[i] = s >= 0 ? rankValue(col[s]!) : 0;
+      }
+      return;
+    }
+    const price = this.price;
+    const last = this.lastSwapPrice;
+    for (let i = 0; i < n; i++) {
+      const p = pools[i]!;
+      const s = slots[p]! - 1;
+      out[i] = rankValue(s >= 0 ? col[s]! : priceChange(price[p]!, last[p]!));
+    }
+  }
+
+  /** The views read. */
+  get views(): EngineViews {
+    return this.v;
+  }
 }
 
-/** The column of every figure, in POOL_FIGURES order. */
+/** The column of every figure, in POOL_FIGURES order: a window figure's is indexed by window slot (views.ts), the others' by pool. */
 export function figureColumns(views: EngineViews): Float64Array[] {
-  return POOL_FIGURES.map((f) => column(views, SOURCE[f]));
+  return POOL_FIGURES.map((f) => {
+    const s = SOURCE[f];
+    return 'figure' in s ? views.rowWindow[s.figure][s.window]! : views[s.column];
+  });
+}
+
+/** The reader of every figure (POOL_FIGURES order) over `views`. */
+export function figureValues(views: EngineViews): FigureValues {
+  return new FigureValues(views);
 }
 
 export function figureIndex(name: PoolFigure): number {

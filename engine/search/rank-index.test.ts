@@ -35,6 +35,8 @@ function universe(seed: number) {
     views.poolDex[p] = Math.floor(r() * 3);
     views.poolToken0[p] = Math.floor(r() * 8);
     views.poolToken1[p] = 8 + Math.floor(r() * 8);
+    // Window figure columns are indexed by window slot: pool p holds slot p here.
+    views.poolWindowSlot[p] = p + 1;
     for (const c of cols) c[p] = value();
     Atomics.store(views.counts, 0, count);
     index.markDirty(p);

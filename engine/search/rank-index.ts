@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EngineViews } from '../state/views.js';
-import { figureColumns, POOL_FIGURES, rankValue } from './figures.js';
+import { FigureValues, POOL_FIGURES, rankValue } from './figures.js';
 import { TopK } from './top-k.js';
 
 export interface RankQuery {
@@ -296,7 +296,8 @@ function countRange(r: Ranking, desc: boolean, from: { readonly value: number; r
 
 export class PoolRankIndex {
   private readonly views: EngineViews;
-  private readonly columns: Float64Array[];
+  /** Every figure of a pool, where it is kept (a pool column or the pool's window slot). */
+  private readonly figures: FigureValues;
   /** 1 for chains this index ranks (the shard's). */
   private readonly owned: Uint8Array;
   /** Names rankings of this process apart from those of an earlier one. */
@@ -329,7 +330,7 @@ export class PoolRankIndex {
 
   constructor(views: EngineViews, ownedChains: readonly number[]) {
     this.views = views;
-    this.columns = figureColumns(views);
+    this.figures = new FigureValues(views);
     this.owned = new Uint8Array(views.capacity.chains);
     for (const c of ownedChains) this.owned[c] = 1;
     this.loggedIn = new Uint32Array(views.capacity.pools);
@@ -482,7 +483,7 @@ export class PoolRankIndex {
     if (token >= 0 && v.poolToken0[p] !== token && v.poolToken1[p] !== token) return false;
     const ff = q.filterFigures;
     for (let k = 0; k < ff.length; k++) {
-      const x = rankValue(this.columns[ff[k]!]![p]!);
+      const x = rankValue(this.figures.value(ff[k]!, p));
       if (!(x >= q.lo[k]! && x <= q.hi[k]!)) return false;
     }
     return true;
@@ -522,7 +523,7 @@ export class PoolRankIndex {
 
   /** The value pool p ranks by in ranking r, or NaN when r does not hold it. */
   private frozenValue(r: Ranking, p: number): number {
-    if (r.epoch === this.epoch && r.logPos === this.logLen) return rankValue(this.columns[r.figure]![p]!);
+    if (r.epoch === this.epoch && r.logPos === this.logLen) return rankValue(this.figures.value(r.figure, p));
     const f = r.epoch.firstSince[p]!;
     if (f !== 0 && f <= r.logPos) {
       r.overlayValue ??= new Map(Array.from(r.overlay.ids, (id, i) => [id, r.overlay.values[i]!]));
@@ -589,29 +590,37 @@ export class PoolRankIndex {
 
   /** Sorts pool ids by (current value desc, id asc); ids must be ascending on entry. */
   private sortByValue(pools: Int32Array, figure: number): Sorted {
-    const col = this.columns[figure]!;
     const n = pools.length;
+    // Each pool's value read once (a window figure sits behind the pool's window slot), by position in `pools`.
+    const keys = new Float64Array(n);
+    this.figures.readAll(figure, pools, keys);
     // Most pools of a large universe sit at 0 on most figures: keep those in id order, sort the rest.
-    const ids = new Int32Array(n);
+    // Positions are sorted, not ids: `pools` is ascending, so a lower position is a lower id.
+    const order = new Int32Array(n);
     let pos = 0;
     let neg = n;
     let zeros = 0;
     for (let i = 0; i < n; i++) {
-      const x = rankValue(col[pools[i]!]!);
-      if (x > 0) ids[pos++] = pools[i]!;
-      else if (x < 0) ids[--neg] = pools[i]!;
+      const x = keys[i]!;
+      if (x > 0) order[pos++] = i;
+      else if (x < 0) order[--neg] = i;
     }
     const zeroStart = pos;
-    for (let i = 0; i < n; i++) if (rankValue(col[pools[i]!]!) === 0) ids[zeroStart + zeros++] = pools[i]!;
+    for (let i = 0; i < n; i++) if (keys[i] === 0) order[zeroStart + zeros++] = i;
     const cmp = (a: number, b: number): number => {
-      const va = rankValue(col[a]!);
-      const vb = rankValue(col[b]!);
+      const va = keys[a]!;
+      const vb = keys[b]!;
       return va > vb ? -1 : va < vb ? 1 : a - b;
     };
-    ids.subarray(0, pos).sort(cmp);
-    ids.subarray(neg, n).sort(cmp);
+    order.subarray(0, pos).sort(cmp);
+    order.subarray(neg, n).sort(cmp);
+    const ids = new Int32Array(n);
     const values = new Float64Array(n);
-    for (let i = 0; i < n; i++) values[i] = rankValue(col[ids[i]!]!);
+    for (let i = 0; i < n; i++) {
+      const k = order[i]!;
+      ids[i] = pools[k]!;
+      values[i] = keys[k]!;
+    }
     return { ids, values };
   }
 

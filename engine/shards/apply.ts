@@ -28,6 +28,7 @@ import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
+import { releaseWindowSlot, windowSlotOf, windowSlots } from '../state/window-slots.js';
 import { createScratchRings, newestCandleOpen } from '../state/read.js';
 import {
   createLeavingCandle,
@@ -48,7 +49,7 @@ import {
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
-import { SweepSet } from './sweep.js';
+import { SweepSet, windowsMayMove } from './sweep.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceInto, routeReaches } from '../state/exact-price.js';
 import { pricedByReserves, setReserveRatio } from '../state/reserve-price.js';
 import { addU128, setU128, subU128, u128Into, u128ToNumberInto, u160Into } from './u128.js';
@@ -189,6 +190,7 @@ export class ShardWriter {
   /** The block pools this writer takes ring and second blocks from. */
   private readonly ringPool: BlockPool;
   private readonly secondPool: BlockPool;
+  private readonly slotPool: BlockPool;
   /** The pools and tokens this writer changed since the last snapshot cut (snapshot/dirty.ts). */
   readonly dirty: DirtyRows;
   /** The pools whose rolling windows a sweep still has to move (sweep.ts). */
@@ -203,6 +205,7 @@ export class ShardWriter {
     this.chainTime = new Float64Array(views.capacity.chains);
     this.ringPool = ringBlocks(views);
     this.secondPool = secondBlocks(views);
+    this.slotPool = windowSlots(views);
   }
 
   /** Moves pool p's seqlock word (as a write begins or ends) and marks its row changed since the last cut. */
@@ -467,8 +470,9 @@ export class ShardWriter {
     const d1 = POW10[v.poolDecimals1[p]!]!;
 
     this.seqPool(p);
-    // The pool's ring block, taken back first when it was quiet: before lastSwapTime moves, which
-    // bounds the stored candles that were its own.
+    // Its window slot, then its ring block, taken back first when it was quiet: before lastSwapTime
+    // moves, which bounds the stored candles that were its own (the block's windows are summed into the slot).
+    windowSlotOf(v, p, this.slotPool);
     const row = this.blockOf(p);
 
     // Reserves: a Sync in the same tx already holds the post-swap reserves (a pool priced by its
@@ -509,6 +513,7 @@ export class ShardWriter {
 
     v.lastEventTime[p] = t;
     v.lastSwapTime[p] = t;
+    v.lastSwapPrice0[p] = p0;
     this.sweepSet.add(p);
     this.passed(p);
     v.txnsTotal[p] = v.txnsTotal[p]! + 1;
@@ -780,6 +785,8 @@ export class ShardWriter {
     const asOfs = this.asOfs;
     for (let b = 0; b < WINDOW_BASES.length; b++) asOfs[b] = v.winAsOf[b]![p]!;
     const o = row * WINDOW_COUNT;
+    // A pool holding a ring block holds a window slot (views.ts poolWindowSlot).
+    const slot = v.poolWindowSlot[p]! - 1;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const { windows } = WINDOW_BASES[b]!;
       const asOf = asOfs[b]!;
@@ -793,9 +800,9 @@ export class ShardWriter {
         if (isBuy) v.blockWinBuys[i] = v.blockWinBuys[i]! + 1;
       }
       const vol = VOLUME_ROWS_OF_BASE[b]!;
-      for (let j = 0; j < vol.length; j++) v.winVolumeUsd[vol[j]!]![p] = v.blockWinVolumeUsd[o + vol[j]!]!;
+      for (let j = 0; j < vol.length; j++) v.winVolumeUsd[vol[j]!]![slot] = v.blockWinVolumeUsd[o + vol[j]!]!;
       const txns = TXNS_ROWS_OF_BASE[b]!;
-      for (let j = 0; j < txns.length; j++) v.winTxns[txns[j]!]![p] = v.blockWinTxns[o + txns[j]!]!;
+      for (let j = 0; j < txns.length; j++) v.winTxns[txns[j]!]![slot] = v.blockWinTxns[o + txns[j]!]!;
     }
     this.updatePriceChanges(p);
   }
@@ -909,12 +916,13 @@ export class ShardWriter {
     const windows = WINDOW_BASES[b]!.windows;
     for (let j = 0; j < windows.length; j++) v.blockWinPriceChange[o + windows[j]!] = priceChange(price, v.blockWinRefPrice[o + windows[j]!]!);
     const rows = ROW_OF_BASE[b]!;
+    const slot = v.poolWindowSlot[p]! - 1;
     for (let j = 0; j < rows.length; j++) {
       const { figure, w } = rows[j]!;
       const value = figure === 'priceChange' ? v.blockWinPriceChange[o + w]! : figure === 'volumeUsd' ? v.blockWinVolumeUsd[o + w]! : v.blockWinTxns[o + w]!;
       const col = v.rowWindow[figure][w]!;
-      if (!Object.is(col[p], value)) this.windowsMoved = true;
-      col[p] = value;
+      if (!Object.is(col[slot], value)) this.windowsMoved = true;
+      col[slot] = value;
     }
   }
 
@@ -928,6 +936,8 @@ export class ShardWriter {
     const p0 = v.priceUsd0[p]!;
     const held = v.poolBlock[p]!;
     if (held === 0) {
+      // Without a window slot its windows are empty: its price changes follow the price as read (window-slots.ts).
+      if (v.poolWindowSlot[p] === 0) return;
       for (let b = 0; b < WINDOW_BASES.length; b++) {
         const asOf = v.winAsOf[b]![p]!;
         if (asOf !== 0) this.resumWindows(p, b, asOf);
@@ -935,11 +945,12 @@ export class ShardWriter {
       return;
     }
     const o = (held - 1) * WINDOW_COUNT;
+    const slot = v.poolWindowSlot[p]! - 1;
     for (let w = 0; w < WINDOW_COUNT; w++) {
       const change = priceChange(p0, v.blockWinRefPrice[o + w]!);
       v.blockWinPriceChange[o + w] = change;
       const row = v.winPriceChange[w];
-      if (row !== undefined) row[p] = change;
+      if (row !== undefined) row[slot] = change;
     }
   }
 
@@ -988,15 +999,16 @@ export class ShardWriter {
     const next = sumWindows(r, 0, this.stored === null ? 0 : n, m, b, s, this.stored, p, minuteOf(v.lastSwapTime[p]!));
     const price = v.priceUsd0[p]!;
     const rows = ROW_OF_BASE[b]!;
+    const slot = windowSlotOf(v, p, this.slotPool);
     for (let j = 0; j < rows.length; j++) {
       const { figure, w } = rows[j]!;
       const value = figure === 'priceChange' ? priceChange(price, s.refPrice[w]!) : s[figure][w]!;
       const col = v.rowWindow[figure][w]!;
-      if (!Object.is(col[p], value)) this.windowsMoved = true;
-      col[p] = value;
+      if (!Object.is(col[slot], value)) this.windowsMoved = true;
+      col[slot] = value;
     }
     v.winAsOf[b]![p] = m;
-    v.winNextChange[b]![p] = next === Infinity ? NEVER_CHANGES : next;
+    v.winNextChange[b]![slot] = next === Infinity ? NEVER_CHANGES : next;
   }
 
   /** True when ring r row `row` (n candles ever opened) holds a candle opened at `time`. */
@@ -1031,8 +1043,26 @@ export class ShardWriter {
    */
   private unchanged(p: number, b: number, current: number): boolean {
     const v = this.v;
-    return current < v.winNextChange[b]![p]! || windowsEmpty(b, v.winAsOf[b]![p]!, v.lastSwapTime[p]!);
+    const slot = v.poolWindowSlot[p]! - 1;
+    return (slot >= 0 && current < v.winNextChange[b]![slot]!) || windowsEmpty(b, v.winAsOf[b]![p]!, v.lastSwapTime[p]!);
   }
+
+  /**
+   * Gives pool p's window slot back when every window of it is empty and can no longer change until
+   * it swaps, and it holds no ring block (window-slots.ts). Returns true when it did.
+   */
+  releaseWindowSlot(p: number): boolean {
+    const v = this.v;
+    if (v.poolWindowSlot[p] === 0 || v.poolBlock[p] !== 0 || windowsMayMove(v, p)) return false;
+    this.seqPool(p);
+    const released = releaseWindowSlot(v, p, this.slotPool);
+    this.seqPool(p);
+    if (released) this.slotsReleased++;
+    return released;
+  }
+
+  /** Window slots given back since the thread started. */
+  slotsReleased = 0;
 
   /** Brings the windows of pool p up to the chain clock (for pools with no event since). */
   refreshWindows(p: number, now: number): boolean {

@@ -8,7 +8,7 @@ import { LmdbSink } from './lmdb-sink.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
 import { CaptureArena, captureBuffers, captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
-import { captureShardBlocks } from '../snapshot/blocks.js';
+import { captureShardBlocks, WINDOW_SLOTS } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
 import { ShardTiers, type TierPolicy } from './tiers.js';
@@ -117,7 +117,8 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     const t0 = performance.now();
     const rows = captureShardRows(this.views, runs[0]!, this.writer.dirty, delta, this.arena);
     const blocks = captureShardBlocks(this.views, () => true, this.arena);
-    return Promise.resolve([{ ...rows, pending: this.sink?.pendingChunks() ?? [], blocks, heldMs: performance.now() - t0, buffers: captureBuffers(this.views.columnTable, this.arena) }]);
+    const windowSlots = captureShardBlocks(this.views, () => true, this.arena, WINDOW_SLOTS);
+    return Promise.resolve([{ ...rows, pending: this.sink?.pendingChunks() ?? [], blocks, windowSlots, heldMs: performance.now() - t0, buffers: captureBuffers(this.views.columnTable, this.arena) }]);
   }
 
   async durable(): Promise<void> {

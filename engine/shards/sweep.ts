@@ -8,6 +8,7 @@ import type { ShardWriter } from './apply.js';
  * is not yet as of the minute its windows empty (windowsEmptyFrom). A pool enters when it swaps and
  * leaves once every base has emptied, so a sweep costs the pools that traded within the longest
  * window, not every pool of the shard (most pools of a real network are quiet for months). The set
+ * A pool leaving the set gives its window slot back (state/window-slots.ts). The set
  * is rebuilt from every pool's row when `rescan` is set: at a thread's first sweep (its rows come
  * from a snapshot or a replay) and after a rollback rewrote rows.
  */
@@ -80,14 +81,23 @@ export function sweepChains(writer: ShardWriter, views: EngineViews, chains: rea
   if (set.rescan) {
     set.rescan = false;
     const n = views.poolCount;
-    for (let p = 0; p < n; p++) if (owned[views.poolChain[p]!] === 1 && views.poolExists[p] === 1 && windowsMayMove(views, p)) set.add(p);
+    for (let p = 0; p < n; p++) {
+      if (owned[views.poolChain[p]!] !== 1 || views.poolExists[p] !== 1) continue;
+      if (windowsMayMove(views, p)) set.add(p);
+      // Rows from a snapshot cut before the sweep saw their windows empty: their slots go back now.
+      else if (views.poolWindowSlot[p] !== 0) writer.releaseWindowSlot(p);
+    }
   }
   let changed = 0;
   set.walk((p) => {
     const chain = views.poolChain[p]!;
     if (owned[chain] !== 1 || views.poolExists[p] !== 1) return false;
     if (writer.refreshWindows(p, views.chainClock[chain]!)) changed++;
-    return windowsMayMove(views, p);
+    if (windowsMayMove(views, p)) return true;
+    // Every window empty and unable to change until it swaps: its window slot goes back (unless it
+    // still holds a ring block: then when it gives that back, tiers.ts).
+    writer.releaseWindowSlot(p);
+    return false;
   });
   return changed;
 }

@@ -226,10 +226,14 @@ export class ShardTiers {
     const v = this.views;
     const b = v.poolBlock[p]! - 1;
     this.writer.seqPool(p);
-    for (let w = 0; w < WINDOW_BASES.length; w++) v.winNextChange[w]![p] = this.writer.nextWindowChange(p, w);
+    // A pool holding a ring block holds a window slot (views.ts poolWindowSlot).
+    const slot = v.poolWindowSlot[p]! - 1;
+    for (let w = 0; w < WINDOW_BASES.length; w++) v.winNextChange[w]![slot] = this.writer.nextWindowChange(p, w);
     v.poolBlock[p] = 0;
     this.writer.seqPool(p);
     giveBlock(v, b);
+    // Its windows may have emptied while it held the block (the window sweep let it go then).
+    this.writer.releaseWindowSlot(p);
   }
 
   /**

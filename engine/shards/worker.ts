@@ -13,7 +13,7 @@ import { pruneTransactions } from './prune.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
 import { CaptureArena, captureBuffers, captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
-import { captureShardBlocks } from '../snapshot/blocks.js';
+import { captureShardBlocks, WINDOW_SLOTS } from '../snapshot/blocks.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
 import { ShardTiers, type TierPolicy, type TierStats } from './tiers.js';
@@ -134,9 +134,10 @@ export function capture(task: { readonly runs: ShardRuns; readonly delta: boolea
   const t0 = performance.now();
   const rows = captureShardRows(views, task.runs, writer.dirty, task.delta, arena);
   const blocks = captureShardBlocks(views, ownsChain, arena);
+  const windowSlots = captureShardBlocks(views, ownsChain, arena, WINDOW_SLOTS);
   const pending = sink?.pendingChunks() ?? [];
   // The copies are in the shard's capture arena (shared memory): the main thread reads them where they are.
-  return { ...rows, pending, blocks, heldMs: performance.now() - t0, buffers: captureBuffers(views.columnTable, arena) } satisfies ShardCapture;
+  return { ...rows, pending, blocks, windowSlots, heldMs: performance.now() - t0, buffers: captureBuffers(views.columnTable, arena) } satisfies ShardCapture;
 }
 
 /** This shard's capture buffers, reused from cut to cut (snapshot/capture.ts). */

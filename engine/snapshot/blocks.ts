@@ -8,12 +8,29 @@
  * per block column, its pools' rows read as 4-byte words: a bit per word (set: the word is not zero)
  * and the non-zero words in order. A load writes only those words into the (fresh, zeroed) shared
  * memory, so the pages of empty slots are never touched. Version 3 files hold the rows whole.
+ *
+ * Window slots (state/window-slots.ts) are kept the same way, in a section of their own: per pool
+ * holding a slot at the cut, its id and the slot's rows.
  */
 import { readSync } from 'node:fs';
-import { assignBlocks, blockHighWater, takeBlock } from '../state/ring-blocks.js';
+import { assignBlocks, blockHighWater, ringBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
+import { windowSlots } from '../state/window-slots.js';
 import { blockColumns, rowBytes, type BlockColumnSection, type BlocksSection, type BlockSegment } from './format.js';
 import { CaptureArena } from './capture.js';
+
+/** A pool of rows held per pool, kept in a snapshot per pool holding one: ring blocks or window slots. */
+export interface HeldRows {
+  readonly scope: 'block' | 'windowSlot';
+  readonly allocator: (v: EngineViews) => BlockPool;
+  /** The pools' column of the row they hold + 1 (0: none). */
+  readonly held: (v: EngineViews) => Int32Array;
+  /** What a full allocator says it ran out of: [the pools, the rows]. */
+  readonly what: readonly [string, string];
+}
+
+export const RING_BLOCKS: HeldRows = { scope: 'block', allocator: ringBlocks, held: (v) => v.poolBlock, what: ['pools with candle rings', 'ring blocks'] };
+export const WINDOW_SLOTS: HeldRows = { scope: 'windowSlot', allocator: windowSlots, held: (v) => v.poolWindowSlot, what: ['pools with window figures', 'window slots'] };
 
 /** One block column's rows of a shard's pools, as 4-byte words: `mask` a bit per word (LSB first within each u32), `words` the non-zero ones in order. */
 export interface SparseRows {
@@ -99,18 +116,19 @@ export function scatterRows(c: ColumnSpec, first: number, mask: Uint32Array, wor
 }
 
 /** On a shard at a cut: the blocks of the pools whose chain it owns, each block column without its zero words. */
-export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) => boolean, arena = new CaptureArena()): BlockCapture {
-  const high = blockHighWater(v);
+export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) => boolean, arena = new CaptureArena(), kind: HeldRows = RING_BLOCKS): BlockCapture {
+  const allocator = kind.allocator(v);
+  const high = blockHighWater(v, allocator);
   const blocks: number[] = [];
   const pools: number[] = [];
   for (let b = 0; b < high; b++) {
-    const p = v.blockPool[b]! - 1;
+    const p = allocator.owner[b]! - 1;
     if (p >= 0 && ownsChain(v.poolChain[p]!)) {
       blocks.push(b);
       pools.push(p);
     }
   }
-  const columns = blockColumns(v.columnTable).map((c) => sparseRows(c, blocks, arena));
+  const columns = blockColumns(v.columnTable, kind.scope).map((c) => sparseRows(c, blocks, arena));
   return { pools: Int32Array.from(pools), columns };
 }
 
@@ -151,8 +169,8 @@ function loadSegment(fd: number, spec: ColumnSpec, seg: BlockSegment, first: num
 }
 
 /** At a start (main thread, no shard running): hands the snapshot's pools blocks 0..n-1 (their rows are read by `loadBlockRows`). */
-export function assignSnapshotBlocks(fd: number, section: BlocksSection, v: EngineViews): void {
-  assignBlocks(v, poolsOf(fd, section));
+export function assignSnapshotBlocks(fd: number, section: BlocksSection, v: EngineViews, kind: HeldRows = RING_BLOCKS): void {
+  assignBlocks(v, poolsOf(fd, section), kind.allocator(v), kind.held(v), kind.what);
 }
 
 /**
@@ -243,17 +261,19 @@ export function blockRowsOf(fd: number, section: BlocksSection, v: EngineViews, 
  * On the shard owning `pools` (a rollback, after it gave their blocks back): each of them that held a
  * block at the cut takes one and gets its rows back. Call inside the pools' seqlocks.
  */
-export function restoreBlocks(fd: number, section: BlocksSection, v: EngineViews, pools: readonly number[]): void {
+export function restoreBlocks(fd: number, section: BlocksSection, v: EngineViews, pools: readonly number[], kind: HeldRows = RING_BLOCKS): void {
   if (section.pools === 0 || pools.length === 0) return;
   const wanted = new Set(pools);
   const inFile = poolsOf(fd, section);
+  const allocator = kind.allocator(v);
+  const held = kind.held(v);
   const at: number[] = [];
   const blocks: number[] = [];
   for (let i = 0; i < inFile.length; i++) {
     const p = inFile[i]!;
     if (!wanted.has(p)) continue;
-    const b = takeBlock(v, p);
-    if (b < 0) throw new RangeError(`no ring block free to restore pool ${p}`);
+    const b = take(allocator, p);
+    if (b < 0) throw new RangeError(`no ${kind.what[1].slice(0, -1)} free to restore pool ${p}`);
     at.push(i);
     blocks.push(b);
   }
@@ -264,5 +284,5 @@ export function restoreBlocks(fd: number, section: BlocksSection, v: EngineViews
     const perRow = wordsPerRow(spec);
     readRows(fd, col, spec, at, wordsOf(spec.array), blocks.map((b) => b * perRow));
   }
-  at.forEach((i, k) => (v.poolBlock[inFile[i]!] = blocks[k]! + 1));
+  at.forEach((i, k) => (held[inFile[i]!] = blocks[k]! + 1));
 }

@@ -36,6 +36,8 @@ export interface ShardCapture {
   readonly pending: readonly PendingChunkData[];
   /** Its pools holding a ring block, and the blocks' rows. */
   readonly blocks: BlockCapture;
+  /** Its pools holding a window slot, and the slots' rows. */
+  readonly windowSlots: BlockCapture;
   /** Milliseconds the shard spent copying (its only pause). */
   readonly heldMs: number;
   /** Bytes the shard's capture buffers hold after this cut (row columns, block columns), and those it let go of at it. */

@@ -8,6 +8,7 @@
  *   ring blocks     the pools holding a ring block (i32 each), then each block column's rows for them,
  *                   in that order, per shard a bit per 4-byte word and the non-zero words (blocks.ts;
  *                   version 3: the rows whole): a load hands them blocks 0..n-1
+ *   window slots    the same, for the pools holding a window slot and the slot columns' rows
  *   pending candles sealed candles the shards had not yet stored at the cut (msgpack), merged into the store on load
  *   source state    the source's own state at the cut (the simulator's, to resume from), possibly empty
  *   catalog         the catalog's parts (engine/catalog/parts.ts) and address tables, one section each,
@@ -69,6 +70,8 @@ export interface SnapshotHeader {
   /** The source's state as of the cut (empty for sources that keep none): a simulator resumes from it. */
   readonly source: SnapshotSection;
   readonly blocks: BlocksSection;
+  /** Pools that held a window slot at the cut, laid out as `blocks` (blocks.ts). */
+  readonly windowSlots: BlocksSection;
   /** The catalog as of the cut: a start restores it from these sections instead of reading every pool and token record. */
   readonly catalog: CatalogSection;
 }
@@ -108,14 +111,14 @@ export interface SnapshotSection {
   readonly bytes: number;
 }
 
-/** The columns a snapshot keeps row by row (ring blocks are kept per pool holding one: blockColumns). */
+/** The columns a snapshot keeps row by row (ring blocks and window slots are kept per pool holding one: blockColumns). */
 export function keptColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
-  return table.filter((c) => !c.transient && c.scope !== 'block');
+  return table.filter((c) => !c.transient && c.scope !== 'block' && c.scope !== 'windowSlot');
 }
 
-/** The ring block columns a snapshot keeps, for the pools holding a block. */
-export function blockColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
-  return table.filter((c) => !c.transient && c.scope === 'block');
+/** The ring block (or window slot) columns a snapshot keeps, for the pools holding one. */
+export function blockColumns(table: readonly ColumnSpec[], scope: 'block' | 'windowSlot' = 'block'): ColumnSpec[] {
+  return table.filter((c) => !c.transient && c.scope === scope);
 }
 
 /** What the table hash covers of a column. */

@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
-import { assignSnapshotBlocks, loadBlockRows, restoreBlocks } from './blocks.js';
+import { assignSnapshotBlocks, loadBlockRows, restoreBlocks, WINDOW_SLOTS } from './blocks.js';
 import type { BlockLoader } from './block-loader.js';
 import { markBlockRows } from '../state/ring-blocks.js';
 import { READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
@@ -122,6 +122,9 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     const why = incompatibility(header, views);
     if (why !== null) throw new SnapshotError(`${path}: ${why}`);
     assignSnapshotBlocks(fd, header.blocks, views);
+    // Window slots are read here, before any shard or reader runs (a few words per pool that traded within 30 days).
+    assignSnapshotBlocks(fd, header.windowSlots, views, WINDOW_SLOTS);
+    loadBlockRows(fd, header.windowSlots, views);
     let blocks: Promise<void>;
     if (loader?.threaded) {
       markBlockRows(views, 'loading');
@@ -176,6 +179,7 @@ export function restoreRows(path: string, views: EngineViews, pools: readonly nu
       copyRows(fd, col, spec, col.scope === 'pool' ? inPools : inTokens);
     }
     restoreBlocks(fd, header.blocks, views, inPools);
+    restoreBlocks(fd, header.windowSlots, views, inPools, WINDOW_SLOTS);
     for (const p of inPools) Atomics.add(views.poolSeq, p, 1);
     for (const t of inTokens) Atomics.add(views.tokenSeq, t, 1);
     return header;

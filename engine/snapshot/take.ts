@@ -13,6 +13,7 @@ import type { Source } from '../sources/source.js';
 import { runsByShard, type ShardCapture, type ShardRuns } from './capture.js';
 import { blockColumns, keptColumns, rowBytes, usedRows, type SnapshotHeader } from './format.js';
 import { blockStats } from '../state/ring-blocks.js';
+import { windowSlots } from '../state/window-slots.js';
 import { restorePending } from './pending.js';
 import { logPrunedThrough } from './prune-log.js';
 import type { SnapshotFile, Snapshots } from './snapshots.js';
@@ -79,7 +80,7 @@ const CUT_MEMORY_SHARE = 0.5;
 
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 
-/** Bytes a cut copies: every kept column to the rows in use but those taken without a copy (cutMain), and the ring blocks in use. */
+/** Bytes a cut copies: every kept column to the rows in use but those taken without a copy (cutMain), and the ring blocks and window slots in use. */
 export function cutBytes(views: EngineViews): number {
   let n = 0;
   for (const c of keptColumns(views.columnTable)) {
@@ -88,6 +89,8 @@ export function cutBytes(views: EngineViews): number {
   }
   const hot = blockStats(views).used;
   for (const c of blockColumns(views.columnTable)) n += hot * rowBytes(c);
+  const slots = blockStats(views, windowSlots(views)).used;
+  for (const c of blockColumns(views.columnTable, 'windowSlot')) n += slots * rowBytes(c);
   return n;
 }
 

@@ -14,6 +14,7 @@ import { shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js
 import {
   alignUp,
   blockColumns,
+  type BlocksSection,
   columnTableHash,
   keptColumns,
   SNAPSHOT_END,
@@ -141,8 +142,11 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   const pending = shards.flatMap((s) => s.capture.pending);
   const pendingBytes = pack(pending) as Uint8Array;
   const tableHash = columnTableHash(views.columnTable);
-  const blockCols = blockColumns(views.columnTable);
-  const hot = shards.reduce((n, s) => n + s.capture.blocks.pools.length, 0);
+  // Ring blocks, then window slots: each the pools holding one, then per column each shard's segment.
+  const held = [
+    { cols: blockColumns(views.columnTable, 'block'), of: (c: ShardCapture) => c.blocks },
+    { cols: blockColumns(views.columnTable, 'windowSlot'), of: (c: ShardCapture) => c.windowSlots },
+  ].map((h) => ({ ...h, pools: shards.reduce((n, s) => n + h.of(s.capture).pools.length, 0) }));
   // The header's length depends on the offsets it lists: lay out with room to spare, widen until it fits.
   const draft = (base: number): SnapshotHeader => {
     let at = base;
@@ -160,19 +164,22 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
       at = alignUp(at + bytes.byteLength);
       return section;
     });
-    const blocksOffset = at;
-    at = alignUp(at + hot * 4);
-    // Per block column, each shard's segment: its mask, then its non-zero words.
-    const blockSections = blockCols.map((c, i) => ({
-      name: c.name,
-      segments: shards.map(({ capture }) => {
-        const { mask, words } = capture.blocks.columns[i]!;
-        const maskOffset = at;
-        const offset = alignUp(at + mask.byteLength);
-        at = alignUp(offset + words.byteLength);
-        return { pools: capture.blocks.pools.length, maskOffset, offset, bytes: words.byteLength };
-      }),
-    }));
+    const [blocks, windowSlots] = held.map(({ cols, of, pools }): BlocksSection => {
+      const offset = at;
+      at = alignUp(at + pools * 4);
+      // Per block column, each shard's segment: its mask, then its non-zero words.
+      const columns = cols.map((c, i) => ({
+        name: c.name,
+        segments: shards.map(({ capture }) => {
+          const { mask, words } = of(capture).columns[i]!;
+          const maskOffset = at;
+          const offset = alignUp(at + mask.byteLength);
+          at = alignUp(offset + words.byteLength);
+          return { pools: of(capture).pools.length, maskOffset, offset, bytes: words.byteLength };
+        }),
+      }));
+      return { offset, pools, columns };
+    }) as [BlocksSection, BlocksSection];
     return {
       version: SNAPSHOT_FORMAT_VERSION,
       tableHash,
@@ -185,7 +192,8 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
       columns,
       pending: pendingSection,
       source: sourceSection,
-      blocks: { offset: blocksOffset, pools: hot, columns: blockSections },
+      blocks,
+      windowSlots,
       catalog: { meta: cut.catalog.meta, sections: catalogSections },
     };
   };
@@ -240,18 +248,21 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     const part = PARTS.find((p) => p.name === name);
     writes.push({ offset: at, bytes }, ...(part ? zeroUnallocated(cut, part.scope, at, part.ctor.BYTES_PER_ELEMENT * part.stride, bytes.byteLength) : []));
   });
-  // Ring blocks: each shard's pools after the shards before it, then each block column's segments.
-  let prior = 0;
-  for (const { capture } of shards) {
-    const { pools } = capture.blocks;
-    writes.push({ offset: header.blocks.offset + prior * 4, bytes: new Uint8Array(pools.buffer, pools.byteOffset, pools.byteLength) });
-    prior += pools.length;
-  }
-  header.blocks.columns.forEach((col, i) => {
-    if (!('segments' in col)) throw new Error('a snapshot is written with sparse ring blocks');
-    col.segments.forEach((seg, s) => {
-      const { mask, words } = shards[s]!.capture.blocks.columns[i]!;
-      writes.push({ offset: seg.maskOffset, bytes: mask }, { offset: seg.offset, bytes: words });
+  // Ring blocks and window slots: each shard's pools after the shards before it, then each column's segments.
+  [header.blocks, header.windowSlots].forEach((section, h) => {
+    const of = held[h]!.of;
+    let prior = 0;
+    for (const { capture } of shards) {
+      const { pools } = of(capture);
+      writes.push({ offset: section.offset + prior * 4, bytes: new Uint8Array(pools.buffer, pools.byteOffset, pools.byteLength) });
+      prior += pools.length;
+    }
+    section.columns.forEach((col, i) => {
+      if (!('segments' in col)) throw new Error('a snapshot is written with sparse ring blocks');
+      col.segments.forEach((seg, s) => {
+        const { mask, words } = of(shards[s]!.capture).columns[i]!;
+        writes.push({ offset: seg.maskOffset, bytes: mask }, { offset: seg.offset, bytes: words });
+      });
     });
   });
   writes.push({ offset: header.bytes - SNAPSHOT_END.length, bytes: SNAPSHOT_END });

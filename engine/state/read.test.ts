@@ -82,6 +82,8 @@ describe('readPool', () => {
   it("copies a quiet pool's row figures; one that never swapped has every window figure zero without a store", () => {
     const v = EngineViews.create(capacity);
     const p = 6;
+    // Its window figures are in its window slot (slot p here).
+    v.poolWindowSlot[p] = p + 1;
     v.winVolumeUsd[Win.D7]![p] = 55;
     v.winPriceChange[Win.H6]![p] = 3.5;
     const out = createPoolState();

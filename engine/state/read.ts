@@ -12,6 +12,7 @@ import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUN
 import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
 import type { CandleRing, EngineViews } from './views.js';
 import { awaitBlockRows } from './ring-blocks.js';
+import { quietPriceChange } from './window-slots.js';
 import { candleOpen, createWindowSums, loadStoredBase, minuteOf, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
@@ -154,18 +155,21 @@ export const ROW_LENGTH = 11;
 const usdScratch = new Float64Array(3);
 
 function copyRow(v: EngineViews, p: number, out: Float64Array): void {
-  out[ROW.volumeUsd24h] = v.winVolumeUsd[Win.H24]![p]!;
-  out[ROW.volumeUsd7d] = v.winVolumeUsd[Win.D7]![p]!;
-  out[ROW.volumeUsd30d] = v.winVolumeUsd[Win.D30]![p]!;
+  const s = v.poolWindowSlot[p]! - 1;
+  // A pool without a window slot: its windows are empty, its price changes against its last swap's price (window-slots.ts).
+  const change = s >= 0 ? 0 : quietPriceChange(v, p);
+  out[ROW.volumeUsd24h] = s >= 0 ? v.winVolumeUsd[Win.H24]![s]! : 0;
+  out[ROW.volumeUsd7d] = s >= 0 ? v.winVolumeUsd[Win.D7]![s]! : 0;
+  out[ROW.volumeUsd30d] = s >= 0 ? v.winVolumeUsd[Win.D30]![s]! : 0;
   // A search row keeps the figures of the pool's last event: the rank index orders by those.
   out[ROW.liquidityUsd] = v.liquidityUsd[p]!;
   out[ROW.priceUsd] = v.priceUsd0[p]!;
-  out[ROW.txns24h] = v.winTxns[Win.H24]![p]!;
-  out[ROW.priceChange24h] = v.winPriceChange[Win.H24]![p]!;
-  out[ROW.priceChange48h] = v.winPriceChange[Win.H48]![p]!;
-  out[ROW.priceChange6h] = v.winPriceChange[Win.H6]![p]!;
-  out[ROW.priceChange1h] = v.winPriceChange[Win.H1]![p]!;
-  out[ROW.priceChange5m] = v.winPriceChange[Win.M5]![p]!;
+  out[ROW.txns24h] = s >= 0 ? v.winTxns[Win.H24]![s]! : 0;
+  out[ROW.priceChange24h] = s >= 0 ? v.winPriceChange[Win.H24]![s]! : change;
+  out[ROW.priceChange48h] = s >= 0 ? v.winPriceChange[Win.H48]![s]! : change;
+  out[ROW.priceChange6h] = s >= 0 ? v.winPriceChange[Win.H6]![s]! : change;
+  out[ROW.priceChange1h] = s >= 0 ? v.winPriceChange[Win.H1]![s]! : change;
+  out[ROW.priceChange5m] = s >= 0 ? v.winPriceChange[Win.M5]![s]! : change;
 }
 
 /** The figures of a search row of pool p (ROW order, ROW_LENGTH long), consistently: returns their version, -1 as readPool's false. */
@@ -224,7 +228,13 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   const block = v.poolBlock[p]! - 1;
   out.block = block;
   if (block < 0) {
-    for (const f of ROW_WINDOW_FIGURES) for (const w of ROW_WINDOWS[f]) out[STATE_FIELD[f]][w] = v.rowWindow[f][w]![p]!;
+    const s = v.poolWindowSlot[p]! - 1;
+    if (s >= 0) for (const f of ROW_WINDOW_FIGURES) for (const w of ROW_WINDOWS[f]) out[STATE_FIELD[f]][w] = v.rowWindow[f][w]![s]!;
+    else {
+      // No window slot: every window empty, price changes against the last swap's price (window-slots.ts).
+      const change = quietPriceChange(v, p);
+      for (const f of ROW_WINDOW_FIGURES) for (const w of ROW_WINDOWS[f]) out[STATE_FIELD[f]][w] = f === 'priceChange' ? change : 0;
+    }
     return;
   }
   awaitBlockRows(v);

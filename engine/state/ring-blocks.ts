@@ -121,8 +121,8 @@ export function blockStats(v: EngineViews, pool: BlockPool = ringBlocks(v)): Blo
   return { total: pool.count, used, free: pool.count - used, touched: Atomics.load(pool.header, HIGH_WATER) };
 }
 
-/** Bytes of shared memory one ring block (or second block) takes: every column's row of that scope. */
-export function ringBlockBytes(v: EngineViews, scope: 'block' | 'secondBlock' = 'block'): number {
+/** Bytes of shared memory one ring block (or second block, or window slot) takes: every column's row of that scope. */
+export function ringBlockBytes(v: EngineViews, scope: 'block' | 'secondBlock' | 'windowSlot' = 'block'): number {
   let n = 0;
   for (const c of v.columnTable) if (c.scope === scope) n += c.stride * c.array.BYTES_PER_ELEMENT;
   return n;
@@ -134,25 +134,26 @@ export function blockHighWater(v: EngineViews, pool: BlockPool = ringBlocks(v)):
 }
 
 /** Empties the allocator (before a snapshot's blocks are loaded, on the main thread with no shard running). */
-export function resetBlocks(v: EngineViews): void {
-  v.blockHeader.fill(0);
-  v.blockPool.fill(0, 0, v.blockCount);
-  v.poolBlock.fill(0);
+export function resetBlocks(v: EngineViews, pool: BlockPool = ringBlocks(v), held: Int32Array = v.poolBlock): void {
+  pool.header.fill(0);
+  pool.owner.fill(0, 0, pool.count);
+  held.fill(0);
 }
 
 /**
- * Blocks 0..n-1 handed to `pools` in order (loading a snapshot: main thread, no shard running);
- * returns their ids, equal to their index in `pools`.
+ * Blocks 0..n-1 of `pool` handed to `rows` in order (loading a snapshot: main thread, no shard
+ * running), `held` being the rows' column of block + 1 (poolBlock for ring blocks); their ids equal
+ * their index in `rows`.
  */
-export function assignBlocks(v: EngineViews, pools: ArrayLike<number>): void {
-  // Fresh views (no block ever handed out) are zero already: clearing them would touch every page of poolBlock.
-  if (v.blockHeader[HIGH_WATER] !== 0 || v.blockHeader[FREE_DEPTH] !== 0) resetBlocks(v);
-  if (pools.length > v.blockCount) throw new RangeError(`the snapshot holds ${pools.length} pools with candle rings; ${v.blockCount} ring blocks are configured`);
-  for (let b = 0; b < pools.length; b++) {
-    const p = pools[b]!;
-    v.blockPool[b] = p + 1;
-    v.poolBlock[p] = b + 1;
+export function assignBlocks(v: EngineViews, rows: ArrayLike<number>, pool: BlockPool = ringBlocks(v), held: Int32Array = v.poolBlock, what: readonly [string, string] = ['pools with candle rings', 'ring blocks']): void {
+  // Fresh views (no block ever handed out) are zero already: clearing them would touch every page of the rows' column.
+  if (pool.header[HIGH_WATER] !== 0 || pool.header[FREE_DEPTH] !== 0) resetBlocks(v, pool, held);
+  if (rows.length > pool.count) throw new RangeError(`the snapshot holds ${rows.length} ${what[0]}; ${pool.count} ${what[1]} are configured`);
+  for (let b = 0; b < rows.length; b++) {
+    const p = rows[b]!;
+    pool.owner[b] = p + 1;
+    held[p] = b + 1;
   }
-  v.blockHeader[HIGH_WATER] = pools.length;
-  v.blockHeader[IN_USE] = pools.length;
+  pool.header[HIGH_WATER] = rows.length;
+  pool.header[IN_USE] = rows.length;
 }

@@ -29,6 +29,8 @@ export interface EngineCapacity {
   readonly blocks?: number;
   /** Second blocks: tokens that may hold 1 s candles at once (default: one per token id). */
   readonly secondBlocks?: number;
+  /** Window slots: pools that may hold rolling-window state at once (default: one per pool id). */
+  readonly windowSlots?: number;
 }
 
 /** What crosses to a worker: capacities and the buffers, keyed by column name. */
@@ -39,9 +41,10 @@ export interface EngineBuffers {
 
 /**
  * What one element of a column belongs to: a pool, a token, a chain, a ring block (the candle rings
- * of one active pool, ring-blocks.ts), or the whole engine (fixed length).
+ * of one active pool, ring-blocks.ts), a window slot (the rolling-window figures of a pool that
+ * traded within the longest window), or the whole engine (fixed length).
  */
-export type ColumnScope = 'pool' | 'token' | 'chain' | 'block' | 'secondBlock' | 'fixed';
+export type ColumnScope = 'pool' | 'token' | 'chain' | 'block' | 'secondBlock' | 'windowSlot' | 'fixed';
 /**
  * Who writes a column: ingest (main thread), the shard owning the row's chain, or the gateway.
  * `transient` columns (seqlock versions, rollback counters, stream watch flags) mean nothing after
@@ -88,6 +91,8 @@ export function rowsOf(capacity: EngineCapacity, scope: ColumnScope): number {
       return capacity.blocks ?? capacity.pools;
     case 'secondBlock':
       return capacity.secondBlocks ?? capacity.tokens;
+    case 'windowSlot':
+      return capacity.windowSlots ?? capacity.pools;
     default:
       return 1;
   }
@@ -214,26 +219,48 @@ export class EngineViews {
   readonly liquidityUsd: Float64Array;
   readonly txnsTotal: Float64Array;
   /**
+   * Token 0's USD price at the pool's last swap: the close of its newest candle of every interval,
+   * so the reference price of every window once none holds a candle (0: never swapped). A pool
+   * without a window slot reads its row price changes against it (window-slots.ts).
+   */
+  readonly lastSwapPrice0: Float64Array;
+  /** Per window base (WINDOW_BASES order): the minute (open time) the window figures are as of (0: never summed). */
+  readonly winAsOf: readonly Uint32Array[];
+
+  // ---- window slots (window-slots.ts): rolling-window figures of pools that traded within the longest window ----
+  /**
+   * Pool p's window slot + 1, 0 while it has none (writer: owning shard; guarded by poolSeq). Invariant:
+   * a pool holding a ring block holds a slot; a pool without a slot has every window empty and unable
+   * to change until it swaps (volumes and transactions 0, price changes against lastSwapPrice0).
+   */
+  readonly poolWindowSlot: Int32Array;
+  /**
    * Per window (layout WINDOWS order), the figures search ranks and filters by (search/figures.ts
-   * ROW_WINDOWS), pool p's at index p; undefined for the windows no figure names. Every pool keeps
-   * them, as of winAsOf: a pool with a ring block writes them beside its block's (blockWin*, equal),
-   * a pool without one as its stored candles sum (state/windows.ts), its price changes following its price.
+   * ROW_WINDOWS), the figures of the pool holding slot s at index s; undefined for the windows no
+   * figure names. Kept as of winAsOf: a pool with a ring block writes them beside its block's
+   * (blockWin*, equal), a pool without one as its stored candles sum (state/windows.ts), its price
+   * changes following its price. Read them through window-slots.ts (a pool may hold no slot).
    */
   readonly winVolumeUsd: readonly (Float64Array | undefined)[];
   readonly winTxns: readonly (Float64Array | undefined)[];
   /** Token 0's USD price change in percent. */
   readonly winPriceChange: readonly (Float64Array | undefined)[];
-  /** The three row window figures by name (figures.ts). */
+  /** The three row window figures by name (figures.ts), slot-indexed. */
   readonly rowWindow: Readonly<Record<RowWindowFigure, readonly (Float64Array | undefined)[]>>;
-  /** Per window base (WINDOW_BASES order): the minute (open time) the window figures are as of (0: never summed). */
-  readonly winAsOf: readonly Uint32Array[];
   /**
-   * Per window base, for a pool without a ring block: the minute at which a one-minute candle next
-   * leaves one of its windows (or a window's anchor moves past a candle: windows.ts) (windows.ts NEVER_CHANGES when none holds one; 0 not known, after a
-   * start). Until then its window figures cannot change but for its price. Meaningless while the
-   * pool holds a block: set when it gives the block back.
+   * Per window base, for the pool holding slot s without a ring block: the minute at which a
+   * one-minute candle next leaves one of its windows (or a window's anchor moves past a candle:
+   * windows.ts) (windows.ts NEVER_CHANGES when none holds one; 0 not known, after a start). Until
+   * then its window figures cannot change but for its price. Meaningless while the pool holds a
+   * block: set when it gives the block back.
    */
   readonly winNextChange: readonly Uint32Array[];
+  /** Slot s's pool + 1, 0 while free (writer: the shard that takes or gives it back). */
+  readonly windowSlotPool: Int32Array;
+  /** The slots' allocator words, as blockHeader's (ring-blocks.ts). */
+  readonly windowSlotHeader: Int32Array;
+  /** Free stack of slots, as blockFree. */
+  readonly windowSlotFree: Int32Array;
 
   // ---- window state of pools holding a ring block (block scope, WINDOW_COUNT per block: [b * WINDOW_COUNT + w]) ----
   /**
@@ -380,19 +407,26 @@ export class EngineViews {
     this.syncTx = pool('syncTx', Uint32Array, shard);
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
     this.txnsTotal = pool('txnsTotal', Float64Array, shard);
+    this.lastSwapPrice0 = pool('lastSwapPrice0', Float64Array, shard);
+    this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Uint32Array, shard));
+    // Which pool holds which slot is rebuilt when a snapshot's slots are loaded (snapshot/blocks.ts).
+    this.poolWindowSlot = pool('poolWindowSlot', Int32Array, { ...shard, transient: true });
+    const slot = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'windowSlot', o);
     const rowWindow = Object.fromEntries(
       ROW_WINDOW_FIGURES.map((f) => {
         const name = `win${f[0]!.toUpperCase()}${f.slice(1)}`;
-        return [f, WINDOWS.map((w, i) => (ROW_WINDOWS[f].includes(i) ? pool(`${name}.${w.name}`, Float64Array, shard) : undefined))];
+        return [f, WINDOWS.map((w, i) => (ROW_WINDOWS[f].includes(i) ? slot(`${name}.${w.name}`, Float64Array, shard) : undefined))];
       }),
     ) as Record<RowWindowFigure, (Float64Array | undefined)[]>;
     this.rowWindow = rowWindow;
     this.winVolumeUsd = rowWindow.volumeUsd;
     this.winTxns = rowWindow.txns;
     this.winPriceChange = rowWindow.priceChange;
-    this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Uint32Array, shard));
     // Derived from the stored candles again after a start (0: re-sum at the next sweep).
-    this.winNextChange = WINDOW_BASES.map((b) => pool(`winNextChange.${INTERVALS[b.base]}`, Uint32Array, { ...shard, transient: true }));
+    this.winNextChange = WINDOW_BASES.map((b) => slot(`winNextChange.${INTERVALS[b.base]}`, Uint32Array, { ...shard, transient: true }));
+    this.windowSlotPool = slot('windowSlotPool', Int32Array, { ...shard, transient: true });
+    this.windowSlotHeader = src.col('windowSlotHeader', Int32Array, 'fixed', { stride: 5, ...shard, transient: true });
+    this.windowSlotFree = slot('windowSlotFree', Int32Array, { ...shard, transient: true });
     const perBlock = (name: string) => block(`win.${name}`, Float64Array, { stride: WINDOW_COUNT, ...shard });
     this.blockWinVolumeUsd = perBlock('volumeUsd');
     this.blockWinBuyVolumeUsd = perBlock('buyVolumeUsd');
@@ -497,5 +531,10 @@ export class EngineViews {
   /** Second blocks there are. */
   get secondBlockCount(): number {
     return this.capacity.secondBlocks ?? this.capacity.tokens;
+  }
+
+  /** Window slots there are. */
+  get windowSlotCount(): number {
+    return rowsOf(this.capacity, 'windowSlot');
   }
 }

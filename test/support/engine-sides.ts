@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type * as EngineModule from '../../engine/engine.js';
 import type { Engine } from '../../engine/engine.js';
 import { createSimulator } from '../../engine/sources/simulator/index.js';
+import type { SimulatorOptions } from '../../engine/sources/simulator/simulator.js';
 import { startGateway, type Gateway } from '../../gateway/server.js';
 
 // The compiled engine (npm test builds first): its shard threads load their compiled entry.
@@ -32,7 +33,8 @@ export interface Sides {
   close(): Promise<void>;
 }
 
-export function engineSides(dirPrefix: string): Sides {
+/** `market`: the simulated market's options over the default ones (SIM). */
+export function engineSides(dirPrefix: string, market: Partial<SimulatorOptions> = {}): Sides {
   const dirs: string[] = [];
   const stops: (() => Promise<unknown>)[] = [];
   return {
@@ -43,7 +45,7 @@ export function engineSides(dirPrefix: string): Sides {
         dataDir: dir,
         shards: 2,
         capacity: CAPACITY,
-        source: createSimulator(SIM),
+        source: createSimulator({ ...SIM, ...market }),
         now: () => clock.now,
         catchUpStepSeconds: HOUR,
         liveTickMs: 20,
