@@ -22,7 +22,9 @@
  * when its hash is the running engine's, or when it becomes the running engine's once the element
  * types the header gives for its row columns are put in place of this build's (a column whose type
  * changed between versions, as event times from f64 to u32: its values are converted on load,
- * tableMatch); any other difference and the file is not loaded.
+ * tableMatch), or once its candle rings are put back as a column per field (as files written before
+ * the candle records keep them: ringFieldColumns; put into the records on load, blocks.ts); any
+ * other difference and the file is not loaded.
  */
 import { createHash } from 'node:crypto';
 import { CATALOG_EXPORT_VERSION, type CatalogMeta } from '../catalog/catalog.js';
