@@ -38,7 +38,9 @@ interface PendingChunk {
   readonly data: number[];
 }
 
-/** Appends the candle in ring slot `s` to a chunk's data, as candles.ts stores it: open time, then the CandleRecord fields (candle-record.ts CANDLE_FIELDS order). */
+if (RING_FIELDS.length !== CANDLE_FIELDS) throw new Error(`a stored candle has ${CANDLE_FIELDS} numbers, a ring candle ${RING_FIELDS.length} fields`);
+
+/** Appends the candle in ring slot `s` to a chunk's data, as candles.ts stores it: open time, then the CandleRecord fields (candle-record.ts RING_FIELDS order). */
 export function appendCandle(data: number[], r: CandleRing, s: number): void {
   for (let k = 0; k < RING_FIELDS.length; k++) data.push(candleValue(r, s, RING_FIELDS[k]!));
 }
