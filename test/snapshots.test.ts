@@ -5,6 +5,7 @@
  */
 import { cpSync, mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
@@ -16,6 +17,7 @@ import { ROW_WINDOW_FIGURES, ROW_WINDOWS } from '../engine/search/figures.js';
 import { rowWindowValue } from '../engine/state/window-slots.js';
 import { readHeader, restoreRows } from '../engine/snapshot/load.js';
 import { EngineViews } from '../engine/state/views.js';
+import { CANDLE_WORDS, candleValue } from '../engine/state/candle-record.js';
 import { shardRowColumns } from '../engine/snapshot/capture.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { catalogDump } from './support/catalog-dump.js';
@@ -427,6 +429,135 @@ describe('snapshots', () => {
     expect(onOld.status().replayedBatches).toBe(0);
     expect(lines.join('\n')).toContain('lastEventTime (f64 to u32)');
     expectSameViews(viewBytes(onOld), want);
+
+    // Both run on: the same hours later they hold the same views, and the converted one's first cut is written whole, in this version's table.
+    clock.now += 3 * HOUR;
+    await settle(onNow, clock, true);
+    await settle(onOld, clock, true);
+    expectSameViews(viewBytes(onOld), viewBytes(onNow));
+    const next = (await onOld.snapshot())!;
+    expect((onOld.stats() as { snapshots: { last_delta: boolean | null } }).snapshots.last_delta).toBe(false);
+    expect(readHeader(join(other, 'snapshots', `${String(next).padStart(12, '0')}.snap`)).tableHash).toBe(header.tableHash);
+    expectFileIsViews(onOld, other, next, 'the first cut after the conversion');
+    await onNow.stop();
+    await onOld.stop();
+  }, 240_000);
+  it('a start on a snapshot written when candle rings were kept a column per field puts them into the candle records: it holds what a start on the same cut holds, a rollback restores ring blocks from it, and the next cut is written whole', async () => {
+    const clock = { now: GENESIS + 26 * HOUR };
+    const { dir, first, seq, path } = await singleSnapshot(clock);
+    const name = `${String(seq).padStart(12, '0')}.snap`;
+    const now = readFileSync(path);
+    const header = readHeader(path);
+    const table = first.views.columnTable;
+    expect(header.blocks.pools).toBeGreaterThan(0);
+    // How earlier versions kept a ring: a column per candle field, in this order, a slot per candle.
+    const FIELDS = [['time', 'u32'], ['open0', 'f64'], ['high0', 'f64'], ['low0', 'f64'], ['close0', 'f64'], ['open1', 'f64'], ['high1', 'f64'], ['low1', 'f64'], ['close1', 'f64'], ['volumeUsd', 'f64'], ['buyVolumeUsd', 'f64'], ['txns', 'u32'], ['buys', 'u32']] as const;
+    const ringOf = (n: string) => /^ring\.([^.]+)\.candles$/.exec(n)?.[1];
+    const ringDigests = (views: EngineViews) =>
+      views.columnTable.filter((c) => ringOf(c.name) !== undefined).map((c) => `${c.name} ${createHash('sha256').update(new Uint8Array(c.array.buffer, c.array.byteOffset, c.array.byteLength)).digest('hex')}`);
+    const earlierTable = table.flatMap((c) => {
+      const iv = ringOf(c.name);
+      const slots = c.stride / CANDLE_WORDS;
+      return iv === undefined ? [c] : FIELDS.map(([f, type]) => ({ name: `ring.${iv}.${f}`, type, scope: 'block' as const, stride: slots, transient: false }));
+    });
+    expect(earlierTable.length).toBe(table.length + 9 * 12);
+    // The old file: this cut's sections moved down to make room for the longer header, the per-field
+    // ring columns (each shard's rows without their zero words) appended after them.
+    const body = now.subarray(header.columns[0]!.offset, now.length - 8);
+    const parts: Buffer[] = [];
+    let at = 0;
+    const append = (b: Buffer | Uint8Array) => {
+      const pad = (8 - (at % 8)) % 8;
+      parts.push(Buffer.alloc(pad), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+      at += pad;
+      const offset = at;
+      at += b.byteLength;
+      return offset;
+    };
+    append(body);
+    const sparse = (words: Uint32Array) => {
+      const mask = new Uint32Array(Math.ceil(words.length / 32));
+      const kept: number[] = [];
+      words.forEach((w, i) => {
+        if (w === 0) return;
+        mask[i >> 5] = mask[i >> 5]! | (1 << (i & 31));
+        kept.push(w);
+      });
+      return { mask, kept: Uint32Array.from(kept) };
+    };
+    const ringFieldsSeen = new Set<string>();
+    const blockColumnsOld = header.blocks.columns.flatMap((col) => {
+      const iv = ringOf(col.name);
+      if (iv === undefined) return [{ ...col, moved: true }];
+      const spec = table.find((c) => c.name === col.name)!;
+      const slots = spec.stride / CANDLE_WORDS;
+      const segs = (col as { segments: { pools: number; maskOffset: number; offset: number; bytes: number }[] }).segments;
+      const records = segs.map((seg) => {
+        const b = sparseBlockRows(now, { name: col.name, segments: [seg] }, seg.pools, spec.stride * 8);
+        return { pools: seg.pools, ring: { cells: new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)), words: new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) } };
+      });
+      return FIELDS.map(([f, type]) => {
+        const segments = records.map(({ pools, ring }) => {
+          const values = type === 'f64' ? new Float64Array(pools * slots) : new Uint32Array(pools * slots);
+          for (let k = 0; k < values.length; k++) values[k] = candleValue(ring, k, f);
+          if (values.some((x) => x !== 0)) ringFieldsSeen.add(f);
+          const { mask, kept } = sparse(new Uint32Array(values.buffer));
+          const maskOffset = append(mask);
+          return { pools, maskOffset, offset: append(kept), bytes: kept.byteLength };
+        });
+        return { name: `ring.${iv}.${f}`, segments, moved: false };
+      });
+    });
+    expect([...ringFieldsSeen].sort()).toEqual(FIELDS.map(([f]) => f).sort());
+    parts.push(Buffer.from('DXSNAPOK', 'latin1'));
+    const draft = (base: number) => {
+      // Every offset of the current file's sections moves by base - its first column's offset; the appended ones start at base.
+      const shift = base - header.columns[0]!.offset;
+      const move = (x: unknown): unknown =>
+        Array.isArray(x) ? x.map(move) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, (k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + shift : move(v)])) : x;
+      const blocks = { ...(move({ offset: header.blocks.offset }) as { offset: number }), pools: header.blocks.pools, columns: blockColumnsOld.map(({ moved, ...c }) => (moved ? move(c) : JSON.parse(JSON.stringify(c, (k, v) => ((k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + base : v))))) };
+      const total = base + at + 8;
+      return { ...(move(header) as SnapshotHeader), tableHash: columnTableHash(earlierTable), bytes: total, blocks } as SnapshotHeader;
+    };
+    let base = header.columns[0]!.offset;
+    while (12 + Buffer.byteLength(JSON.stringify(draft(base))) > base) base += 4096;
+    const oldHeader = draft(base);
+    expect(oldHeader.tableHash).not.toBe(header.tableHash);
+    const json = Buffer.from(JSON.stringify(oldHeader));
+    const start = Buffer.alloc(base);
+    now.copy(start, 0, 0, 8);
+    start.writeUInt32LE(json.length, 8);
+    json.copy(start, 12);
+    const old = Buffer.concat([start, ...parts]);
+    expect(old.length).toBe(oldHeader.bytes);
+    const other = tempDir();
+    cpSync(dir, other, { recursive: true });
+    const oldPath = join(other, 'snapshots', name);
+    writeFileSync(oldPath, old);
+
+    // A rollback behind the snapshot restores some pools' ring blocks from it: the same candles from either file.
+    const restored = (file: string) => {
+      const views = EngineViews.create(CAPACITY);
+      const pools = [0, 3, 7, 42, 199, 250, header.pools - 1];
+      restoreRows(file, views, pools, []);
+      const held = pools.filter((p) => views.poolBlock[p] !== 0);
+      return { held, rings: ringDigests(views) };
+    };
+    const ringsNow = restored(path);
+    expect(ringsNow.held.length).toBeGreaterThan(0);
+    expect(restored(oldPath)).toEqual(ringsNow);
+
+    const onNow = await engineAt(dir, clock, true);
+    expect(onNow.status().loadedSnapshot).toBe(seq);
+    const want = viewBytes(onNow);
+    const lines: string[] = [];
+    const onOld = await engineAt(other, clock, true, SIM, lines);
+    expect(onOld.status().loadedSnapshot).toBe(seq);
+    expect(onOld.status().replayedBatches).toBe(0);
+    expect(lines.join('\n')).toContain('candle rings (a column per field to one record column per interval)');
+    expectSameViews(viewBytes(onOld), want);
+    // Every ring block row too, byte for byte.
+    expect(ringDigests(onOld.views)).toEqual(ringDigests(onNow.views));
 
     // Both run on: the same hours later they hold the same views, and the converted one's first cut is written whole, in this version's table.
     clock.now += 3 * HOUR;

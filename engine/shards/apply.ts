@@ -27,6 +27,7 @@ import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
+import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32 } from '../state/candle-record.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import { releaseWindowSlot, windowSlotOf, windowSlots } from '../state/window-slots.js';
 import { createScratchRings, newestCandleOpen } from '../state/read.js';
@@ -732,42 +733,48 @@ export class ShardWriter {
       const R = r.slots;
       const n = r.opened[p]!;
       const last = row * R + ((n - 1) % R);
-      newest[i] = n === 0 || r.time[last]! < t - (t % r.seconds) ? -1 : last;
+      newest[i] = n === 0 || r.words[last * CANDLE_U32_WORDS + CandleU32.time]! < t - (t % r.seconds) ? -1 : last;
     }
     for (let i = 0; i < rings.length; i++) {
       const r = rings[i]!;
       const last = newest[i]!;
+      const f = r.cells;
+      const u = r.words;
       if (last < 0) {
         const R = r.slots;
         const n = r.opened[p]!;
         const slot = row * R + (n % R);
         if (n >= R && sink !== null) sink.candleEvicted(p, i, r, slot);
         r.opened[p] = n + 1;
-        r.time[slot] = t - (t % r.seconds);
-        r.open0[slot] = p0;
-        r.high0[slot] = p0;
-        r.low0[slot] = p0;
-        r.close0[slot] = p0;
-        r.open1[slot] = p1;
-        r.high1[slot] = p1;
-        r.low1[slot] = p1;
-        r.close1[slot] = p1;
-        r.volumeUsd[slot] = volumeUsd;
-        r.buyVolumeUsd[slot] = buyUsd;
-        r.txns[slot] = 1;
-        r.buys[slot] = isBuy ? 1 : 0;
+        const c = slot * CANDLE_WORDS;
+        const w = slot * CANDLE_U32_WORDS;
+        f[c + CandleF64.open0] = p0;
+        f[c + CandleF64.high0] = p0;
+        f[c + CandleF64.low0] = p0;
+        f[c + CandleF64.close0] = p0;
+        f[c + CandleF64.open1] = p1;
+        f[c + CandleF64.high1] = p1;
+        f[c + CandleF64.low1] = p1;
+        f[c + CandleF64.close1] = p1;
+        f[c + CandleF64.volumeUsd] = volumeUsd;
+        f[c + CandleF64.buyVolumeUsd] = buyUsd;
+        u[w + CandleU32.time] = t - (t % r.seconds);
+        u[w + CandleU32.txns] = 1;
+        u[w + CandleU32.buys] = isBuy ? 1 : 0;
         continue;
       }
-      if (p0 > r.high0[last]!) r.high0[last] = p0;
-      if (p0 < r.low0[last]!) r.low0[last] = p0;
-      r.close0[last] = p0;
-      if (p1 > r.high1[last]!) r.high1[last] = p1;
-      if (p1 < r.low1[last]!) r.low1[last] = p1;
-      r.close1[last] = p1;
-      r.volumeUsd[last] = r.volumeUsd[last]! + volumeUsd;
-      r.buyVolumeUsd[last] = r.buyVolumeUsd[last]! + buyUsd;
-      r.txns[last] = r.txns[last]! + 1;
-      if (isBuy) r.buys[last] = r.buys[last]! + 1;
+      const c = last * CANDLE_WORDS;
+      const w = last * CANDLE_U32_WORDS;
+      if (p0 > f[c + CandleF64.high0]!) f[c + CandleF64.high0] = p0;
+      if (p0 < f[c + CandleF64.low0]!) f[c + CandleF64.low0] = p0;
+      f[c + CandleF64.close0] = p0;
+      if (p1 > f[c + CandleF64.high1]!) f[c + CandleF64.high1] = p1;
+      if (p1 < f[c + CandleF64.low1]!) f[c + CandleF64.low1] = p1;
+      f[c + CandleF64.close1] = p1;
+      f[c + CandleF64.volumeUsd] = f[c + CandleF64.volumeUsd]! + volumeUsd;
+      f[c + CandleF64.buyVolumeUsd] = f[c + CandleF64.buyVolumeUsd]! + buyUsd;
+      u[w + CandleU32.txns] = u[w + CandleU32.txns]! + 1;
+      if (isBuy) u[w + CandleU32.buys] = u[w + CandleU32.buys]! + 1;
     }
   }
 
@@ -874,7 +881,7 @@ export class ShardWriter {
     let ringOldest = Infinity;
     for (let k = n - kept; k < n; k++) {
       const slot = row * R + (k % R);
-      const time = r.time[slot]!;
+      const time = r.words[slot * CANDLE_U32_WORDS + CandleU32.time]!;
       if (ringOldest === Infinity) ringOldest = time;
       if (time >= to) break;
       if (time >= from) {
@@ -898,13 +905,15 @@ export class ShardWriter {
       v.blockLeaveClose0[i] = f.close0;
       v.blockLeaveClose1[i] = f.close1;
     } else if (ringFirst >= 0) {
-      v.blockLeaveTime[i] = r.time[ringFirst]!;
-      v.blockLeaveVolumeUsd[i] = r.volumeUsd[ringFirst]!;
-      v.blockLeaveBuyVolumeUsd[i] = r.buyVolumeUsd[ringFirst]!;
-      v.blockLeaveTxns[i] = r.txns[ringFirst]!;
-      v.blockLeaveBuys[i] = r.buys[ringFirst]!;
-      v.blockLeaveClose0[i] = r.close0[ringFirst]!;
-      v.blockLeaveClose1[i] = r.close1[ringFirst]!;
+      const c = ringFirst * CANDLE_WORDS;
+      const u = ringFirst * CANDLE_U32_WORDS;
+      v.blockLeaveTime[i] = r.words[u + CandleU32.time]!;
+      v.blockLeaveVolumeUsd[i] = r.cells[c + CandleF64.volumeUsd]!;
+      v.blockLeaveBuyVolumeUsd[i] = r.cells[c + CandleF64.buyVolumeUsd]!;
+      v.blockLeaveTxns[i] = r.words[u + CandleU32.txns]!;
+      v.blockLeaveBuys[i] = r.words[u + CandleU32.buys]!;
+      v.blockLeaveClose0[i] = r.cells[c + CandleF64.close0]!;
+      v.blockLeaveClose1[i] = r.cells[c + CandleF64.close1]!;
     } else v.blockLeaveTime[i] = Infinity;
   }
 
@@ -1016,7 +1025,7 @@ export class ShardWriter {
     const R = r.slots;
     const kept = n < R ? n : R;
     for (let k = 0; k < kept; k++) {
-      const t = r.time[row * R + ((n - 1 - k) % R)]!;
+      const t = r.words[(row * R + ((n - 1 - k) % R)) * CANDLE_U32_WORDS + CandleU32.time]!;
       if (t === time) return true;
       if (t < time) return false;
     }

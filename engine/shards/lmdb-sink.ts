@@ -18,6 +18,7 @@ import { SwapFlags } from '../events/fb/dex/events/swap-flags.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { INTERVALS } from '../state/layout.js';
 import type { CandleRing } from '../state/views.js';
+import { CANDLE_U32_WORDS, CandleU32, candleValue, RING_FIELDS } from '../state/candle-record.js';
 import { CANDLE_FIELDS, chunkStart, leavingCandleAt, putChunks } from '../store/candles.js';
 import { TxRecordBytes } from '../store/records.js';
 import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
@@ -37,9 +38,11 @@ interface PendingChunk {
   readonly data: number[];
 }
 
-/** Appends the candle in ring slot `s` to a chunk's data, as candles.ts stores it: open time, then the CandleRecord fields. */
+if (RING_FIELDS.length !== CANDLE_FIELDS) throw new Error(`a stored candle has ${CANDLE_FIELDS} numbers, a ring candle ${RING_FIELDS.length} fields`);
+
+/** Appends the candle in ring slot `s` to a chunk's data, as candles.ts stores it: open time, then the CandleRecord fields (candle-record.ts RING_FIELDS order). */
 export function appendCandle(data: number[], r: CandleRing, s: number): void {
-  data.push(r.time[s]!, r.open0[s]!, r.high0[s]!, r.low0[s]!, r.close0[s]!, r.open1[s]!, r.high1[s]!, r.low1[s]!, r.close1[s]!, r.volumeUsd[s]!, r.buyVolumeUsd[s]!, r.txns[s]!, r.buys[s]!);
+  for (let k = 0; k < RING_FIELDS.length; k++) data.push(candleValue(r, s, RING_FIELDS[k]!));
 }
 
 export class LmdbSink implements ShardSink {
@@ -72,7 +75,7 @@ export class LmdbSink implements ShardSink {
   }
 
   candleEvicted(pool: number, interval: number, r: CandleRing, s: number): void {
-    const time = r.time[s]!;
+    const time = r.words[s * CANDLE_U32_WORDS + CandleU32.time]!;
     const start = chunkStart(interval, time);
     const id = pool * INTERVALS.length + interval;
     let chunk = this.pending.get(id);

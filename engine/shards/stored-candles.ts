@@ -5,6 +5,7 @@
 import { storedCandles } from '../store/candles.js';
 import type { Store } from '../store/store.js';
 import type { CandleRing } from '../state/views.js';
+import { RING_FIELDS, setCandleValue } from '../state/candle-record.js';
 import { createLeavingCandle, type LeavingCandle, type StoredCandles } from '../state/windows.js';
 import { CANDLE_FIELDS, CANDLES_PER_CHUNK, chunkStart, leavingCandleAt } from '../store/candles.js';
 
@@ -131,19 +132,9 @@ export class LmdbCandles implements StoredCandles {
     for (const { time, record } of storedCandles(this.store, pool, interval, 0, upTo, true)) {
       if (got >= count) break;
       const slot = row * R + ((opened - 1 - got) % R);
-      r.time[slot] = time;
-      r.open0[slot] = record[0]!;
-      r.high0[slot] = record[1]!;
-      r.low0[slot] = record[2]!;
-      r.close0[slot] = record[3]!;
-      r.open1[slot] = record[4]!;
-      r.high1[slot] = record[5]!;
-      r.low1[slot] = record[6]!;
-      r.close1[slot] = record[7]!;
-      r.volumeUsd[slot] = record[8]!;
-      r.buyVolumeUsd[slot] = record[9]!;
-      r.txns[slot] = record[10]!;
-      r.buys[slot] = record[11]!;
+      setCandleValue(r, slot, RING_FIELDS[0]!, time);
+      // The stored record holds the fields after the open time, in the same order.
+      for (let k = 1; k < RING_FIELDS.length; k++) setCandleValue(r, slot, RING_FIELDS[k]!, record[k - 1]!);
       got++;
     }
     return got;

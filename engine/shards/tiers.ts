@@ -21,6 +21,7 @@ import { newestCandleOpen } from '../state/read.js';
 import { minuteOf, windowAnchor } from '../state/windows.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import type { CandleRing, EngineViews } from '../state/views.js';
+import { CANDLE_U32_WORDS, CandleU32 } from '../state/candle-record.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
 import type { Store } from '../store/store.js';
 import type { ShardWriter } from './apply.js';
@@ -265,7 +266,7 @@ export class ShardTiers {
     const chunks = new Map<string, { key: [number, number, number]; data: number[] }>();
     for (const p of victims) {
       this.eachHeld(p, v.poolBlock[p]! - 1, (i, r, s) => {
-        const key: [number, number, number] = [p, i, chunkStart(i, r.time[s]!)];
+        const key: [number, number, number] = [p, i, chunkStart(i, r.words[s * CANDLE_U32_WORDS + CandleU32.time]!)];
         const id = key.join(':');
         let chunk = chunks.get(id);
         if (chunk === undefined) chunks.set(id, (chunk = { key, data: [] }));

@@ -16,7 +16,8 @@ import { readSync } from 'node:fs';
 import { assignBlocks, blockHighWater, ringBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { windowSlots } from '../state/window-slots.js';
-import { blockColumns, rowBytes, type BlockColumnSection, type BlocksSection, type BlockSegment } from './format.js';
+import { blockColumns, ringFieldColumns, rowBytes, type BlockColumnSection, type BlocksSection, type BlockSegment } from './format.js';
+import { CANDLE_U32_WORDS, type CandleField } from '../state/candle-record.js';
 import { CaptureArena } from './capture.js';
 
 /** A pool of rows held per pool, kept in a snapshot per pool holding one: ring blocks or window slots. */
@@ -44,8 +45,11 @@ export interface BlockCapture {
   readonly columns: readonly SparseRows[];
 }
 
+/** A block column as the file holds it: this build's column, or a per-field ring column of an older file (its element's bytes given). */
+type FileColumn = Pick<ColumnSpec, 'stride' | 'array' | 'name'>;
+
 /** 4-byte words per row of a block column (every block column's row is a whole number of them). */
-function wordsPerRow(c: Pick<ColumnSpec, 'stride' | 'array' | 'name'>): number {
+function wordsPerRow(c: FileColumn): number {
   const bytes = rowBytes(c);
   if (bytes % 4 !== 0) throw new Error(`block column ${c.name}: a row of ${bytes} bytes is not a whole number of 4-byte words`);
   return bytes / 4;
@@ -194,9 +198,15 @@ export function assignSnapshotBlocks(fd: number, section: BlocksSection, v: Engi
  */
 export function loadBlockRows(fd: number, section: BlocksSection, v: EngineViews): void {
   const byName = new Map(v.columnTable.map((c) => [c.name, c]));
+  const legacy = legacyRingColumns(v);
   const masks = new Scratch();
   const words = new Scratch();
   for (const col of section.columns) {
+    const old = legacy.get(col.name);
+    if (old !== undefined) {
+      loadRingField(fd, col, old, masks, words);
+      continue;
+    }
     const spec = byName.get(col.name)!;
     if (!('segments' in col)) {
       // Version 3: the rows whole, in block order.
@@ -215,7 +225,7 @@ export function loadBlockRows(fd: number, section: BlocksSection, v: EngineViews
  * Rows at file positions `at` (ascending) of one block column, each written whole (its zero words
  * too) into `dst` at word offset `to[k]`. A sparse segment is read once for all its wanted rows.
  */
-function readRows(fd: number, col: BlockColumnSection, spec: ColumnSpec, at: readonly number[], dst: Uint32Array, to: readonly number[]): void {
+function readRows(fd: number, col: BlockColumnSection, spec: FileColumn, at: readonly number[], dst: Uint32Array, to: readonly number[]): void {
   const perRow = wordsPerRow(spec);
   if (!('segments' in col)) {
     at.forEach((i, k) => readExactly(fd, new Uint8Array(dst.buffer, dst.byteOffset + to[k]! * 4, perRow * 4), col.offset + i * perRow * 4));
@@ -260,7 +270,8 @@ function popcount(x: number): number {
 export function blockRowsOf(fd: number, section: BlocksSection, v: EngineViews, p: number): Map<string, Uint8Array> | null {
   const i = poolsOf(fd, section).indexOf(p);
   if (i < 0) return null;
-  const byName = new Map(v.columnTable.map((c) => [c.name, c]));
+  const byName = new Map<string, FileColumn>(v.columnTable.map((c) => [c.name, c]));
+  for (const [name, old] of legacyRingColumns(v)) byName.set(name, old.shape);
   const out = new Map<string, Uint8Array>();
   for (const col of section.columns) {
     const spec = byName.get(col.name)!;
@@ -293,10 +304,99 @@ export function restoreBlocks(fd: number, section: BlocksSection, v: EngineViews
   }
   if (at.length === 0) return;
   const byName = new Map(v.columnTable.map((c) => [c.name, c]));
+  const legacy = legacyRingColumns(v);
   for (const col of section.columns) {
+    const old = legacy.get(col.name);
+    if (old !== undefined) {
+      // A per-field ring column of an older file: its rows read whole, then each word put in its candle record.
+      const perRow = wordsPerRow(old.shape);
+      const rows = new Uint32Array(at.length * perRow);
+      readRows(fd, col, old.shape, at, rows, at.map((_, k) => k * perRow));
+      blocks.forEach((b, k) => scatterRingField(old, b, null, rows.subarray(k * perRow, (k + 1) * perRow)));
+      continue;
+    }
     const spec = byName.get(col.name)!;
     const perRow = wordsPerRow(spec);
     readRows(fd, col, spec, at, wordsOf(spec.array), blocks.map((b) => b * perRow));
   }
   at.forEach((i, k) => (held[inFile[i]!] = blocks[k]! + 1));
+}
+
+/**
+ * A per-field ring column of a file written before the candle records (`ring.<iv>.<field>`, a slot
+ * per candle): the record column of this build it goes to, and where the field sits in a record.
+ */
+interface LegacyRing {
+  readonly shape: FileColumn;
+  readonly records: ColumnSpec;
+  readonly field: CandleField;
+  readonly slots: number;
+}
+
+/** This build's record columns as an older file names their fields, by that name (derived from the column table and the candle record). */
+function legacyRingColumns(v: EngineViews): Map<string, LegacyRing> {
+  const byName = new Map(v.columnTable.map((c) => [c.name, c]));
+  const out = new Map<string, LegacyRing>();
+  for (const c of ringFieldColumns(v.columnTable)) {
+    if (!('records' in c)) continue;
+    const records = byName.get(c.records)!;
+    const array = { BYTES_PER_ELEMENT: c.type === 'f64' ? 8 : 4 } as ColumnSpec['array'];
+    out.set(c.name, { shape: { name: c.name, stride: c.slots, array }, records, field: c.field, slots: c.slots });
+  }
+  return out;
+}
+
+/**
+ * Writes the words of per-field ring rows into the candle records of blocks `first`.. of the
+ * record column: `mask` marks which of the rows' words `words` holds in order (null: every word,
+ * zeros too). A field's slot s of block b is record b * slots + s; an f64 field's two words go to
+ * its f64 word of the record, a u32 field's word to its u32 word.
+ */
+function scatterRingField(old: LegacyRing, first: number, mask: Uint32Array | null, words: Uint32Array): void {
+  const dst = wordsOf(old.records.array);
+  const f64 = old.field.type === 'f64';
+  const perElement = f64 ? 2 : 1;
+  const perRow = old.slots * perElement;
+  const at = f64 ? old.field.word * 2 : old.field.word;
+  const put = (i: number, word: number) => {
+    const row = (i / perRow) | 0;
+    const within = i - row * perRow;
+    const slot = (within / perElement) | 0;
+    dst[((first + row) * old.slots + slot) * CANDLE_U32_WORDS + at + (within - slot * perElement)] = word;
+  };
+  if (mask === null) {
+    for (let i = 0; i < words.length; i++) put(i, words[i]!);
+    return;
+  }
+  let n = 0;
+  for (let m = 0; m < mask.length; m++) {
+    let bits = mask[m]!;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      put(m * 32 + 31 - Math.clz32(low), words[n++]!);
+      bits ^= low;
+    }
+  }
+  if (n !== words.length) throw new RangeError(`block column ${old.shape.name}: the mask marks ${n} words, the section holds ${words.length}`);
+}
+
+/** Reads one per-field ring column of an older file (either encoding) into this build's candle records of blocks 0..n-1. */
+function loadRingField(fd: number, col: BlockColumnSection, old: LegacyRing, masks: Scratch, words: Scratch): void {
+  const perRow = wordsPerRow(old.shape);
+  if (!('segments' in col)) {
+    // Version 3: the rows whole, in block order; read a bounded number of rows at a time.
+    const rowsAtOnce = Math.max(1, Math.floor(65_536 / perRow));
+    const pools = col.bytes / (perRow * 4);
+    for (let first = 0; first < pools; first += rowsAtOnce) {
+      const n = Math.min(rowsAtOnce, pools - first);
+      scatterRingField(old, first, null, readWords(fd, words, col.offset + first * perRow * 4, n * perRow * 4));
+    }
+    return;
+  }
+  let first = 0;
+  for (const seg of col.segments) {
+    const mask = readWords(fd, masks, seg.maskOffset, maskBytes(seg.pools * perRow));
+    scatterRingField(old, first, mask, readWords(fd, words, seg.offset, seg.bytes));
+    first += seg.pools;
+  }
 }

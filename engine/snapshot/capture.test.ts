@@ -2,6 +2,7 @@ import { assignBlocks, blockStats, giveBlock, takeBlock } from '../state/ring-bl
 import { captureShardBlocks, scatterRows, sparseRows } from './blocks.js';
 import { blockColumns } from './format.js';
 import { describe, expect, it } from 'vitest';
+import { candleValue, setCandleValue } from '../state/candle-record.js';
 import { EngineViews } from '../state/views.js';
 import type { ColumnSpec } from '../state/views.js';
 import { CaptureArena, captureBuffers, captureRoom, captureShardRows, runsByShard, shardRowColumns } from './capture.js';
@@ -140,7 +141,7 @@ describe('snapshot cut', () => {
       v.poolChain[p] = p % 2;
       const b = takeBlock(v, p);
       v.poolBlock[p] = b + 1;
-      v.rings[0]!.open0.fill(p + 0.5, b * slots, (b + 1) * slots);
+      for (let s = b * slots; s < (b + 1) * slots; s++) setCandleValue(v.rings[0]!, s, 'open0', p + 0.5);
     }
     // Pool 2 gave its block back: it is not captured.
     giveBlock(v, v.poolBlock[2]! - 1);
@@ -149,10 +150,10 @@ describe('snapshot cut', () => {
     const odd = captureShardBlocks(v, (c) => c === 1);
     expect([...even.pools]).toEqual([12]);
     expect([...odd.pools]).toEqual([9, 5]);
-    const open0 = blockColumns(v.columnTable).findIndex((c) => c.name === 'ring.1m.open0');
-    // Only the non-zero 4-byte words are handed over: of pool 9's and 5's 1m open slots, the high
-    // half of each number (9.5 and 5.5 have a zero low half), none of the empty columns.
-    const odd0 = odd.columns[open0]!;
+    const candles = blockColumns(v.columnTable).findIndex((c) => c.name === 'ring.1m.candles');
+    // Only the non-zero 4-byte words are handed over: of pool 9's and 5's 1m candles, the high half
+    // of each open0 (9.5 and 5.5 have a zero low half), none of the empty fields or columns.
+    const odd0 = odd.columns[candles]!;
     expect(odd0.words.byteLength).toBe(2 * slots * 4);
     expect(new Uint32Array(odd0.words.slice().buffer)[slots]).toBe(new Uint32Array(Float64Array.of(5.5).buffer)[1]);
     expect(odd.columns.reduce((n, c) => n + c.words.byteLength, 0)).toBe(2 * slots * 4);
@@ -172,7 +173,7 @@ describe('snapshot cut', () => {
         expect(row(c, w.poolBlock[p]! - 1), `${c.name} of pool ${p}`).toEqual(row(from, v.poolBlock[p]! - 1));
       }
     }
-    expect(w.rings[0]!.open0[2 * slots]).toBe(5.5);
+    expect(candleValue(w.rings[0]!, 2 * slots, 'open0')).toBe(5.5);
     expect(blockStats(w)).toEqual({ total: 8, used: 3, free: 5, touched: 3 });
     expect(takeBlock(w, 2)).toBe(3);
   });

@@ -23,12 +23,15 @@
  * when its hash is the running engine's, or when it becomes the running engine's once the element
  * types the header gives for its row columns are put in place of this build's (a column whose type
  * changed between versions, as event times from f64 to u32: its values are converted on load,
- * tableMatch); any other difference and the file is not loaded.
+ * tableMatch), or once its candle rings are put back as a column per field (as files written before
+ * the candle records keep them: ringFieldColumns; put into the records on load, blocks.ts); any
+ * other difference and the file is not loaded.
  */
 import { createHash } from 'node:crypto';
 import { CATALOG_EXPORT_VERSION, type CatalogMeta } from '../catalog/catalog.js';
 import { PARTS } from '../catalog/parts.js';
 import type { ColumnSpec } from '../state/views.js';
+import { CANDLE_WORDS, RING_FIELDS, type CandleField } from '../state/candle-record.js';
 
 export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
 export const SNAPSHOT_END = Buffer.from('DXSNAPOK', 'latin1');
@@ -132,22 +135,61 @@ export function columnTableHash(table: readonly ColumnShape[]): string {
 }
 
 /**
- * How a snapshot's row columns map onto `table`: `retyped` names the columns whose element type in
- * the file differs from the table's (their values are converted on load), empty when the file was
- * written with this very table; null when the file's table differs in anything else (a column
- * added, dropped, rescoped or restrided, the catalog's parts, the layout version).
+ * The block columns of `table` as files before the candle records kept them: each ring's record
+ * column (`ring.<iv>.candles`) as one column per candle field (`ring.<iv>.<field>`, RING_FIELDS order,
+ * a slot per candle), every other column as it is. Derived from the candle record's field list.
  */
-export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns'>, table: readonly ColumnShape[]): { readonly retyped: ReadonlySet<string> } | null {
-  if (header.tableHash === columnTableHash(table)) return { retyped: new Set() };
-  const inFile = new Map(header.columns.map((c) => [c.name, c]));
-  const retyped = new Set<string>();
-  const asWritten = table.map((c) => {
-    const f = inFile.get(c.name);
-    if (f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
-    retyped.add(c.name);
-    return { ...c, type: f.type };
+export function ringFieldColumns<C extends ColumnShape>(table: readonly C[]): (C | LegacyRingColumn)[] {
+  return table.flatMap((c): (C | LegacyRingColumn)[] => {
+    const ring = ringOfRecords(c);
+    if (ring === null) return [c];
+    const slots = c.stride / CANDLE_WORDS;
+    return RING_FIELDS.map((f) => ({ name: `ring.${ring}.${f.name}`, type: f.type, scope: 'block', stride: slots, transient: c.transient, records: c.name, field: f, slots }));
   });
-  return retyped.size > 0 && header.tableHash === columnTableHash(asWritten) ? { retyped } : null;
+}
+
+/** One per-field ring column of an older file: which record column and field it is now. */
+export interface LegacyRingColumn extends ColumnShape {
+  readonly records: string;
+  readonly field: CandleField;
+  readonly slots: number;
+}
+
+/** The interval name of a ring's record column, or null for any other column. */
+function ringOfRecords(c: Pick<ColumnSpec, 'name' | 'scope'>): string | null {
+  const m = c.scope === 'block' ? /^ring\.([^.]+)\.candles$/.exec(c.name) : null;
+  return m === null ? null : m[1]!;
+}
+
+/** How a file's columns map onto the running table (tableMatch). */
+export interface TableMatch {
+  /** Row columns whose element type in the file differs from the table's: their values are converted on load. */
+  readonly retyped: ReadonlySet<string>;
+  /** The file keeps candle rings as one column per field (before the candle records): converted on load. */
+  readonly ringFields: boolean;
+}
+
+/**
+ * How a snapshot's columns map onto `table`: `retyped` names the row columns whose element type in
+ * the file differs from the table's (their values are converted on load), `ringFields` says the file
+ * keeps its candle rings a column per field (converted into the records on load); both empty when
+ * the file was written with this very table; null when the file's table differs in anything else
+ * (a column added, dropped, rescoped or restrided, the catalog's parts, the layout version).
+ */
+export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns'>, table: readonly ColumnShape[]): TableMatch | null {
+  if (header.tableHash === columnTableHash(table)) return { retyped: new Set(), ringFields: false };
+  const inFile = new Map(header.columns.map((c) => [c.name, c]));
+  for (const ringFields of [false, true]) {
+    const retyped = new Set<string>();
+    const asWritten = (ringFields ? ringFieldColumns(table) : table).map((c) => {
+      const f = inFile.get(c.name);
+      if (f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
+      retyped.add(c.name);
+      return { ...c, type: f.type };
+    });
+    if ((ringFields || retyped.size > 0) && header.tableHash === columnTableHash(asWritten)) return { retyped, ringFields };
+  }
+  return null;
 }
 
 /** The typed array of each column type (a retyped column's file data is read through its file type's). */

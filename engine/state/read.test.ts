@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Iv, WINDOW_COUNT, Win } from './layout.js';
 import { createPoolState, createRingCandles, createTokenPriceState, readPool, readRing, readTokenPrice } from './read.js';
 import { EngineViews } from './views.js';
+import { CANDLE_FIELD, CANDLE_WORDS, setCandleValue } from './candle-record.js';
 
 const capacity = { pools: 8, tokens: 8, chains: 2 };
 
@@ -12,19 +13,20 @@ function putCandle(v: EngineViews, iv: number, p: number, k: number, time: numbe
   const r = v.rings[iv]!;
   if (v.poolBlock[p] === 0) v.poolBlock[p] = takeBlock(v, p) + 1;
   const slot = (v.poolBlock[p]! - 1) * r.slots + (k % r.slots);
-  r.time[slot] = time;
-  r.open0[slot] = time;
-  r.close0[slot] = time + 1;
-  r.high0[slot] = time + 2;
-  r.low0[slot] = time - 1;
-  r.open1[slot] = o1;
-  r.close1[slot] = c1;
-  r.high1[slot] = Math.max(o1, c1);
-  r.low1[slot] = Math.min(o1, c1);
-  r.volumeUsd[slot] = k * 10;
-  r.buyVolumeUsd[slot] = k;
-  r.txns[slot] = k + 1;
-  r.buys[slot] = k;
+  const put = (f: Parameters<typeof setCandleValue>[2], value: number) => setCandleValue(r, slot, f, value);
+  put('time', time);
+  put('open0', time);
+  put('close0', time + 1);
+  put('high0', time + 2);
+  put('low0', time - 1);
+  put('open1', o1);
+  put('close1', c1);
+  put('high1', Math.max(o1, c1));
+  put('low1', Math.min(o1, c1));
+  put('volumeUsd', k * 10);
+  put('buyVolumeUsd', k);
+  put('txns', k + 1);
+  put('buys', k);
   if (r.opened[p]! < k + 1) r.opened[p] = k + 1;
 }
 
@@ -122,8 +124,8 @@ describe('readPool', () => {
       const seq = new Int32Array(c.poolSeq), ratio = new Float64Array(c.ratio);
       const u0 = new Float64Array(c.priceUsd0), u1 = new Float64Array(c.priceUsd1);
       const raw = new Uint32Array(c.reserveRaw), vol = new Float64Array(c['win.volumeUsd']);
-      const opened = new Uint32Array(c['ring.1m.opened']), time = new Uint32Array(c['ring.1m.time']);
-      const o0 = new Float64Array(c['ring.1m.open0']), c0 = new Float64Array(c['ring.1m.close0']);
+      const opened = new Uint32Array(c['ring.1m.opened']), cells = new Float64Array(c['ring.1m.candles']), words = new Uint32Array(c['ring.1m.candles']);
+      const W = workerData.W, F = workerData.F;
       const stop = new Int32Array(workerData.stop);
       let i = 0, spin = 0;
       parentPort.postMessage('ready');
@@ -133,13 +135,13 @@ describe('readPool', () => {
         ratio[p] = i; u0[p] = 2 * i; u1[p] = 3 * i; vol[p * workerData.windows + workerData.h24] = 5 * i;
         for (let k = 0; k < 8; k++) raw[p * 8 + k] = i;
         const slot = p * 8 + (i % 8);
-        time[slot] = i * 60; o0[slot] = i; c0[slot] = -i; opened[p] = i + 1;
+        words[slot * 2 * W + F.time] = i * 60; cells[slot * W + F.open0] = i; cells[slot * W + F.close0] = -i; opened[p] = i + 1;
         Atomics.add(seq, p, 1);
         for (let s = 0; s < 300; s++) spin = (spin * 31 + s) | 0; // decoding the next event
       }
       parentPort.postMessage(i + (spin & 0));
     `;
-    const worker = new Worker(source, { eval: true, workerData: { columns: v.buffers.columns, p, stop, windows: WINDOW_COUNT, h24: Win.H24 } });
+    const worker = new Worker(source, { eval: true, workerData: { columns: v.buffers.columns, p, stop, windows: WINDOW_COUNT, h24: Win.H24, W: CANDLE_WORDS, F: { time: CANDLE_FIELD.time.word, open0: CANDLE_FIELD.open0.word, close0: CANDLE_FIELD.close0.word } } });
     const messages: unknown[] = [];
     const done = new Promise<number>((resolve, reject) => {
       worker.on('message', (m) => (typeof m === 'number' ? resolve(m) : messages.push(m)));

@@ -11,6 +11,7 @@ import { ROW_WINDOW_FIGURES, ROW_WINDOWS, type RowWindowFigure } from '../search
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
 import type { CandleRing, EngineViews } from './views.js';
+import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, wordsOf as candleWords } from './candle-record.js';
 import { awaitBlockRows } from './ring-blocks.js';
 import { quietPriceChange } from './window-slots.js';
 import { candleOpen, createWindowSums, loadStoredBase, minuteOf, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
@@ -302,26 +303,8 @@ function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigur
 export function createScratchRings(): CandleRing[] {
   return INTERVALS.map((_, i) => {
     const slots = RING_SLOTS[i]!;
-    const f = () => new Float64Array(slots);
-    const u = () => new Uint32Array(slots);
-    return {
-      seconds: INTERVAL_SECONDS[i]!,
-      slots,
-      opened: new Uint32Array(1),
-      time: u(),
-      open0: f(),
-      high0: f(),
-      low0: f(),
-      close0: f(),
-      open1: f(),
-      high1: f(),
-      low1: f(),
-      close1: f(),
-      volumeUsd: f(),
-      buyVolumeUsd: f(),
-      txns: u(),
-      buys: u(),
-    };
+    const cells = new Float64Array(slots * CANDLE_WORDS);
+    return { seconds: INTERVAL_SECONDS[i]!, slots, opened: new Uint32Array(1), cells, words: candleWords(cells) };
   });
 }
 
@@ -462,24 +445,26 @@ function copyRing(v: EngineViews, p: number, out: RingCandles): void {
   let count = 0;
   for (let k = first; k < n; k++) {
     const slot = row * R + (k % R);
-    const time = r.time[slot]!;
+    const c = slot * CANDLE_WORDS;
+    const u = slot * CANDLE_U32_WORDS;
+    const time = r.words[u + CandleU32.time]!;
     if (time < out.fromTime) continue;
     if (time > out.toTime) break;
     out.time[count] = time;
-    out.open0[count] = r.open0[slot]!;
-    out.high0[count] = r.high0[slot]!;
-    out.low0[count] = r.low0[slot]!;
-    out.close0[count] = r.close0[slot]!;
-    out.open1[count] = r.open1[slot]!;
-    out.high1[count] = r.high1[slot]!;
-    out.low1[count] = r.low1[slot]!;
-    out.close1[count] = r.close1[slot]!;
-    out.volumeUsd[count] = r.volumeUsd[slot]!;
-    out.buyVolumeUsd[count] = r.buyVolumeUsd[slot]!;
-    out.txns[count] = r.txns[slot]!;
-    out.buys[count] = r.buys[slot]!;
+    out.open0[count] = r.cells[c + CandleF64.open0]!;
+    out.high0[count] = r.cells[c + CandleF64.high0]!;
+    out.low0[count] = r.cells[c + CandleF64.low0]!;
+    out.close0[count] = r.cells[c + CandleF64.close0]!;
+    out.open1[count] = r.cells[c + CandleF64.open1]!;
+    out.high1[count] = r.cells[c + CandleF64.high1]!;
+    out.low1[count] = r.cells[c + CandleF64.low1]!;
+    out.close1[count] = r.cells[c + CandleF64.close1]!;
+    out.volumeUsd[count] = r.cells[c + CandleF64.volumeUsd]!;
+    out.buyVolumeUsd[count] = r.cells[c + CandleF64.buyVolumeUsd]!;
+    out.txns[count] = r.words[u + CandleU32.txns]!;
+    out.buys[count] = r.words[u + CandleU32.buys]!;
     count++;
   }
   out.count = count;
-  out.oldestTime = n > 0 ? r.time[row * R + (first % R)]! : 0;
+  out.oldestTime = n > 0 ? r.words[(row * R + (first % R)) * CANDLE_U32_WORDS + CandleU32.time]! : 0;
 }

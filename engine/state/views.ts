@@ -12,6 +12,7 @@
  */
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { StoredCandles } from './windows.js';
+import { CANDLE_WORDS, wordsOf as candleWords, type CandleRecords } from './candle-record.js';
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 
 type ColumnCtor =
@@ -126,28 +127,15 @@ export const WEIGHTED_POOL_SLOTS = 131_072;
 
 /**
  * Columns of one candle interval. `opened[p]` counts pool p's candles ever opened (a pool row); the
- * candles themselves sit in pool p's ring block b = poolBlock[p] - 1: slot `b * slots + (k % slots)`
- * holds its k-th candle, for k in [opened - min(opened, slots), opened). A pool without a block (quiet)
- * has every candle in LMDB.
+ * candles themselves sit in pool p's ring block b = poolBlock[p] - 1, one record per candle with its
+ * fields side by side (candle-record.ts): record `b * slots + (k % slots)` holds its k-th candle, for
+ * k in [opened - min(opened, slots), opened). A pool without a block (quiet) has every candle in LMDB.
  */
-export interface CandleRing {
+export interface CandleRing extends CandleRecords {
   readonly seconds: number;
   readonly slots: number;
   /** Number of candles ever opened per pool (pool row); the newest is at index opened - 1. */
   readonly opened: Uint32Array;
-  readonly time: Uint32Array;
-  readonly open0: Float64Array;
-  readonly high0: Float64Array;
-  readonly low0: Float64Array;
-  readonly close0: Float64Array;
-  readonly open1: Float64Array;
-  readonly high1: Float64Array;
-  readonly low1: Float64Array;
-  readonly close1: Float64Array;
-  readonly volumeUsd: Float64Array;
-  readonly buyVolumeUsd: Float64Array;
-  readonly txns: Uint32Array;
-  readonly buys: Uint32Array;
 }
 
 export class EngineViews {
@@ -445,25 +433,15 @@ export class EngineViews {
 
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;
-      const ring = { stride: slots, ...shard };
-      const c = (field: string) => block(`ring.${iv}.${field}`, Float64Array, ring);
+      const opened = pool(`ring.${iv}.opened`, Uint32Array, shard);
+      // One column per ring: a block's row is its `slots` candle records (candle-record.ts).
+      const cells = block(`ring.${iv}.candles`, Float64Array, { stride: slots * CANDLE_WORDS, ...shard });
       return {
         seconds: INTERVAL_SECONDS[i]!,
         slots,
-        opened: pool(`ring.${iv}.opened`, Uint32Array, shard),
-        time: block(`ring.${iv}.time`, Uint32Array, ring),
-        open0: c('open0'),
-        high0: c('high0'),
-        low0: c('low0'),
-        close0: c('close0'),
-        open1: c('open1'),
-        high1: c('high1'),
-        low1: c('low1'),
-        close1: c('close1'),
-        volumeUsd: c('volumeUsd'),
-        buyVolumeUsd: c('buyVolumeUsd'),
-        txns: block(`ring.${iv}.txns`, Uint32Array, ring),
-        buys: block(`ring.${iv}.buys`, Uint32Array, ring),
+        opened,
+        cells,
+        words: candleWords(cells),
       };
     });
     // Which pool holds which block is rebuilt when a snapshot's blocks are loaded (snapshot/blocks.ts).

@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { Iv, WINDOWS, WINDOW_BASES, Win } from './layout.js';
 import { createScratchRings } from './read.js';
+import { setCandleValue } from './candle-record.js';
 import { createLeavingCandle, createWindowSums, sumWindows, windowsEmpty, type LeavingCandle, type StoredCandles } from './windows.js';
 
 /** Candle k (of n) of a one-row ring at its slot, the way the shard writer lays it out. */
 function put(r: ReturnType<typeof createScratchRings>[number], k: number, time: number, o1: number, c1: number, volume: number, buy: boolean): void {
   const slot = k % r.slots;
-  r.time[slot] = time;
-  r.open0[slot] = o1 / 2;
-  r.close0[slot] = c1 / 2;
-  r.open1[slot] = o1;
-  r.close1[slot] = c1;
-  r.volumeUsd[slot] = volume;
-  r.buyVolumeUsd[slot] = buy ? volume : 0;
-  r.txns[slot] = 1;
-  r.buys[slot] = buy ? 1 : 0;
+  setCandleValue(r, slot, 'time', time);
+  setCandleValue(r, slot, 'open0', o1 / 2);
+  setCandleValue(r, slot, 'close0', c1 / 2);
+  setCandleValue(r, slot, 'open1', o1);
+  setCandleValue(r, slot, 'close1', c1);
+  setCandleValue(r, slot, 'volumeUsd', volume);
+  setCandleValue(r, slot, 'buyVolumeUsd', buy ? volume : 0);
+  setCandleValue(r, slot, 'txns', 1);
+  setCandleValue(r, slot, 'buys', buy ? 1 : 0);
 }
 
 const M1 = WINDOW_BASES.findIndex((b) => b.base === Iv.M1);
@@ -73,8 +74,8 @@ describe('sumWindows', () => {
     // 5 m candles at X - 1200 (before), X - 900 (three swaps, one a minute at X - 900, X - 780, X - 720) and X.
     put(r, 0, X - 1200, 13, 14, 50, false);
     put(r, 1, X - 900, 20, 26, 7, true);
-    r.txns[1] = 3;
-    r.buys[1] = 3;
+    setCandleValue(r, 1, 'txns', 3);
+    setCandleValue(r, 1, 'buys', 3);
     put(r, 2, X, 30, 32, 8, false);
     const minutes: [number, number, number][] = [
       [X - 900, 1, 22],

@@ -15,6 +15,7 @@
  * close of the newest base candle opened before A - W, else the open of the oldest candle in it.
  */
 import { INTERVAL_SECONDS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
+import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32 } from './candle-record.js';
 import type { CandleRing } from './views.js';
 
 /** Seconds of the windows' resolution: a window moves on by one-minute candles. */
@@ -179,20 +180,22 @@ export function sumWindows(
     let ref1 = 0;
     for (let k = 0; k < kept; k++) {
       const slot = row * R + ((n - 1 - k) % R);
-      const time = r.time[slot]!;
+      const c = slot * CANDLE_WORDS;
+      const u = slot * CANDLE_U32_WORDS;
+      const time = r.words[u + CandleU32.time]!;
       if (time < start) {
-        ref = r.close0[slot]!;
-        ref1 = r.close1[slot]!;
+        ref = r.cells[c + CandleF64.close0]!;
+        ref1 = r.cells[c + CandleF64.close1]!;
         break;
       }
       if (time <= m) {
-        vol += r.volumeUsd[slot]!;
-        buyVol += r.buyVolumeUsd[slot]!;
-        txns += r.txns[slot]!;
-        buys += r.buys[slot]!;
+        vol += r.cells[c + CandleF64.volumeUsd]!;
+        buyVol += r.cells[c + CandleF64.buyVolumeUsd]!;
+        txns += r.words[u + CandleU32.txns]!;
+        buys += r.words[u + CandleU32.buys]!;
         // Until an older candle is found: the open of the oldest in the window.
-        ref = r.open0[slot]!;
-        ref1 = r.open1[slot]!;
+        ref = r.cells[c + CandleF64.open0]!;
+        ref1 = r.cells[c + CandleF64.open1]!;
         oldest = time;
       }
     }

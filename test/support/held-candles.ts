@@ -4,12 +4,12 @@
  * Two engines that went quiet at different moments hold different blocks but the same candles.
  */
 import { INTERVALS } from '../../engine/state/layout.js';
+import { candleValue, RING_FIELDS } from '../../engine/state/candle-record.js';
 import { createPoolState, createScratchRings, newestCandleOpen, readPool } from '../../engine/state/read.js';
 import type { CandleRing, EngineViews } from '../../engine/state/views.js';
 import { LmdbCandles } from '../../engine/shards/stored-candles.js';
 import type { Store } from '../../engine/store/store.js';
 
-const FIELDS = ['time', 'open0', 'high0', 'low0', 'close0', 'open1', 'high1', 'low1', 'close1', 'volumeUsd', 'buyVolumeUsd', 'txns', 'buys'] as const;
 
 /** Per interval name, every existing pool's held candles in pool order, as numbers. */
 export function heldCandles(views: EngineViews, store: Store): Map<string, number[]> {
@@ -32,7 +32,7 @@ export function heldCandles(views: EngineViews, store: Store): Map<string, numbe
         if (stored.loadNewest(p, i, m, n, newestCandleOpen(views, p, i), r, 0) !== m) throw new Error(`pool ${p} ${INTERVALS[i]}: LMDB lacks candles its ring held`);
       }
       values.push(p, n);
-      for (let k = n - m; k < n; k++) for (const f of FIELDS) values.push(r[f][row * R + (k % R)]!);
+      for (let k = n - m; k < n; k++) for (const f of RING_FIELDS) values.push(candleValue(r, row * R + (k % R), f));
     }
     out.set(INTERVALS[i]!, values);
   }
