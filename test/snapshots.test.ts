@@ -455,7 +455,7 @@ describe('snapshots', () => {
     const ringOf = (n: string) => /^ring\.([^.]+)\.candles$/.exec(n)?.[1];
     const ringDigests = (views: EngineViews) =>
       views.columnTable.filter((c) => ringOf(c.name) !== undefined).map((c) => `${c.name} ${createHash('sha256').update(new Uint8Array(c.array.buffer, c.array.byteOffset, c.array.byteLength)).digest('hex')}`);
-    const earlierTable = table.flatMap((c) => {
+    const earlierTable = table.flatMap((c): Parameters<typeof columnTableHash>[0][number][] => {
       const iv = ringOf(c.name);
       const slots = c.stride / CANDLE_WORDS;
       return iv === undefined ? [c] : FIELDS.map(([f, type]) => ({ name: `ring.${iv}.${f}`, type, scope: 'block' as const, stride: slots, transient: false }));
@@ -466,7 +466,7 @@ describe('snapshots', () => {
     const body = now.subarray(header.columns[0]!.offset, now.length - 8);
     const parts: Buffer[] = [];
     let at = 0;
-    const append = (b: Buffer | Uint8Array) => {
+    const append = (b: ArrayBufferView) => {
       const pad = (8 - (at % 8)) % 8;
       parts.push(Buffer.alloc(pad), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
       at += pad;
@@ -491,7 +491,7 @@ describe('snapshots', () => {
       if (iv === undefined) return [{ ...col, moved: true }];
       const spec = table.find((c) => c.name === col.name)!;
       const slots = spec.stride / CANDLE_WORDS;
-      const segs = (col as { segments: { pools: number; maskOffset: number; offset: number; bytes: number }[] }).segments;
+      const segs = (col as unknown as { segments: { pools: number; maskOffset: number; offset: number; bytes: number }[] }).segments;
       const records = segs.map((seg) => {
         const b = sparseBlockRows(now, { name: col.name, segments: [seg] }, seg.pools, spec.stride * 8);
         return { pools: seg.pools, ring: { cells: new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)), words: new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) } };
