@@ -72,29 +72,16 @@ export function sparseRows(c: ColumnSpec, blocks: readonly number[], arena: Capt
   const perRow = wordsPerRow(c);
   const total = blocks.length * perRow;
   const maskBuf = arena.bytes(`${c.name}#mask`, maskBytes(total));
+  const wordBuf = arena.bytes(c.name, total * 4);
   const mask = new Int32Array(maskBuf.buffer, maskBuf.byteOffset, maskBuf.byteLength >>> 2);
-  // The words' buffer holds what is kept, not every word: most of the blocks of pools trading a few
-  // times a day are zero words. It starts at what the recent cuts kept (an eighth of the words
-  // before any) and grows by half while the blocks are read.
-  const recent = arena.recentNeed(c.name) >>> 2;
-  let cap = Math.min(total, Math.max(perRow, recent > 0 ? Math.ceil(recent * 1.25) : Math.ceil(total / 8)));
-  let wordBuf = arena.bytes(c.name, cap * 4);
-  let out = new Int32Array(wordBuf.buffer, wordBuf.byteOffset, cap);
+  const out = new Int32Array(wordBuf.buffer, wordBuf.byteOffset, total);
   const src = new Int32Array(c.array.buffer, c.array.byteOffset, c.array.byteLength >>> 2);
-  // Without branches on the data (three words in four of a busy block are not zero: a branch would
-  // mispredict): every word is stored at the next place and the place moves on only when it was not zero.
+  // Without branches on the data (three words in four are not zero: a branch would mispredict):
+  // every word is stored at the next place and the place moves on only when it was not zero.
   let n = 0;
   let bit = 0;
   let acc = 0;
   for (let i = 0; i < blocks.length; i++) {
-    if (n + perRow > cap) {
-      cap = Math.min(total, Math.max(n + perRow, Math.ceil(cap * 1.5)));
-      const grown = arena.bytes(c.name, cap * 4);
-      const into = new Int32Array(grown.buffer, grown.byteOffset, cap);
-      if (into.buffer !== out.buffer) into.set(out.subarray(0, n));
-      wordBuf = grown;
-      out = into;
-    }
     const from = blocks[i]! * perRow;
     for (let k = 0; k < perRow; k++, bit++) {
       const w = src[from + k]!;
@@ -109,7 +96,6 @@ export function sparseRows(c: ColumnSpec, blocks: readonly number[], arena: Capt
     }
   }
   if ((bit & 31) !== 0) mask[bit >>> 5] = acc;
-  arena.used(c.name, n * 4);
   return { mask: maskBuf, words: wordBuf.subarray(0, n * 4) };
 }
 

@@ -1,5 +1,5 @@
 import { assignBlocks, blockStats, giveBlock, takeBlock } from '../state/ring-blocks.js';
-import { captureShardBlocks, scatterRows, sparseRows } from './blocks.js';
+import { captureShardBlocks, scatterRows } from './blocks.js';
 import { blockColumns } from './format.js';
 import { describe, expect, it } from 'vitest';
 import { candleValue, setCandleValue } from '../state/candle-record.js';
@@ -176,39 +176,5 @@ describe('snapshot cut', () => {
     expect(candleValue(w.rings[0]!, 2 * slots, 'open0')).toBe(5.5);
     expect(blockStats(w)).toEqual({ total: 8, used: 3, free: 5, touched: 3 });
     expect(takeBlock(w, 2)).toBe(3);
-  });
-  it('keeps a block column\'s words in a buffer the size of its non-zero words, grown within a cut and kept at what delta cuts used', () => {
-    const v = EngineViews.create({ pools: 64, tokens: 8, chains: 1, blocks: 64 });
-    const c = blockColumns(v.columnTable)[0]!;
-    const words = new Int32Array(c.array.buffer, c.array.byteOffset, c.array.byteLength >>> 2);
-    const perRow = words.length / 64;
-    const fill = (dense: number) => {
-      words.fill(0);
-      // Blocks 0..dense-1 every word non-zero, the others one word each.
-      for (let b = 0; b < 64; b++) for (let k = 0; k < (b < dense ? perRow : 1); k++) words[b * perRow + k] = b * 1000 + k + 1;
-    };
-    const blocks = Array.from({ length: 64 }, (_, b) => b);
-    const arena = new CaptureArena();
-    const roundTrip = (dense: number, delta: boolean) => {
-      fill(dense);
-      const before = Int32Array.from(words);
-      arena.beginCut(delta);
-      const r = sparseRows(c, blocks, arena);
-      expect(r.words.byteLength).toBe((dense * perRow + (64 - dense)) * 4);
-      words.fill(0);
-      scatterRows(c, 0, new Uint32Array(r.mask.buffer, r.mask.byteOffset, r.mask.byteLength >>> 2), new Uint32Array(r.words.buffer, r.words.byteOffset, r.words.byteLength >>> 2));
-      expect(Int32Array.from(words)).toEqual(before);
-      return arena.heldBytes(new Set([c.name]));
-    };
-    // A full cut of mostly dense blocks: the buffer grows past its first eighth within the cut.
-    const full = roundTrip(48, false);
-    expect(full).toBeGreaterThanOrEqual((48 * perRow + 16) * 4);
-    // Delta cuts of sparse blocks: once the kept cuts used little, the buffer is made anew at about that.
-    let held = full;
-    for (let i = 0; i < 5; i++) held = roundTrip(1, true);
-    expect(held).toBeLessThan(full / 4);
-    expect(held).toBeGreaterThanOrEqual((perRow + 63) * 4);
-    // A delta cut that needs more grows it again, and the words still come back whole.
-    expect(roundTrip(32, true)).toBeGreaterThanOrEqual((32 * perRow + 32) * 4);
   });
 });

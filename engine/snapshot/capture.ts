@@ -157,9 +157,6 @@ interface ArenaBuffer {
   buffer: SharedArrayBuffer;
   /** What the last KEPT_CUTS delta cuts asked of it (oldest first). */
   readonly needs: number[];
-  /** The cut (CaptureArena's count) that last asked for it, and how many needs that cut recorded. */
-  cut: number;
-  asked: number;
 }
 
 /**
@@ -182,50 +179,23 @@ export class CaptureArena {
   private readonly buffers = new Map<string, ArenaBuffer>();
   private delta = false;
   private releasedNow = 0;
-  private cuts = 0;
 
   /** Starts a cut: `delta` when it copies only the rows changed since the previous one. */
   beginCut(delta: boolean): void {
     this.delta = delta;
     this.releasedNow = 0;
-    this.cuts++;
-  }
-
-  /** The largest need the kept delta cuts recorded for column `name` (0: none yet). */
-  recentNeed(name: string): number {
-    const b = this.buffers.get(name);
-    return b === undefined || b.needs.length === 0 ? 0 : Math.max(...b.needs);
-  }
-
-  /**
-   * For a buffer filled to a length known only once filled (asked for again as it grew): this cut
-   * needed `n` bytes of it, in place of what it asked for, so the buffer kept follows what was used.
-   */
-  used(name: string, n: number): void {
-    const b = this.buffers.get(name);
-    if (b === undefined || !this.delta || b.cut !== this.cuts) return;
-    b.needs.splice(Math.max(0, b.needs.length - b.asked), b.asked, n);
-    b.asked = 1;
   }
 
   /** `n` bytes for column `name`, 8-byte aligned, contents undefined. */
   bytes(name: string, n: number): Uint8Array {
     let b = this.buffers.get(name);
     if (b === undefined) {
-      b = { buffer: new SharedArrayBuffer(captureRoom(n)), needs: [], cut: 0, asked: 0 };
+      b = { buffer: new SharedArrayBuffer(captureRoom(n)), needs: [] };
       this.buffers.set(name, b);
-    }
-    if (b.cut !== this.cuts) {
-      b.cut = this.cuts;
-      b.asked = 0;
     }
     if (this.delta) {
       b.needs.push(n);
-      b.asked++;
-      if (b.needs.length > KEPT_CUTS) {
-        b.needs.shift();
-        b.asked = Math.min(b.asked, b.needs.length);
-      }
+      if (b.needs.length > KEPT_CUTS) b.needs.shift();
     }
     const keep = this.delta ? captureRoom(Math.max(...b.needs)) : 0;
     if (b.buffer.byteLength < n) {
