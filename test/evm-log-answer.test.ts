@@ -12,24 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLogAnswer } from '../engine/sources/evm/log-answer.js';
 import { createRpcClient } from '../engine/sources/evm/rpc.js';
 import { logIndexOf, logInt, logSigned, logWord, signed, word, type RpcLog } from '../engine/sources/evm/words.js';
-import { deploy, fixtures, inOneBlock, mineAt, startAnvil, type Anvil } from './support/evm.js';
+import { deploy, fixtures, inOneBlock, mineAt, startAnvil, logFields as fields, type Anvil } from './support/evm.js';
 
 let node: Anvil;
 /** Raw bytes of a real eth_getLogs answer holding every Transfer log of the chain. */
 let answer: Buffer;
-
-/** A log's fields as the source reads them (JSON.parse leaves `removed` undefined when absent). */
-const fields = (l: RpcLog) => ({
-  address: l.address,
-  topics: l.topics,
-  data: l.data,
-  blockNumber: l.blockNumber,
-  blockHash: l.blockHash,
-  transactionHash: l.transactionHash,
-  transactionIndex: l.transactionIndex,
-  logIndex: l.logIndex,
-  removed: l.removed === true,
-});
 
 beforeAll(async () => {
   const t0 = Math.floor(Date.now() / 1000) - 3_600;

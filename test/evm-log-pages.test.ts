@@ -16,24 +16,11 @@ import { readLogAnswer, readLogPage } from '../engine/sources/evm/log-answer.js'
 import { createLogReader, logsOf } from '../engine/sources/evm/logs.js';
 import { createRpcClient } from '../engine/sources/evm/rpc.js';
 import { hexNumber, logIndexOf, logInt, logSigned, logWord, signed, topicAddress, word, type RpcLog } from '../engine/sources/evm/words.js';
-import { startAnvil, type Anvil } from './support/evm.js';
+import { startAnvil, logFields as fields, type Anvil } from './support/evm.js';
 
 let node: Anvil;
 /** Per family: its market and the raw bytes of the node's answer holding every log the source asks for. */
 const chains = new Map<BenchFamily, { market: Market; from: number; to: number; answer: Buffer }>();
-
-/** A log's fields as the source reads them (JSON.parse leaves `removed` undefined when absent). */
-const fields = (l: RpcLog) => ({
-  address: l.address,
-  topics: l.topics,
-  data: l.data,
-  blockNumber: l.blockNumber,
-  blockHash: l.blockHash,
-  transactionHash: l.transactionHash,
-  transactionIndex: l.transactionIndex,
-  logIndex: l.logIndex,
-  removed: l.removed === true,
-});
 
 const getLogs = (from: number, to: number, filter: Market['filter'], id = 1) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_getLogs', params: [{ fromBlock: `0x${from.toString(16)}`, toBlock: `0x${to.toString(16)}`, address: filter.address, topics: [filter.topics0] }] });

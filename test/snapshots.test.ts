@@ -132,6 +132,24 @@ function expectSameViews(actual: Map<string, Buffer>, expected: Map<string, Buff
 }
 
 /**
+ * After a start on a converted snapshot (`onOld`, data in `dir`) and one on the same cut as written
+ * (`onNow`): both run on, the same hours later they hold the same views, and the converted one's
+ * first cut is written whole, in this version's table. Stops both.
+ */
+async function expectRunOnAlike(onNow: Engine, onOld: Engine, dir: string, clock: { now: number }, tableHash: string): Promise<void> {
+  clock.now += 3 * HOUR;
+  await settle(onNow, clock, true);
+  await settle(onOld, clock, true);
+  expectSameViews(viewBytes(onOld), viewBytes(onNow));
+  const next = (await onOld.snapshot())!;
+  expect((onOld.stats() as { snapshots: { last_delta: boolean | null } }).snapshots.last_delta).toBe(false);
+  expect(readHeader(join(dir, 'snapshots', `${String(next).padStart(12, '0')}.snap`)).tableHash).toBe(tableHash);
+  expectFileIsViews(onOld, dir, next, 'the first cut after the conversion');
+  await onNow.stop();
+  await onOld.stop();
+}
+
+/**
  * The snapshot file of log batch `seq` in `dir` holds exactly the engine's views (the clock standing
  * still since the cut): every kept column, and each pool's ring block rows. Returns the pools it lists
  * holding a block.
@@ -430,17 +448,7 @@ describe('snapshots', () => {
     expect(lines.join('\n')).toContain('lastEventTime (f64 to u32)');
     expectSameViews(viewBytes(onOld), want);
 
-    // Both run on: the same hours later they hold the same views, and the converted one's first cut is written whole, in this version's table.
-    clock.now += 3 * HOUR;
-    await settle(onNow, clock, true);
-    await settle(onOld, clock, true);
-    expectSameViews(viewBytes(onOld), viewBytes(onNow));
-    const next = (await onOld.snapshot())!;
-    expect((onOld.stats() as { snapshots: { last_delta: boolean | null } }).snapshots.last_delta).toBe(false);
-    expect(readHeader(join(other, 'snapshots', `${String(next).padStart(12, '0')}.snap`)).tableHash).toBe(header.tableHash);
-    expectFileIsViews(onOld, other, next, 'the first cut after the conversion');
-    await onNow.stop();
-    await onOld.stop();
+    await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
   }, 240_000);
   it('a start on a snapshot written when candle rings were kept a column per field puts them into the candle records: it holds what a start on the same cut holds, a rollback restores ring blocks from it, and the next cut is written whole', async () => {
     const clock = { now: GENESIS + 26 * HOUR };
@@ -559,16 +567,6 @@ describe('snapshots', () => {
     // Every ring block row too, byte for byte.
     expect(ringDigests(onOld.views)).toEqual(ringDigests(onNow.views));
 
-    // Both run on: the same hours later they hold the same views, and the converted one's first cut is written whole, in this version's table.
-    clock.now += 3 * HOUR;
-    await settle(onNow, clock, true);
-    await settle(onOld, clock, true);
-    expectSameViews(viewBytes(onOld), viewBytes(onNow));
-    const next = (await onOld.snapshot())!;
-    expect((onOld.stats() as { snapshots: { last_delta: boolean | null } }).snapshots.last_delta).toBe(false);
-    expect(readHeader(join(other, 'snapshots', `${String(next).padStart(12, '0')}.snap`)).tableHash).toBe(header.tableHash);
-    expectFileIsViews(onOld, other, next, 'the first cut after the conversion');
-    await onNow.stop();
-    await onOld.stop();
+    await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
   }, 240_000);
 });

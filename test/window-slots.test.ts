@@ -9,6 +9,7 @@
  * each engine's gateway, must be the same bytes; and /stats counts the slots each engine holds.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { POOL_FIGURES } from '../engine/search/figures.js';
 import { INTERVALS } from '../engine/state/layout.js';
 import { GENESIS, HOUR, engineSides } from './support/engine-sides.js';
 import { settle } from './support/settle.js';
@@ -24,21 +25,6 @@ afterAll(() => sides.close());
 interface SlotStats {
   readonly window_slots: { readonly total: number; readonly used: number; readonly free: number; readonly touched: number; readonly bytes_each: number };
 }
-
-const ORDERS = [
-  'volume_usd_24h',
-  'volume_usd_7d',
-  'volume_usd_30d',
-  'liquidity_usd',
-  'txns_24h',
-  'created_at',
-  'price_usd',
-  'price_change_percentage_24h',
-  'price_change_percentage_48h',
-  'price_change_percentage_6h',
-  'price_change_percentage_1h',
-  'price_change_percentage_5m',
-];
 
 describe('window slots', () => {
   it('a pool that gave its window slot back and traded again answers exactly as one that never let go', async () => {
@@ -116,7 +102,7 @@ describe('window slots', () => {
     };
     let listed = 0;
     for (const network of new Set(networks.values())) {
-      for (const order of ORDERS) {
+      for (const order of POOL_FIGURES) {
         for (const sort of ['desc', 'asc']) {
           const path = `/networks/${network}/pools/search?order_by=${order}&sort=${sort}&limit=100`;
           const [a, b] = await Promise.all([pages(tiered, path), pages(whole, path)]);

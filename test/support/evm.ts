@@ -12,6 +12,7 @@ import solc from 'solc';
 import { createPublicClient, createWalletClient, getContractAddress, http, parseAbiItem, type Abi, type AbiEvent, type Address, type Hex, type PublicClient, type WalletClient } from 'viem';
 import { foundry } from 'viem/chains';
 import { EvmChainSchema, type EvmChainConfig } from '../../engine/sources/evm/config.js';
+import type { RpcLog } from '../../engine/sources/evm/words.js';
 
 const require = createRequire(import.meta.url);
 
@@ -522,4 +523,19 @@ export async function deployAlgebraFactory(node: Anvil, v19: boolean, vault: Add
   const deployer = await deploy(node, v19 ? ALGEBRA_V19_DEPLOYER : ALGEBRA_INTEGRAL_DEPLOYER, v19 ? [factory, vault] : [factory]);
   if (deployer.toLowerCase() !== predicted.toLowerCase()) throw new Error(`pool deployer at ${deployer}, expected ${predicted}`);
   return { factory, factoryBlock };
+}
+
+/** A log's fields as the source reads them (JSON.parse leaves `removed` undefined when absent). */
+export function logFields(l: RpcLog) {
+  return {
+    address: l.address,
+    topics: l.topics,
+    data: l.data,
+    blockNumber: l.blockNumber,
+    blockHash: l.blockHash,
+    transactionHash: l.transactionHash,
+    transactionIndex: l.transactionIndex,
+    logIndex: l.logIndex,
+    removed: l.removed === true,
+  };
 }
