@@ -132,6 +132,23 @@ function expectSameViews(actual: Map<string, Buffer>, expected: Map<string, Buff
 }
 
 /**
+ * Starts an engine on the cut as written (`dir`) and one on the same cut converted from an older
+ * layout (`other`): both load snapshot `seq`, the converted one replays nothing, logs `conversion`,
+ * and holds the same views.
+ */
+async function startBothOn(dir: string, other: string, clock: { now: number }, seq: number, conversion: string): Promise<{ onNow: Engine; onOld: Engine }> {
+  const onNow = await engineAt(dir, clock, true);
+  expect(onNow.status().loadedSnapshot).toBe(seq);
+  const lines: string[] = [];
+  const onOld = await engineAt(other, clock, true, SIM, lines);
+  expect(onOld.status().loadedSnapshot).toBe(seq);
+  expect(onOld.status().replayedBatches).toBe(0);
+  expect(lines.join('\n')).toContain(conversion);
+  expectSameViews(viewBytes(onOld), viewBytes(onNow));
+  return { onNow, onOld };
+}
+
+/**
  * After a start on a converted snapshot (`onOld`, data in `dir`) and one on the same cut as written
  * (`onNow`): both run on, the same hours later they hold the same views, and the converted one's
  * first cut is written whole, in this version's table. Stops both.
@@ -438,15 +455,7 @@ describe('snapshots', () => {
     expect(rowsNow.some((b) => b.some((x) => x !== 0))).toBe(true);
     expect(restored(oldPath)).toEqual(rowsNow);
 
-    const onNow = await engineAt(dir, clock, true);
-    expect(onNow.status().loadedSnapshot).toBe(seq);
-    const want = viewBytes(onNow);
-    const lines: string[] = [];
-    const onOld = await engineAt(other, clock, true, SIM, lines);
-    expect(onOld.status().loadedSnapshot).toBe(seq);
-    expect(onOld.status().replayedBatches).toBe(0);
-    expect(lines.join('\n')).toContain('lastEventTime (f64 to u32)');
-    expectSameViews(viewBytes(onOld), want);
+    const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'lastEventTime (f64 to u32)');
 
     await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
   }, 240_000);
@@ -555,15 +564,7 @@ describe('snapshots', () => {
     expect(ringsNow.held.length).toBeGreaterThan(0);
     expect(restored(oldPath)).toEqual(ringsNow);
 
-    const onNow = await engineAt(dir, clock, true);
-    expect(onNow.status().loadedSnapshot).toBe(seq);
-    const want = viewBytes(onNow);
-    const lines: string[] = [];
-    const onOld = await engineAt(other, clock, true, SIM, lines);
-    expect(onOld.status().loadedSnapshot).toBe(seq);
-    expect(onOld.status().replayedBatches).toBe(0);
-    expect(lines.join('\n')).toContain('candle rings (a column per field to one record column per interval)');
-    expectSameViews(viewBytes(onOld), want);
+    const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'candle rings (a column per field to one record column per interval)');
     // Every ring block row too, byte for byte.
     expect(ringDigests(onOld.views)).toEqual(ringDigests(onNow.views));
 
