@@ -131,6 +131,15 @@ function expectSameViews(actual: Map<string, Buffer>, expected: Map<string, Buff
   }
 }
 
+/** A copy of the store in `dir` whose snapshot file `name` is `bytes` instead (an older version's file of the same cut). */
+function storeWithFile(dir: string, name: string, bytes: Buffer): { other: string; oldPath: string } {
+  const other = tempDir();
+  cpSync(dir, other, { recursive: true });
+  const oldPath = join(other, 'snapshots', name);
+  writeFileSync(oldPath, bytes);
+  return { other, oldPath };
+}
+
 /**
  * Starts an engine on the cut as written (`dir`) and one on the same cut converted from an older
  * layout (`other`): both load snapshot `seq`, the converted one replays nothing, logs `conversion`,
@@ -438,10 +447,7 @@ describe('snapshots', () => {
     old.fill(0, 12, header.columns[0]!.offset);
     old.writeUInt32LE(json.length, 8);
     json.copy(old, 12);
-    const other = tempDir();
-    cpSync(dir, other, { recursive: true });
-    const oldPath = join(other, 'snapshots', name);
-    writeFileSync(oldPath, old);
+    const { other, oldPath } = storeWithFile(dir, name, old);
 
     // A rollback behind the snapshot copies some pools' and tokens' rows from it: the same rows from either file.
     const restored = (file: string) => {
@@ -547,10 +553,7 @@ describe('snapshots', () => {
     json.copy(start, 12);
     const old = Buffer.concat([start, ...parts]);
     expect(old.length).toBe(oldHeader.bytes);
-    const other = tempDir();
-    cpSync(dir, other, { recursive: true });
-    const oldPath = join(other, 'snapshots', name);
-    writeFileSync(oldPath, old);
+    const { other, oldPath } = storeWithFile(dir, name, old);
 
     // A rollback behind the snapshot restores some pools' ring blocks from it: the same candles from either file.
     const restored = (file: string) => {
