@@ -88,7 +88,7 @@ async function engineAt(dir: string, clock: { now: number }, snapshots: boolean,
 }
 
 /** A store whose only snapshot is one cut at `clock.now` (the engine that cut it stopped): its directory, the engine, the cut's batch and file. */
-async function singleSnapshot(clock: { now: number }): Promise<{ dir: string; first: Engine; seq: number; path: string }> {
+async function singleSnapshot(clock: { now: number }): Promise<{ dir: string; first: Engine; seq: number; path: string; name: string; bytes: Buffer; header: SnapshotHeader }> {
   const dir = tempDir();
   const first = await engineAt(dir, clock, true);
   const seq = (await first.snapshot())!;
@@ -96,7 +96,8 @@ async function singleSnapshot(clock: { now: number }): Promise<{ dir: string; fi
   const snaps = join(dir, 'snapshots');
   const name = `${String(seq).padStart(12, '0')}.snap`;
   for (const n of readdirSync(snaps)) if (n !== name) rmSync(join(snaps, n));
-  return { dir, first, seq, path: join(snaps, name) };
+  const path = join(snaps, name);
+  return { dir, first, seq, path, name, bytes: readFileSync(path), header: readHeader(path) };
 }
 
 /**
@@ -368,9 +369,7 @@ describe('snapshots', () => {
   }, 240_000);
   it('a start on a snapshot written before ring blocks were kept without their zero words (format 3) holds exactly what a start on the same cut in format 4 holds', async () => {
     const clock = { now: GENESIS + 26 * HOUR };
-    const { dir, first, seq, path } = await singleSnapshot(clock);
-    const v4 = readFileSync(path);
-    const header = readHeader(path);
+    const { dir, first, seq, path, bytes: v4, header } = await singleSnapshot(clock);
     expect(header.version).toBe(4);
     expect(header.blocks.pools).toBeGreaterThan(0);
     // The same cut in format 3: each block column's rows whole, appended after the sections, the
@@ -413,10 +412,7 @@ describe('snapshots', () => {
   }, 240_000);
   it('a start on a snapshot written when event times were f64 converts them: it holds what a start on the same cut holds, a rollback restores rows from it, and the next cut is written whole', async () => {
     const clock = { now: GENESIS + 26 * HOUR };
-    const { dir, first, seq, path } = await singleSnapshot(clock);
-    const name = `${String(seq).padStart(12, '0')}.snap`;
-    const now = readFileSync(path);
-    const header = readHeader(path);
+    const { dir, first, seq, path, name, bytes: now, header } = await singleSnapshot(clock);
     const table = first.views.columnTable;
     // The columns earlier versions wrote as f64 (Unix seconds): the same values, eight bytes each, appended after the sections.
     const times = ['lastEventTime', 'lastSwapTime', 'reserveTime', 'tokenPriceTime'];
@@ -467,10 +463,7 @@ describe('snapshots', () => {
   }, 240_000);
   it('a start on a snapshot written when candle rings were kept a column per field puts them into the candle records: it holds what a start on the same cut holds, a rollback restores ring blocks from it, and the next cut is written whole', async () => {
     const clock = { now: GENESIS + 26 * HOUR };
-    const { dir, first, seq, path } = await singleSnapshot(clock);
-    const name = `${String(seq).padStart(12, '0')}.snap`;
-    const now = readFileSync(path);
-    const header = readHeader(path);
+    const { dir, first, seq, path, name, bytes: now, header } = await singleSnapshot(clock);
     const table = first.views.columnTable;
     expect(header.blocks.pools).toBeGreaterThan(0);
     // How earlier versions kept a ring: a column per candle field, in this order, a slot per candle.
