@@ -64,6 +64,9 @@ export interface EvmBackfillResult {
   /** CPU seconds per 100,000 events of the pipeline runs, medians: the engine's process (every thread) and the node's. */
   readonly cpuPer100k: number;
   readonly nodeCpuPer100k: number;
+  /** The same per 100,000 logs of the raw reads (one page, four in flight), medians: the reading process and the node. */
+  readonly rawCpuPer100k: readonly [number, number];
+  readonly rawNodeCpuPer100k: readonly [number, number];
   /** Pipeline rate over the raw ceilings (0..1). */
   readonly ratioOne: number;
   readonly ratioFour: number;
@@ -73,11 +76,11 @@ export interface EvmBackfillResult {
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
 
-/** CPU seconds (user + system) a process has used so far, from /proc (0 where there is none). */
-function processCpu(pid: number): number {
+/** CPU seconds (user + system) a process (or, by its task's stat file, one thread) has used so far, from /proc (0 where there is none). */
+function processCpu(pid: number, file = `/proc/${pid}/stat`): number {
   try {
     // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100 per second on Linux).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const stat = readFileSync(file, 'latin1');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(f[11]) + Number(f[12])) / 100;
   } catch {
@@ -85,11 +88,26 @@ function processCpu(pid: number): number {
   }
 }
 
-/** CPU seconds used so far by this process (every thread) and by the node. */
-function cpuNow(node: Anvil): { readonly own: number; readonly node: number } {
-  const u = process.cpuUsage();
-  return { own: (u.user + u.system) / 1e6, node: processCpu(node.child.pid ?? -1) };
+/** CPU seconds used so far by this process (every thread), by its main thread, and by the node. */
+interface Cpu {
+  readonly own: number;
+  readonly main: number;
+  readonly node: number;
 }
+
+function cpuNow(node: Anvil): Cpu {
+  const u = process.cpuUsage();
+  // The main thread's task id is the process id.
+  return { own: (u.user + u.system) / 1e6, main: processCpu(process.pid, `/proc/${process.pid}/task/${process.pid}/stat`), node: processCpu(node.child.pid ?? -1) };
+}
+
+/** CPU seconds between two readings, per 100,000 items: this process, its main thread, the node. */
+function cpuBetween(a: Cpu, b: Cpu, items: number): Cpu {
+  const per = (x: number) => (x * 100_000) / Math.max(1, items);
+  return { own: per(b.own - a.own), main: per(b.main - a.main), node: per(b.node - a.node) };
+}
+
+const cpuText = (c: Cpu) => `CPU per 100k ${c.own.toFixed(2)} s here (main thread ${c.main.toFixed(2)}), ${c.node.toFixed(2)} s in the node`;
 
 /** Integer square root (Newton), for a sqrtPriceX96. */
 function isqrt(n: bigint): bigint {
@@ -387,6 +405,8 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
     const raw: [number[], number[]] = [[], []];
     const pipeline: number[] = [];
     const cpu: [number[], number[]] = [[], []];
+    /** Per raw read (one page, four in flight): CPU per 100,000 logs of this process and of the node. */
+    const rawCpu: [Cpu[], Cpu[]] = [[], []];
     let rawLogs = 0;
     let events = 0;
     const dirs: string[] = [];
@@ -396,9 +416,11 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       for (let run = 0; run < RUNS; run++) {
         for (const [k, concurrency] of [1, 4].entries()) {
           const reader = createLogReader(rpc, BATCH_BLOCKS, concurrency);
+          const cpuBefore = cpuNow(node);
           const started = performance.now();
           const logs = await reader.read(market.startBlock, head, filter);
           raw[k]!.push(logs.length / ((performance.now() - started) / 1000));
+          rawCpu[k]!.push(cpuBetween(cpuBefore, cpuNow(node), logs.length));
           rawLogs = logs.length;
         }
         await engine?.stop();
@@ -406,7 +428,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
         dirs.push(dir);
         let sourceMs = 0;
         let firstRead = 0;
-        let cpuAtFirstRead = { own: 0, node: 0 };
+        let cpuAtFirstRead: Cpu = { own: 0, main: 0, node: 0 };
         const begun = performance.now();
         engine = await startEngine({
           dataDir: dir,
@@ -436,12 +458,14 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
         events = engine.status().eventsIngested;
         pipeline.push(events / seconds);
         const ownCpu = cpuAfter.own - cpuAtFirstRead.own;
+        const mainCpu = cpuAfter.main - cpuAtFirstRead.main;
         const nodeCpu = cpuAfter.node - cpuAtFirstRead.node;
         cpu[0].push((ownCpu * 100_000) / events);
         cpu[1].push((nodeCpu * 100_000) / events);
         print(
-          `run ${run + 1}: raw ${Math.round(raw[0]![run]!)} logs/s one page at a time, ${Math.round(raw[1]![run]!)} four in flight; pipeline ${events} events in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} events/s ` +
-            `(engine start before it ${((firstRead - begun) / 1000).toFixed(2)} s; waiting for the source ${(sourceMs / 1000).toFixed(2)} s; CPU ${ownCpu.toFixed(2)} s in this process, ${nodeCpu.toFixed(2)} s in the node)`,
+          `run ${run + 1}: raw ${Math.round(raw[0]![run]!)} logs/s one page at a time (${cpuText(rawCpu[0][run]!)}), ${Math.round(raw[1]![run]!)} four in flight (${cpuText(rawCpu[1][run]!)}); ` +
+            `pipeline ${events} events in ${seconds.toFixed(2)} s = ${Math.round(events / seconds)} events/s ` +
+            `(engine start before it ${((firstRead - begun) / 1000).toFixed(2)} s; waiting for the source ${(sourceMs / 1000).toFixed(2)} s; CPU ${ownCpu.toFixed(2)} s in this process, of which ${mainCpu.toFixed(2)} s on the main thread, ${nodeCpu.toFixed(2)} s in the node)`,
         );
       }
       const rawOne = median(raw[0]!);
@@ -451,7 +475,13 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
       print(`pipeline backfill, median of ${RUNS}: ${Math.round(rate)} events/s (${events} events: ${market.events})`);
       const cpuPer100k = median(cpu[0]);
       const nodeCpuPer100k = median(cpu[1]);
+      const rawCpuPer100k = [median(rawCpu[0].map((c) => c.own)), median(rawCpu[1].map((c) => c.own))] as const;
+      const rawNodeCpuPer100k = [median(rawCpu[0].map((c) => c.node)), median(rawCpu[1].map((c) => c.node))] as const;
       print(`pipeline CPU per 100,000 events, median of ${RUNS}: ${cpuPer100k.toFixed(2)} s in this process (every thread), ${nodeCpuPer100k.toFixed(2)} s in the node`);
+      print(
+        `raw CPU per 100,000 logs, median of ${RUNS}: one page at a time ${rawCpuPer100k[0].toFixed(2)} s in this process, ${rawNodeCpuPer100k[0].toFixed(2)} s in the node; ` +
+          `four in flight ${rawCpuPer100k[1].toFixed(2)} s in this process, ${rawNodeCpuPer100k[1].toFixed(2)} s in the node`,
+      );
       print(`ratio to the raw eth_getLogs ceiling: ${((100 * rate) / rawOne).toFixed(0)} % of one page at a time, ${((100 * rate) / rawFour).toFixed(0)} % of four in flight (target at least 75 %)`);
 
       // (3) A reorganisation of the newest blocks under the live engine: 200 swaps ingested, then
@@ -475,7 +505,7 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
           `settle ${rb.settleMs.toFixed(0)} ms + one LMDB transaction ${rb.commitMs.toFixed(0)} ms + views rebuilt from the log ${rb.rebuildMs.toFixed(0)} ms ` +
           `(${Math.round(rb.eventsReplayed / Math.max(rb.rebuildMs / 1000, 1e-6))} events/s)`,
       );
-      return { family: FAMILY, swaps: SWAPS, logs: rawLogs, rawOne, rawFour, events, eventsPerSecond: rate, cpuPer100k, nodeCpuPer100k, ratioOne: rate / rawOne, ratioFour: rate / rawFour, rollback: rb };
+      return { family: FAMILY, swaps: SWAPS, logs: rawLogs, rawOne, rawFour, events, eventsPerSecond: rate, cpuPer100k, nodeCpuPer100k, rawCpuPer100k, rawNodeCpuPer100k, ratioOne: rate / rawOne, ratioFour: rate / rawFour, rollback: rb };
     } finally {
       await engine?.stop();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
