@@ -36,6 +36,8 @@ describe('readPool', () => {
     const p = 3;
     const b = takeBlock(v, p);
     v.poolBlock[p] = b + 1;
+    // A pool holding a ring block holds a window slot (slot p here): its as-of minutes are there.
+    v.poolWindowSlot[p] = p + 1;
     v.poolSeq[p] = 42;
     // Token 1 of p (WETH, token 2) is routed through pool 4, WETH/USDC at 2000; p prices token 0 at 1.5 WETH.
     v.poolToken0[p] = 1;

@@ -13,7 +13,7 @@ import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './
 import type { CandleRing, EngineViews } from './views.js';
 import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, wordsOf as candleWords } from './candle-record.js';
 import { awaitBlockRows } from './ring-blocks.js';
-import { quietPriceChange } from './window-slots.js';
+import { quietPriceChange, windowAsOf } from './window-slots.js';
 import { candleOpen, createWindowSums, loadStoredBase, minuteOf, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
@@ -223,7 +223,7 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   out.liquidityUsd = usdScratch[2]!;
   out.txnsTotal = v.txnsTotal[p]!;
   for (let b = 0; b < WINDOW_BASES.length; b++) {
-    out.winAsOf[b] = v.winAsOf[b]![p]!;
+    out.winAsOf[b] = windowAsOf(v, b, p);
     out.baseOpened[b] = v.rings[WINDOW_BASES[b]!.base]!.opened[p]!;
   }
   const block = v.poolBlock[p]! - 1;

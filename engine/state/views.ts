@@ -212,8 +212,6 @@ export class EngineViews {
    * without a window slot reads its row price changes against it (window-slots.ts).
    */
   readonly lastSwapPrice0: Float64Array;
-  /** Per window base (WINDOW_BASES order): the minute (open time) the window figures are as of (0: never summed). */
-  readonly winAsOf: readonly Uint32Array[];
 
   // ---- window slots (window-slots.ts): rolling-window figures of pools that traded within the longest window ----
   /**
@@ -243,6 +241,13 @@ export class EngineViews {
    * block: set when it gives the block back.
    */
   readonly winNextChange: readonly Uint32Array[];
+  /**
+   * Per window base (WINDOW_BASES order), for the pool holding slot s: the minute (open time) its
+   * window figures are as of. A pool without a slot has every window empty as of the minute they
+   * became so, or never summed: read it through window-slots.ts windowAsOf (0 before its first swap,
+   * windowsEmptyFrom after).
+   */
+  readonly winAsOf: readonly Uint32Array[];
   /** Slot s's pool + 1, 0 while free (writer: the shard that takes or gives it back). */
   readonly windowSlotPool: Int32Array;
   /** The slots' allocator words, as blockHeader's (ring-blocks.ts). */
@@ -396,10 +401,12 @@ export class EngineViews {
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
     this.txnsTotal = pool('txnsTotal', Float64Array, shard);
     this.lastSwapPrice0 = pool('lastSwapPrice0', Float64Array, shard);
-    this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Uint32Array, shard));
+    const slot = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'windowSlot', o);
+    // Declared where the pool row kept them (before the window slots): a file written then hashes as
+    // this table with these columns in the row (snapshot/format.ts asOfInRowColumns).
+    this.winAsOf = WINDOW_BASES.map((b) => slot(`winAsOf.${INTERVALS[b.base]}`, Uint32Array, shard));
     // Which pool holds which slot is rebuilt when a snapshot's slots are loaded (snapshot/blocks.ts).
     this.poolWindowSlot = pool('poolWindowSlot', Int32Array, { ...shard, transient: true });
-    const slot = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'windowSlot', o);
     const rowWindow = Object.fromEntries(
       ROW_WINDOW_FIGURES.map((f) => {
         const name = `win${f[0]!.toUpperCase()}${f.slice(1)}`;
