@@ -18,6 +18,7 @@ import { rowWindowValue, windowAsOf } from '../engine/state/window-slots.js';
 import { WINDOW_BASES, WINDOWS } from '../engine/state/layout.js';
 import { readHeader, restoreRows } from '../engine/snapshot/load.js';
 import { EngineViews } from '../engine/state/views.js';
+import { poolReserve } from '../engine/state/reserve-price.js';
 import { CANDLE_WORDS, candleValue } from '../engine/state/candle-record.js';
 import { shardRowColumns } from '../engine/snapshot/capture.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
@@ -641,6 +642,82 @@ describe('snapshots', () => {
 
     const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'window as-of minutes (the pool row to the window slots)');
     for (let b = 0; b < rows.length; b++) expect(Uint32Array.from({ length: header.pools }, (_, p) => windowAsOf(onOld.views, b, p))).toEqual(rows[b]);
+
+    await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
+  }, 240_000);
+  it('a start on a snapshot written when the reserves with decimals applied were kept in the pool row leaves them out: it holds what a start on the same cut holds, derives the very values the file kept, a rollback restores rows from it, and the next cut is written whole', async () => {
+    const clock = { now: GENESIS + 26 * HOUR };
+    const { dir, first, seq, path, name, bytes: now, header } = await singleSnapshot(clock);
+    const table = first.views.columnTable;
+    expect(table.some((c) => c.name === 'reserve0' || c.name === 'reserve1')).toBe(false);
+    // What earlier versions kept per pool, as their writer computed it after every reserve change:
+    // the raw u128 words summed as a number, over 10^decimals of the pool's token.
+    const colOf = (n: string) => header.columns.find((c) => c.name === n)!;
+    const bytesOf = (n: string) => now.buffer.slice(now.byteOffset + colOf(n).offset, now.byteOffset + colOf(n).offset + colOf(n).bytes);
+    const raw = new Uint32Array(bytesOf('reserveRaw'));
+    const decimals = [new Uint8Array(bytesOf('poolDecimals0')), new Uint8Array(bytesOf('poolDecimals1'))];
+    const kept = [0, 1].map((side) =>
+      Float64Array.from({ length: header.pools }, (_, p) => {
+        const w = raw.subarray(p * 8 + side * 4, p * 8 + side * 4 + 4);
+        return (w[0]! + w[1]! * 2 ** 32 + w[2]! * 2 ** 64 + w[3]! * 2 ** 96) / 10 ** decimals[side]![p]!;
+      }),
+    );
+    expect(kept[0]!.filter((x) => x > 0).length).toBeGreaterThan(SIM.pools / 2);
+    // The old file: this cut's sections moved down to make room for the longer header, the two
+    // columns appended after them (offsets below relative to the first section's start).
+    const firstSection = header.columns[0]!.offset;
+    const body = now.subarray(firstSection, now.length - 8);
+    const tail: Buffer[] = [];
+    let rel = body.length;
+    const keptColumns = kept.map((values, side) => {
+      const pad = (8 - (rel % 8)) % 8;
+      tail.push(Buffer.alloc(pad), Buffer.from(values.buffer));
+      rel += pad;
+      const col = { name: `reserve${side}`, type: 'f64' as const, scope: 'pool' as const, stride: 1, rel, bytes: values.byteLength };
+      rel += values.byteLength;
+      return col;
+    });
+    // The earlier table: each after the column it followed (priceUsd1, then reserve0).
+    const at1 = table.findIndex((c) => c.name === 'priceUsd1') + 1;
+    const earlierTable = [...table.slice(0, at1), ...keptColumns.map(({ name: n }) => ({ name: n, type: 'f64' as const, scope: 'pool' as const, stride: 1, transient: false })), ...table.slice(at1)];
+    const draft = (base: number): SnapshotHeader => {
+      const shift = base - firstSection;
+      const move = (x: unknown): unknown =>
+        Array.isArray(x) ? x.map(move) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, (k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + shift : move(v)])) : x;
+      const moved = move(header) as SnapshotHeader;
+      const appended = keptColumns.map(({ rel: r, ...c }) => ({ ...c, offset: base + r }));
+      return { ...moved, tableHash: columnTableHash(earlierTable), bytes: base + rel + 8, columns: [...moved.columns, ...appended] };
+    };
+    let base = firstSection;
+    while (12 + Buffer.byteLength(JSON.stringify(draft(base))) > base) base += 4096;
+    const oldHeader = draft(base);
+    expect(oldHeader.tableHash).not.toBe(header.tableHash);
+    const json = Buffer.from(JSON.stringify(oldHeader));
+    const start = Buffer.alloc(base);
+    now.copy(start, 0, 0, 8);
+    start.writeUInt32LE(json.length, 8);
+    json.copy(start, 12);
+    const old = Buffer.concat([start, body, ...tail, Buffer.from('DXSNAPOK', 'latin1')]);
+    expect(old.length).toBe(oldHeader.bytes);
+    const { other, oldPath } = storeWithFile(dir, name, old);
+
+    // A rollback behind the snapshot copies some pools' rows from it: the same reserves from either file, those it kept.
+    const pools = [0, 3, 7, 42, 199, header.pools - 1];
+    const restored = (file: string) => {
+      const views = EngineViews.create(CAPACITY);
+      // Static columns (ingest's) stay in the views through a rollback: the decimals are there.
+      views.poolDecimals0.set(decimals[0]!);
+      views.poolDecimals1.set(decimals[1]!);
+      restoreRows(file, views, pools, []);
+      return [0, 1].map((side) => pools.map((p) => poolReserve(views, p, side as 0 | 1)));
+    };
+    const reservesNow = restored(path);
+    expect(reservesNow).toEqual(kept.map((values) => pools.map((p) => values[p]!)));
+    expect(restored(oldPath)).toEqual(reservesNow);
+
+    const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'reserve0 and reserve1 (left out: derived on read)');
+    // Every pool's reserves, derived from its raw words, are the very values the older file kept, bit for bit.
+    for (const side of [0, 1] as const) expect(Buffer.from(Float64Array.from({ length: header.pools }, (_, p) => poolReserve(onOld.views, p, side)).buffer).equals(Buffer.from(kept[side]!.buffer))).toBe(true);
 
     await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
   }, 240_000);

@@ -52,8 +52,8 @@ import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
 import { SweepSet, windowsMayMove } from './sweep.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceInto, routeReaches } from '../state/exact-price.js';
-import { pricedByReserves, setReserveRatio } from '../state/reserve-price.js';
-import { addU128, setU128, subU128, u128Into, u128ToNumberInto, u160Into } from './u128.js';
+import { pricedByReserves, reserveInto, setReserveRatio } from '../state/reserve-price.js';
+import { addU128, setU128, subU128, u128Into, u160Into } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
 const Q96 = 2 ** 96;
@@ -328,15 +328,6 @@ export class ShardWriter {
     v.reserveTime[p] = this.at[0]!;
   }
 
-  private normaliseReserves(p: number): void {
-    const v = this.v;
-    const num = this.num;
-    u128ToNumberInto(v.reserveRaw, p * 8, num, 0);
-    v.reserve0[p] = num[0]! / POW10[v.poolDecimals0[p]!]!;
-    u128ToNumberInto(v.reserveRaw, p * 8 + 4, num, 0);
-    v.reserve1[p] = num[0]! / POW10[v.poolDecimals1[p]!]!;
-  }
-
   /** Applies a signed delta (magnitude words + negative flag) to reserve `side` of pool p. */
   private moveReserve(p: number, side: 0 | 1, s: U128, negative: boolean): void {
     const at = p * 8 + side * 4;
@@ -361,7 +352,6 @@ export class ShardWriter {
     setU128(v.reserveRaw, o + 4, e.reserve1(this.u128)!);
     v.syncBlock[p] = k.blockNumber();
     v.syncTx[p] = k.txIndex();
-    this.normaliseReserves(p);
     v.lastEventTime[p] = this.at[0]!;
     this.passed(p);
     setReserveRatio(v, p);
@@ -407,7 +397,6 @@ export class ShardWriter {
       this.beginReserveChange(p, block);
       this.moveReserve(p, 0, e.amount0(this.u128)!, kind === 2);
       this.moveReserve(p, 1, e.amount1(this.u128)!, kind === 2);
-      this.normaliseReserves(p);
       setReserveRatio(v, p);
     }
     v.lastEventTime[p] = this.at[0]!;
@@ -447,7 +436,6 @@ export class ShardWriter {
     this.beginReserveChange(p, k.blockNumber());
     this.moveReserve(p, 0, e.amount0(this.u128)!, (flags & ReserveDeltaFlags.Amount0Negative) !== 0);
     this.moveReserve(p, 1, e.amount1(this.u128)!, (flags & ReserveDeltaFlags.Amount1Negative) !== 0);
-    this.normaliseReserves(p);
     setReserveRatio(v, p);
     v.lastEventTime[p] = this.at[0]!;
     this.passed(p);
@@ -492,7 +480,6 @@ export class ShardWriter {
     const amount1 = num[0]! / d1;
     if (!synced) {
       this.moveReserve(p, 1, s, neg1);
-      this.normaliseReserves(p);
     }
 
     // Price of token 0 in token 1 after the swap.
@@ -578,7 +565,8 @@ export class ShardWriter {
       const hops0 = lastWalkedHops();
       if (price0 > 0) {
         offer[0] = price0 / ratio;
-        offer[1] = 2 * v.reserve0[p]! * price0;
+        reserveInto(v, p, 0, offer, 1);
+        offer[1] = 2 * offer[1]! * price0;
         this.offerRoute(t1, t0, p, swapped);
       }
       prices[0] = price0;
@@ -590,7 +578,8 @@ export class ShardWriter {
       const hops1 = lastWalkedHops();
       if (price1 > 0) {
         offer[0] = ratio * price1;
-        offer[1] = 2 * v.reserve1[p]! * price1;
+        reserveInto(v, p, 1, offer, 1);
+        offer[1] = 2 * offer[1]! * price1;
         this.offerRoute(t0, t1, p, swapped);
       }
       if (v.tokenRoutePool[t0] === p + 1) {
@@ -605,7 +594,8 @@ export class ShardWriter {
         const hops0 = lastWalkedHops();
         if (price0 > 0) {
           offer[0] = price0 / ratio;
-          offer[1] = 2 * v.reserve0[p]! * price0;
+          reserveInto(v, p, 0, offer, 1);
+        offer[1] = 2 * offer[1]! * price0;
           this.offerRoute(t1, t0, p, swapped);
           if (v.tokenRoutePool[t1] === p + 1) {
             prices[0] = price0;

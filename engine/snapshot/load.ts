@@ -137,9 +137,10 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     }
     const byName = new Map(views.columnTable.map((c) => [c.name, c]));
     for (const col of header.columns) {
-      const spec = byName.get(col.name)!;
-      // Kept in the pool row by older files (format.ts asOfInRowColumns): into the slots below, once every row is in.
-      if (spec.scope !== col.scope) continue;
+      const spec = byName.get(col.name);
+      // Derived on read now (format.ts DERIVED_ROW_COLUMNS): left out. Kept in the pool row by older
+      // files (format.ts asOfInRowColumns): into the slots below, once every row is in.
+      if (spec === undefined || spec.scope !== col.scope) continue;
       readElements(fd, col, spec, 0, col.bytes / TYPE_ARRAYS[col.type].BYTES_PER_ELEMENT, 0);
     }
     const inRow = rowAsOfColumns(header, views);
@@ -185,8 +186,8 @@ export function restoreRows(path: string, views: EngineViews, pools: readonly nu
     for (const p of inPools) Atomics.add(views.poolSeq, p, 1);
     for (const t of inTokens) Atomics.add(views.tokenSeq, t, 1);
     for (const col of header.columns) {
-      const spec = byName.get(col.name)!;
-      if (spec.writer !== 'shard' || (col.scope !== 'pool' && col.scope !== 'token') || spec.scope !== col.scope) continue;
+      const spec = byName.get(col.name);
+      if (spec === undefined || spec.writer !== 'shard' || (col.scope !== 'pool' && col.scope !== 'token') || spec.scope !== col.scope) continue;
       copyRows(fd, col, spec, col.scope === 'pool' ? inPools : inTokens);
     }
     restoreBlocks(fd, header.blocks, views, inPools);

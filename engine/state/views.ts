@@ -191,9 +191,10 @@ export class EngineViews {
   readonly ratio: Float64Array;
   readonly priceUsd0: Float64Array;
   readonly priceUsd1: Float64Array;
-  readonly reserve0: Float64Array;
-  readonly reserve1: Float64Array;
-  /** Raw reserves, 8 words per pool: reserve0 w0..w3 then reserve1 w0..w3 (little-endian u32). */
+  /**
+   * Raw reserves, 8 words per pool: reserve0 w0..w3 then reserve1 w0..w3 (little-endian u32). The
+   * reserves with decimals applied are derived from them when read (reserve-price.ts poolReserve).
+   */
   readonly reserveRaw: Uint32Array;
   /** Block and time of the last reserve change. */
   readonly reserveBlock: Float64Array;
@@ -391,8 +392,6 @@ export class EngineViews {
     this.ratio = pool('ratio', Float64Array, shard);
     this.priceUsd0 = pool('priceUsd0', Float64Array, shard);
     this.priceUsd1 = pool('priceUsd1', Float64Array, shard);
-    this.reserve0 = pool('reserve0', Float64Array, shard);
-    this.reserve1 = pool('reserve1', Float64Array, shard);
     this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
     this.reserveBlock = pool('reserveBlock', Float64Array, shard);
     this.reserveTime = pool('reserveTime', Uint32Array, shard);
