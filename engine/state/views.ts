@@ -206,7 +206,8 @@ export class EngineViews {
   readonly syncBlock: Float64Array;
   readonly syncTx: Uint32Array;
   readonly liquidityUsd: Float64Array;
-  readonly txnsTotal: Float64Array;
+  /** Swaps ever applied to the pool: a whole count (2^32 is beyond any pool's history). */
+  readonly txnsTotal: Uint32Array;
   /**
    * Token 0's USD price at the pool's last swap: the close of its newest candle of every interval,
    * so the reference price of every window once none holds a candle (0: never swapped). A pool
@@ -398,7 +399,7 @@ export class EngineViews {
     this.syncBlock = pool('syncBlock', Float64Array, shard);
     this.syncTx = pool('syncTx', Uint32Array, shard);
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
-    this.txnsTotal = pool('txnsTotal', Float64Array, shard);
+    this.txnsTotal = pool('txnsTotal', Uint32Array, shard);
     this.lastSwapPrice0 = pool('lastSwapPrice0', Float64Array, shard);
     const slot = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'windowSlot', o);
     // Declared where the pool row kept them (before the window slots): a file written then hashes as
