@@ -1,7 +1,8 @@
 /**
  * Hot and quiet pools at scale: the service started on two universe sizes with the same market
  * activity (so about the same pools trade), pools quiet for an hour giving their rings back.
- * Prints, per size, the pools hot and quiet, the ring blocks and window slots touched, the resident memory, and a
+ * Prints, per size, the pools hot and quiet, the ring blocks and window slots touched, the resident memory (read
+ * twice: right after the catch-up, and steady, once the capture buffers follow only live delta cuts), and a
  * restart (SIGTERM, start again: serving, caught up), a restart after kill -9 (the newest snapshot
  * and the log after it), and the snapshot's size and what its cut held ingest and the shards for;
  * then the memory one more pool costs (the difference between the two sizes over the difference in
@@ -26,7 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PARTS } from '../engine/catalog/parts.js';
-import { captureRoom, shardRowColumns } from '../engine/snapshot/capture.js';
+import { KEPT_CUTS, captureRoom, shardRowColumns } from '../engine/snapshot/capture.js';
 import { EngineViews } from '../engine/state/views.js';
 import { ringBlockBytes } from '../engine/state/ring-blocks.js';
 import { output, residentBytes, waitForLine } from './process.js';
@@ -50,6 +51,12 @@ const QUIET_AFTER_S = 3_600;
 const SETTLE_MS = 15_000;
 /** Snapshots during the backfill this often, so the figures of a periodic cut are there at the catch-up. */
 const SNAPSHOT_INTERVAL_S = 60;
+/**
+ * Cuts begun after the catch-up before the steady reading: enough for the capture buffers to follow
+ * only live delta cuts (the arena keeps the largest need of its last KEPT_CUTS delta cuts), one more
+ * for a cut begun during the catch-up and written after it.
+ */
+const STEADY_CUTS = KEPT_CUTS + 1;
 /** Live after the restart this long before the kill -9, so there is log after the newest snapshot to replay. */
 const LIVE_BEFORE_KILL_MS = 5_000;
 
@@ -86,12 +93,24 @@ interface Restart {
   readonly loadedMiB: number | null;
 }
 
-interface SizeResult {
+/** What /stats and the process's resident memory read at one moment. */
+interface Reading {
   readonly pools: number;
   readonly tokens: number;
-  readonly events: number;
   readonly engine: EngineStats;
   readonly anonBytes: number;
+}
+
+interface SizeResult extends Reading {
+  readonly events: number;
+  /**
+   * The same, once STEADY_CUTS cuts begun after the catch-up were written: a deployed service past
+   * its catch-up (the reading above follows the cuts made during the backfill, which copied every
+   * pool it created). Null when the run cut no snapshots.
+   */
+  readonly steady: Reading | null;
+  /** Seconds from the catch-up to the steady reading. */
+  readonly steadyAfterSeconds: number | null;
   /** Null with --no-restart. */
   readonly restart: Restart | null;
   readonly afterKill9: Restart | null;
@@ -150,20 +169,35 @@ async function measure(pools: number): Promise<SizeResult> {
         await new Promise((done) => setTimeout(done, 1000 * Math.max(1, Number(r.headers.get('retry-after') ?? 5) || 5)));
       }
     };
-    let stats = await readStats();
+    const settled = (e: EngineStats) => e.snapshots === null || (e.snapshots.writing === false && (e.snapshots.last_delta === true || e.snapshot_skipped !== null));
+    /** Reads /stats once no cut is being written and the last one was a delta cut, then the process's resident memory. */
+    const readSettled = async (): Promise<Reading> => {
+      let stats = await readStats();
+      for (const t0 = performance.now(); !settled(stats.engine) && performance.now() - t0 < 10 * 60_000; stats = await readStats()) {
+        await new Promise((r) => setTimeout(r, 5_000));
+      }
+      return { pools: stats.pools, tokens: stats.tokens, engine: stats.engine, anonBytes: residentBytes(child.pid!).anon };
+    };
+    const caughtUpAt = performance.now();
     // And after a delta cut (one copying the rows changed since the one before), at every size: the
     // first cut of a run copies every row, and what the shards keep for cuts follows the delta cuts.
-    const settled = (e: EngineStats) => e.snapshots === null || (e.snapshots.writing === false && (e.snapshots.last_delta === true || e.snapshot_skipped !== null));
-    for (const t0 = performance.now(); !settled(stats.engine) && performance.now() - t0 < 10 * 60_000; stats = await readStats()) {
+    const atCatchUp = await readSettled();
+    const caughtUpText = output(child).text.search(/caught up: \d+ events/);
+    const cutsSinceCatchUp = () => [...output(child).text.slice(caughtUpText).matchAll(/"msg":"snapshot of log batch /g)].length;
+    let steady: Reading | null = null;
+    if (atCatchUp.engine.snapshots !== null) {
+      for (const t0 = performance.now(); cutsSinceCatchUp() < STEADY_CUTS && performance.now() - t0 < 20 * 60_000; ) await new Promise((r) => setTimeout(r, 5_000));
+      // The collections after a cut that let buffers go run once its file is written: a few seconds more.
       await new Promise((r) => setTimeout(r, 5_000));
+      steady = await readSettled();
     }
-    const anonBytes = residentBytes(child.pid!).anon;
+    const steadyAfterSeconds = steady === null ? null : (performance.now() - caughtUpAt) / 1000 + SETTLE_MS / 1000;
     const snapshotLines = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].map((m) => m[1]!);
     const lastSnapshotLine = snapshotLines.at(-1) ?? null;
     const firstSnapshotLine = snapshotLines[0] ?? null;
     await stop(child);
     const simulatorBytes = await simulatorMemory(pools);
-    const base = { pools: stats.pools, tokens: stats.tokens, events, engine: stats.engine, anonBytes, lastSnapshotLine, firstSnapshotLine, simulatorBytes };
+    const base = { ...atCatchUp, events, steady, steadyAfterSeconds, lastSnapshotLine, firstSnapshotLine, simulatorBytes };
     if (!measureRestarts) return { ...base, restart: null, afterKill9: null };
     const afterTerm = await restart(args);
     child = afterTerm.child;
@@ -208,7 +242,7 @@ function captureRowBytes(views: EngineViews, scope: 'pool' | 'token'): number {
   for (const c of shardRowColumns(views.columnTable)) if (c.scope === scope) n += c.stride * c.array.BYTES_PER_ELEMENT;
   return n;
 }
-function captureModelBytes(views: EngineViews, r: SizeResult): number {
+function captureModelBytes(views: EngineViews, r: Reading): number {
   const st = r.engine.snapshots;
   return captureRoom((st?.last_pools_copied ?? 0) * captureRowBytes(views, 'pool') + (st?.last_tokens_copied ?? 0) * captureRowBytes(views, 'token'));
 }
@@ -224,16 +258,21 @@ async function main(): Promise<void> {
   print(`# hot and quiet pools (${new Date().toISOString()}, ${cpus()[0]?.model ?? 'cpu'} x ${cpus().length}, ${mib(totalmem())}, load average ${loadavg()[0]!.toFixed(1)})`);
   print(`${backfillDays} day(s) of simulated history, pools quiet for ${QUIET_AFTER_S} s give their rings back`);
   print('');
-  print('| pools | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | window slots used / touched | second blocks touched | JS heaps: main / shards (used of total) | resident (anon) | per pool |');
-  print('|---|---|---|---|---|---|---|---|---|---|---|');
+  print('| pools | reading | tokens | events | pools hot / quiet | tokens hot / quiet | ring blocks touched | window slots used / touched | second blocks touched | JS heaps: main / shards (used of total) | capture buffers: rows / ring blocks | resident (anon) | per pool |');
+  print('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const results: SizeResult[] = [];
   for (const size of sizes) {
     const r = await measure(size);
     results.push(r);
-    const e = r.engine;
-    print(
-      `| ${fmt(r.pools)} | ${fmt(r.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${fmt(e.window_slots.used)} / ${fmt(e.window_slots.touched)} (${mib(e.window_slots.touched * e.window_slots.bytes_each)}) | ${fmt(e.second_blocks.touched)} (${mib(e.second_blocks.touched * e.second_blocks.bytes_each)}) | ${heapText(e.heaps)} | ${mib(r.anonBytes)} | ${fmt(Math.round(r.anonBytes / r.pools))} B |`,
-    );
+    const row = (x: Reading, when: string) => {
+      const e = x.engine;
+      const held = e.snapshots?.capture_buffer_bytes;
+      print(
+        `| ${fmt(x.pools)} | ${when} | ${fmt(x.tokens)} | ${fmt(r.events)} | ${fmt(e.pools_hot)} / ${fmt(e.pools_quiet)} | ${fmt(e.tokens_hot)} / ${fmt(e.tokens_quiet)} | ${fmt(e.ring_blocks.touched)} (${mib(e.ring_blocks.touched * e.ring_blocks.bytes_each)}) | ${fmt(e.window_slots.used)} / ${fmt(e.window_slots.touched)} (${mib(e.window_slots.touched * e.window_slots.bytes_each)}) | ${fmt(e.second_blocks.touched)} (${mib(e.second_blocks.touched * e.second_blocks.bytes_each)}) | ${heapText(e.heaps)} | ${held ? `${mib(held.rows)} / ${mib(held.blocks)}` : 'n/a'} | ${mib(x.anonBytes)} | ${fmt(Math.round(x.anonBytes / x.pools))} B |`,
+      );
+    };
+    row(r, 'after the catch-up');
+    if (r.steady !== null) row(r.steady, `steady: ${STEADY_CUTS} cuts later (${(r.steadyAfterSeconds ?? 0).toFixed(0)} s)`);
   }
   print('');
   print('| pools | restart after SIGTERM: serving / caught up (batches replayed) | after kill -9: serving / caught up (batches replayed) | snapshot loaded | last periodic cut: ingest held / shards held (rows copied) / written in |');
@@ -276,50 +315,69 @@ async function main(): Promise<void> {
   if (results.length >= 2) {
     const a = results[0]!;
     const b = results[results.length - 1]!;
+    const steady = a.steady !== null && b.steady !== null ? ([a.steady, b.steady] as const) : null;
+    const readings: [string, Reading, Reading][] = [['after the catch-up', a, b], ...(steady ? [['steady', ...steady] as [string, Reading, Reading]] : [])];
     const pools = b.pools - a.pools;
     const tokensPerPool = (b.tokens - a.tokens) / pools;
     // Ring blocks and window slots are held by the pools that traded (about as many at both sizes): they are not a quiet pool's.
-    const held = (r: SizeResult) => r.engine.ring_blocks.touched * r.engine.ring_blocks.bytes_each + r.engine.window_slots.touched * r.engine.window_slots.bytes_each;
-    const perPool = (b.anonBytes - a.anonBytes - (held(b) - held(a))) / pools;
+    const held = (r: Reading) => r.engine.ring_blocks.touched * r.engine.ring_blocks.bytes_each + r.engine.window_slots.touched * r.engine.window_slots.bytes_each;
     const simulator = (b.simulatorBytes - a.simulatorBytes) / pools;
-    const secondBlocks = ((b.engine.second_blocks.touched - a.engine.second_blocks.touched) * b.engine.second_blocks.bytes_each) / pools;
-    const parts: [string, number][] = [
-      ['compact pool row (shared views)', poolRow],
-      ['second blocks touched during the backfill (given back, still resident)', secondBlocks],
-      [`token rows (${tokensPerPool.toFixed(2)} tokens per pool)`, tokenRow * tokensPerPool],
-      ['catalog rows of the pool and its tokens (texts aside)', catalogRowBytes('pool') + catalogRowBytes('token') * tokensPerPool],
-      ['snapshot capture buffers kept for rows between cuts (from the column table and the rows each size\'s last cut copied)', (captureModelBytes(views, b) - captureModelBytes(views, a)) / pools],
+    /** Per reading: the figures of one more pool, from the first size to the last. */
+    const perReading = readings.map(([, x, y]) => {
+      const perPool = (y.anonBytes - x.anonBytes - (held(y) - held(x))) / pools;
+      const secondBlocks = ((y.engine.second_blocks.touched - x.engine.second_blocks.touched) * y.engine.second_blocks.bytes_each) / pools;
+      const parts = [
+        poolRow,
+        secondBlocks,
+        tokenRow * tokensPerPool,
+        catalogRowBytes('pool') + catalogRowBytes('token') * tokensPerPool,
+        (captureModelBytes(views, y) - captureModelBytes(views, x)) / pools,
+      ];
+      const known = parts.reduce((sum, n) => sum + n, 0);
+      const quiet = perPool - simulator;
+      const heaps = x.engine.heaps && y.engine.heaps ? { main: (y.engine.heaps.main.total - x.engine.heaps.main.total) / pools, shards: (shardTotal(y.engine.heaps) - shardTotal(x.engine.heaps)) / pools } : null;
+      const heldRows = (r: Reading) => r.engine.snapshots?.capture_buffer_bytes?.rows ?? 0;
+      return { perPool, parts, rest: quiet - known, quiet, heaps, reportedRows: (heldRows(y) - heldRows(x)) / pools };
+    });
+    const names = [
+      'compact pool row (shared views)',
+      'second blocks touched during the backfill (given back, still resident)',
+      `token rows (${tokensPerPool.toFixed(2)} tokens per pool)`,
+      'catalog rows of the pool and its tokens (texts aside)',
+      "snapshot capture buffers kept for rows between cuts (from the column table and the rows each size's last cut copied)",
     ];
-    const known = parts.reduce((sum, [, n]) => sum + n, 0);
-    const quiet = perPool - simulator;
+    const cells = (f: (x: (typeof perReading)[number]) => number | null | undefined) => perReading.map((x) => { const v = f(x); return v === null || v === undefined ? 'n/a' : v.toFixed(1); }).join(' | ');
     print('');
     print(`one more pool, from ${fmt(a.pools)} to ${fmt(b.pools)} pools (almost all of them quiet), ring blocks and window slots aside:`);
     print('');
-    print('| part | bytes per pool |');
-    print('|---|---|');
-    for (const [name, n] of parts) print(`| ${name} | ${n.toFixed(1)} |`);
-    print(`| the rest: catalog texts and address tables, indexes, heaps, malloc arenas | ${(quiet - known).toFixed(1)} |`);
-    print(`| **a quiet pool, measured** (target: at most 400 B) | **${quiet.toFixed(1)}** |`);
-    print(`| simulator state (not part of a real deployment) | ${simulator.toFixed(1)} |`);
-    if (a.engine.heaps && b.engine.heaps) {
-      const shardTotal = (h: NonNullable<EngineStats['heaps']>) => h.shards.reduce((n, x) => n + x.total, 0);
-      print(`| of the rest and the simulator: JS heaps of the main thread (with the simulator's objects) | ${((b.engine.heaps.main.total - a.engine.heaps.main.total) / pools).toFixed(1)} |`);
-      print(`| of the rest: JS heaps of the shard threads | ${((shardTotal(b.engine.heaps) - shardTotal(a.engine.heaps)) / pools).toFixed(1)} |`);
-    }
-    const heldRows = (r: SizeResult) => r.engine.snapshots?.capture_buffer_bytes?.rows ?? 0;
-    print(`| of the rest and the model: capture buffers for rows, as the shards report them | ${((heldRows(b) - heldRows(a)) / pools).toFixed(1)} |`);
-    print(`| measured resident per pool, simulator included | ${perPool.toFixed(1)} |`);
-    // The public universe: the larger run's process, plus quiet pools (with their tokens) and hot pools' blocks at its share.
-    const hotShare = b.engine.pools_hot / b.pools;
-    const slotShare = b.engine.window_slots.used / b.pools;
-    const tokenAdjust = (PUBLIC_TOKENS - (b.tokens + tokensPerPool * (PUBLIC_POOLS - b.pools))) * (tokenRow + catalogRowBytes('token'));
-    const publicBytes = b.anonBytes - b.simulatorBytes + (PUBLIC_POOLS - b.pools) * (quiet + hotShare * blockBytes + slotShare * ringBlockBytes(views, 'windowSlot')) + tokenAdjust;
+    print(`| part, bytes per pool | ${readings.map(([w]) => w).join(' | ')} |`);
+    print(`|---|${readings.map(() => '---|').join('')}`);
+    names.forEach((name, i) => print(`| ${name} | ${cells((x) => x.parts[i])} |`));
+    print(`| the rest: catalog texts and address tables, indexes, heaps, malloc arenas | ${cells((x) => x.rest)} |`);
+    print(`| **a quiet pool, measured** (target: at most 400 B) | ${perReading.map((x) => `**${x.quiet.toFixed(1)}**`).join(' | ')} |`);
+    print(`| simulator state (not part of a real deployment) | ${cells(() => simulator)} |`);
+    print(`| of the rest and the simulator: JS heaps of the main thread (with the simulator's objects) | ${cells((x) => x.heaps?.main)} |`);
+    print(`| of the rest: JS heaps of the shard threads | ${cells((x) => x.heaps?.shards)} |`);
+    print(`| of the rest and the model: capture buffers for rows, as the shards report them | ${cells((x) => x.reportedRows)} |`);
+    print(`| measured resident per pool, simulator included | ${cells((x) => x.perPool)} |`);
+    // The public universe: the larger run's process (steady when read), plus quiet pools (with their tokens) and hot pools' blocks at its share.
+    const last = readings.length - 1;
+    const y = readings[last]![2];
+    const quiet = perReading[last]!.quiet;
+    const hotShare = y.engine.pools_hot / y.pools;
+    const slotShare = y.engine.window_slots.used / y.pools;
+    const tokenAdjust = (PUBLIC_TOKENS - (y.tokens + tokensPerPool * (PUBLIC_POOLS - y.pools))) * (tokenRow + catalogRowBytes('token'));
+    const publicBytes = y.anonBytes - b.simulatorBytes + (PUBLIC_POOLS - y.pools) * (quiet + hotShare * blockBytes + slotShare * ringBlockBytes(views, 'windowSlot')) + tokenAdjust;
     print('');
     print(
-      `whole process at ${fmt(b.pools)} pools: ${mib(b.anonBytes)} resident (${mib(b.anonBytes - b.simulatorBytes)} without the simulator); ` +
+      `whole process at ${fmt(y.pools)} pools (${readings[last]![0]}): ${mib(y.anonBytes)} resident (${mib(y.anonBytes - b.simulatorBytes)} without the simulator); ` +
         `extrapolated to ${fmt(PUBLIC_POOLS)} pools and ${fmt(PUBLIC_TOKENS)} tokens with ${(hotShare * 100).toFixed(1)} % of pools hot and ${(slotShare * 100).toFixed(1)} % holding window slots: ${mib(publicBytes)} without the simulator`,
     );
   }
+}
+
+function shardTotal(h: NonNullable<EngineStats['heaps']>): number {
+  return h.shards.reduce((n, x) => n + x.total, 0);
 }
 
 function heapText(h: EngineStats['heaps']): string {

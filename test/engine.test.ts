@@ -12,6 +12,7 @@ import { u128ToBigInt } from '../engine/shards/u128.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { INTERVALS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS } from '../engine/state/layout.js';
 import { EngineViews } from '../engine/state/views.js';
+import { windowAsOf } from '../engine/state/window-slots.js';
 import { candleValue, type CandleFieldName } from '../engine/state/candle-record.js';
 import { createPoolState, readPool, useStoredCandles } from '../engine/state/read.js';
 import { LmdbCandles } from '../engine/shards/stored-candles.js';
@@ -161,7 +162,7 @@ describe('engine views against a reference recomputation of the event log', () =
       let nonZero = 0;
       const state = createPoolState();
       for (const [id] of ref.pools) {
-        if (views.winAsOf[0]![id] === 0) continue; // never traded
+        if (windowAsOf(views, 0, id) === 0) continue; // never traded
         expect(readPool(views, id, state)).toBe(true);
         WINDOWS.forEach((w, wi) => {
           const exp = ref.window(id, w.seconds, w.base, now);

@@ -14,9 +14,11 @@ import type * as LogModule from '../engine/log.js';
 import type { Engine } from '../engine/engine.js';
 import { columnTableHash, keptColumns, usedBytes, type SnapshotHeader } from '../engine/snapshot/format.js';
 import { ROW_WINDOW_FIGURES, ROW_WINDOWS } from '../engine/search/figures.js';
-import { rowWindowValue } from '../engine/state/window-slots.js';
+import { rowWindowValue, windowAsOf } from '../engine/state/window-slots.js';
+import { WINDOW_BASES, WINDOWS } from '../engine/state/layout.js';
 import { readHeader, restoreRows } from '../engine/snapshot/load.js';
 import { EngineViews } from '../engine/state/views.js';
+import { poolReserve } from '../engine/state/reserve-price.js';
 import { CANDLE_WORDS, candleValue } from '../engine/state/candle-record.js';
 import { shardRowColumns } from '../engine/snapshot/capture.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
@@ -116,6 +118,8 @@ function viewBytes(engine: Engine): Map<string, Buffer> {
   for (const f of ROW_WINDOW_FIGURES) {
     for (const w of ROW_WINDOWS[f]) out.set(`window ${f} ${w}`, Buffer.from(Float64Array.from({ length: views.poolCount }, (_, p) => rowWindowValue(views, f, w, p)).buffer));
   }
+  // The minute each pool's window figures are as of, per window base, wherever it is kept.
+  for (let b = 0; b < WINDOW_BASES.length; b++) out.set(`window as of ${b}`, Buffer.from(Uint32Array.from({ length: views.poolCount }, (_, p) => windowAsOf(views, b, p)).buffer));
   for (const [interval, values] of heldCandles(views, engine.store)) out.set(`held candles ${interval}`, Buffer.from(Float64Array.from(values).buffer));
   out.set('token 1 price changes', Buffer.from(Float64Array.from(token1Changes(views)).buffer));
   return out;
@@ -563,6 +567,157 @@ describe('snapshots', () => {
     const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'candle rings (a column per field to one record column per interval)');
     // Every ring block row too, byte for byte.
     expect(ringDigests(onOld.views)).toEqual(ringDigests(onNow.views));
+
+    await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
+  }, 240_000);
+  it('a start on a snapshot written when the window as-of minutes were in the pool row puts them into the window slots: it holds what a start on the same cut holds, a rollback restores them from it, and the next cut is written whole', async () => {
+    const clock = { now: GENESIS + 26 * HOUR };
+    const { dir, first, seq, path, name, bytes: now, header } = await singleSnapshot(clock);
+    const table = first.views.columnTable;
+    const asOfNames = table.filter((c) => c.name.startsWith('winAsOf.')).map((c) => c.name);
+    expect(asOfNames.length).toBe(WINDOW_BASES.length);
+    for (const n of asOfNames) expect(table.find((c) => c.name === n)!.scope, n).toBe('windowSlot');
+    // Each pool's minutes as an earlier version kept them in its row: its window slot's, or, without
+    // one, the minute its longest window on that base became empty after its last swap (0: never swapped).
+    const u32Of = (offset: number, bytes: number) => new Uint32Array(now.buffer.slice(now.byteOffset + offset, now.byteOffset + offset + bytes));
+    const lastSwapCol = header.columns.find((c) => c.name === 'lastSwapTime')!;
+    const lastSwap = u32Of(lastSwapCol.offset, lastSwapCol.bytes);
+    const slotPools = new Int32Array(now.buffer.slice(now.byteOffset + header.windowSlots.offset, now.byteOffset + header.windowSlots.offset + header.windowSlots.pools * 4));
+    expect(slotPools.length).toBeGreaterThan(0);
+    let slotNotQuiet = 0;
+    const rows = asOfNames.map((n, b) => {
+      const longest = Math.max(...WINDOW_BASES[b]!.windows.map((w) => WINDOWS[w]!.seconds));
+      const row = Uint32Array.from({ length: header.pools }, (_, p) => (lastSwap[p] === 0 ? 0 : lastSwap[p]! - (lastSwap[p]! % 60) + longest));
+      const col = header.windowSlots.columns.find((c) => c.name === n)!;
+      const inSlots = sparseBlockRows(now, col, slotPools.length, 4);
+      slotPools.forEach((p, i) => {
+        const m = inSlots.readUInt32LE(i * 4);
+        if (m !== row[p]) slotNotQuiet++;
+        row[p] = m;
+      });
+      return row;
+    });
+    // Pools whose slot holds minutes a pool without one does not read: a conversion that left them out would show.
+    expect(slotNotQuiet).toBeGreaterThan(10);
+    // The old file: this cut's sections as they are, the slots' as-of columns left out of their section,
+    // the row columns appended after the sections.
+    const parts: Buffer[] = [now.subarray(0, now.length - 8)];
+    let at = now.length - 8;
+    const rowColumns = rows.map((row, b) => {
+      const pad = (8 - (at % 8)) % 8;
+      parts.push(Buffer.alloc(pad), Buffer.from(row.buffer));
+      at += pad;
+      const col = { name: asOfNames[b]!, type: 'u32' as const, scope: 'pool' as const, stride: 1, offset: at, bytes: row.byteLength };
+      at += row.byteLength;
+      return col;
+    });
+    parts.push(Buffer.from('DXSNAPOK', 'latin1'));
+    const old = Buffer.concat(parts);
+    const earlierTable = table.map((c) => (asOfNames.includes(c.name) ? { ...c, scope: 'pool' as const } : c));
+    const oldHeader: SnapshotHeader = {
+      ...header,
+      tableHash: columnTableHash(earlierTable),
+      bytes: old.length,
+      columns: [...header.columns, ...rowColumns],
+      windowSlots: { ...header.windowSlots, columns: header.windowSlots.columns.filter((c) => !asOfNames.includes(c.name)) },
+    };
+    expect(oldHeader.tableHash).not.toBe(header.tableHash);
+    const json = Buffer.from(JSON.stringify(oldHeader));
+    expect(12 + json.length).toBeLessThanOrEqual(header.columns[0]!.offset);
+    old.fill(0, 12, header.columns[0]!.offset);
+    old.writeUInt32LE(json.length, 8);
+    json.copy(old, 12);
+    const { other, oldPath } = storeWithFile(dir, name, old);
+
+    // A rollback behind the snapshot restores some pools' rows and slots from it: the same minutes from either file, those of the old rows.
+    const pools = [0, 3, 7, 42, 199, header.pools - 1, ...slotPools.slice(0, 5)];
+    const restored = (file: string) => {
+      const views = EngineViews.create(CAPACITY);
+      restoreRows(file, views, pools, []);
+      return asOfNames.map((_, b) => pools.map((p) => windowAsOf(views, b, p)));
+    };
+    const minutesNow = restored(path);
+    expect(minutesNow).toEqual(rows.map((row) => pools.map((p) => row[p]!)));
+    expect(restored(oldPath)).toEqual(minutesNow);
+
+    const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'window as-of minutes (the pool row to the window slots)');
+    for (let b = 0; b < rows.length; b++) expect(Uint32Array.from({ length: header.pools }, (_, p) => windowAsOf(onOld.views, b, p))).toEqual(rows[b]);
+
+    await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
+  }, 240_000);
+  it('a start on a snapshot written when the reserves with decimals applied were kept in the pool row leaves them out: it holds what a start on the same cut holds, derives the very values the file kept, a rollback restores rows from it, and the next cut is written whole', async () => {
+    const clock = { now: GENESIS + 26 * HOUR };
+    const { dir, first, seq, path, name, bytes: now, header } = await singleSnapshot(clock);
+    const table = first.views.columnTable;
+    expect(table.some((c) => c.name === 'reserve0' || c.name === 'reserve1')).toBe(false);
+    // What earlier versions kept per pool, as their writer computed it after every reserve change:
+    // the raw u128 words summed as a number, over 10^decimals of the pool's token.
+    const colOf = (n: string) => header.columns.find((c) => c.name === n)!;
+    const bytesOf = (n: string) => now.buffer.slice(now.byteOffset + colOf(n).offset, now.byteOffset + colOf(n).offset + colOf(n).bytes);
+    const raw = new Uint32Array(bytesOf('reserveRaw'));
+    const decimals = [new Uint8Array(bytesOf('poolDecimals0')), new Uint8Array(bytesOf('poolDecimals1'))];
+    const kept = [0, 1].map((side) =>
+      Float64Array.from({ length: header.pools }, (_, p) => {
+        const w = raw.subarray(p * 8 + side * 4, p * 8 + side * 4 + 4);
+        return (w[0]! + w[1]! * 2 ** 32 + w[2]! * 2 ** 64 + w[3]! * 2 ** 96) / 10 ** decimals[side]![p]!;
+      }),
+    );
+    expect(kept[0]!.filter((x) => x > 0).length).toBeGreaterThan(SIM.pools / 2);
+    // The old file: this cut's sections moved down to make room for the longer header, the two
+    // columns appended after them (offsets below relative to the first section's start).
+    const firstSection = header.columns[0]!.offset;
+    const body = now.subarray(firstSection, now.length - 8);
+    const tail: Buffer[] = [];
+    let rel = body.length;
+    const keptColumns = kept.map((values, side) => {
+      const pad = (8 - (rel % 8)) % 8;
+      tail.push(Buffer.alloc(pad), Buffer.from(values.buffer));
+      rel += pad;
+      const col = { name: `reserve${side}`, type: 'f64' as const, scope: 'pool' as const, stride: 1, rel, bytes: values.byteLength };
+      rel += values.byteLength;
+      return col;
+    });
+    // The earlier table: each after the column it followed (priceUsd1, then reserve0).
+    const at1 = table.findIndex((c) => c.name === 'priceUsd1') + 1;
+    const earlierTable = [...table.slice(0, at1), ...keptColumns.map(({ name: n }) => ({ name: n, type: 'f64' as const, scope: 'pool' as const, stride: 1, transient: false })), ...table.slice(at1)];
+    const draft = (base: number): SnapshotHeader => {
+      const shift = base - firstSection;
+      const move = (x: unknown): unknown =>
+        Array.isArray(x) ? x.map(move) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, (k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + shift : move(v)])) : x;
+      const moved = move(header) as SnapshotHeader;
+      const appended = keptColumns.map(({ rel: r, ...c }) => ({ ...c, offset: base + r }));
+      return { ...moved, tableHash: columnTableHash(earlierTable), bytes: base + rel + 8, columns: [...moved.columns, ...appended] };
+    };
+    let base = firstSection;
+    while (12 + Buffer.byteLength(JSON.stringify(draft(base))) > base) base += 4096;
+    const oldHeader = draft(base);
+    expect(oldHeader.tableHash).not.toBe(header.tableHash);
+    const json = Buffer.from(JSON.stringify(oldHeader));
+    const start = Buffer.alloc(base);
+    now.copy(start, 0, 0, 8);
+    start.writeUInt32LE(json.length, 8);
+    json.copy(start, 12);
+    const old = Buffer.concat([start, body, ...tail, Buffer.from('DXSNAPOK', 'latin1')]);
+    expect(old.length).toBe(oldHeader.bytes);
+    const { other, oldPath } = storeWithFile(dir, name, old);
+
+    // A rollback behind the snapshot copies some pools' rows from it: the same reserves from either file, those it kept.
+    const pools = [0, 3, 7, 42, 199, header.pools - 1];
+    const restored = (file: string) => {
+      const views = EngineViews.create(CAPACITY);
+      // Static columns (ingest's) stay in the views through a rollback: the decimals are there.
+      views.poolDecimals0.set(decimals[0]!);
+      views.poolDecimals1.set(decimals[1]!);
+      restoreRows(file, views, pools, []);
+      return [0, 1].map((side) => pools.map((p) => poolReserve(views, p, side as 0 | 1)));
+    };
+    const reservesNow = restored(path);
+    expect(reservesNow).toEqual(kept.map((values) => pools.map((p) => values[p]!)));
+    expect(restored(oldPath)).toEqual(reservesNow);
+
+    const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'reserve0 and reserve1 (left out: derived on read)');
+    // Every pool's reserves, derived from its raw words, are the very values the older file kept, bit for bit.
+    for (const side of [0, 1] as const) expect(Buffer.from(Float64Array.from({ length: header.pools }, (_, p) => poolReserve(onOld.views, p, side)).buffer).equals(Buffer.from(kept[side]!.buffer))).toBe(true);
 
     await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
   }, 240_000);

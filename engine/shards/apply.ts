@@ -29,7 +29,7 @@ import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } fr
 import type { CandleRing, EngineViews } from '../state/views.js';
 import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32 } from '../state/candle-record.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
-import { releaseWindowSlot, windowSlotOf, windowSlots } from '../state/window-slots.js';
+import { quietAsOf, releaseWindowSlot, windowAsOf, windowSlotOf, windowSlots } from '../state/window-slots.js';
 import { createScratchRings, newestCandleOpen } from '../state/read.js';
 import {
   createLeavingCandle,
@@ -52,8 +52,8 @@ import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
 import { SweepSet, windowsMayMove } from './sweep.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceInto, routeReaches } from '../state/exact-price.js';
-import { pricedByReserves, setReserveRatio } from '../state/reserve-price.js';
-import { addU128, setU128, subU128, u128Into, u128ToNumberInto, u160Into } from './u128.js';
+import { pricedByReserves, reserveInto, setReserveRatio } from '../state/reserve-price.js';
+import { addU128, setU128, subU128, u128Into, u160Into } from './u128.js';
 import { feedSwap, type FeedSwap } from '../feed/swaps.js';
 
 const Q96 = 2 ** 96;
@@ -328,15 +328,6 @@ export class ShardWriter {
     v.reserveTime[p] = this.at[0]!;
   }
 
-  private normaliseReserves(p: number): void {
-    const v = this.v;
-    const num = this.num;
-    u128ToNumberInto(v.reserveRaw, p * 8, num, 0);
-    v.reserve0[p] = num[0]! / POW10[v.poolDecimals0[p]!]!;
-    u128ToNumberInto(v.reserveRaw, p * 8 + 4, num, 0);
-    v.reserve1[p] = num[0]! / POW10[v.poolDecimals1[p]!]!;
-  }
-
   /** Applies a signed delta (magnitude words + negative flag) to reserve `side` of pool p. */
   private moveReserve(p: number, side: 0 | 1, s: U128, negative: boolean): void {
     const at = p * 8 + side * 4;
@@ -361,7 +352,6 @@ export class ShardWriter {
     setU128(v.reserveRaw, o + 4, e.reserve1(this.u128)!);
     v.syncBlock[p] = k.blockNumber();
     v.syncTx[p] = k.txIndex();
-    this.normaliseReserves(p);
     v.lastEventTime[p] = this.at[0]!;
     this.passed(p);
     setReserveRatio(v, p);
@@ -407,7 +397,6 @@ export class ShardWriter {
       this.beginReserveChange(p, block);
       this.moveReserve(p, 0, e.amount0(this.u128)!, kind === 2);
       this.moveReserve(p, 1, e.amount1(this.u128)!, kind === 2);
-      this.normaliseReserves(p);
       setReserveRatio(v, p);
     }
     v.lastEventTime[p] = this.at[0]!;
@@ -447,7 +436,6 @@ export class ShardWriter {
     this.beginReserveChange(p, k.blockNumber());
     this.moveReserve(p, 0, e.amount0(this.u128)!, (flags & ReserveDeltaFlags.Amount0Negative) !== 0);
     this.moveReserve(p, 1, e.amount1(this.u128)!, (flags & ReserveDeltaFlags.Amount1Negative) !== 0);
-    this.normaliseReserves(p);
     setReserveRatio(v, p);
     v.lastEventTime[p] = this.at[0]!;
     this.passed(p);
@@ -492,7 +480,6 @@ export class ShardWriter {
     const amount1 = num[0]! / d1;
     if (!synced) {
       this.moveReserve(p, 1, s, neg1);
-      this.normaliseReserves(p);
     }
 
     // Price of token 0 in token 1 after the swap.
@@ -578,7 +565,8 @@ export class ShardWriter {
       const hops0 = lastWalkedHops();
       if (price0 > 0) {
         offer[0] = price0 / ratio;
-        offer[1] = 2 * v.reserve0[p]! * price0;
+        reserveInto(v, p, 0, offer, 1);
+        offer[1] = 2 * offer[1]! * price0;
         this.offerRoute(t1, t0, p, swapped);
       }
       prices[0] = price0;
@@ -590,7 +578,8 @@ export class ShardWriter {
       const hops1 = lastWalkedHops();
       if (price1 > 0) {
         offer[0] = ratio * price1;
-        offer[1] = 2 * v.reserve1[p]! * price1;
+        reserveInto(v, p, 1, offer, 1);
+        offer[1] = 2 * offer[1]! * price1;
         this.offerRoute(t0, t1, p, swapped);
       }
       if (v.tokenRoutePool[t0] === p + 1) {
@@ -605,7 +594,8 @@ export class ShardWriter {
         const hops0 = lastWalkedHops();
         if (price0 > 0) {
           offer[0] = price0 / ratio;
-          offer[1] = 2 * v.reserve0[p]! * price0;
+          reserveInto(v, p, 0, offer, 1);
+        offer[1] = 2 * offer[1]! * price0;
           this.offerRoute(t1, t0, p, swapped);
           if (v.tokenRoutePool[t1] === p + 1) {
             prices[0] = price0;
@@ -698,7 +688,7 @@ export class ShardWriter {
     // as of the same minute (a quiet pool's figures are those sums), none before its first swap.
     this.clearBlockWindows(b);
     for (let w = 0; w < WINDOW_BASES.length; w++) {
-      const asOf = v.winAsOf[w]![p]!;
+      const asOf = windowAsOf(v, w, p);
       if (asOf !== 0) this.resumWindows(p, w, asOf);
     }
     return b;
@@ -790,10 +780,10 @@ export class ShardWriter {
     const t0 = this.at[1]!;
     // Where each base's windows stand, read first for all of them (independent reads, in flight together).
     const asOfs = this.asOfs;
-    for (let b = 0; b < WINDOW_BASES.length; b++) asOfs[b] = v.winAsOf[b]![p]!;
-    const o = row * WINDOW_COUNT;
     // A pool holding a ring block holds a window slot (views.ts poolWindowSlot).
     const slot = v.poolWindowSlot[p]! - 1;
+    for (let b = 0; b < WINDOW_BASES.length; b++) asOfs[b] = v.winAsOf[b]![slot]!;
+    const o = row * WINDOW_COUNT;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const { windows } = WINDOW_BASES[b]!;
       const asOf = asOfs[b]!;
@@ -822,7 +812,9 @@ export class ShardWriter {
    */
   private windowsTo(p: number, b: number, m: number, publish: boolean): boolean {
     const v = this.v;
-    const asOf = v.winAsOf[b]![p]!;
+    // It holds a ring block, so a window slot.
+    const slot = v.poolWindowSlot[p]! - 1;
+    const asOf = v.winAsOf[b]![slot]!;
     if (asOf === m) return false;
     const seconds = v.rings[WINDOW_BASES[b]!.base]!.seconds;
     if (asOf === 0 || windowAnchor(asOf, seconds) !== windowAnchor(m, seconds)) {
@@ -832,7 +824,7 @@ export class ShardWriter {
     const row = v.poolBlock[p]! - 1;
     this.leaveUntil(p, row, b, m);
     if (publish) this.publishBlock(p, row, b);
-    v.winAsOf[b]![p] = m;
+    v.winAsOf[b]![slot] = m;
     return false;
   }
 
@@ -946,9 +938,10 @@ export class ShardWriter {
     const held = v.poolBlock[p]!;
     if (held === 0) {
       // Without a window slot its windows are empty: its price changes follow the price as read (window-slots.ts).
-      if (v.poolWindowSlot[p] === 0) return;
+      const slot = v.poolWindowSlot[p]! - 1;
+      if (slot < 0) return;
       for (let b = 0; b < WINDOW_BASES.length; b++) {
-        const asOf = v.winAsOf[b]![p]!;
+        const asOf = v.winAsOf[b]![slot]!;
         if (asOf !== 0) this.resumWindows(p, b, asOf);
       }
       return;
@@ -999,7 +992,8 @@ export class ShardWriter {
       }
       this.leaveUntil(p, row, b, m);
       this.publishBlock(p, row, b);
-      v.winAsOf[b]![p] = m;
+      // A pool holding a ring block holds a window slot.
+      v.winAsOf[b]![v.poolWindowSlot[p]! - 1] = m;
       return;
     }
     const r = this.scratch[base]!;
@@ -1016,7 +1010,7 @@ export class ShardWriter {
       if (!Object.is(col[slot], value)) this.windowsMoved = true;
       col[slot] = value;
     }
-    v.winAsOf[b]![p] = m;
+    v.winAsOf[b]![slot] = m;
     v.winNextChange[b]![slot] = next === Infinity ? NEVER_CHANGES : next;
   }
 
@@ -1039,7 +1033,7 @@ export class ShardWriter {
   nextWindowChange(p: number, b: number): number {
     const v = this.v;
     const r = v.rings[WINDOW_BASES[b]!.base]!;
-    const next = sumWindows(r, v.poolBlock[p]! - 1, r.opened[p]!, v.winAsOf[b]![p]!, b, this.sums, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    const next = sumWindows(r, v.poolBlock[p]! - 1, r.opened[p]!, windowAsOf(v, b, p), b, this.sums, this.stored, p, minuteOf(v.lastSwapTime[p]!));
     return next === Infinity ? NEVER_CHANGES : next;
   }
 
@@ -1053,7 +1047,7 @@ export class ShardWriter {
   private unchanged(p: number, b: number, current: number): boolean {
     const v = this.v;
     const slot = v.poolWindowSlot[p]! - 1;
-    return (slot >= 0 && current < v.winNextChange[b]![slot]!) || windowsEmpty(b, v.winAsOf[b]![p]!, v.lastSwapTime[p]!);
+    return (slot >= 0 && current < v.winNextChange[b]![slot]!) || windowsEmpty(b, windowAsOf(v, b, p), v.lastSwapTime[p]!);
   }
 
   /**
@@ -1080,8 +1074,10 @@ export class ShardWriter {
     this.windowsMoved = false;
     const m = minuteOf(now);
     const quiet = v.poolBlock[p] === 0;
+    const slot = v.poolWindowSlot[p]! - 1;
     for (let b = 0; b < WINDOW_BASES.length; b++) {
-      const asOf = v.winAsOf[b]![p]!;
+      // Without a slot its windows are empty or never summed: asOf is then 0 or `empty` below.
+      const asOf = slot >= 0 ? v.winAsOf[b]![slot]! : quietAsOf(v, b, p);
       // Windows on this base that are empty stay as of the minute they became so (windowsEmptyFrom):
       // the row is not written again until the pool swaps, whichever minute the sweep reached it.
       const empty = windowsEmptyFrom(b, v.lastSwapTime[p]!);
@@ -1090,7 +1086,7 @@ export class ShardWriter {
       changed = true;
       const to = m < empty ? m : empty;
       if (!quiet) this.windowsTo(p, b, to, true);
-      else if (asOf > empty || this.unchanged(p, b, to)) v.winAsOf[b]![p] = to;
+      else if (asOf > empty || this.unchanged(p, b, to)) v.winAsOf[b]![slot] = to;
       else this.resumWindows(p, b, to);
     }
     if (changed) {

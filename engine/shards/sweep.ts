@@ -65,9 +65,12 @@ export class SweepSet {
 
 /** Whether pool p's windows may still move: some base has windows (asOf not 0) not yet as of the minute they empty. */
 export function windowsMayMove(views: EngineViews, p: number): boolean {
+  // Without a window slot its windows are empty or never summed (window-slots.ts quietAsOf): they cannot move.
+  const slot = views.poolWindowSlot[p]! - 1;
+  if (slot < 0) return false;
   const last = views.lastSwapTime[p]!;
   for (let b = 0; b < WINDOW_BASES.length; b++) {
-    const asOf = views.winAsOf[b]![p]!;
+    const asOf = views.winAsOf[b]![slot]!;
     if (asOf !== 0 && asOf !== windowsEmptyFrom(b, last)) return true;
   }
   return false;

@@ -26,6 +26,7 @@ import { chunkStart, mergeChunk } from '../store/candles.js';
 import type { Store } from '../store/store.js';
 import type { ShardWriter } from './apply.js';
 import { appendCandle, type LmdbSink } from './lmdb-sink.js';
+import { windowAsOf } from '../state/window-slots.js';
 
 export interface TierPolicy {
   /** A pool whose last swap is this much older than its chain's clock gives its ring block back. */
@@ -207,7 +208,7 @@ export class ShardTiers {
     const last = minuteOf(v.lastSwapTime[p]!);
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const seconds = INTERVAL_SECONDS[WINDOW_BASES[b]!.base]!;
-      if (windowAnchor(v.winAsOf[b]![p]!, seconds) <= windowAnchor(last, seconds)) return false;
+      if (windowAnchor(windowAsOf(v, b, p), seconds) <= windowAnchor(last, seconds)) return false;
     }
     return true;
   }

@@ -45,13 +45,13 @@ describe('snapshot cut', () => {
     for (let p = 0; p < 6; p++) {
       v.poolExists[p] = p === 3 ? 0 : 1;
       v.poolChain[p] = p < 2 ? 0 : 1;
-      v.reserve0[p] = 100 + p;
+      v.liquidityUsd[p] = 100 + p;
       v.reserveRaw.fill(p + 7, p * 8, (p + 1) * 8);
     }
     const runs = runsByShard(v, 2, (c) => c, 6, 0, () => false);
     const captures = runs.map((r) => captureShardRows(v, r, new DirtyRows(6, 0), false).columns);
     const columns = shardRowColumns(v.columnTable);
-    const reserve = columns.findIndex((c) => c.name === 'reserve0');
+    const reserve = columns.findIndex((c) => c.name === 'liquidityUsd');
     const raw = columns.findIndex((c) => c.name === 'reserveRaw');
     const back = (i: number) => unpack(columns[i]!, 6, runs.map((r, s) => ({ runs: r.pools, data: captures[s]![i]! }))).buffer;
     expect([...new Float64Array(back(reserve))]).toEqual([100, 101, 102, 0, 104, 105]);
@@ -64,7 +64,7 @@ describe('snapshot cut', () => {
     const v = EngineViews.create({ pools: 80, tokens: 8, chains: 2 });
     for (let p = 0; p < 70; p++) {
       v.poolExists[p] = 1;
-      v.reserve0[p] = 1000 + p;
+      v.liquidityUsd[p] = 1000 + p;
     }
     const dirty = new DirtyRows(80, 8);
     // Marks across word boundaries, one outside the runs (id 75: no pool there at the cut).
@@ -72,7 +72,7 @@ describe('snapshot cut', () => {
     const runs = { pools: [0, 40, 60, 70], tokens: [] };
     const cut = captureShardRows(v, runs, dirty, true);
     expect([...cut.rows!.pools]).toEqual([0, 31, 32, 33, 63, 64, 69]);
-    const reserve = shardRowColumns(v.columnTable).findIndex((c) => c.name === 'reserve0');
+    const reserve = shardRowColumns(v.columnTable).findIndex((c) => c.name === 'liquidityUsd');
     expect([...new Float64Array(cut.columns[reserve]!.slice().buffer)]).toEqual([1000, 1031, 1032, 1033, 1063, 1064, 1069]);
     expect(dirty.pools.has(31)).toBe(false);
     expect([...captureShardRows(v, runs, dirty, true).rows!.pools]).toEqual([]);
@@ -83,14 +83,14 @@ describe('snapshot cut', () => {
     const v = EngineViews.create({ pools, tokens: 8, chains: 1 });
     for (let p = 0; p < pools; p++) {
       v.poolExists[p] = 1;
-      v.reserve0[p] = p + 0.5;
+      v.liquidityUsd[p] = p + 0.5;
     }
     const runs = { pools: [0, pools], tokens: [] };
     const poolRowBytes = shardRowColumns(v.columnTable).reduce((n, c) => n + (c.scope === 'pool' ? c.stride * c.array.BYTES_PER_ELEMENT : 0), 0);
     const columns = shardRowColumns(v.columnTable).length;
     const arena = new CaptureArena();
     const dirty = new DirtyRows(pools, 8);
-    const reserve = shardRowColumns(v.columnTable).findIndex((c) => c.name === 'reserve0');
+    const reserve = shardRowColumns(v.columnTable).findIndex((c) => c.name === 'liquidityUsd');
     const cut = (marked: readonly number[], delta: boolean) => {
       dirty.pools.markAll(marked);
       const out = captureShardRows(v, runs, dirty, delta, arena);

@@ -142,7 +142,7 @@ export function gatherRows(array: ColumnSpec['array'], stride: number, ids: Arra
 const LONG_ROW = 32;
 
 /** Delta cuts whose needs a buffer is kept for: the largest of them, with ROOM more. */
-const KEPT_CUTS = 4;
+export const KEPT_CUTS = 4;
 /** Room a buffer is made with over what it was made for (fewer fresh buffers as a need grows slowly). */
 const ROOM = 1.25;
 /** A buffer holding more than this many times the room of what the kept cuts needed is made anew at that size. */

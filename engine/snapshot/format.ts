@@ -24,8 +24,11 @@
  * types the header gives for its row columns are put in place of this build's (a column whose type
  * changed between versions, as event times from f64 to u32: its values are converted on load,
  * tableMatch), or once its candle rings are put back as a column per field (as files written before
- * the candle records keep them: ringFieldColumns; put into the records on load, blocks.ts); any
- * other difference and the file is not loaded.
+ * the candle records keep them: ringFieldColumns; put into the records on load, blocks.ts), or once
+ * the minutes its window figures are as of are put back in the pool row (as files written before they
+ * moved into the window slots keep them: asOfInRowColumns; put into the slots on load, slot-as-of.ts),
+ * or once the row columns this build derives on read are put back (DERIVED_ROW_COLUMNS: left out on
+ * load); any other difference and the file is not loaded.
  */
 import { createHash } from 'node:crypto';
 import { CATALOG_EXPORT_VERSION, type CatalogMeta } from '../catalog/catalog.js';
@@ -161,12 +164,50 @@ function ringOfRecords(c: Pick<ColumnSpec, 'name' | 'scope'>): string | null {
   return m === null ? null : m[1]!;
 }
 
+/** Whether `c` is a window slot column that files written before it left the pool row kept there (`winAsOf.<base>`). */
+export function isSlotAsOf(c: Pick<ColumnSpec, 'name' | 'scope'>): boolean {
+  return c.scope === 'windowSlot' && c.name.startsWith('winAsOf.');
+}
+
+/**
+ * The columns of `table` as files before the window slots held the as-of minutes kept them: each
+ * `winAsOf.<base>` a pool row column, in the same place of the table (views.ts declares them there).
+ */
+export function asOfInRowColumns<C extends ColumnShape>(table: readonly C[]): C[] {
+  return table.map((c) => (isSlotAsOf(c) ? { ...c, scope: 'pool' as const } : c));
+}
+
+/**
+ * Row columns files written before kept that this build derives from other columns when read (the
+ * reserves with decimals applied: state/reserve-price.ts poolReserve), each with the column it
+ * followed in the table. A file keeping them loads; their data is left out.
+ */
+export const DERIVED_ROW_COLUMNS: readonly (ColumnShape & { readonly after: string })[] = [
+  { name: 'reserve0', type: 'f64', scope: 'pool', stride: 1, transient: false, after: 'priceUsd1' },
+  { name: 'reserve1', type: 'f64', scope: 'pool', stride: 1, transient: false, after: 'reserve0' },
+];
+
+/** The columns of `table` as files before DERIVED_ROW_COLUMNS were derived kept them: each back after the column it followed. */
+export function withDerivedColumns<C extends ColumnShape>(table: readonly C[]): (C | ColumnShape)[] {
+  const out: (C | ColumnShape)[] = [];
+  const put = (c: C | ColumnShape) => {
+    out.push(c);
+    for (const d of DERIVED_ROW_COLUMNS) if (d.after === c.name) put({ name: d.name, type: d.type, scope: d.scope, stride: d.stride, transient: d.transient });
+  };
+  for (const c of table) put(c);
+  return out;
+}
+
 /** How a file's columns map onto the running table (tableMatch). */
 export interface TableMatch {
   /** Row columns whose element type in the file differs from the table's: their values are converted on load. */
   readonly retyped: ReadonlySet<string>;
   /** The file keeps candle rings as one column per field (before the candle records): converted on load. */
   readonly ringFields: boolean;
+  /** The file keeps the window as-of minutes in the pool row (before the window slots held them): put into the slots on load. */
+  readonly asOfInRow: boolean;
+  /** The file keeps DERIVED_ROW_COLUMNS (left out on load). */
+  readonly derivedKept: boolean;
 }
 
 /**
@@ -177,17 +218,23 @@ export interface TableMatch {
  * (a column added, dropped, rescoped or restrided, the catalog's parts, the layout version).
  */
 export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns'>, table: readonly ColumnShape[]): TableMatch | null {
-  if (header.tableHash === columnTableHash(table)) return { retyped: new Set(), ringFields: false };
+  if (header.tableHash === columnTableHash(table)) return { retyped: new Set(), ringFields: false, asOfInRow: false, derivedKept: false };
   const inFile = new Map(header.columns.map((c) => [c.name, c]));
-  for (const ringFields of [false, true]) {
-    const retyped = new Set<string>();
-    const asWritten = (ringFields ? ringFieldColumns(table) : table).map((c) => {
-      const f = inFile.get(c.name);
-      if (f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
-      retyped.add(c.name);
-      return { ...c, type: f.type };
-    });
-    if ((ringFields || retyped.size > 0) && header.tableHash === columnTableHash(asWritten)) return { retyped, ringFields };
+  for (const derivedKept of [false, true]) {
+    for (const asOfInRow of [false, true]) {
+      for (const ringFields of [false, true]) {
+        const retyped = new Set<string>();
+        const moved = asOfInRow ? asOfInRowColumns(table) : table;
+        const kept = derivedKept ? withDerivedColumns(moved) : moved;
+        const asWritten = (ringFields ? ringFieldColumns(kept) : kept).map((c) => {
+          const f = inFile.get(c.name);
+          if (f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
+          retyped.add(c.name);
+          return { ...c, type: f.type };
+        });
+        if ((ringFields || asOfInRow || derivedKept || retyped.size > 0) && header.tableHash === columnTableHash(asWritten)) return { retyped, ringFields, asOfInRow, derivedKept };
+      }
+    }
   }
   return null;
 }

@@ -9,6 +9,7 @@ import { assignSnapshotBlocks, loadBlockRows, restoreBlocks, WINDOW_SLOTS } from
 import type { BlockLoader } from './block-loader.js';
 import { markBlockRows } from '../state/ring-blocks.js';
 import { READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
+import { rowAsOfIntoSlots } from './slot-as-of.js';
 
 export class SnapshotError extends Error {
   override readonly name = 'SnapshotError';
@@ -136,8 +137,19 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     }
     const byName = new Map(views.columnTable.map((c) => [c.name, c]));
     for (const col of header.columns) {
-      const spec = byName.get(col.name)!;
+      const spec = byName.get(col.name);
+      // Derived on read now (format.ts DERIVED_ROW_COLUMNS): left out. Kept in the pool row by older
+      // files (format.ts asOfInRowColumns): into the slots below, once every row is in.
+      if (spec === undefined || spec.scope !== col.scope) continue;
       readElements(fd, col, spec, 0, col.bytes / TYPE_ARRAYS[col.type].BYTES_PER_ELEMENT, 0);
+    }
+    const inRow = rowAsOfColumns(header, views);
+    if (inRow !== null) {
+      let n = 0;
+      for (let p = 0; p < header.pools; p++) n += views.poolExists[p]!;
+      const pools = new Int32Array(n);
+      for (let p = 0, i = 0; p < header.pools; p++) if (views.poolExists[p] === 1) pools[i++] = p;
+      rowAsOfIntoSlots(views, inRow.map((col) => readPoolRows(fd, col, pools)), pools);
     }
     const sections = new Map(header.catalog.sections.map((c) => [c.name, c]));
     const section = (name: string) => {
@@ -174,18 +186,48 @@ export function restoreRows(path: string, views: EngineViews, pools: readonly nu
     for (const p of inPools) Atomics.add(views.poolSeq, p, 1);
     for (const t of inTokens) Atomics.add(views.tokenSeq, t, 1);
     for (const col of header.columns) {
-      const spec = byName.get(col.name)!;
-      if (spec.writer !== 'shard' || (col.scope !== 'pool' && col.scope !== 'token')) continue;
+      const spec = byName.get(col.name);
+      if (spec === undefined || spec.writer !== 'shard' || (col.scope !== 'pool' && col.scope !== 'token') || spec.scope !== col.scope) continue;
       copyRows(fd, col, spec, col.scope === 'pool' ? inPools : inTokens);
     }
     restoreBlocks(fd, header.blocks, views, inPools);
     restoreBlocks(fd, header.windowSlots, views, inPools, WINDOW_SLOTS);
+    const inRow = rowAsOfColumns(header, views);
+    if (inRow !== null) rowAsOfIntoSlots(views, inRow.map((col) => readPoolRows(fd, col, inPools)), inPools);
     for (const p of inPools) Atomics.add(views.poolSeq, p, 1);
     for (const t of inTokens) Atomics.add(views.tokenSeq, t, 1);
     return header;
   } finally {
     closeSync(fd);
   }
+}
+
+/** The file's pool row columns of the window as-of minutes, in WINDOW_BASES order, when it keeps them there (format.ts asOfInRowColumns); else null. */
+function rowAsOfColumns(header: SnapshotHeader, views: EngineViews): SnapshotColumn[] | null {
+  if (!tableMatch(header, views.columnTable)!.asOfInRow) return null;
+  return views.winAsOf.map((array) => {
+    const name = views.columnTable.find((c) => c.array === array)!.name;
+    const col = header.columns.find((c) => c.name === name && c.scope === 'pool');
+    if (col === undefined || col.type !== 'u32' || col.stride !== 1) throw new SnapshotError(`no pool row column ${name} (u32) in a file keeping the window as-of minutes in the row`);
+    return col;
+  });
+}
+
+/** The values of u32 pool row column `col` of pools `pools` (in that order), reading the span from the lowest to the highest once. */
+function readPoolRows(fd: number, col: SnapshotColumn, pools: ArrayLike<number>): Uint32Array {
+  const out = new Uint32Array(pools.length);
+  if (pools.length === 0) return out;
+  let lo = Infinity;
+  let hi = -1;
+  for (let i = 0; i < pools.length; i++) {
+    const p = pools[i]!;
+    if (p < lo) lo = p;
+    if (p > hi) hi = p;
+  }
+  const span = new Uint32Array(hi - lo + 1);
+  readExactly(fd, new Uint8Array(span.buffer), col.offset + lo * 4);
+  for (let i = 0; i < pools.length; i++) out[i] = span[pools[i]! - lo]!;
+  return out;
 }
 
 /** Reads the span of rows from the lowest to the highest wanted id once, then copies the wanted rows (a retyped column row by row, converted). */

@@ -10,7 +10,7 @@ import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalog } from '../catalog/catalog.js';
 import type { EngineViews } from '../state/views.js';
-import { seqOfFileName, SNAPSHOT_SUFFIX, tableMatch, type SnapshotHeader } from './format.js';
+import { DERIVED_ROW_COLUMNS, seqOfFileName, SNAPSHOT_SUFFIX, tableMatch, type SnapshotHeader } from './format.js';
 import { incompatibility, loadViewsDeferred, readHeader, SnapshotError } from './load.js';
 import type { BlockLoader } from './block-loader.js';
 import { runRows, type CaptureBuffers, type ShardCapture, type ShardRuns } from './capture.js';
@@ -139,10 +139,12 @@ export class Snapshots {
     const { header, blocks } = loadViewsDeferred(path, this.views, catalog, loader);
     this.newestTakenAtMs = header.takenAtMs;
     // A file written with other column types or ring columns is no base for a delta cut (its rows are not this build's bytes): the next cut is full.
-    const { retyped, ringFields } = tableMatch(header, this.views.columnTable)!;
-    this.baseFile = retyped.size === 0 && !ringFields ? { path, header } : null;
+    const { retyped, ringFields, asOfInRow, derivedKept } = tableMatch(header, this.views.columnTable)!;
+    this.baseFile = retyped.size === 0 && !ringFields && !asOfInRow && !derivedKept ? { path, header } : null;
     this.convertedOnLoad = [...retyped].map((name) => `${name} (${header.columns.find((c) => c.name === name)!.type} to ${this.views.columnTable.find((c) => c.name === name)!.type})`);
     if (ringFields) this.convertedOnLoad = [...this.convertedOnLoad, 'candle rings (a column per field to one record column per interval)'];
+    if (asOfInRow) this.convertedOnLoad = [...this.convertedOnLoad, 'window as-of minutes (the pool row to the window slots)'];
+    if (derivedKept) this.convertedOnLoad = [...this.convertedOnLoad, `${DERIVED_ROW_COLUMNS.map((c) => c.name).join(' and ')} (left out: derived on read)`];
     return blocks;
   }
 

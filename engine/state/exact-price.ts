@@ -21,7 +21,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { PoolProtocol } from '../events/model.js';
-import { poolWeight, pricedByReserves, reservePriceFraction } from './reserve-price.js';
+import { poolWeight, pricedByReserves, reserveInto, reservePriceFraction } from './reserve-price.js';
 import type { EngineViews } from './views.js';
 
 /** Significant digits of a shown price. */
@@ -46,6 +46,8 @@ export function u128BigInt(words: Uint32Array, at: number): bigint {
 }
 
 const rawScratch = new Uint32Array(8);
+/** Reserves of the pool whose liquidity is summed (poolPricesFrom). */
+const reserves = new Float64Array(2);
 
 /** Copies pool p's raw reserves consistently (seqlock); false when the writer kept it busy. */
 function readRaw(v: EngineViews, p: number, out: Uint32Array): boolean {
@@ -216,7 +218,9 @@ export function poolPricesFrom(v: EngineViews, p: number, base1: boolean, out: F
   }
   out[0] = p0;
   out[1] = p1;
-  out[2] = v.reserve0[p]! * p0 + v.reserve1[p]! * p1;
+  reserveInto(v, p, 0, reserves, 0);
+  reserveInto(v, p, 1, reserves, 1);
+  out[2] = reserves[0]! * p0 + reserves[1]! * p1;
   return base1;
 }
 

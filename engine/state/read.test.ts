@@ -36,6 +36,8 @@ describe('readPool', () => {
     const p = 3;
     const b = takeBlock(v, p);
     v.poolBlock[p] = b + 1;
+    // A pool holding a ring block holds a window slot (slot p here): its as-of minutes are there.
+    v.poolWindowSlot[p] = p + 1;
     v.poolSeq[p] = 42;
     // Token 1 of p (WETH, token 2) is routed through pool 4, WETH/USDC at 2000; p prices token 0 at 1.5 WETH.
     v.poolToken0[p] = 1;
@@ -51,9 +53,10 @@ describe('readPool', () => {
     // As the pool's last event stored them, before WETH moved: reads take the USD figures as they stand.
     v.priceUsd0[p] = 2700;
     v.priceUsd1[p] = 1800;
-    v.reserve0[p] = 10;
-    v.reserve1[p] = 15;
-    for (let k = 0; k < 8; k++) v.reserveRaw[p * 8 + k] = 100 + k;
+    // Reserves 10 (18 decimals) and 15 (6 decimals), kept as their raw words only: 10^19 and 1.5 * 10^7.
+    v.poolDecimals0[p] = 18;
+    v.poolDecimals1[p] = 6;
+    v.reserveRaw.set([0x89e8_0000, 0x8ac7_2304, 0, 0, 15_000_000, 0, 0, 0], p * 8);
     v.liquidityUsd[p] = 54_000;
     v.txnsTotal[p] = 77;
     v.lastSwapTime[p] = 1_700_000_000;
@@ -69,7 +72,7 @@ describe('readPool', () => {
     expect(readPool(v, p, out, true)).toBe(true);
     expect(out.seq).toBe(42);
     expect([out.ratio, out.priceUsd0, out.priceUsd1, out.reserve0, out.reserve1]).toEqual([1.5, 3000, 2000, 10, 15]);
-    expect(Array.from(out.reserveRaw)).toEqual([100, 101, 102, 103, 104, 105, 106, 107]);
+    expect(Array.from(out.reserveRaw)).toEqual([0x89e8_0000, 0x8ac7_2304, 0, 0, 15_000_000, 0, 0, 0]);
     expect([out.liquidityUsd, out.txnsTotal, out.lastSwapTime]).toEqual([60_000, 77, 1_700_000_000]);
     expect(out.winVolumeUsd[Win.H24]).toBe(1234.5);
     expect(out.winTxns[Win.H24]).toBe(9);

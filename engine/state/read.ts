@@ -13,7 +13,8 @@ import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './
 import type { CandleRing, EngineViews } from './views.js';
 import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, wordsOf as candleWords } from './candle-record.js';
 import { awaitBlockRows } from './ring-blocks.js';
-import { quietPriceChange } from './window-slots.js';
+import { poolReserve } from './reserve-price.js';
+import { quietPriceChange, windowAsOf } from './window-slots.js';
 import { candleOpen, createWindowSums, loadStoredBase, minuteOf, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
@@ -212,8 +213,8 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   poolPricesUsd(v, p, usdScratch);
   out.priceUsd0 = usdScratch[0]!;
   out.priceUsd1 = usdScratch[1]!;
-  out.reserve0 = v.reserve0[p]!;
-  out.reserve1 = v.reserve1[p]!;
+  out.reserve0 = poolReserve(v, p, 0);
+  out.reserve1 = poolReserve(v, p, 1);
   const o = p * 8;
   for (let k = 0; k < 8; k++) out.reserveRaw[k] = v.reserveRaw[o + k]!;
   out.reserveBlock = v.reserveBlock[p]!;
@@ -223,7 +224,7 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   out.liquidityUsd = usdScratch[2]!;
   out.txnsTotal = v.txnsTotal[p]!;
   for (let b = 0; b < WINDOW_BASES.length; b++) {
-    out.winAsOf[b] = v.winAsOf[b]![p]!;
+    out.winAsOf[b] = windowAsOf(v, b, p);
     out.baseOpened[b] = v.rings[WINDOW_BASES[b]!.base]!.opened[p]!;
   }
   const block = v.poolBlock[p]! - 1;

@@ -87,6 +87,31 @@ export function reservePrice(protocol: number, x: number, y: number, weights = 1
   return r;
 }
 
+/** 10^i for the decimals a token may have (the writer's table: an f64 holds them up to 10^77 exactly enough). */
+const POW10: readonly number[] = Array.from({ length: 78 }, (_, i) => 10 ** i);
+const W64 = 18_446_744_073_709_551_616; // 2^64
+const W96 = 79_228_162_514_264_337_593_543_950_336; // 2^96
+
+/**
+ * Pool p's reserve of token `side` (0 or 1) with its decimals applied: its raw u128 words summed as
+ * a number (as shards/u128.ts u128ToNumberInto sums them) over 10^decimals. Derived on every read
+ * from the raw words rather than kept beside them in the row: the same operations, so the same digits.
+ */
+export function poolReserve(v: EngineViews, p: number, side: 0 | 1): number {
+  reserveInto(v, p, side, scratch, 0);
+  return scratch[0]!;
+}
+
+/** poolReserve into out[i] (the writer's form: a number returned from a call that is not inlined is boxed). */
+export function reserveInto(v: EngineViews, p: number, side: 0 | 1, out: Float64Array, i: number): void {
+  const raw = v.reserveRaw;
+  const at = p * 8 + side * 4;
+  out[i] = raw[at]! + raw[at + 1]! * W32 + raw[at + 2]! * W64 + raw[at + 3]! * W96;
+  out[i] = out[i]! / POW10[side === 0 ? v.poolDecimals0[p]! : v.poolDecimals1[p]!]!;
+}
+
+const scratch = new Float64Array(2);
+
 /**
  * Pool p's ratio (token 0 in token 1) from its reserves, where its protocol prices by them and it
  * holds token 0. Writes the view rather than returning the price: the writer calls this per event,
@@ -94,8 +119,13 @@ export function reservePrice(protocol: number, x: number, y: number, weights = 1
  */
 export function setReserveRatio(v: EngineViews, p: number): void {
   const protocol = v.poolProtocol[p]!;
-  const x = v.reserve0[p]!;
-  if (pricedByReserves(protocol) && x > 0) v.ratio[p] = reservePrice(protocol, x, v.reserve1[p]!, weightRatio(v, p));
+  if (!pricedByReserves(protocol)) return;
+  reserveInto(v, p, 0, scratch, 0);
+  const x = scratch[0]!;
+  if (x > 0) {
+    reserveInto(v, p, 1, scratch, 1);
+    v.ratio[p] = reservePrice(protocol, x, scratch[1]!, weightRatio(v, p));
+  }
 }
 
 /**

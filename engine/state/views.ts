@@ -191,9 +191,10 @@ export class EngineViews {
   readonly ratio: Float64Array;
   readonly priceUsd0: Float64Array;
   readonly priceUsd1: Float64Array;
-  readonly reserve0: Float64Array;
-  readonly reserve1: Float64Array;
-  /** Raw reserves, 8 words per pool: reserve0 w0..w3 then reserve1 w0..w3 (little-endian u32). */
+  /**
+   * Raw reserves, 8 words per pool: reserve0 w0..w3 then reserve1 w0..w3 (little-endian u32). The
+   * reserves with decimals applied are derived from them when read (reserve-price.ts poolReserve).
+   */
   readonly reserveRaw: Uint32Array;
   /** Block and time of the last reserve change. */
   readonly reserveBlock: Float64Array;
@@ -205,15 +206,14 @@ export class EngineViews {
   readonly syncBlock: Float64Array;
   readonly syncTx: Uint32Array;
   readonly liquidityUsd: Float64Array;
-  readonly txnsTotal: Float64Array;
+  /** Swaps ever applied to the pool: a whole count (2^32 is beyond any pool's history). */
+  readonly txnsTotal: Uint32Array;
   /**
    * Token 0's USD price at the pool's last swap: the close of its newest candle of every interval,
    * so the reference price of every window once none holds a candle (0: never swapped). A pool
    * without a window slot reads its row price changes against it (window-slots.ts).
    */
   readonly lastSwapPrice0: Float64Array;
-  /** Per window base (WINDOW_BASES order): the minute (open time) the window figures are as of (0: never summed). */
-  readonly winAsOf: readonly Uint32Array[];
 
   // ---- window slots (window-slots.ts): rolling-window figures of pools that traded within the longest window ----
   /**
@@ -243,6 +243,13 @@ export class EngineViews {
    * block: set when it gives the block back.
    */
   readonly winNextChange: readonly Uint32Array[];
+  /**
+   * Per window base (WINDOW_BASES order), for the pool holding slot s: the minute (open time) its
+   * window figures are as of. A pool without a slot has every window empty as of the minute they
+   * became so, or never summed: read it through window-slots.ts windowAsOf (0 before its first swap,
+   * windowsEmptyFrom after).
+   */
+  readonly winAsOf: readonly Uint32Array[];
   /** Slot s's pool + 1, 0 while free (writer: the shard that takes or gives it back). */
   readonly windowSlotPool: Int32Array;
   /** The slots' allocator words, as blockHeader's (ring-blocks.ts). */
@@ -386,20 +393,20 @@ export class EngineViews {
     this.ratio = pool('ratio', Float64Array, shard);
     this.priceUsd0 = pool('priceUsd0', Float64Array, shard);
     this.priceUsd1 = pool('priceUsd1', Float64Array, shard);
-    this.reserve0 = pool('reserve0', Float64Array, shard);
-    this.reserve1 = pool('reserve1', Float64Array, shard);
     this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
     this.reserveBlock = pool('reserveBlock', Float64Array, shard);
     this.reserveTime = pool('reserveTime', Uint32Array, shard);
     this.syncBlock = pool('syncBlock', Float64Array, shard);
     this.syncTx = pool('syncTx', Uint32Array, shard);
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
-    this.txnsTotal = pool('txnsTotal', Float64Array, shard);
+    this.txnsTotal = pool('txnsTotal', Uint32Array, shard);
     this.lastSwapPrice0 = pool('lastSwapPrice0', Float64Array, shard);
-    this.winAsOf = WINDOW_BASES.map((b) => pool(`winAsOf.${INTERVALS[b.base]}`, Uint32Array, shard));
+    const slot = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'windowSlot', o);
+    // Declared where the pool row kept them (before the window slots): a file written then hashes as
+    // this table with these columns in the row (snapshot/format.ts asOfInRowColumns).
+    this.winAsOf = WINDOW_BASES.map((b) => slot(`winAsOf.${INTERVALS[b.base]}`, Uint32Array, shard));
     // Which pool holds which slot is rebuilt when a snapshot's slots are loaded (snapshot/blocks.ts).
     this.poolWindowSlot = pool('poolWindowSlot', Int32Array, { ...shard, transient: true });
-    const slot = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'windowSlot', o);
     const rowWindow = Object.fromEntries(
       ROW_WINDOW_FIGURES.map((f) => {
         const name = `win${f[0]!.toUpperCase()}${f.slice(1)}`;

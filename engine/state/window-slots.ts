@@ -10,13 +10,14 @@
  * it swaps again, while it holds no ring block (sweep.ts, tiers.ts). A pool without a slot reads what
  * its slot would hold: volumes and transaction counts 0, and every price change against the price of
  * its last swap (the close of its newest candle, each window's reference once none holds a candle:
- * state/windows.ts), following its price as it moves.
+ * state/windows.ts), following its price as it moves; its windows are as of the minute they became
+ * empty (windowsEmptyFrom of its last swap), or never summed (0) before its first swap.
  */
 import { ROW_WINDOW_FIGURES, ROW_WINDOWS } from '../search/figures.js';
 import { WINDOW_BASES } from './layout.js';
 import { give, take, type BlockPool } from './ring-blocks.js';
 import type { EngineViews } from './views.js';
-import { NEVER_CHANGES, priceChange } from './windows.js';
+import { NEVER_CHANGES, priceChange, windowsEmptyFrom } from './windows.js';
 
 /** The window slots of pools. */
 export function windowSlots(v: EngineViews): BlockPool {
@@ -26,6 +27,18 @@ export function windowSlots(v: EngineViews): BlockPool {
 /** Token 0's price change of every window of pool p while it holds no slot (its windows are empty). */
 export function quietPriceChange(v: EngineViews, p: number): number {
   return priceChange(v.priceUsd0[p]!, v.lastSwapPrice0[p]!);
+}
+
+/** The minute pool p's windows on base b are as of while it holds no slot: 0 before its first swap, else the minute they became empty. */
+export function quietAsOf(v: EngineViews, b: number, p: number): number {
+  const last = v.lastSwapTime[p]!;
+  return last === 0 ? 0 : windowsEmptyFrom(b, last);
+}
+
+/** The minute pool p's window figures on base b are as of (0: never summed), wherever it is kept (its slot, or what a pool without one reads). */
+export function windowAsOf(v: EngineViews, b: number, p: number): number {
+  const s = v.poolWindowSlot[p]! - 1;
+  return s >= 0 ? v.winAsOf[b]![s]! : quietAsOf(v, b, p);
 }
 
 /**
@@ -42,16 +55,21 @@ export function windowSlotOf(v: EngineViews, p: number, pool: BlockPool = window
     const value = f === 'priceChange' ? change : 0;
     for (const w of ROW_WINDOWS[f]) v.rowWindow[f][w]![s] = value;
   }
-  for (let b = 0; b < WINDOW_BASES.length; b++) v.winNextChange[b]![s] = NEVER_CHANGES;
+  for (let b = 0; b < WINDOW_BASES.length; b++) {
+    v.winAsOf[b]![s] = quietAsOf(v, b, p);
+    v.winNextChange[b]![s] = NEVER_CHANGES;
+  }
   v.poolWindowSlot[p] = s + 1;
   return s;
 }
 
 /**
- * True when slot s holds exactly what pool p reads without one: every volume and count +0 and every
- * price change the quiet one, bit for bit. Only then may the pool give the slot back.
+ * True when slot s holds exactly what pool p reads without one: every volume and count +0, every
+ * price change the quiet one, bit for bit, and every base as of the minute quietAsOf gives. Only
+ * then may the pool give the slot back.
  */
 export function slotIsQuiet(v: EngineViews, p: number, s: number): boolean {
+  for (let b = 0; b < WINDOW_BASES.length; b++) if (v.winAsOf[b]![s] !== quietAsOf(v, b, p)) return false;
   const change = quietPriceChange(v, p);
   for (const f of ROW_WINDOW_FIGURES) {
     const value = f === 'priceChange' ? change : 0;
