@@ -11,7 +11,7 @@ import { pruneTransactions } from '../engine/shards/prune.js';
 import { u128ToBigInt } from '../engine/shards/u128.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { INTERVALS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS } from '../engine/state/layout.js';
-import { EngineViews } from '../engine/state/views.js';
+import { EngineViews, ringOpenedAt } from '../engine/state/views.js';
 import { candleValue, type CandleFieldName } from '../engine/state/candle-record.js';
 import { createPoolState, readPool, useStoredCandles } from '../engine/state/read.js';
 import { LmdbCandles } from '../engine/shards/stored-candles.js';
@@ -94,7 +94,7 @@ describe('engine views against a reference recomputation of the event log', () =
       for (let i = 0; i < INTERVALS.length; i++) {
         const ring = views.rings[i]!;
         const expected = [...p.candles[i]!.entries()].sort((a, b) => a[0] - b[0]);
-        const opened = ring.opened[id]!;
+        const opened = views.ringOpened[ringOpenedAt(views.poolBlock[id]! - 1, i)]!;
         expect(opened, `pool ${id} ${INTERVALS[i]} candles`).toBe(expected.length);
         const kept = Math.min(opened, RING_SLOTS[i]!);
         for (let k = 0; k < kept; k++) {

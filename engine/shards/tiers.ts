@@ -20,7 +20,7 @@ import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '.
 import { newestCandleOpen } from '../state/read.js';
 import { minuteOf, windowAnchor } from '../state/windows.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
-import type { CandleRing, EngineViews } from '../state/views.js';
+import { ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
 import { CANDLE_U32_WORDS, CandleU32 } from '../state/candle-record.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
 import type { Store } from '../store/store.js';
@@ -183,7 +183,7 @@ export class ShardTiers {
     const v = this.views;
     for (let i = 0; i < INTERVALS.length; i++) {
       const r = v.rings[i]!;
-      const n = r.opened[p]!;
+      const n = v.ringOpened[ringOpenedAt(b, i)]!;
       const R = r.slots;
       for (let k = n > R ? n - R : 0; k < n; k++) fn(i, r, b * R + (k % R));
     }

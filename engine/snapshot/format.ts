@@ -24,13 +24,15 @@
  * types the header gives for its row columns are put in place of this build's (a column whose type
  * changed between versions, as event times from f64 to u32: its values are converted on load,
  * tableMatch), or once its candle rings are put back as a column per field (as files written before
- * the candle records keep them: ringFieldColumns; put into the records on load, blocks.ts); any
- * other difference and the file is not loaded.
+ * the candle records keep them: ringFieldColumns; put into the records on load, blocks.ts), or its
+ * rings' candle counts as pool columns (as files written before the counts moved into the ring
+ * blocks keep them: poolOpenedColumns; put into the blocks on load, load.ts); any other difference
+ * and the file is not loaded.
  */
 import { createHash } from 'node:crypto';
 import { CATALOG_EXPORT_VERSION, type CatalogMeta } from '../catalog/catalog.js';
 import { PARTS } from '../catalog/parts.js';
-import type { ColumnSpec } from '../state/views.js';
+import { RING_OPENED_COLUMN, type ColumnSpec } from '../state/views.js';
 import { CANDLE_WORDS, RING_FIELDS, type CandleField } from '../state/candle-record.js';
 
 export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
@@ -148,6 +150,32 @@ export function ringFieldColumns<C extends ColumnShape>(table: readonly C[]): (C
   });
 }
 
+/**
+ * `table` as files written before the candle counters moved into the ring blocks kept them: no
+ * block column `ring.opened`, and before each ring's record column (`ring.<iv>.candles`) a pool
+ * column `ring.<iv>.opened` (u32, the pool's candles of that interval ever opened). Derived from
+ * the table: the rings' record columns name the intervals.
+ */
+export function poolOpenedColumns<C extends ColumnShape>(table: readonly C[]): (C | PoolOpenedColumn)[] {
+  return table.flatMap((c): (C | PoolOpenedColumn)[] => {
+    if (c.scope === 'block' && c.name === RING_OPENED_COLUMN) return [];
+    const ring = ringOfRecords(c);
+    if (ring === null) return [c];
+    return [{ name: poolOpenedName(ring), type: 'u32', scope: 'pool', stride: 1, transient: false, interval: ring }, c];
+  });
+}
+
+/** A pool column of an older file holding a ring's candle count (poolOpenedColumns). */
+export interface PoolOpenedColumn extends ColumnShape {
+  /** The interval's name (layout.ts INTERVALS). */
+  readonly interval: string;
+}
+
+/** The pool column an older file kept interval `iv`'s candle counts in. */
+export function poolOpenedName(iv: string): string {
+  return `ring.${iv}.opened`;
+}
+
 /** One per-field ring column of an older file: which record column and field it is now. */
 export interface LegacyRingColumn extends ColumnShape {
   readonly records: string;
@@ -167,27 +195,36 @@ export interface TableMatch {
   readonly retyped: ReadonlySet<string>;
   /** The file keeps candle rings as one column per field (before the candle records): converted on load. */
   readonly ringFields: boolean;
+  /**
+   * The file keeps the rings' candle counts as pool columns (`ring.<iv>.opened`, before they moved
+   * into the ring blocks): a pool holding a block takes its counts from them on load; the rest drop theirs.
+   */
+  readonly poolOpened: boolean;
 }
 
 /**
  * How a snapshot's columns map onto `table`: `retyped` names the row columns whose element type in
  * the file differs from the table's (their values are converted on load), `ringFields` says the file
- * keeps its candle rings a column per field (converted into the records on load); both empty when
+ * keeps its candle rings a column per field (converted into the records on load), `poolOpened` that
+ * it keeps the rings' candle counts as pool columns (put into the ring blocks on load); all empty when
  * the file was written with this very table; null when the file's table differs in anything else
  * (a column added, dropped, rescoped or restrided, the catalog's parts, the layout version).
  */
 export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns'>, table: readonly ColumnShape[]): TableMatch | null {
-  if (header.tableHash === columnTableHash(table)) return { retyped: new Set(), ringFields: false };
+  if (header.tableHash === columnTableHash(table)) return { retyped: new Set(), ringFields: false, poolOpened: false };
   const inFile = new Map(header.columns.map((c) => [c.name, c]));
-  for (const ringFields of [false, true]) {
-    const retyped = new Set<string>();
-    const asWritten = (ringFields ? ringFieldColumns(table) : table).map((c) => {
-      const f = inFile.get(c.name);
-      if (f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
-      retyped.add(c.name);
-      return { ...c, type: f.type };
-    });
-    if ((ringFields || retyped.size > 0) && header.tableHash === columnTableHash(asWritten)) return { retyped, ringFields };
+  for (const poolOpened of [false, true]) {
+    const counted: readonly ColumnShape[] = poolOpened ? poolOpenedColumns(table) : table;
+    for (const ringFields of [false, true]) {
+      const retyped = new Set<string>();
+      const asWritten = (ringFields ? ringFieldColumns(counted) : counted).map((c) => {
+        const f = inFile.get(c.name);
+        if (f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
+        retyped.add(c.name);
+        return { ...c, type: f.type };
+      });
+      if ((poolOpened || ringFields || retyped.size > 0) && header.tableHash === columnTableHash(asWritten)) return { retyped, ringFields, poolOpened };
+    }
   }
   return null;
 }

@@ -4,11 +4,12 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
-import type { ColumnSpec, EngineViews } from '../state/views.js';
+import { ringOpenedAt, type ColumnSpec, type EngineViews } from '../state/views.js';
+import { INTERVALS } from '../state/layout.js';
 import { assignSnapshotBlocks, loadBlockRows, restoreBlocks, WINDOW_SLOTS } from './blocks.js';
 import type { BlockLoader } from './block-loader.js';
 import { markBlockRows } from '../state/ring-blocks.js';
-import { READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
+import { poolOpenedName, READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 
 export class SnapshotError extends Error {
   override readonly name = 'SnapshotError';
@@ -122,6 +123,8 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     const why = incompatibility(header, views);
     if (why !== null) throw new SnapshotError(`${path}: ${why}`);
     assignSnapshotBlocks(fd, header.blocks, views);
+    // Before any reader can see a block: an older file's candle counts, from its pool columns.
+    loadPoolOpened(fd, header, views, null);
     // Window slots are read here, before any shard or reader runs (a few words per pool that traded within 30 days).
     assignSnapshotBlocks(fd, header.windowSlots, views, WINDOW_SLOTS);
     loadBlockRows(fd, header.windowSlots, views);
@@ -136,7 +139,9 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     }
     const byName = new Map(views.columnTable.map((c) => [c.name, c]));
     for (const col of header.columns) {
-      const spec = byName.get(col.name)!;
+      const spec = byName.get(col.name);
+      // Not in this table: an older file's candle counts, read above (tableMatch says which a file may hold).
+      if (spec === undefined) continue;
       readElements(fd, col, spec, 0, col.bytes / TYPE_ARRAYS[col.type].BYTES_PER_ELEMENT, 0);
     }
     const sections = new Map(header.catalog.sections.map((c) => [c.name, c]));
@@ -174,17 +179,40 @@ export function restoreRows(path: string, views: EngineViews, pools: readonly nu
     for (const p of inPools) Atomics.add(views.poolSeq, p, 1);
     for (const t of inTokens) Atomics.add(views.tokenSeq, t, 1);
     for (const col of header.columns) {
-      const spec = byName.get(col.name)!;
-      if (spec.writer !== 'shard' || (col.scope !== 'pool' && col.scope !== 'token')) continue;
+      const spec = byName.get(col.name);
+      if (spec === undefined || spec.writer !== 'shard' || (col.scope !== 'pool' && col.scope !== 'token')) continue;
       copyRows(fd, col, spec, col.scope === 'pool' ? inPools : inTokens);
     }
     restoreBlocks(fd, header.blocks, views, inPools);
+    loadPoolOpened(fd, header, views, inPools);
     restoreBlocks(fd, header.windowSlots, views, inPools, WINDOW_SLOTS);
     for (const p of inPools) Atomics.add(views.poolSeq, p, 1);
     for (const t of inTokens) Atomics.add(views.tokenSeq, t, 1);
     return header;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * An older file's candle counts (pool columns `ring.<iv>.opened`: format.ts poolOpenedColumns) put
+ * into the ring blocks of the pools that hold one now (`pools`, or every pool of the file when
+ * null), which took them from the file: the counts their candles are numbered by. Nothing for a
+ * file written with the counts in the blocks.
+ */
+function loadPoolOpened(fd: number, header: SnapshotHeader, views: EngineViews, pools: readonly number[] | null): void {
+  const interval = new Map(INTERVALS.map((iv, i) => [poolOpenedName(iv), i]));
+  for (const col of header.columns) {
+    const i = interval.get(col.name);
+    if (i === undefined || col.scope !== 'pool') continue;
+    const counts = new Uint32Array(col.bytes / 4);
+    readExactly(fd, new Uint8Array(counts.buffer), col.offset);
+    const put = (p: number) => {
+      const b = views.poolBlock[p]! - 1;
+      if (b >= 0 && p < counts.length) views.ringOpened[ringOpenedAt(b, i)] = counts[p]!;
+    };
+    if (pools === null) for (let p = 0; p < counts.length; p++) put(p);
+    else for (const p of pools) put(p);
   }
 }
 

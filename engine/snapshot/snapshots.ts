@@ -139,10 +139,11 @@ export class Snapshots {
     const { header, blocks } = loadViewsDeferred(path, this.views, catalog, loader);
     this.newestTakenAtMs = header.takenAtMs;
     // A file written with other column types or ring columns is no base for a delta cut (its rows are not this build's bytes): the next cut is full.
-    const { retyped, ringFields } = tableMatch(header, this.views.columnTable)!;
-    this.baseFile = retyped.size === 0 && !ringFields ? { path, header } : null;
+    const { retyped, ringFields, poolOpened } = tableMatch(header, this.views.columnTable)!;
+    this.baseFile = retyped.size === 0 && !ringFields && !poolOpened ? { path, header } : null;
     this.convertedOnLoad = [...retyped].map((name) => `${name} (${header.columns.find((c) => c.name === name)!.type} to ${this.views.columnTable.find((c) => c.name === name)!.type})`);
     if (ringFields) this.convertedOnLoad = [...this.convertedOnLoad, 'candle rings (a column per field to one record column per interval)'];
+    if (poolOpened) this.convertedOnLoad = [...this.convertedOnLoad, 'candle counts (pool columns to the ring blocks)'];
     return blocks;
   }
 

@@ -126,16 +126,28 @@ class ColumnSource {
 export const WEIGHTED_POOL_SLOTS = 131_072;
 
 /**
- * Columns of one candle interval. `opened[p]` counts pool p's candles ever opened (a pool row); the
- * candles themselves sit in pool p's ring block b = poolBlock[p] - 1, one record per candle with its
- * fields side by side (candle-record.ts): record `b * slots + (k % slots)` holds its k-th candle, for
- * k in [opened - min(opened, slots), opened). A pool without a block (quiet) has every candle in LMDB.
+ * u32 words per ring block in `ringOpened`: the counters of every interval side by side, one 64-byte
+ * cache line per block (INTERVALS.length of them used, the rest zero).
+ */
+export const RING_OPENED_STRIDE = 16;
+/** The block column of the counters (older snapshots kept them as the pool columns `ring.<iv>.opened`: snapshot/format.ts). */
+export const RING_OPENED_COLUMN = 'ring.opened';
+if (INTERVALS.length > RING_OPENED_STRIDE) throw new Error(`${INTERVALS.length} intervals do not fit a ring block's ${RING_OPENED_STRIDE} counters`);
+
+/** Where ring block b's counter of `interval` sits in `ringOpened`. */
+export function ringOpenedAt(b: number, interval: number): number {
+  return b * RING_OPENED_STRIDE + interval;
+}
+
+/**
+ * Columns of one candle interval. The candles sit in pool p's ring block b = poolBlock[p] - 1, one
+ * record per candle with its fields side by side (candle-record.ts), as candles k of a count n
+ * (`ringOpened`, block scope): record `b * slots + (k % slots)` holds candle k, for k in
+ * [n - min(n, slots), n), the newest at n - 1. A pool without a block (quiet) has every candle in LMDB.
  */
 export interface CandleRing extends CandleRecords {
   readonly seconds: number;
   readonly slots: number;
-  /** Number of candles ever opened per pool (pool row); the newest is at index opened - 1. */
-  readonly opened: Uint32Array;
 }
 
 export class EngineViews {
@@ -282,6 +294,15 @@ export class EngineViews {
 
   // ---- candle rings per interval (writer: owning shard; guarded by poolSeq) ----
   readonly rings: readonly CandleRing[];
+  /**
+   * Per ring block, per interval (ringOpenedAt): the count n its candles are numbered by (CandleRing).
+   * Invariant: the block holds candles k in [n - min(n, slots), n), and n <= slots means the store
+   * holds no candle of the pool older than the ring's oldest. Candles opened while the pool held
+   * this block count one each; a pool that takes a block again starts it at the number of stored
+   * candles it reloaded (windows.ts reloadNewest: 2 x slots when they fill the ring, since older
+   * ones may be stored).
+   */
+  readonly ringOpened: Uint32Array;
 
   // ---- ring blocks (ring-blocks.ts) ----
   /** Pool p's ring block + 1, 0 while it has none (writer: owning shard; guarded by poolSeq). */
@@ -431,15 +452,14 @@ export class EngineViews {
     this.blockLeaveClose0 = perBlock('leave.close0');
     this.blockLeaveClose1 = perBlock('leave.close1');
 
+    this.ringOpened = block(RING_OPENED_COLUMN, Uint32Array, { stride: RING_OPENED_STRIDE, ...shard });
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;
-      const opened = pool(`ring.${iv}.opened`, Uint32Array, shard);
       // One column per ring: a block's row is its `slots` candle records (candle-record.ts).
       const cells = block(`ring.${iv}.candles`, Float64Array, { stride: slots * CANDLE_WORDS, ...shard });
       return {
         seconds: INTERVAL_SECONDS[i]!,
         slots,
-        opened,
         cells,
         words: candleWords(cells),
       };
