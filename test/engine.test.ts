@@ -12,7 +12,7 @@ import { u128ToBigInt } from '../engine/shards/u128.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { INTERVALS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS } from '../engine/state/layout.js';
 import { EngineViews, ringOpenedAt } from '../engine/state/views.js';
-import { candleValue, type CandleFieldName } from '../engine/state/candle-record.js';
+import { candleValue, SECOND_U32_WORDS, SECOND_WORDS, SecondF64, SecondU32, type CandleFieldName } from '../engine/state/candle-record.js';
 import { createPoolState, readPool, useStoredCandles } from '../engine/state/read.js';
 import { LmdbCandles } from '../engine/shards/stored-candles.js';
 import { allStoredCandles } from '../engine/store/candles.js';
@@ -141,14 +141,17 @@ describe('engine views against a reference recomputation of the event log', () =
       for (let k = 0; k < Math.min(opened, TOKEN_SECOND_SLOTS); k++) {
         const slot = (views.tokenSecondBlock[tk]! - 1) * TOKEN_SECOND_SLOTS + ((opened - 1 - k) % TOKEN_SECOND_SLOTS);
         const [time, c] = expected[expected.length - 1 - k]!;
-        expect(views.secTime[slot]).toBe(time);
-        close(views.secOpen[slot]!, c.open, 'second open');
-        close(views.secHigh[slot]!, c.high, 'second high');
-        close(views.secLow[slot]!, c.low, 'second low');
-        close(views.secClose[slot]!, c.close, 'second close');
-        close(views.secPriceSum[slot]!, c.priceSum, 'second price sum');
-        close(views.secVolumeUsd[slot]!, c.volumeUsd, 'second volume');
-        expect(views.secTxns[slot]).toBe(c.txns);
+        // One record per second (candle-record.ts SecondF64 / SecondU32).
+        const f = (F: SecondF64) => views.secCells[slot * SECOND_WORDS + F]!;
+        const u = (U: SecondU32) => views.secWords[slot * SECOND_U32_WORDS + U]!;
+        expect(u(SecondU32.time)).toBe(time);
+        close(f(SecondF64.open), c.open, 'second open');
+        close(f(SecondF64.high), c.high, 'second high');
+        close(f(SecondF64.low), c.low, 'second low');
+        close(f(SecondF64.close), c.close, 'second close');
+        close(f(SecondF64.priceSum), c.priceSum, 'second price sum');
+        close(f(SecondF64.volumeUsd), c.volumeUsd, 'second volume');
+        expect(u(SecondU32.txns)).toBe(c.txns);
         checked++;
       }
     }

@@ -27,7 +27,7 @@ import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
 import { RING_OPENED_STRIDE, ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
-import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32 } from '../state/candle-record.js';
+import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, SECOND_U32_WORDS, SECOND_WORDS, SecondF64, SecondU32 } from '../state/candle-record.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import { releaseWindowSlot, windowSlotOf, windowSlots } from '../state/window-slots.js';
 import { createScratchRings, newestCandleOpen } from '../state/read.js';
@@ -1127,25 +1127,31 @@ export class ShardWriter {
     }
     this.seqToken(tk);
     v.tokenSecondBlock[tk] = b + 1;
+    const f = v.secCells;
+    const u = v.secWords;
     const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
-    if (n === v.secBase[b] || v.secTime[last]! < t) {
+    if (n === v.secBase[b] || u[last * SECOND_U32_WORDS + SecondU32.time]! < t) {
       const slot = b * TOKEN_SECOND_SLOTS + (n % TOKEN_SECOND_SLOTS);
+      const c = slot * SECOND_WORDS;
+      const w = slot * SECOND_U32_WORDS;
       v.secOpened[tk] = n + 1;
-      v.secTime[slot] = t;
-      v.secOpen[slot] = price;
-      v.secHigh[slot] = price;
-      v.secLow[slot] = price;
-      v.secClose[slot] = price;
-      v.secPriceSum[slot] = price;
-      v.secVolumeUsd[slot] = volumeUsd;
-      v.secTxns[slot] = 1;
+      u[w + SecondU32.time] = t;
+      f[c + SecondF64.open] = price;
+      f[c + SecondF64.high] = price;
+      f[c + SecondF64.low] = price;
+      f[c + SecondF64.close] = price;
+      f[c + SecondF64.priceSum] = price;
+      f[c + SecondF64.volumeUsd] = volumeUsd;
+      u[w + SecondU32.txns] = 1;
     } else {
-      if (price > v.secHigh[last]!) v.secHigh[last] = price;
-      if (price < v.secLow[last]!) v.secLow[last] = price;
-      v.secClose[last] = price;
-      v.secPriceSum[last] = v.secPriceSum[last]! + price;
-      v.secVolumeUsd[last] = v.secVolumeUsd[last]! + volumeUsd;
-      v.secTxns[last] = v.secTxns[last]! + 1;
+      const c = last * SECOND_WORDS;
+      const w = last * SECOND_U32_WORDS;
+      if (price > f[c + SecondF64.high]!) f[c + SecondF64.high] = price;
+      if (price < f[c + SecondF64.low]!) f[c + SecondF64.low] = price;
+      f[c + SecondF64.close] = price;
+      f[c + SecondF64.priceSum] = f[c + SecondF64.priceSum]! + price;
+      f[c + SecondF64.volumeUsd] = f[c + SecondF64.volumeUsd]! + volumeUsd;
+      u[w + SecondU32.txns] = u[w + SecondU32.txns]! + 1;
     }
     this.seqToken(tk);
   }

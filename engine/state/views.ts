@@ -12,7 +12,7 @@
  */
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { StoredCandles } from './windows.js';
-import { CANDLE_WORDS, wordsOf as candleWords, type CandleRecords } from './candle-record.js';
+import { CANDLE_WORDS, SECOND_WORDS, wordsOf as candleWords, type CandleRecords } from './candle-record.js';
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 
 type ColumnCtor =
@@ -349,14 +349,10 @@ export class EngineViews {
   readonly secondBlockToken: Int32Array;
   readonly secondBlockHeader: Int32Array;
   readonly secondBlockFree: Int32Array;
-  readonly secTime: Uint32Array;
-  readonly secOpen: Float64Array;
-  readonly secHigh: Float64Array;
-  readonly secLow: Float64Array;
-  readonly secClose: Float64Array;
-  readonly secPriceSum: Float64Array;
-  readonly secVolumeUsd: Float64Array;
-  readonly secTxns: Uint32Array;
+  /** The seconds, one record each (candle-record.ts SecondF64 / SecondU32): f64 view. */
+  readonly secCells: Float64Array;
+  /** u32 view of the same memory. */
+  readonly secWords: Uint32Array;
 
   // ---- change-feed watch flags (writer: gateway thread; readers: shard writers, per swap) ----
   /** 1 while some stream wants the swaps of pool p / of every pool of token t; 0 otherwise. */
@@ -482,14 +478,8 @@ export class EngineViews {
     const sec = { stride: TOKEN_SECOND_SLOTS, ...shard, transient: true };
     const second = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'secondBlock', o);
     this.secOpened = token('sec.opened', Uint32Array, shard);
-    this.secTime = second('sec.time', Uint32Array, sec);
-    this.secOpen = second('sec.open', Float64Array, sec);
-    this.secHigh = second('sec.high', Float64Array, sec);
-    this.secLow = second('sec.low', Float64Array, sec);
-    this.secClose = second('sec.close', Float64Array, sec);
-    this.secPriceSum = second('sec.priceSum', Float64Array, sec);
-    this.secVolumeUsd = second('sec.volumeUsd', Float64Array, sec);
-    this.secTxns = second('sec.txns', Uint32Array, sec);
+    this.secCells = second('sec.seconds', Float64Array, { ...sec, stride: TOKEN_SECOND_SLOTS * SECOND_WORDS });
+    this.secWords = candleWords(this.secCells);
     this.tokenSecondBlock = token('tokenSecondBlock', Int32Array, { ...shard, transient: true });
     this.secBase = second('secBase', Uint32Array, { ...shard, transient: true });
     this.secondBlockToken = second('secondBlockToken', Int32Array, { ...shard, transient: true });
