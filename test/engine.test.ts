@@ -11,9 +11,9 @@ import { pruneTransactions } from '../engine/shards/prune.js';
 import { u128ToBigInt } from '../engine/shards/u128.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { INTERVALS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS } from '../engine/state/layout.js';
-import { EngineViews } from '../engine/state/views.js';
+import { EngineViews, ringOpenedAt } from '../engine/state/views.js';
 import { windowAsOf } from '../engine/state/window-slots.js';
-import { candleValue, type CandleFieldName } from '../engine/state/candle-record.js';
+import { candleValue, SECOND_U32_WORDS, SECOND_WORDS, SecondF64, SecondU32, type CandleFieldName } from '../engine/state/candle-record.js';
 import { createPoolState, readPool, useStoredCandles } from '../engine/state/read.js';
 import { LmdbCandles } from '../engine/shards/stored-candles.js';
 import { allStoredCandles } from '../engine/store/candles.js';
@@ -95,7 +95,8 @@ describe('engine views against a reference recomputation of the event log', () =
       for (let i = 0; i < INTERVALS.length; i++) {
         const ring = views.rings[i]!;
         const expected = [...p.candles[i]!.entries()].sort((a, b) => a[0] - b[0]);
-        const opened = ring.opened[id]!;
+        // Counted in its ring block (views.ts ringOpened); a pool that never swapped holds none.
+        const opened = views.poolBlock[id] === 0 ? 0 : views.ringOpened[ringOpenedAt(views.poolBlock[id]! - 1, i)]!;
         expect(opened, `pool ${id} ${INTERVALS[i]} candles`).toBe(expected.length);
         const kept = Math.min(opened, RING_SLOTS[i]!);
         for (let k = 0; k < kept; k++) {
@@ -141,14 +142,17 @@ describe('engine views against a reference recomputation of the event log', () =
       for (let k = 0; k < Math.min(opened, TOKEN_SECOND_SLOTS); k++) {
         const slot = (views.tokenSecondBlock[tk]! - 1) * TOKEN_SECOND_SLOTS + ((opened - 1 - k) % TOKEN_SECOND_SLOTS);
         const [time, c] = expected[expected.length - 1 - k]!;
-        expect(views.secTime[slot]).toBe(time);
-        close(views.secOpen[slot]!, c.open, 'second open');
-        close(views.secHigh[slot]!, c.high, 'second high');
-        close(views.secLow[slot]!, c.low, 'second low');
-        close(views.secClose[slot]!, c.close, 'second close');
-        close(views.secPriceSum[slot]!, c.priceSum, 'second price sum');
-        close(views.secVolumeUsd[slot]!, c.volumeUsd, 'second volume');
-        expect(views.secTxns[slot]).toBe(c.txns);
+        // One record per second (candle-record.ts SecondF64 / SecondU32).
+        const f = (F: SecondF64) => views.secCells[slot * SECOND_WORDS + F]!;
+        const u = (U: SecondU32) => views.secWords[slot * SECOND_U32_WORDS + U]!;
+        expect(u(SecondU32.time)).toBe(time);
+        close(f(SecondF64.open), c.open, 'second open');
+        close(f(SecondF64.high), c.high, 'second high');
+        close(f(SecondF64.low), c.low, 'second low');
+        close(f(SecondF64.close), c.close, 'second close');
+        close(f(SecondF64.priceSum), c.priceSum, 'second price sum');
+        close(f(SecondF64.volumeUsd), c.volumeUsd, 'second volume');
+        expect(u(SecondU32.txns)).toBe(c.txns);
         checked++;
       }
     }

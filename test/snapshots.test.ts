@@ -721,4 +721,94 @@ describe('snapshots', () => {
 
     await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
   }, 240_000);
+  it('a start on a snapshot written when the rings counted their candles in pool columns puts the counts into the ring blocks: it holds what a start on the same cut holds, a rollback restores ring blocks from it, and the next cut is written whole', async () => {
+    const clock = { now: GENESIS + 26 * HOUR };
+    const { dir, first, seq, path, name, bytes: now, header } = await singleSnapshot(clock);
+    const table = first.views.columnTable;
+    expect(header.blocks.pools).toBeGreaterThan(0);
+    // How earlier versions kept the counts: a pool column `ring.<iv>.opened` (u32) before each ring's record column, none in the blocks.
+    const ringOf = (n: string) => /^ring\.([^.]+)\.candles$/.exec(n)?.[1];
+    const intervals = table.map((c) => ringOf(c.name)).filter((iv): iv is string => iv !== undefined);
+    expect(intervals.length).toBe(9);
+    const earlierTable = table.flatMap((c): Parameters<typeof columnTableHash>[0][number][] => {
+      if (c.name === 'ring.opened') return [];
+      const iv = ringOf(c.name);
+      return iv === undefined ? [c] : [{ name: `ring.${iv}.opened`, type: 'u32', scope: 'pool', stride: 1, transient: false }, c];
+    });
+    expect(earlierTable.length).toBe(table.length + 8);
+    // The counts of the pools the cut lists holding a block, from its `ring.opened` rows (16 words a block, interval i at word i).
+    const hot = new Int32Array(now.buffer.slice(now.byteOffset + header.blocks.offset, now.byteOffset + header.blocks.offset + header.blocks.pools * 4));
+    const openedCol = header.blocks.columns.find((c) => c.name === 'ring.opened')!;
+    const rows = sparseBlockRows(now, openedCol as Parameters<typeof sparseBlockRows>[1], hot.length, 64);
+    const counts = intervals.map(() => new Uint32Array(header.pools));
+    // A pool without a block keeps a count in the old file (its candles ever opened) that a load must drop: any number will do.
+    for (const c of counts) for (let p = 0; p < header.pools; p++) c[p] = 1000 + p;
+    let nonZero = 0;
+    hot.forEach((p, k) => {
+      for (let i = 0; i < intervals.length; i++) {
+        counts[i]![p] = rows.readUInt32LE(k * 64 + i * 4);
+        if (counts[i]![p]! > 0) nonZero++;
+      }
+    });
+    expect(nonZero).toBeGreaterThan(hot.length);
+    // The old file: this cut's sections moved down to make room for the longer header, the pool columns appended after them.
+    const body = now.subarray(header.columns[0]!.offset, now.length - 8);
+    const parts: Buffer[] = [];
+    let at = 0;
+    const append = (b: ArrayBufferView) => {
+      const pad = (8 - (at % 8)) % 8;
+      parts.push(Buffer.alloc(pad), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+      at += pad;
+      const offset = at;
+      at += b.byteLength;
+      return offset;
+    };
+    append(body);
+    const appended = intervals.map((iv, i) => ({ name: `ring.${iv}.opened`, type: 'u32' as const, scope: 'pool' as const, stride: 1, offset: append(counts[i]!), bytes: counts[i]!.byteLength }));
+    parts.push(Buffer.from('DXSNAPOK', 'latin1'));
+    const draft = (base: number) => {
+      const shift = base - header.columns[0]!.offset;
+      const move = (x: unknown): unknown =>
+        Array.isArray(x) ? x.map(move) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, (k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + shift : move(v)])) : x;
+      const moved = move(header) as SnapshotHeader;
+      return {
+        ...moved,
+        tableHash: columnTableHash(earlierTable),
+        bytes: base + at + 8,
+        columns: [...moved.columns, ...appended.map((c) => ({ ...c, offset: c.offset + base }))],
+        blocks: { ...moved.blocks, columns: moved.blocks.columns.filter((c) => c.name !== 'ring.opened') },
+      } as SnapshotHeader;
+    };
+    let base = header.columns[0]!.offset;
+    while (12 + Buffer.byteLength(JSON.stringify(draft(base))) > base) base += 4096;
+    const oldHeader = draft(base);
+    expect(oldHeader.tableHash).not.toBe(header.tableHash);
+    const json = Buffer.from(JSON.stringify(oldHeader));
+    const start = Buffer.alloc(base);
+    now.copy(start, 0, 0, 8);
+    start.writeUInt32LE(json.length, 8);
+    json.copy(start, 12);
+    const old = Buffer.concat([start, ...parts]);
+    expect(old.length).toBe(oldHeader.bytes);
+    const { other, oldPath } = storeWithFile(dir, name, old);
+
+    // A rollback behind the snapshot restores some pools' ring blocks from it: the same blocks, counts included, from either file.
+    const countsOf = (views: EngineViews, pools: readonly number[]) => pools.map((p) => (views.poolBlock[p] === 0 ? [] : Array.from(views.ringOpened.subarray((views.poolBlock[p]! - 1) * 16, views.poolBlock[p]! * 16))));
+    const restored = (file: string) => {
+      const views = EngineViews.create(CAPACITY);
+      const pools = [0, 3, 7, 42, 199, 250, ...hot.slice(0, 5), header.pools - 1];
+      restoreRows(file, views, pools, []);
+      return { held: pools.filter((p) => views.poolBlock[p] !== 0), counts: countsOf(views, pools) };
+    };
+    const blocksNow = restored(path);
+    expect(blocksNow.held.length).toBeGreaterThan(0);
+    expect(blocksNow.counts.flat().some((n) => n > 0)).toBe(true);
+    expect(restored(oldPath)).toEqual(blocksNow);
+
+    const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'candle counts (pool columns to the ring blocks)');
+    // Every held block's counts too.
+    expect(countsOf(onOld.views, Array.from(hot))).toEqual(countsOf(onNow.views, Array.from(hot)));
+
+    await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
+  }, 240_000);
 });

@@ -56,7 +56,7 @@ describe('hot and quiet pools', () => {
         expect(a.body, path).toBe(b.body);
         compared++;
       }
-      if (tiered.engine.views.rings[0]!.opened[pool.id]! > 0) withCandles++;
+      if (tiered.engine.views.lastSwapTime[pool.id]! > 0) withCandles++;
     }
     expect(withCandles).toBeGreaterThan(100);
     expect(compared).toBeGreaterThan(1000);

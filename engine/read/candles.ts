@@ -57,8 +57,9 @@ export class PoolCandles {
     this.backward = backward;
     this.version = ring.seq;
     // Older candles are in LMDB when the range starts below the ring's oldest retained candle.
-    this.storeTo = ring.opened === 0 ? -1 : Math.min(to, ring.oldestTime - 1);
-    this.storeMayGrow = ring.opened > ring.slots;
+    this.storeTo = ring.oldestTime === 0 ? -1 : Math.min(to, ring.oldestTime - 1);
+    // A ring that let candles go, or a pool without a ring block (every candle in LMDB).
+    this.storeMayGrow = ring.opened > ring.slots || (ring.opened === 0 && ring.oldestTime !== 0);
     const storeInRange = this.storeTo >= from && want > 0;
     if (backward) {
       const fromRing = Math.min(want, ring.count);

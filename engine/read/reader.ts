@@ -17,6 +17,7 @@ import type { RankQuery, RankResult } from '../search/rank-index.js';
 import type { PoolRanker } from '../search/ranker.js';
 import { poolPricesUsd, priceVersion, PriceTexts, routedPriceTime, routedPriceUsd } from '../state/exact-price.js';
 import { TOKEN_SECOND_SLOTS, type Win } from '../state/layout.js';
+import { SECOND_U32_WORDS, SECOND_WORDS, SecondF64, SecondU32 } from '../state/candle-record.js';
 import {
   readPool,
   readPoolRow,
@@ -103,15 +104,17 @@ function copySecondCandle(v: EngineViews, t: number, r: SecondCandleRead): void 
     return;
   }
   const slot = b * TOKEN_SECOND_SLOTS + (r.k % TOKEN_SECOND_SLOTS);
+  const f = slot * SECOND_WORDS;
+  const w = slot * SECOND_U32_WORDS;
   const c = r.c;
-  c.time = v.secTime[slot]!;
-  c.open = v.secOpen[slot]!;
-  c.high = v.secHigh[slot]!;
-  c.low = v.secLow[slot]!;
-  c.close = v.secClose[slot]!;
-  c.priceSum = v.secPriceSum[slot]!;
-  c.volumeUsd = v.secVolumeUsd[slot]!;
-  c.txns = v.secTxns[slot]!;
+  c.time = v.secWords[w + SecondU32.time]!;
+  c.open = v.secCells[f + SecondF64.open]!;
+  c.high = v.secCells[f + SecondF64.high]!;
+  c.low = v.secCells[f + SecondF64.low]!;
+  c.close = v.secCells[f + SecondF64.close]!;
+  c.priceSum = v.secCells[f + SecondF64.priceSum]!;
+  c.volumeUsd = v.secCells[f + SecondF64.volumeUsd]!;
+  c.txns = v.secWords[w + SecondU32.txns]!;
   r.kept = r.k >= v.secBase[b]! && r.k < n && n - r.k <= TOKEN_SECOND_SLOTS;
 }
 
@@ -302,7 +305,7 @@ export class EngineReader {
     const n = v.secOpened[t]!;
     const b = v.tokenSecondBlock[t]! - 1;
     if (b < 0 || n <= v.secBase[b]!) return -1;
-    return v.secTime[b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS)]!;
+    return v.secWords[(b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS)) * SECOND_U32_WORDS + SecondU32.time]!;
   }
 
   /** Copies token t's k-th 1 s candle consistently into `out`; false when the ring no longer (or not yet) holds it. */

@@ -26,8 +26,8 @@ import { TokenInfo } from '../events/fb/dex/events/token-info.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
-import type { CandleRing, EngineViews } from '../state/views.js';
-import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32 } from '../state/candle-record.js';
+import { RING_OPENED_STRIDE, ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
+import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, SECOND_U32_WORDS, SECOND_WORDS, SecondF64, SecondU32 } from '../state/candle-record.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import { quietAsOf, releaseWindowSlot, windowAsOf, windowSlotOf, windowSlots } from '../state/window-slots.js';
 import { createScratchRings, newestCandleOpen } from '../state/read.js';
@@ -35,11 +35,11 @@ import {
   createLeavingCandle,
   createWindowSums,
   leaveCandle,
-  loadStoredBase,
   minuteOf,
   MINUTE_S,
   NEVER_CHANGES,
   priceChange,
+  reloadNewest,
   sumWindows,
   windowAnchor,
   windowsEmpty,
@@ -674,15 +674,15 @@ export class ShardWriter {
       b = take(this.ringPool, p);
     }
     if (b < 0) throw new RangeError(`all ${v.blockCount} ring blocks are in use: raise the ring block capacity`);
+    // Its candles are numbered from the stored ones reloaded (views.ts ringOpened); a pool that never
+    // swapped has none. Each interval's newest candle, at least, was stored when it let the block go.
+    const swapped = v.lastSwapTime[p]! !== 0;
     for (let i = 0; i < INTERVALS.length; i++) {
-      const r = v.rings[i]!;
-      const n = r.opened[p]!;
-      if (n === 0) continue;
-      const want = n < r.slots ? n : r.slots;
-      const got = this.stored === null ? 0 : this.stored.loadNewest(p, i, want, n, newestCandleOpen(v, p, i), r, b);
-      if (got < want) this.reloadMisses += want - got;
+      const n = swapped && this.stored !== null ? reloadNewest(this.stored, p, i, newestCandleOpen(v, p, i), v.rings[i]!, b) : 0;
+      if (swapped && n === 0) this.reloadMisses++;
+      v.ringOpened[ringOpenedAt(b, i)] = n;
     }
-    if (v.rings[0]!.opened[p]! > 0) this.reloads++;
+    if (swapped) this.reloads++;
     v.poolBlock[p] = b + 1;
     // The block's window state, as the pool's figures stand: re-summed from the candles just loaded
     // as of the same minute (a quiet pool's figures are those sums), none before its first swap.
@@ -718,10 +718,13 @@ export class ShardWriter {
     const buyUsd = fig[3]!;
     const rings = this.v.rings;
     const newest = this.newestSlot;
+    // The block's counters of every interval, side by side (one cache line).
+    const opened = this.v.ringOpened;
+    const at = row * RING_OPENED_STRIDE;
     for (let i = 0; i < rings.length; i++) {
       const r = rings[i]!;
       const R = r.slots;
-      const n = r.opened[p]!;
+      const n = opened[at + i]!;
       const last = row * R + ((n - 1) % R);
       newest[i] = n === 0 || r.words[last * CANDLE_U32_WORDS + CandleU32.time]! < t - (t % r.seconds) ? -1 : last;
     }
@@ -732,10 +735,10 @@ export class ShardWriter {
       const u = r.words;
       if (last < 0) {
         const R = r.slots;
-        const n = r.opened[p]!;
+        const n = opened[at + i]!;
         const slot = row * R + (n % R);
         if (n >= R && sink !== null) sink.candleEvicted(p, i, r, slot);
-        r.opened[p] = n + 1;
+        opened[at + i] = n + 1;
         const c = slot * CANDLE_WORDS;
         const w = slot * CANDLE_U32_WORDS;
         f[c + CandleF64.open0] = p0;
@@ -867,7 +870,7 @@ export class ShardWriter {
     const v = this.v;
     const r = v.rings[0]!;
     const R = r.slots;
-    const n = r.opened[p]!;
+    const n = v.ringOpened[ringOpenedAt(row, 0)]!;
     const kept = n < R ? n : R;
     let ringFirst = -1;
     let ringOldest = Infinity;
@@ -967,13 +970,13 @@ export class ShardWriter {
   resumWindows(p: number, b: number, m: number): void {
     const v = this.v;
     const base = WINDOW_BASES[b]!.base;
-    const n = v.rings[base]!.opened[p]!;
     const held = v.poolBlock[p]!;
     const s = this.sums;
     const windows = WINDOW_BASES[b]!.windows;
     if (held !== 0) {
       const row = held - 1;
       const r = v.rings[base]!;
+      const n = v.ringOpened[ringOpenedAt(row, base)]!;
       sumWindows(r, row, n, m, b, s);
       const o = row * WINDOW_COUNT;
       const A = windowAnchor(m, r.seconds);
@@ -996,10 +999,12 @@ export class ShardWriter {
       v.winAsOf[b]![v.poolWindowSlot[p]! - 1] = m;
       return;
     }
+    // Without a block: its newest stored candles, numbered as a block reloading them would number them.
     const r = this.scratch[base]!;
-    if (this.stored !== null) this.reloadMisses += loadStoredBase(this.stored, r, p, base, n, newestCandleOpen(v, p, base));
-    else if (n > 0) this.reloadMisses += n < r.slots ? n : r.slots;
-    const next = sumWindows(r, 0, this.stored === null ? 0 : n, m, b, s, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    const swapped = v.lastSwapTime[p]! !== 0;
+    const n = swapped && this.stored !== null ? reloadNewest(this.stored, p, base, newestCandleOpen(v, p, base), r, 0) : 0;
+    if (swapped && n === 0) this.reloadMisses++;
+    const next = sumWindows(r, 0, n, m, b, s, this.stored, p, minuteOf(v.lastSwapTime[p]!));
     const price = v.priceUsd0[p]!;
     const rows = ROW_OF_BASE[b]!;
     const slot = windowSlotOf(v, p, this.slotPool);
@@ -1032,8 +1037,9 @@ export class ShardWriter {
    */
   nextWindowChange(p: number, b: number): number {
     const v = this.v;
-    const r = v.rings[WINDOW_BASES[b]!.base]!;
-    const next = sumWindows(r, v.poolBlock[p]! - 1, r.opened[p]!, windowAsOf(v, b, p), b, this.sums, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    const base = WINDOW_BASES[b]!.base;
+    const row = v.poolBlock[p]! - 1;
+    const next = sumWindows(v.rings[base]!, row, v.ringOpened[ringOpenedAt(row, base)]!, windowAsOf(v, b, p), b, this.sums, this.stored, p, minuteOf(v.lastSwapTime[p]!));
     return next === Infinity ? NEVER_CHANGES : next;
   }
 
@@ -1117,25 +1123,31 @@ export class ShardWriter {
     }
     this.seqToken(tk);
     v.tokenSecondBlock[tk] = b + 1;
+    const f = v.secCells;
+    const u = v.secWords;
     const last = b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS);
-    if (n === v.secBase[b] || v.secTime[last]! < t) {
+    if (n === v.secBase[b] || u[last * SECOND_U32_WORDS + SecondU32.time]! < t) {
       const slot = b * TOKEN_SECOND_SLOTS + (n % TOKEN_SECOND_SLOTS);
+      const c = slot * SECOND_WORDS;
+      const w = slot * SECOND_U32_WORDS;
       v.secOpened[tk] = n + 1;
-      v.secTime[slot] = t;
-      v.secOpen[slot] = price;
-      v.secHigh[slot] = price;
-      v.secLow[slot] = price;
-      v.secClose[slot] = price;
-      v.secPriceSum[slot] = price;
-      v.secVolumeUsd[slot] = volumeUsd;
-      v.secTxns[slot] = 1;
+      u[w + SecondU32.time] = t;
+      f[c + SecondF64.open] = price;
+      f[c + SecondF64.high] = price;
+      f[c + SecondF64.low] = price;
+      f[c + SecondF64.close] = price;
+      f[c + SecondF64.priceSum] = price;
+      f[c + SecondF64.volumeUsd] = volumeUsd;
+      u[w + SecondU32.txns] = 1;
     } else {
-      if (price > v.secHigh[last]!) v.secHigh[last] = price;
-      if (price < v.secLow[last]!) v.secLow[last] = price;
-      v.secClose[last] = price;
-      v.secPriceSum[last] = v.secPriceSum[last]! + price;
-      v.secVolumeUsd[last] = v.secVolumeUsd[last]! + volumeUsd;
-      v.secTxns[last] = v.secTxns[last]! + 1;
+      const c = last * SECOND_WORDS;
+      const w = last * SECOND_U32_WORDS;
+      if (price > f[c + SecondF64.high]!) f[c + SecondF64.high] = price;
+      if (price < f[c + SecondF64.low]!) f[c + SecondF64.low] = price;
+      f[c + SecondF64.close] = price;
+      f[c + SecondF64.priceSum] = f[c + SecondF64.priceSum]! + price;
+      f[c + SecondF64.volumeUsd] = f[c + SecondF64.volumeUsd]! + volumeUsd;
+      u[w + SecondU32.txns] = u[w + SecondU32.txns]! + 1;
     }
     this.seqToken(tk);
   }

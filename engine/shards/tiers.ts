@@ -20,8 +20,8 @@ import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '.
 import { newestCandleOpen } from '../state/read.js';
 import { minuteOf, windowAnchor } from '../state/windows.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
-import type { CandleRing, EngineViews } from '../state/views.js';
-import { CANDLE_U32_WORDS, CandleU32 } from '../state/candle-record.js';
+import { ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
+import { CANDLE_U32_WORDS, CandleU32, SECOND_U32_WORDS, SecondU32 } from '../state/candle-record.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
 import type { Store } from '../store/store.js';
 import type { ShardWriter } from './apply.js';
@@ -93,7 +93,7 @@ export class ShardTiers {
       const chain = v.tokenChain[t]!;
       if (!this.ownsChain(chain)) continue;
       const n = v.secOpened[t]!;
-      const newest = n > v.secBase[b]! ? v.secTime[b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS)]! : 0;
+      const newest = n > v.secBase[b]! ? v.secWords[(b * TOKEN_SECOND_SLOTS + ((n - 1) % TOKEN_SECOND_SLOTS)) * SECOND_U32_WORDS + SecondU32.time]! : 0;
       if (newest + SECONDS_KEPT_AFTER_S > v.chainClock[chain]!) continue;
       this.writer.seqToken(t);
       v.tokenSecondBlock[t] = 0;
@@ -184,7 +184,7 @@ export class ShardTiers {
     const v = this.views;
     for (let i = 0; i < INTERVALS.length; i++) {
       const r = v.rings[i]!;
-      const n = r.opened[p]!;
+      const n = v.ringOpened[ringOpenedAt(b, i)]!;
       const R = r.slots;
       for (let k = n > R ? n - R : 0; k < n; k++) fn(i, r, b * R + (k % R));
     }

@@ -24,16 +24,18 @@
  * types the header gives for its row columns are put in place of this build's (a column whose type
  * changed between versions, as event times from f64 to u32: its values are converted on load,
  * tableMatch), or once its candle rings are put back as a column per field (as files written before
- * the candle records keep them: ringFieldColumns; put into the records on load, blocks.ts), or once
- * the minutes its window figures are as of are put back in the pool row (as files written before they
- * moved into the window slots keep them: asOfInRowColumns; put into the slots on load, slot-as-of.ts),
- * or once the row columns this build derives on read are put back (DERIVED_ROW_COLUMNS: left out on
- * load); any other difference and the file is not loaded.
+ * the candle records keep them: ringFieldColumns; put into the records on load, blocks.ts), or its
+ * rings' candle counts as pool columns (as files written before the counts moved into the ring
+ * blocks keep them: poolOpenedColumns; put into the blocks on load, load.ts), or once the minutes
+ * its window figures are as of are put back in the pool row (as files written before they moved
+ * into the window slots keep them: asOfInRowColumns; put into the slots on load, slot-as-of.ts),
+ * or once the row columns this build derives on read are put back (DERIVED_ROW_COLUMNS: left out
+ * on load), or any of these together; any other difference and the file is not loaded.
  */
 import { createHash } from 'node:crypto';
 import { CATALOG_EXPORT_VERSION, type CatalogMeta } from '../catalog/catalog.js';
 import { PARTS } from '../catalog/parts.js';
-import type { ColumnSpec } from '../state/views.js';
+import { RING_OPENED_COLUMN, type ColumnSpec } from '../state/views.js';
 import { CANDLE_WORDS, RING_FIELDS, type CandleField } from '../state/candle-record.js';
 
 export const SNAPSHOT_MAGIC = Buffer.from('DXSNAP01', 'latin1');
@@ -151,6 +153,32 @@ export function ringFieldColumns<C extends ColumnShape>(table: readonly C[]): (C
   });
 }
 
+/**
+ * `table` as files written before the candle counters moved into the ring blocks kept them: no
+ * block column `ring.opened`, and before each ring's record column (`ring.<iv>.candles`) a pool
+ * column `ring.<iv>.opened` (u32, the pool's candles of that interval ever opened). Derived from
+ * the table: the rings' record columns name the intervals.
+ */
+export function poolOpenedColumns<C extends ColumnShape>(table: readonly C[]): (C | PoolOpenedColumn)[] {
+  return table.flatMap((c): (C | PoolOpenedColumn)[] => {
+    if (c.scope === 'block' && c.name === RING_OPENED_COLUMN) return [];
+    const ring = ringOfRecords(c);
+    if (ring === null) return [c];
+    return [{ name: poolOpenedName(ring), type: 'u32', scope: 'pool', stride: 1, transient: false, interval: ring }, c];
+  });
+}
+
+/** A pool column of an older file holding a ring's candle count (poolOpenedColumns). */
+export interface PoolOpenedColumn extends ColumnShape {
+  /** The interval's name (layout.ts INTERVALS). */
+  readonly interval: string;
+}
+
+/** The pool column an older file kept interval `iv`'s candle counts in. */
+export function poolOpenedName(iv: string): string {
+  return `ring.${iv}.opened`;
+}
+
 /** One per-field ring column of an older file: which record column and field it is now. */
 export interface LegacyRingColumn extends ColumnShape {
   readonly records: string;
@@ -208,33 +236,41 @@ export interface TableMatch {
   readonly asOfInRow: boolean;
   /** The file keeps DERIVED_ROW_COLUMNS (left out on load). */
   readonly derivedKept: boolean;
+  /**
+   * The file keeps the rings' candle counts as pool columns (`ring.<iv>.opened`, before they moved
+   * into the ring blocks): a pool holding a block takes its counts from them on load; the rest drop theirs.
+   */
+  readonly poolOpened: boolean;
 }
 
 /**
  * How a snapshot's columns map onto `table`: `retyped` names the row columns whose element type in
  * the file differs from the table's (their values are converted on load), `ringFields` says the file
- * keeps its candle rings a column per field (converted into the records on load); both empty when
+ * keeps its candle rings a column per field (converted into the records on load), `poolOpened` that
+ * it keeps the rings' candle counts as pool columns (put into the ring blocks on load); all empty when
  * the file was written with this very table; null when the file's table differs in anything else
  * (a column added, dropped, rescoped or restrided, the catalog's parts, the layout version).
  */
 export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns'>, table: readonly ColumnShape[]): TableMatch | null {
-  if (header.tableHash === columnTableHash(table)) return { retyped: new Set(), ringFields: false, asOfInRow: false, derivedKept: false };
+  if (header.tableHash === columnTableHash(table)) return { retyped: new Set(), ringFields: false, poolOpened: false, asOfInRow: false, derivedKept: false };
   const inFile = new Map(header.columns.map((c) => [c.name, c]));
-  for (const derivedKept of [false, true]) {
-    for (const asOfInRow of [false, true]) {
-      for (const ringFields of [false, true]) {
-        const retyped = new Set<string>();
-        const moved = asOfInRow ? asOfInRowColumns(table) : table;
-        const kept = derivedKept ? withDerivedColumns(moved) : moved;
-        const asWritten = (ringFields ? ringFieldColumns(kept) : kept).map((c) => {
-          const f = inFile.get(c.name);
-          if (f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
-          retyped.add(c.name);
-          return { ...c, type: f.type };
-        });
-        if ((ringFields || asOfInRow || derivedKept || retyped.size > 0) && header.tableHash === columnTableHash(asWritten)) return { retyped, ringFields, asOfInRow, derivedKept };
-      }
-    }
+  // Each older layout as a change of the table, applied in the order the table changed back through them.
+  for (let mask = 1; mask < 32; mask++) {
+    const [poolOpened, asOfInRow, derivedKept, ringFields, anyRetyped] = [1, 2, 4, 8, 16].map((bit) => (mask & bit) !== 0);
+    let shapes: readonly ColumnShape[] = table;
+    if (poolOpened) shapes = poolOpenedColumns(shapes);
+    if (asOfInRow) shapes = asOfInRowColumns(shapes);
+    if (derivedKept) shapes = withDerivedColumns(shapes);
+    if (ringFields) shapes = ringFieldColumns(shapes);
+    const retyped = new Set<string>();
+    const asWritten = shapes.map((c) => {
+      const f = inFile.get(c.name);
+      if (!anyRetyped || f === undefined || f.type === c.type || f.scope !== c.scope || f.stride !== c.stride) return c;
+      retyped.add(c.name);
+      return { ...c, type: f.type };
+    });
+    if (anyRetyped && retyped.size === 0) continue;
+    if (header.tableHash === columnTableHash(asWritten)) return { retyped, ringFields, poolOpened, asOfInRow, derivedKept };
   }
   return null;
 }

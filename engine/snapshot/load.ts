@@ -4,11 +4,12 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
-import type { ColumnSpec, EngineViews } from '../state/views.js';
+import { ringOpenedAt, type ColumnSpec, type EngineViews } from '../state/views.js';
+import { INTERVALS } from '../state/layout.js';
 import { assignSnapshotBlocks, loadBlockRows, restoreBlocks, WINDOW_SLOTS } from './blocks.js';
 import type { BlockLoader } from './block-loader.js';
 import { markBlockRows } from '../state/ring-blocks.js';
-import { READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
+import { poolOpenedName, READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 import { rowAsOfIntoSlots } from './slot-as-of.js';
 
 export class SnapshotError extends Error {
@@ -123,6 +124,8 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     const why = incompatibility(header, views);
     if (why !== null) throw new SnapshotError(`${path}: ${why}`);
     assignSnapshotBlocks(fd, header.blocks, views);
+    // Before any reader can see a block: an older file's candle counts, from its pool columns.
+    loadPoolOpened(fd, header, views, null);
     // Window slots are read here, before any shard or reader runs (a few words per pool that traded within 30 days).
     assignSnapshotBlocks(fd, header.windowSlots, views, WINDOW_SLOTS);
     loadBlockRows(fd, header.windowSlots, views);
@@ -139,7 +142,8 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
     for (const col of header.columns) {
       const spec = byName.get(col.name);
       // Derived on read now (format.ts DERIVED_ROW_COLUMNS): left out. Kept in the pool row by older
-      // files (format.ts asOfInRowColumns): into the slots below, once every row is in.
+      // files (format.ts asOfInRowColumns): into the slots below, once every row is in. An older
+      // file's candle counts (pool columns): into the ring blocks (loadPoolOpened).
       if (spec === undefined || spec.scope !== col.scope) continue;
       readElements(fd, col, spec, 0, col.bytes / TYPE_ARRAYS[col.type].BYTES_PER_ELEMENT, 0);
     }
@@ -191,6 +195,7 @@ export function restoreRows(path: string, views: EngineViews, pools: readonly nu
       copyRows(fd, col, spec, col.scope === 'pool' ? inPools : inTokens);
     }
     restoreBlocks(fd, header.blocks, views, inPools);
+    loadPoolOpened(fd, header, views, inPools);
     restoreBlocks(fd, header.windowSlots, views, inPools, WINDOW_SLOTS);
     const inRow = rowAsOfColumns(header, views);
     if (inRow !== null) rowAsOfIntoSlots(views, inRow.map((col) => readPoolRows(fd, col, inPools)), inPools);
@@ -228,6 +233,28 @@ function readPoolRows(fd: number, col: SnapshotColumn, pools: ArrayLike<number>)
   readExactly(fd, new Uint8Array(span.buffer), col.offset + lo * 4);
   for (let i = 0; i < pools.length; i++) out[i] = span[pools[i]! - lo]!;
   return out;
+}
+
+/**
+ * An older file's candle counts (pool columns `ring.<iv>.opened`: format.ts poolOpenedColumns) put
+ * into the ring blocks of the pools that hold one now (`pools`, or every pool of the file when
+ * null), which took them from the file: the counts their candles are numbered by. Nothing for a
+ * file written with the counts in the blocks.
+ */
+function loadPoolOpened(fd: number, header: SnapshotHeader, views: EngineViews, pools: readonly number[] | null): void {
+  const interval = new Map(INTERVALS.map((iv, i) => [poolOpenedName(iv), i]));
+  for (const col of header.columns) {
+    const i = interval.get(col.name);
+    if (i === undefined || col.scope !== 'pool') continue;
+    const counts = new Uint32Array(col.bytes / 4);
+    readExactly(fd, new Uint8Array(counts.buffer), col.offset);
+    const put = (p: number) => {
+      const b = views.poolBlock[p]! - 1;
+      if (b >= 0 && p < counts.length) views.ringOpened[ringOpenedAt(b, i)] = counts[p]!;
+    };
+    if (pools === null) for (let p = 0; p < counts.length; p++) put(p);
+    else for (const p of pools) put(p);
+  }
 }
 
 /** Reads the span of rows from the lowest to the highest wanted id once, then copies the wanted rows (a retyped column row by row, converted). */

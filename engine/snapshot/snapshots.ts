@@ -139,10 +139,11 @@ export class Snapshots {
     const { header, blocks } = loadViewsDeferred(path, this.views, catalog, loader);
     this.newestTakenAtMs = header.takenAtMs;
     // A file written with other column types or ring columns is no base for a delta cut (its rows are not this build's bytes): the next cut is full.
-    const { retyped, ringFields, asOfInRow, derivedKept } = tableMatch(header, this.views.columnTable)!;
-    this.baseFile = retyped.size === 0 && !ringFields && !asOfInRow && !derivedKept ? { path, header } : null;
+    const { retyped, ringFields, poolOpened, asOfInRow, derivedKept } = tableMatch(header, this.views.columnTable)!;
+    this.baseFile = retyped.size === 0 && !ringFields && !poolOpened && !asOfInRow && !derivedKept ? { path, header } : null;
     this.convertedOnLoad = [...retyped].map((name) => `${name} (${header.columns.find((c) => c.name === name)!.type} to ${this.views.columnTable.find((c) => c.name === name)!.type})`);
     if (ringFields) this.convertedOnLoad = [...this.convertedOnLoad, 'candle rings (a column per field to one record column per interval)'];
+    if (poolOpened) this.convertedOnLoad = [...this.convertedOnLoad, 'candle counts (pool columns to the ring blocks)'];
     if (asOfInRow) this.convertedOnLoad = [...this.convertedOnLoad, 'window as-of minutes (the pool row to the window slots)'];
     if (derivedKept) this.convertedOnLoad = [...this.convertedOnLoad, `${DERIVED_ROW_COLUMNS.map((c) => c.name).join(' and ')} (left out: derived on read)`];
     return blocks;

@@ -109,3 +109,37 @@ export function setCandleValue(r: CandleRecords, slot: number, f: CandleField | 
   if (field.type === 'f64') r.cells[slot * CANDLE_WORDS + field.word] = value;
   else r.words[slot * CANDLE_U32_WORDS + field.word] = value;
 }
+
+/**
+ * A token's 1 s candle as its second block holds it: one record per second, its fields side by
+ * side, so a swap's update of a token's newest second touches one cache line instead of eight.
+ * Record layout (SECOND_WORDS f64 words, 64 bytes): the f64 fields at their f64 word (SecondF64),
+ * then the u32 fields at their u32 word of the record (SecondU32), the rest zero.
+ * Invariant: second k of second block b sits at record b * TOKEN_SECOND_SLOTS + (k % TOKEN_SECOND_SLOTS);
+ * its f64 field F at f64 element record * SECOND_WORDS + F, its u32 field U at u32 element
+ * record * SECOND_U32_WORDS + U of the same memory; records start at multiples of 64 bytes (one line each).
+ */
+export const enum SecondF64 {
+  open = 0,
+  high = 1,
+  low = 2,
+  close = 3,
+  priceSum = 4,
+  volumeUsd = 5,
+  /** f64 fields there are. */
+  count = 6,
+}
+
+/** u32 words of a second record (after the f64 words, two to an f64 word). */
+export const enum SecondU32 {
+  time = SecondF64.count * 2,
+  txns = SecondF64.count * 2 + 1,
+  /** One past the last u32 field. */
+  end = SecondF64.count * 2 + 2,
+}
+
+/** f64 words per second record: the fields rounded up to a 64-byte line. */
+export const SECOND_WORDS = 8;
+/** u32 words per second record. */
+export const SECOND_U32_WORDS = SECOND_WORDS * 2;
+if (SecondU32.end > SECOND_U32_WORDS) throw new Error('second record: the fields do not fit the record');

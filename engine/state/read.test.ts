@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { Iv, WINDOW_COUNT, Win } from './layout.js';
 import { createPoolState, createRingCandles, createTokenPriceState, readPool, readRing, readTokenPrice } from './read.js';
-import { EngineViews } from './views.js';
+import { EngineViews, ringOpenedAt } from './views.js';
 import { CANDLE_FIELD, CANDLE_WORDS, setCandleValue } from './candle-record.js';
 
 const capacity = { pools: 8, tokens: 8, chains: 2 };
@@ -27,7 +27,8 @@ function putCandle(v: EngineViews, iv: number, p: number, k: number, time: numbe
   put('buyVolumeUsd', k);
   put('txns', k + 1);
   put('buys', k);
-  if (r.opened[p]! < k + 1) r.opened[p] = k + 1;
+  const at = ringOpenedAt(v.poolBlock[p]! - 1, iv);
+  if (v.ringOpened[at]! < k + 1) v.ringOpened[at] = k + 1;
 }
 
 describe('readPool', () => {
@@ -99,7 +100,7 @@ describe('readPool', () => {
 
     // Swapped once (as of a base candle), asked for the row only: no store needed, the rest unknown.
     v.winAsOf[0]![p] = 1_700_000_040;
-    v.rings[Iv.M1]!.opened[p] = 1;
+    v.lastSwapTime[p] = 1_700_000_040;
     expect(readPool(v, p, out, false, 'row')).toBe(true);
     expect(out.winVolumeUsd[Win.D7]).toBe(55);
     expect(out.winBuys[Win.M5]).toBeNaN();
@@ -127,7 +128,7 @@ describe('readPool', () => {
       const seq = new Int32Array(c.poolSeq), ratio = new Float64Array(c.ratio);
       const u0 = new Float64Array(c.priceUsd0), u1 = new Float64Array(c.priceUsd1);
       const raw = new Uint32Array(c.reserveRaw), vol = new Float64Array(c['win.volumeUsd']);
-      const opened = new Uint32Array(c['ring.1m.opened']), cells = new Float64Array(c['ring.1m.candles']), words = new Uint32Array(c['ring.1m.candles']);
+      const opened = new Uint32Array(c['ring.opened']), cells = new Float64Array(c['ring.1m.candles']), words = new Uint32Array(c['ring.1m.candles']);
       const W = workerData.W, F = workerData.F;
       const stop = new Int32Array(workerData.stop);
       let i = 0, spin = 0;
@@ -138,13 +139,13 @@ describe('readPool', () => {
         ratio[p] = i; u0[p] = 2 * i; u1[p] = 3 * i; vol[p * workerData.windows + workerData.h24] = 5 * i;
         for (let k = 0; k < 8; k++) raw[p * 8 + k] = i;
         const slot = p * 8 + (i % 8);
-        words[slot * 2 * W + F.time] = i * 60; cells[slot * W + F.open0] = i; cells[slot * W + F.close0] = -i; opened[p] = i + 1;
+        words[slot * 2 * W + F.time] = i * 60; cells[slot * W + F.open0] = i; cells[slot * W + F.close0] = -i; opened[workerData.opened] = i + 1;
         Atomics.add(seq, p, 1);
         for (let s = 0; s < 300; s++) spin = (spin * 31 + s) | 0; // decoding the next event
       }
       parentPort.postMessage(i + (spin & 0));
     `;
-    const worker = new Worker(source, { eval: true, workerData: { columns: v.buffers.columns, p, stop, windows: WINDOW_COUNT, h24: Win.H24, W: CANDLE_WORDS, F: { time: CANDLE_FIELD.time.word, open0: CANDLE_FIELD.open0.word, close0: CANDLE_FIELD.close0.word } } });
+    const worker = new Worker(source, { eval: true, workerData: { columns: v.buffers.columns, p, opened: ringOpenedAt(p, Iv.M1), stop, windows: WINDOW_COUNT, h24: Win.H24, W: CANDLE_WORDS, F: { time: CANDLE_FIELD.time.word, open0: CANDLE_FIELD.open0.word, close0: CANDLE_FIELD.close0.word } } });
     const messages: unknown[] = [];
     const done = new Promise<number>((resolve, reject) => {
       worker.on('message', (m) => (typeof m === 'number' ? resolve(m) : messages.push(m)));

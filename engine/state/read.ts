@@ -10,12 +10,12 @@
 import { ROW_WINDOW_FIGURES, ROW_WINDOWS, type RowWindowFigure } from '../search/figures.js';
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, Win, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import { poolPricesUsd, priceVersion, routedPriceTime, routedPriceUsd } from './exact-price.js';
-import type { CandleRing, EngineViews } from './views.js';
+import { ringOpenedAt, type CandleRing, type EngineViews } from './views.js';
 import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, wordsOf as candleWords } from './candle-record.js';
 import { awaitBlockRows } from './ring-blocks.js';
 import { poolReserve } from './reserve-price.js';
 import { quietPriceChange, windowAsOf } from './window-slots.js';
-import { candleOpen, createWindowSums, loadStoredBase, minuteOf, priceChange, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
+import { candleOpen, createWindowSums, minuteOf, priceChange, reloadNewest, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
 export const READ_TIMEOUT_MS = 20;
@@ -84,8 +84,6 @@ export interface PoolState {
   readonly winPriceChange1: Float64Array;
   /** Per window base (WINDOW_BASES order): the minute (open time) the sums are as of. */
   readonly winAsOf: Float64Array;
-  /** Per window base: candles ever opened of the base interval. */
-  readonly baseOpened: Float64Array;
   /** The pool's ring block at the copy, -1 none. */
   block: number;
 }
@@ -116,7 +114,6 @@ export function createPoolState(): PoolState {
     winRefPrice1: new Float64Array(WINDOW_COUNT),
     winPriceChange1: new Float64Array(WINDOW_COUNT),
     winAsOf: new Float64Array(WINDOW_BASES.length),
-    baseOpened: new Float64Array(WINDOW_BASES.length),
     block: -1,
   };
 }
@@ -223,10 +220,7 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   out.syncTx = v.syncTx[p]!;
   out.liquidityUsd = usdScratch[2]!;
   out.txnsTotal = v.txnsTotal[p]!;
-  for (let b = 0; b < WINDOW_BASES.length; b++) {
-    out.winAsOf[b] = windowAsOf(v, b, p);
-    out.baseOpened[b] = v.rings[WINDOW_BASES[b]!.base]!.opened[p]!;
-  }
+  for (let b = 0; b < WINDOW_BASES.length; b++) out.winAsOf[b] = windowAsOf(v, b, p);
   const block = v.poolBlock[p]! - 1;
   out.block = block;
   if (block < 0) {
@@ -272,15 +266,14 @@ function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigur
   for (let b = 0; b < WINDOW_BASES.length; b++) {
     const { base, windows } = WINDOW_BASES[b]!;
     const asOf = out.winAsOf[b]!;
-    const n = out.baseOpened[b]!;
     // Never swapped: every figure is zero. Otherwise the candles are read unless only the row is
     // asked for, or only sums and no window on this base holds a candle (they are zero).
-    const none = asOf === 0 || n === 0;
+    const none = asOf === 0 || out.lastSwapTime === 0;
     const read = !none && (figures === 'all' || (figures === 'sums' && !windowsEmpty(b, asOf, out.lastSwapTime)));
     if (read) {
       const stored = v.storedCandles;
       if (stored === null) throw new Error('a pool without a ring block is read, but no stored candles were given (useStoredCandles)');
-      loadStoredBase(stored, rings[base]!, p, base, n, candleOpen(out.lastSwapTime, base));
+      const n = reloadNewest(stored, p, base, candleOpen(out.lastSwapTime, base), rings[base]!, 0);
       sumWindows(rings[base]!, 0, n, asOf, b, sums, stored, p, minuteOf(out.lastSwapTime));
     }
     const notSummed = none ? 0 : NaN;
@@ -305,7 +298,7 @@ export function createScratchRings(): CandleRing[] {
   return INTERVALS.map((_, i) => {
     const slots = RING_SLOTS[i]!;
     const cells = new Float64Array(slots * CANDLE_WORDS);
-    return { seconds: INTERVAL_SECONDS[i]!, slots, opened: new Uint32Array(1), cells, words: candleWords(cells) };
+    return { seconds: INTERVAL_SECONDS[i]!, slots, cells, words: candleWords(cells) };
   });
 }
 
@@ -353,7 +346,10 @@ export interface RingCandles {
   fromTime: number;
   toTime: number;
   count: number;
-  /** Candles ever opened for the pool and interval (the ring keeps the newest `slots`). */
+  /**
+   * The count the ring block's candles are numbered by (views.ts ringOpened; 0 without a block): it
+   * holds the newest min(opened, slots), and opened > slots when older ones may be in LMDB.
+   */
   opened: number;
   slots: number;
   /**
@@ -431,17 +427,18 @@ export function newestCandleOpen(v: EngineViews, p: number, interval: number): n
 function copyRing(v: EngineViews, p: number, out: RingCandles): void {
   const r = v.rings[out.interval]!;
   const R = r.slots;
-  const n = r.opened[p]!;
   const row = v.poolBlock[p]! - 1;
-  out.opened = n;
   out.slots = R;
   if (row < 0) {
-    // Every candle is in LMDB, up to the newest one.
+    // Every candle is in LMDB, up to the newest one (none before its first swap).
+    out.opened = 0;
     out.count = 0;
-    out.oldestTime = n > 0 ? newestCandleOpen(v, p, out.interval) + 1 : 0;
+    out.oldestTime = v.lastSwapTime[p]! !== 0 ? newestCandleOpen(v, p, out.interval) + 1 : 0;
     return;
   }
   awaitBlockRows(v);
+  const n = v.ringOpened[ringOpenedAt(row, out.interval)]!;
+  out.opened = n;
   const first = n > R ? n - R : 0;
   let count = 0;
   for (let k = first; k < n; k++) {

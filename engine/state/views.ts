@@ -12,7 +12,7 @@
  */
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { StoredCandles } from './windows.js';
-import { CANDLE_WORDS, wordsOf as candleWords, type CandleRecords } from './candle-record.js';
+import { CANDLE_WORDS, SECOND_WORDS, wordsOf as candleWords, type CandleRecords } from './candle-record.js';
 import { INTERVALS, INTERVAL_SECONDS, RING_SLOTS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 
 type ColumnCtor =
@@ -126,16 +126,28 @@ class ColumnSource {
 export const WEIGHTED_POOL_SLOTS = 131_072;
 
 /**
- * Columns of one candle interval. `opened[p]` counts pool p's candles ever opened (a pool row); the
- * candles themselves sit in pool p's ring block b = poolBlock[p] - 1, one record per candle with its
- * fields side by side (candle-record.ts): record `b * slots + (k % slots)` holds its k-th candle, for
- * k in [opened - min(opened, slots), opened). A pool without a block (quiet) has every candle in LMDB.
+ * u32 words per ring block in `ringOpened`: the counters of every interval side by side, one 64-byte
+ * cache line per block (INTERVALS.length of them used, the rest zero).
+ */
+export const RING_OPENED_STRIDE = 16;
+/** The block column of the counters (older snapshots kept them as the pool columns `ring.<iv>.opened`: snapshot/format.ts). */
+export const RING_OPENED_COLUMN = 'ring.opened';
+if (INTERVALS.length > RING_OPENED_STRIDE) throw new Error(`${INTERVALS.length} intervals do not fit a ring block's ${RING_OPENED_STRIDE} counters`);
+
+/** Where ring block b's counter of `interval` sits in `ringOpened`. */
+export function ringOpenedAt(b: number, interval: number): number {
+  return b * RING_OPENED_STRIDE + interval;
+}
+
+/**
+ * Columns of one candle interval. The candles sit in pool p's ring block b = poolBlock[p] - 1, one
+ * record per candle with its fields side by side (candle-record.ts), as candles k of a count n
+ * (`ringOpened`, block scope): record `b * slots + (k % slots)` holds candle k, for k in
+ * [n - min(n, slots), n), the newest at n - 1. A pool without a block (quiet) has every candle in LMDB.
  */
 export interface CandleRing extends CandleRecords {
   readonly seconds: number;
   readonly slots: number;
-  /** Number of candles ever opened per pool (pool row); the newest is at index opened - 1. */
-  readonly opened: Uint32Array;
 }
 
 export class EngineViews {
@@ -289,6 +301,15 @@ export class EngineViews {
 
   // ---- candle rings per interval (writer: owning shard; guarded by poolSeq) ----
   readonly rings: readonly CandleRing[];
+  /**
+   * Per ring block, per interval (ringOpenedAt): the count n its candles are numbered by (CandleRing).
+   * Invariant: the block holds candles k in [n - min(n, slots), n), and n <= slots means the store
+   * holds no candle of the pool older than the ring's oldest. Candles opened while the pool held
+   * this block count one each; a pool that takes a block again starts it at the number of stored
+   * candles it reloaded (windows.ts reloadNewest: 2 x slots when they fill the ring, since older
+   * ones may be stored).
+   */
+  readonly ringOpened: Uint32Array;
 
   // ---- ring blocks (ring-blocks.ts) ----
   /** Pool p's ring block + 1, 0 while it has none (writer: owning shard; guarded by poolSeq). */
@@ -335,14 +356,10 @@ export class EngineViews {
   readonly secondBlockToken: Int32Array;
   readonly secondBlockHeader: Int32Array;
   readonly secondBlockFree: Int32Array;
-  readonly secTime: Uint32Array;
-  readonly secOpen: Float64Array;
-  readonly secHigh: Float64Array;
-  readonly secLow: Float64Array;
-  readonly secClose: Float64Array;
-  readonly secPriceSum: Float64Array;
-  readonly secVolumeUsd: Float64Array;
-  readonly secTxns: Uint32Array;
+  /** The seconds, one record each (candle-record.ts SecondF64 / SecondU32): f64 view. */
+  readonly secCells: Float64Array;
+  /** u32 view of the same memory. */
+  readonly secWords: Uint32Array;
 
   // ---- change-feed watch flags (writer: gateway thread; readers: shard writers, per swap) ----
   /** 1 while some stream wants the swaps of pool p / of every pool of token t; 0 otherwise. */
@@ -438,15 +455,14 @@ export class EngineViews {
     this.blockLeaveClose0 = perBlock('leave.close0');
     this.blockLeaveClose1 = perBlock('leave.close1');
 
+    this.ringOpened = block(RING_OPENED_COLUMN, Uint32Array, { stride: RING_OPENED_STRIDE, ...shard });
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;
-      const opened = pool(`ring.${iv}.opened`, Uint32Array, shard);
       // One column per ring: a block's row is its `slots` candle records (candle-record.ts).
       const cells = block(`ring.${iv}.candles`, Float64Array, { stride: slots * CANDLE_WORDS, ...shard });
       return {
         seconds: INTERVAL_SECONDS[i]!,
         slots,
-        opened,
         cells,
         words: candleWords(cells),
       };
@@ -469,14 +485,8 @@ export class EngineViews {
     const sec = { stride: TOKEN_SECOND_SLOTS, ...shard, transient: true };
     const second = <C extends ColumnCtor>(name: string, ctor: C, o: ColumnOptions) => src.col(name, ctor, 'secondBlock', o);
     this.secOpened = token('sec.opened', Uint32Array, shard);
-    this.secTime = second('sec.time', Uint32Array, sec);
-    this.secOpen = second('sec.open', Float64Array, sec);
-    this.secHigh = second('sec.high', Float64Array, sec);
-    this.secLow = second('sec.low', Float64Array, sec);
-    this.secClose = second('sec.close', Float64Array, sec);
-    this.secPriceSum = second('sec.priceSum', Float64Array, sec);
-    this.secVolumeUsd = second('sec.volumeUsd', Float64Array, sec);
-    this.secTxns = second('sec.txns', Uint32Array, sec);
+    this.secCells = second('sec.seconds', Float64Array, { ...sec, stride: TOKEN_SECOND_SLOTS * SECOND_WORDS });
+    this.secWords = candleWords(this.secCells);
     this.tokenSecondBlock = token('tokenSecondBlock', Int32Array, { ...shard, transient: true });
     this.secBase = second('secBase', Uint32Array, { ...shard, transient: true });
     this.secondBlockToken = second('secondBlockToken', Int32Array, { ...shard, transient: true });

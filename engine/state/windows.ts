@@ -231,11 +231,16 @@ export function sumWindows(
 }
 
 /**
- * Loads pool p's newest candles of base interval `base` (n ever opened, the newest opening at
- * `newestOpen`) from `stored` into row 0 of `scratch`; returns how many it expected and did not find.
+ * Loads pool p's newest stored candles of `interval` (as many as ring r's slots, none opening after
+ * `upTo`) into row `row` of r, and returns the count n they are numbered by (views.ts ringOpened:
+ * candles k in [n - min(n, slots), n) at slot k % slots): the number found, or 2 x slots when they
+ * fill the ring (older ones may be stored, and n > slots says so).
  */
-export function loadStoredBase(stored: StoredCandles, scratch: CandleRing, p: number, base: number, n: number, newestOpen: number): number {
-  const want = n < scratch.slots ? n : scratch.slots;
-  if (want === 0) return 0;
-  return want - stored.loadNewest(p, base, want, n, newestOpen, scratch, 0);
+export function reloadNewest(stored: StoredCandles, p: number, interval: number, upTo: number, r: CandleRing, row: number): number {
+  const R = r.slots;
+  const got = stored.loadNewest(p, interval, R, R, upTo, r, row);
+  if (got === R) return 2 * R;
+  // Found at slots R - got .. R - 1 (oldest first): moved down to 0 .. got - 1, candles 0 .. got - 1.
+  if (got > 0) r.cells.copyWithin((row * R) * CANDLE_WORDS, (row * R + R - got) * CANDLE_WORDS, (row * R + R) * CANDLE_WORDS);
+  return got;
 }

@@ -1,13 +1,15 @@
 /**
- * What a pool's rings mean, whichever tier the pool is in: the newest min(opened, slots) candles of
- * each interval, from its ring block while it holds one, else from LMDB (where a quiet pool's are).
- * Two engines that went quiet at different moments hold different blocks but the same candles.
+ * What a pool's rings mean, whichever tier the pool is in: the newest candles of each interval (as
+ * many as its ring keeps), from its ring block while it holds one, else from LMDB (where a quiet
+ * pool's are). Two engines that went quiet at different moments hold different blocks, counted
+ * differently (views.ts ringOpened), but the same candles.
  */
 import { INTERVALS } from '../../engine/state/layout.js';
 import { candleValue, RING_FIELDS } from '../../engine/state/candle-record.js';
 import { createPoolState, createScratchRings, newestCandleOpen, readPool } from '../../engine/state/read.js';
-import type { CandleRing, EngineViews } from '../../engine/state/views.js';
+import { ringOpenedAt, type CandleRing, type EngineViews } from '../../engine/state/views.js';
 import { LmdbCandles } from '../../engine/shards/stored-candles.js';
+import { reloadNewest } from '../../engine/state/windows.js';
 import type { Store } from '../../engine/store/store.js';
 
 
@@ -21,17 +23,19 @@ export function heldCandles(views: EngineViews, store: Store): Map<string, numbe
     const shared = views.rings[i]!;
     for (let p = 0; p < views.poolCount; p++) {
       if (views.poolExists[p] !== 1) continue;
-      const n = shared.opened[p]!;
       const R = shared.slots;
-      const m = n < R ? n : R;
       let r: CandleRing = shared;
       let row = views.poolBlock[p]! - 1;
-      if (row < 0) {
+      let n: number;
+      if (row >= 0) n = views.ringOpened[ringOpenedAt(row, i)]!;
+      else {
         r = scratch[i]!;
         row = 0;
-        if (stored.loadNewest(p, i, m, n, newestCandleOpen(views, p, i), r, 0) !== m) throw new Error(`pool ${p} ${INTERVALS[i]}: LMDB lacks candles its ring held`);
+        n = views.lastSwapTime[p] === 0 ? 0 : reloadNewest(stored, p, i, newestCandleOpen(views, p, i), r, 0);
+        if (views.lastSwapTime[p] !== 0 && n === 0) throw new Error(`pool ${p} ${INTERVALS[i]}: LMDB lacks the candles its ring held`);
       }
-      values.push(p, n);
+      const m = n < R ? n : R;
+      values.push(p, m);
       for (let k = n - m; k < n; k++) for (const f of RING_FIELDS) values.push(candleValue(r, row * R + (k % R), f));
     }
     out.set(INTERVALS[i]!, values);
