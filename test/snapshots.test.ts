@@ -136,6 +136,47 @@ function expectSameViews(actual: Map<string, Buffer>, expected: Map<string, Buff
   }
 }
 
+/**
+ * An older file made from cut `now` (its header `header`): the cut's sections moved down behind a
+ * longer header, then what `extra` appends (at offsets relative to where the sections start), then
+ * the end mark. `describe(moved, base, bytes)` gives the older file's header from the cut's, every
+ * offset moved to the sections' new start `base`, the file being `bytes` long.
+ */
+function olderFile(now: Buffer, header: SnapshotHeader, extra: (append: (b: ArrayBufferView) => number) => void, describe: (moved: SnapshotHeader, base: number, bytes: number) => SnapshotHeader): { old: Buffer; oldHeader: SnapshotHeader } {
+  const first = header.columns[0]!.offset;
+  const parts: Buffer[] = [];
+  let at = 0;
+  const append = (b: ArrayBufferView) => {
+    const pad = (8 - (at % 8)) % 8;
+    parts.push(Buffer.alloc(pad), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+    at += pad;
+    const offset = at;
+    at += b.byteLength;
+    return offset;
+  };
+  append(now.subarray(first, now.length - 8));
+  extra(append);
+  parts.push(Buffer.from('DXSNAPOK', 'latin1'));
+  const draft = (base: number) => {
+    const shift = base - first;
+    const move = (x: unknown): unknown =>
+      Array.isArray(x) ? x.map(move) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, (k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + shift : move(v)])) : x;
+    return describe(move(header) as SnapshotHeader, base, base + at + 8);
+  };
+  let base = first;
+  while (12 + Buffer.byteLength(JSON.stringify(draft(base))) > base) base += 4096;
+  const oldHeader = draft(base);
+  expect(oldHeader.tableHash).not.toBe(header.tableHash);
+  const json = Buffer.from(JSON.stringify(oldHeader));
+  const start = Buffer.alloc(base);
+  now.copy(start, 0, 0, 8);
+  start.writeUInt32LE(json.length, 8);
+  json.copy(start, 12);
+  const old = Buffer.concat([start, ...parts]);
+  expect(old.length).toBe(oldHeader.bytes);
+  return { old, oldHeader };
+}
+
 /** A copy of the store in `dir` whose snapshot file `name` is `bytes` instead (an older version's file of the same cut). */
 function storeWithFile(dir: string, name: string, bytes: Buffer): { other: string; oldPath: string } {
   const other = tempDir();
@@ -483,18 +524,6 @@ describe('snapshots', () => {
     expect(earlierTable.length).toBe(table.length + 9 * 12);
     // The old file: this cut's sections moved down to make room for the longer header, the per-field
     // ring columns (each shard's rows without their zero words) appended after them.
-    const body = now.subarray(header.columns[0]!.offset, now.length - 8);
-    const parts: Buffer[] = [];
-    let at = 0;
-    const append = (b: ArrayBufferView) => {
-      const pad = (8 - (at % 8)) % 8;
-      parts.push(Buffer.alloc(pad), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-      at += pad;
-      const offset = at;
-      at += b.byteLength;
-      return offset;
-    };
-    append(body);
     const sparse = (words: Uint32Array) => {
       const mask = new Uint32Array(Math.ceil(words.length / 32));
       const kept: number[] = [];
@@ -506,50 +535,37 @@ describe('snapshots', () => {
       return { mask, kept: Uint32Array.from(kept) };
     };
     const ringFieldsSeen = new Set<string>();
-    const blockColumnsOld = header.blocks.columns.flatMap((col) => {
-      const iv = ringOf(col.name);
-      if (iv === undefined) return [{ ...col, moved: true }];
-      const spec = table.find((c) => c.name === col.name)!;
-      const slots = spec.stride / CANDLE_WORDS;
-      const segs = (col as unknown as { segments: { pools: number; maskOffset: number; offset: number; bytes: number }[] }).segments;
-      const records = segs.map((seg) => {
-        const b = sparseBlockRows(now, { name: col.name, segments: [seg] }, seg.pools, spec.stride * 8);
-        return { pools: seg.pools, ring: { cells: new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)), words: new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) } };
-      });
-      return FIELDS.map(([f, type]) => {
-        const segments = records.map(({ pools, ring }) => {
-          const values = type === 'f64' ? new Float64Array(pools * slots) : new Uint32Array(pools * slots);
-          for (let k = 0; k < values.length; k++) values[k] = candleValue(ring, k, f);
-          if (values.some((x) => x !== 0)) ringFieldsSeen.add(f);
-          const { mask, kept } = sparse(new Uint32Array(values.buffer));
-          const maskOffset = append(mask);
-          return { pools, maskOffset, offset: append(kept), bytes: kept.byteLength };
+    type OldBlockColumn = { name: string; moved: boolean } & Record<string, unknown>;
+    let blockColumnsOld: OldBlockColumn[] = [];
+    const { old } = olderFile(now, header, (append) => {
+      blockColumnsOld = header.blocks.columns.flatMap((col): OldBlockColumn[] => {
+        const iv = ringOf(col.name);
+        if (iv === undefined) return [{ ...col, moved: true }];
+        const spec = table.find((c) => c.name === col.name)!;
+        const slots = spec.stride / CANDLE_WORDS;
+        const segs = (col as unknown as { segments: { pools: number; maskOffset: number; offset: number; bytes: number }[] }).segments;
+        const records = segs.map((seg) => {
+          const b = sparseBlockRows(now, { name: col.name, segments: [seg] }, seg.pools, spec.stride * 8);
+          return { pools: seg.pools, ring: { cells: new Float64Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)), words: new Uint32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length)) } };
         });
-        return { name: `ring.${iv}.${f}`, segments, moved: false };
+        return FIELDS.map(([f, type]) => {
+          const segments = records.map(({ pools, ring }) => {
+            const values = type === 'f64' ? new Float64Array(pools * slots) : new Uint32Array(pools * slots);
+            for (let k = 0; k < values.length; k++) values[k] = candleValue(ring, k, f);
+            if (values.some((x) => x !== 0)) ringFieldsSeen.add(f);
+            const { mask, kept } = sparse(new Uint32Array(values.buffer));
+            const maskOffset = append(mask);
+            return { pools, maskOffset, offset: append(kept), bytes: kept.byteLength };
+          });
+          return { name: `ring.${iv}.${f}`, segments, moved: false };
+        });
       });
+    }, (moved, base, bytes) => {
+      // The block columns kept are the cut's, moved; the per-field ones start at base.
+      const columns = blockColumnsOld.map(({ moved: kept, ...c }) => (kept ? moved.blocks.columns.find((m) => m.name === c.name)! : JSON.parse(JSON.stringify(c, (k, v) => ((k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + base : v)))));
+      return { ...moved, tableHash: columnTableHash(earlierTable), bytes, blocks: { ...moved.blocks, columns } } as SnapshotHeader;
     });
     expect([...ringFieldsSeen].sort()).toEqual(FIELDS.map(([f]) => f).sort());
-    parts.push(Buffer.from('DXSNAPOK', 'latin1'));
-    const draft = (base: number) => {
-      // Every offset of the current file's sections moves by base - its first column's offset; the appended ones start at base.
-      const shift = base - header.columns[0]!.offset;
-      const move = (x: unknown): unknown =>
-        Array.isArray(x) ? x.map(move) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, (k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + shift : move(v)])) : x;
-      const blocks = { ...(move({ offset: header.blocks.offset }) as { offset: number }), pools: header.blocks.pools, columns: blockColumnsOld.map(({ moved, ...c }) => (moved ? move(c) : JSON.parse(JSON.stringify(c, (k, v) => ((k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + base : v))))) };
-      const total = base + at + 8;
-      return { ...(move(header) as SnapshotHeader), tableHash: columnTableHash(earlierTable), bytes: total, blocks } as SnapshotHeader;
-    };
-    let base = header.columns[0]!.offset;
-    while (12 + Buffer.byteLength(JSON.stringify(draft(base))) > base) base += 4096;
-    const oldHeader = draft(base);
-    expect(oldHeader.tableHash).not.toBe(header.tableHash);
-    const json = Buffer.from(JSON.stringify(oldHeader));
-    const start = Buffer.alloc(base);
-    now.copy(start, 0, 0, 8);
-    start.writeUInt32LE(json.length, 8);
-    json.copy(start, 12);
-    const old = Buffer.concat([start, ...parts]);
-    expect(old.length).toBe(oldHeader.bytes);
     const { other, oldPath } = storeWithFile(dir, name, old);
 
     // A rollback behind the snapshot restores some pools' ring blocks from it: the same candles from either file.
@@ -663,42 +679,18 @@ describe('snapshots', () => {
       }),
     );
     expect(kept[0]!.filter((x) => x > 0).length).toBeGreaterThan(SIM.pools / 2);
-    // The old file: this cut's sections moved down to make room for the longer header, the two
-    // columns appended after them (offsets below relative to the first section's start).
-    const firstSection = header.columns[0]!.offset;
-    const body = now.subarray(firstSection, now.length - 8);
-    const tail: Buffer[] = [];
-    let rel = body.length;
-    const keptColumns = kept.map((values, side) => {
-      const pad = (8 - (rel % 8)) % 8;
-      tail.push(Buffer.alloc(pad), Buffer.from(values.buffer));
-      rel += pad;
-      const col = { name: `reserve${side}`, type: 'f64' as const, scope: 'pool' as const, stride: 1, rel, bytes: values.byteLength };
-      rel += values.byteLength;
-      return col;
-    });
+    const appended: SnapshotHeader['columns'][number][] = [];
     // The earlier table: each after the column it followed (priceUsd1, then reserve0).
     const at1 = table.findIndex((c) => c.name === 'priceUsd1') + 1;
-    const earlierTable = [...table.slice(0, at1), ...keptColumns.map(({ name: n }) => ({ name: n, type: 'f64' as const, scope: 'pool' as const, stride: 1, transient: false })), ...table.slice(at1)];
-    const draft = (base: number): SnapshotHeader => {
-      const shift = base - firstSection;
-      const move = (x: unknown): unknown =>
-        Array.isArray(x) ? x.map(move) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, (k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + shift : move(v)])) : x;
-      const moved = move(header) as SnapshotHeader;
-      const appended = keptColumns.map(({ rel: r, ...c }) => ({ ...c, offset: base + r }));
-      return { ...moved, tableHash: columnTableHash(earlierTable), bytes: base + rel + 8, columns: [...moved.columns, ...appended] };
-    };
-    let base = firstSection;
-    while (12 + Buffer.byteLength(JSON.stringify(draft(base))) > base) base += 4096;
-    const oldHeader = draft(base);
-    expect(oldHeader.tableHash).not.toBe(header.tableHash);
-    const json = Buffer.from(JSON.stringify(oldHeader));
-    const start = Buffer.alloc(base);
-    now.copy(start, 0, 0, 8);
-    start.writeUInt32LE(json.length, 8);
-    json.copy(start, 12);
-    const old = Buffer.concat([start, body, ...tail, Buffer.from('DXSNAPOK', 'latin1')]);
-    expect(old.length).toBe(oldHeader.bytes);
+    const earlierTable = [...table.slice(0, at1), ...[0, 1].map((side) => ({ name: `reserve${side}`, type: 'f64' as const, scope: 'pool' as const, stride: 1, transient: false })), ...table.slice(at1)];
+    // The old file: this cut's sections moved down to make room for the longer header, the two
+    // columns appended after them.
+    const { old } = olderFile(
+      now,
+      header,
+      (append) => kept.forEach((values, side) => (appended[side] = { name: `reserve${side}`, type: 'f64', scope: 'pool', stride: 1, offset: append(values), bytes: values.byteLength })),
+      (moved, base, bytes) => ({ ...moved, tableHash: columnTableHash(earlierTable), bytes, columns: [...moved.columns, ...appended.map((c) => ({ ...c, offset: c.offset + base }))] }),
+    );
     const { other, oldPath } = storeWithFile(dir, name, old);
 
     // A rollback behind the snapshot copies some pools' rows from it: the same reserves from either file, those it kept.
@@ -752,44 +744,19 @@ describe('snapshots', () => {
     });
     expect(nonZero).toBeGreaterThan(hot.length);
     // The old file: this cut's sections moved down to make room for the longer header, the pool columns appended after them.
-    const body = now.subarray(header.columns[0]!.offset, now.length - 8);
-    const parts: Buffer[] = [];
-    let at = 0;
-    const append = (b: ArrayBufferView) => {
-      const pad = (8 - (at % 8)) % 8;
-      parts.push(Buffer.alloc(pad), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-      at += pad;
-      const offset = at;
-      at += b.byteLength;
-      return offset;
-    };
-    append(body);
-    const appended = intervals.map((iv, i) => ({ name: `ring.${iv}.opened`, type: 'u32' as const, scope: 'pool' as const, stride: 1, offset: append(counts[i]!), bytes: counts[i]!.byteLength }));
-    parts.push(Buffer.from('DXSNAPOK', 'latin1'));
-    const draft = (base: number) => {
-      const shift = base - header.columns[0]!.offset;
-      const move = (x: unknown): unknown =>
-        Array.isArray(x) ? x.map(move) : x !== null && typeof x === 'object' ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, (k === 'offset' || k === 'maskOffset') && typeof v === 'number' ? v + shift : move(v)])) : x;
-      const moved = move(header) as SnapshotHeader;
-      return {
+    let appended: SnapshotHeader['columns'][number][] = [];
+    const { old } = olderFile(
+      now,
+      header,
+      (append) => (appended = intervals.map((iv, i) => ({ name: `ring.${iv}.opened`, type: 'u32' as const, scope: 'pool' as const, stride: 1, offset: append(counts[i]!), bytes: counts[i]!.byteLength }))),
+      (moved, base, bytes) => ({
         ...moved,
         tableHash: columnTableHash(earlierTable),
-        bytes: base + at + 8,
+        bytes,
         columns: [...moved.columns, ...appended.map((c) => ({ ...c, offset: c.offset + base }))],
         blocks: { ...moved.blocks, columns: moved.blocks.columns.filter((c) => c.name !== 'ring.opened') },
-      } as SnapshotHeader;
-    };
-    let base = header.columns[0]!.offset;
-    while (12 + Buffer.byteLength(JSON.stringify(draft(base))) > base) base += 4096;
-    const oldHeader = draft(base);
-    expect(oldHeader.tableHash).not.toBe(header.tableHash);
-    const json = Buffer.from(JSON.stringify(oldHeader));
-    const start = Buffer.alloc(base);
-    now.copy(start, 0, 0, 8);
-    start.writeUInt32LE(json.length, 8);
-    json.copy(start, 12);
-    const old = Buffer.concat([start, ...parts]);
-    expect(old.length).toBe(oldHeader.bytes);
+      }),
+    );
     const { other, oldPath } = storeWithFile(dir, name, old);
 
     // A rollback behind the snapshot restores some pools' ring blocks from it: the same blocks, counts included, from either file.
