@@ -136,6 +136,16 @@ function expectSameViews(actual: Map<string, Buffer>, expected: Map<string, Buff
   }
 }
 
+/** Writes `oldHeader` over the header of file `old` (the cut `header`'s bytes with other columns): it must fit before the first section. */
+function writeHeaderInPlace(old: Buffer, header: SnapshotHeader, oldHeader: SnapshotHeader): void {
+  expect(oldHeader.tableHash).not.toBe(header.tableHash);
+  const json = Buffer.from(JSON.stringify(oldHeader));
+  expect(12 + json.length).toBeLessThanOrEqual(header.columns[0]!.offset);
+  old.fill(0, 12, header.columns[0]!.offset);
+  old.writeUInt32LE(json.length, 8);
+  json.copy(old, 12);
+}
+
 /**
  * An older file made from cut `now` (its header `header`): the cut's sections moved down behind a
  * longer header, then what `extra` appends (at offsets relative to where the sections start), then
@@ -482,12 +492,7 @@ describe('snapshots', () => {
     const old = Buffer.concat(parts);
     const earlierTable = table.map((c) => (times.includes(c.name) ? { ...c, type: 'f64' as const } : c));
     const oldHeader: SnapshotHeader = { ...header, tableHash: columnTableHash(earlierTable), bytes: old.length, columns };
-    expect(oldHeader.tableHash).not.toBe(header.tableHash);
-    const json = Buffer.from(JSON.stringify(oldHeader));
-    expect(12 + json.length).toBeLessThanOrEqual(header.columns[0]!.offset);
-    old.fill(0, 12, header.columns[0]!.offset);
-    old.writeUInt32LE(json.length, 8);
-    json.copy(old, 12);
+    writeHeaderInPlace(old, header, oldHeader);
     const { other, oldPath } = storeWithFile(dir, name, old);
 
     // A rollback behind the snapshot copies some pools' and tokens' rows from it: the same rows from either file.
@@ -637,12 +642,7 @@ describe('snapshots', () => {
       columns: [...header.columns, ...rowColumns],
       windowSlots: { ...header.windowSlots, columns: header.windowSlots.columns.filter((c) => !asOfNames.includes(c.name)) },
     };
-    expect(oldHeader.tableHash).not.toBe(header.tableHash);
-    const json = Buffer.from(JSON.stringify(oldHeader));
-    expect(12 + json.length).toBeLessThanOrEqual(header.columns[0]!.offset);
-    old.fill(0, 12, header.columns[0]!.offset);
-    old.writeUInt32LE(json.length, 8);
-    json.copy(old, 12);
+    writeHeaderInPlace(old, header, oldHeader);
     const { other, oldPath } = storeWithFile(dir, name, old);
 
     // A rollback behind the snapshot restores some pools' rows and slots from it: the same minutes from either file, those of the old rows.
