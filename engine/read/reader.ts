@@ -96,6 +96,10 @@ function copyPoolReserves(v: EngineViews, p: number, o: PoolReserves): void {
   o.price1 = usdScratch[1]!;
 }
 
+function copyPoolLiquidity(v: EngineViews, p: number, out: Float64Array): void {
+  poolPricesUsd(v, p, out);
+}
+
 function copySecondCandle(v: EngineViews, t: number, r: SecondCandleRead): void {
   const b = v.tokenSecondBlock[t]! - 1;
   const n = v.secOpened[t]!;
@@ -247,9 +251,9 @@ export class EngineReader {
     return rowWindowValue(this.v, 'priceChange', w, p);
   }
 
-  /** Pool p's USD liquidity as its tokens' prices stand now. */
+  /** Pool p's USD liquidity as its tokens' prices stand now (its raw reserve words read under the pool's seqlock). */
   liquidityUsd(p: number): number {
-    poolPricesUsd(this.v, p, usdScratch);
+    readStable(this.v.poolSeq, this.v, p, usdScratch, copyPoolLiquidity);
     return usdScratch[2]!;
   }
 

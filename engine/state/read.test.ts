@@ -159,14 +159,22 @@ describe('readPool', () => {
     // At least 300 ms, and on until enough reads met enough distinct writes (a loaded machine gives the threads less time).
     const started = performance.now();
     let reads = 0;
+    let gaveUp = 0;
     while (performance.now() - started < 300 || ((reads < 2000 || seen.size < 20) && performance.now() - started < 20_000)) {
-      expect(readPool(v, p, pool)).toBe(true);
+      // A read may give up (false, after READ_TIMEOUT_MS without a stable version): never with a torn copy.
+      if (!readPool(v, p, pool)) {
+        gaveUp++;
+        continue;
+      }
       const i = pool.ratio;
       // Both tokens are token 0, the reference stablecoin: token 1 of the pool is 1 USD, token 0 the ratio.
       if (pool.priceUsd0 !== i || pool.priceUsd1 !== 1 || pool.winVolumeUsd[Win.H24] !== 5 * i) throw new Error(`torn pool copy at ${i}`);
       for (let k = 0; k < 8; k++) if (pool.reserveRaw[k] !== i) throw new Error(`torn reserve words at ${i}`);
       seen.add(i);
-      expect(readRing(v, p, Iv.M1, 0, 2 ** 32, ring)).toBe(true);
+      if (!readRing(v, p, Iv.M1, 0, 2 ** 32, ring)) {
+        gaveUp++;
+        continue;
+      }
       for (let k = 0; k < ring.count; k++) {
         const n = ring.open0[k]!;
         if (ring.time[k] !== n * 60 || ring.close0[k] !== -n) throw new Error(`torn candle ${k}`);
@@ -178,6 +186,8 @@ describe('readPool', () => {
     const writes = await done;
     await worker.terminate();
     expect(reads).toBeGreaterThan(1000);
+    // Each reader that gives up has spent READ_TIMEOUT_MS: a few, against thousands that succeed.
+    expect(gaveUp).toBeLessThan(reads / 20);
     expect(writes).toBeGreaterThan(1000);
     expect(seen.size).toBeGreaterThan(10);
   });
