@@ -12,6 +12,7 @@ import type { Catalog } from './catalog/catalog.js';
 import { ShardPool } from './shards/shard-pool.js';
 import type { Source } from './sources/source.js';
 import { pruneLog } from './snapshot/prune-log.js';
+import { pruneParked } from './store/parked.js';
 import { readSection } from './snapshot/load.js';
 import { cutSnapshot, openState } from './snapshot/take.js';
 import { BlockLoader } from './snapshot/block-loader.js';
@@ -111,6 +112,8 @@ const MAX_STEP_SECONDS = 86_400; // 1 day
 const STEP_EVENTS = 50_000;
 const DEFAULT_LIVE_TICK_MS = 250;
 const DEFAULT_SWEEP_INTERVAL_MS = 1_000;
+/** At most this often, after a snapshot cut, the versions of quiet pools' open candles no start can need are dropped (store/parked.ts). */
+const PARKED_PRUNE_INTERVAL_MS = 3_600_000;
 /** Capture buffers let go of at a cut, summed over the shards, from which the threads collect once its snapshot is written. */
 const COLLECT_RELEASED_BYTES = 32 * 2 ** 20;
 const mibText = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
@@ -148,8 +151,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const shards = new ShardPool({ shards: options.shards, buffers: views.buffers, storePath: options.dataDir, now, log, tiers: options.tiers === undefined ? DEFAULT_TIER_POLICY : options.tiers });
   const ingest = new Ingest(store, views, shards);
   const policy = options.snapshots === undefined ? DEFAULT_SNAPSHOT_POLICY : options.snapshots;
+  let parkedPrunedAt = -Infinity;
   const snapshots = policy
-    ? new Snapshots(join(options.dataDir, 'snapshots'), views, policy.keep, (oldestKept) => (policy.pruneLog ? pruneLog(store, oldestKept) : Promise.resolve()))
+    ? new Snapshots(join(options.dataDir, 'snapshots'), views, policy.keep, async (oldestKept) => {
+        if (policy.pruneLog) await pruneLog(store, oldestKept);
+        if (performance.now() - parkedPrunedAt >= PARKED_PRUNE_INTERVAL_MS) {
+          parkedPrunedAt = performance.now();
+          await pruneParked(store, oldestKept, (p) => views.chainClock[views.poolChain[p]!]!);
+        }
+      })
     : null;
   ingest.snapshots = snapshots;
 

@@ -17,12 +17,17 @@
  * again (bench figures in bench/RESULTS.md); with a pruned log and no snapshot old enough, the
  * rollback fails rather than serve a chain rebuilt from part of its history.
  *
+ * A touched pool without a ring block in the snapshot's rows had handed its candles over before the
+ * cut: those still open then (store/parked.ts), which the cut of the store may have taken out, are put
+ * back as its version for its swap count holds them, before the log after the snapshot is applied.
+ *
  * Why deleting stored candles from the first orphaned interval on is exact: every event kept is at
  * or before the first orphaned event's time, so in the canonical history no candle opening at or
  * after that interval was ever evicted from a ring; the ones stored were evicted by orphaned events.
  */
 import { batchRoot, decodeBatch, encodeBatch, type DecodedEvent, type IdResolver } from '../events/codec.js';
-import { chunkStart, CANDLE_FIELDS } from '../store/candles.js';
+import { chunkStart, CANDLE_FIELDS, putChunks, type ChunkWrite } from '../store/candles.js';
+import { PARKED_HEAD, PARKED_STRIDE, parkedAt, parkedBatch } from '../store/parked.js';
 import { metaKeys, type Checkpoint } from '../store/store.js';
 import { INTERVALS, INTERVAL_SECONDS } from '../state/layout.js';
 import { logPrunedThrough } from '../snapshot/prune-log.js';
@@ -166,6 +171,7 @@ export async function rollbackChain(ingest: RollbackHost, chainId: string, toBlo
     for (const p of removedPools) {
       store.pools.remove(p);
       for (const k of [...store.candles.getKeys({ start: [p], end: [p + 1] })]) store.candles.remove(k);
+      for (const k of [...store.parked.getKeys({ start: [p], end: [p + 1] })]) store.parked.remove(k);
       for (const k of [...store.txs.getKeys({ start: [p], end: [p + 1] })]) {
         store.txs.remove(k);
         transactionsRemoved++;
@@ -178,6 +184,8 @@ export async function rollbackChain(ingest: RollbackHost, chainId: string, toBlo
         store.txs.remove(k);
         transactionsRemoved++;
       }
+      // Versions of its open candles written after the state the views are rebuilt from may hold orphaned swaps.
+      for (const { key, value } of [...store.parked.getRange({ start: [p], end: [p + 1] })]) if (parkedBatch(value) > (base?.seq ?? 0)) store.parked.remove(key);
       if (!Number.isFinite(firstTime)) continue;
       for (let iv = 0; iv < INTERVALS.length; iv++) {
         const cutoff = firstTime - (firstTime % INTERVAL_SECONDS[iv]!);
@@ -206,6 +214,7 @@ export async function rollbackChain(ingest: RollbackHost, chainId: string, toBlo
   if (base !== null) {
     if (!dispatcher.restore) throw new Error('the shard dispatcher cannot restore rows from a snapshot');
     await dispatcher.restore(chain, base.path, allPools, allTokens);
+    await restoreOpenCandles(ingest, touched, removedPools);
   }
   let group: CommittedBatch[] = [];
   const pending: Promise<unknown>[] = [];
@@ -245,4 +254,22 @@ export async function rollbackChain(ingest: RollbackHost, chainId: string, toBlo
     rebuildMs: t3 - t2,
     totalMs: t3 - t0,
   };
+}
+
+/** Puts back into the candle store the open candles of the touched pools that hold no ring block (rows as the snapshot restored them), as their versions hold them. */
+async function restoreOpenCandles(ingest: RollbackHost, touched: ReadonlySet<number>, removed: ReadonlySet<number>): Promise<void> {
+  const store = ingest.logStore;
+  const v = ingest.sharedViews;
+  const chunks: ChunkWrite[] = [];
+  for (const p of touched) {
+    if (removed.has(p) || v.poolBlock[p] !== 0 || v.lastSwapTime[p] === 0) continue;
+    const version = parkedAt(store, p, v.txnsTotal[p]!);
+    if (version === undefined) continue;
+    for (let at = PARKED_HEAD; at < version.length; at += PARKED_STRIDE) {
+      const interval = version[at]!;
+      const data = version.slice(at + 1, at + PARKED_STRIDE);
+      chunks.push({ pool: p, interval, start: chunkStart(interval, data[0]!), data });
+    }
+  }
+  if (chunks.length > 0) await store.root.transaction(() => putChunks(store, chunks));
 }

@@ -3,8 +3,9 @@
  * holds a ring block), older sealed ones in LMDB. The two are joined at the ring's oldest retained
  * candle, so none appears twice, and this is the one place that joins them.
  *
- * A read is two steps so that a caller can cache the stored part apart from the ring part (sealed
- * candles never change): open() copies the ring and decides how many candles each side gives,
+ * A read is two steps so that a caller can cache the stored part apart from the ring part (candles
+ * below a ring are closed and never change; a quiet pool's newest stored ones change only when it
+ * trades again: storedVersion): open() copies the ring and decides how many candles each side gives,
  * then readStored() emits the stored ones and emitRing() the ring ones, oldest first.
  */
 import { createRingCandles, type RingCandles } from '../state/read.js';
@@ -38,6 +39,12 @@ export class PoolCandles {
   storeMayGrow = false;
   /** The pool's version the ring was copied at. */
   version = 0;
+  /**
+   * What the stored part depends on besides the range: 0 for a pool holding a ring block (it is
+   * below the ring: closed candles), the pool's version for one without (its newest stored candles
+   * may be open ones it handed over, and they change when it trades again: shards/tiers.ts).
+   */
+  storedVersion = 0;
 
   constructor(read: EngineReader) {
     this.read = read;
@@ -59,7 +66,9 @@ export class PoolCandles {
     // Older candles are in LMDB when the range starts below the ring's oldest retained candle.
     this.storeTo = ring.oldestTime === 0 ? -1 : Math.min(to, ring.oldestTime - 1);
     // A ring that let candles go, or a pool without a ring block (every candle in LMDB).
-    this.storeMayGrow = ring.opened > ring.slots || (ring.opened === 0 && ring.oldestTime !== 0);
+    const quiet = ring.opened === 0 && ring.oldestTime !== 0;
+    this.storeMayGrow = ring.opened > ring.slots || quiet;
+    this.storedVersion = quiet ? ring.seq : 0;
     const storeInRange = this.storeTo >= from && want > 0;
     if (backward) {
       const fromRing = Math.min(want, ring.count);

@@ -675,10 +675,12 @@ export class ShardWriter {
     }
     if (b < 0) throw new RangeError(`all ${v.blockCount} ring blocks are in use: raise the ring block capacity`);
     // Its candles are numbered from the stored ones reloaded (views.ts ringOpened); a pool that never
-    // swapped has none. Each interval's newest candle, at least, was stored when it let the block go.
+    // swapped has none. Each interval's newest candle, at least, was stored when it let the block go,
+    // and those still open then are taken as its version for its swap count kept them (store/parked.ts).
     const swapped = v.lastSwapTime[p]! !== 0;
+    const parked = swapped ? this.stored?.parked?.(p, v.txnsTotal[p]!) : undefined;
     for (let i = 0; i < INTERVALS.length; i++) {
-      const n = swapped && this.stored !== null ? reloadNewest(this.stored, p, i, newestCandleOpen(v, p, i), v.rings[i]!, b) : 0;
+      const n = swapped && this.stored !== null ? reloadNewest(this.stored, p, i, newestCandleOpen(v, p, i), v.rings[i]!, b, parked) : 0;
       if (swapped && n === 0) this.reloadMisses++;
       v.ringOpened[ringOpenedAt(b, i)] = n;
     }
@@ -1002,7 +1004,8 @@ export class ShardWriter {
     // Without a block: its newest stored candles, numbered as a block reloading them would number them.
     const r = this.scratch[base]!;
     const swapped = v.lastSwapTime[p]! !== 0;
-    const n = swapped && this.stored !== null ? reloadNewest(this.stored, p, base, newestCandleOpen(v, p, base), r, 0) : 0;
+    const parked = swapped ? this.stored?.parked?.(p, v.txnsTotal[p]!) : undefined;
+    const n = swapped && this.stored !== null ? reloadNewest(this.stored, p, base, newestCandleOpen(v, p, base), r, 0, parked) : 0;
     if (swapped && n === 0) this.reloadMisses++;
     const next = sumWindows(r, 0, n, m, b, s, this.stored, p, minuteOf(v.lastSwapTime[p]!));
     const price = v.priceUsd0[p]!;
@@ -1029,6 +1032,40 @@ export class ShardWriter {
       if (t < time) return false;
     }
     return false;
+  }
+
+  /**
+   * True when pool p (holding a ring block) has, on every window base, the figures a pool without a
+   * block would be read with: its candles summed as of the minute they are as of, the one-minute
+   * candles that left taken out from the store (state/windows.ts), equal bit for bit to those its
+   * block holds. They are when they were re-summed since its last swap; swaps added to them one at a
+   * time since may round otherwise, and then it must wait for the next re-sum to go quiet.
+   */
+  windowsAsSummed(p: number): boolean {
+    const v = this.v;
+    const row = v.poolBlock[p]! - 1;
+    const s = this.sums;
+    const o = row * WINDOW_COUNT;
+    const newest = minuteOf(v.lastSwapTime[p]!);
+    for (let b = 0; b < WINDOW_BASES.length; b++) {
+      const { base, windows } = WINDOW_BASES[b]!;
+      sumWindows(v.rings[base]!, row, v.ringOpened[ringOpenedAt(row, base)]!, windowAsOf(v, b, p), b, s, this.stored, p, newest);
+      for (let j = 0; j < windows.length; j++) {
+        const w = windows[j]!;
+        const i = o + w;
+        if (
+          !Object.is(s.volumeUsd[w], v.blockWinVolumeUsd[i]) ||
+          !Object.is(s.buyVolumeUsd[w], v.blockWinBuyVolumeUsd[i]) ||
+          s.txns[w] !== v.blockWinTxns[i] ||
+          s.buys[w] !== v.blockWinBuys[i] ||
+          !Object.is(s.refPrice[w], v.blockWinRefPrice[i]) ||
+          !Object.is(s.refPrice1[w], v.blockWinRefPrice1[i])
+        ) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /**

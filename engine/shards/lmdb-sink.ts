@@ -1,5 +1,6 @@
 /**
- * Persists what a shard hands over: candles leaving the rings and the last 7 days of transactions.
+ * Persists what a shard hands over: candles leaving the rings, the open candles of pools that go
+ * quiet (store/parked.ts) and the last 7 days of transactions.
  *
  * Evicted candles gather in a pending chunk per pool and interval (store/candles.ts) and are written
  * when the chunk's time span is complete, when it has waited MAX_PENDING_BATCHES batches, or at once
@@ -22,6 +23,7 @@ import { CANDLE_U32_WORDS, CandleU32, candleValue, RING_FIELDS } from '../state/
 import { CANDLE_FIELDS, chunkStart, leavingCandleAt, putChunks } from '../store/candles.js';
 import { TxRecordBytes } from '../store/records.js';
 import { metaKeys, type Store, type TxKey, type TxRecord } from '../store/store.js';
+import type { ParkedKey } from '../store/parked.js';
 import type { PendingChunkData } from '../snapshot/capture.js';
 import type { ShardSink, TxUsd } from './apply.js';
 import type { LeavingCandle } from '../state/windows.js';
@@ -58,6 +60,8 @@ export class LmdbSink implements ShardSink {
   private txKeys: TxKey[] = [];
   private txEnds: number[] = [];
   private readonly txBytes = new TxRecordBytes();
+  /** Versions of open candles handed over since the last commit (store/parked.ts). */
+  private parked: { readonly key: ParkedKey; readonly value: number[] }[] = [];
   private readonly u128 = new U128();
   private readonly u128b = new U128();
   private readonly store: Store;
@@ -67,6 +71,19 @@ export class LmdbSink implements ShardSink {
 
   constructor(store: Store) {
     this.store = store;
+  }
+
+  /** The log batch being applied, persisted or not (applying). */
+  private applied = 0;
+
+  /** Called before every batch is applied, persisted or replayed only. */
+  applying(seq: number): void {
+    this.applied = seq;
+  }
+
+  /** The log batch being applied: the one a version of open candles is written at. */
+  get batch(): number {
+    return this.applied;
   }
 
   /** Called before a batch is applied with persistence. */
@@ -88,6 +105,14 @@ export class LmdbSink implements ShardSink {
       this.pending.set(id, chunk);
     }
     appendCandle(chunk.data, r, s);
+  }
+
+  /**
+   * Pool p, at swap count `swaps`, hands over its open candles (`candles`: store/parked.ts layout
+   * after the head, the last closing at `closesAt`): written with the next commit.
+   */
+  park(pool: number, swaps: number, closesAt: number, candles: readonly number[]): void {
+    this.parked.push({ key: [pool, swaps], value: [this.applied, closesAt, ...candles] });
   }
 
   transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void {
@@ -161,6 +186,8 @@ export class LmdbSink implements ShardSink {
     const txKeys = this.txKeys;
     const txEnds = this.txEnds;
     const txBytes = txKeys.length > 0 ? this.txBytes.take() : null;
+    const parked = this.parked;
+    this.parked = [];
     this.ready = [];
     this.txKeys = [];
     this.txEnds = [];
@@ -168,6 +195,7 @@ export class LmdbSink implements ShardSink {
     // Waits out a full disk (durable.ts), in order with the sink's other commits.
     this.lastWrite = store.writer.write(() => {
       putChunks(store, chunks);
+      for (const { key, value } of parked) store.parked.put(key, value);
       // Each record as its slice of the buffer: the store's encoder passes bytes through.
       let start = 0;
       for (let i = 0; i < txKeys.length; i++) {

@@ -57,6 +57,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     const persist = options?.persist !== false;
     this.index.beginTask();
     for (const { seq, bytes } of batches) {
+      this.sink?.applying(seq);
       if (persist) {
         this.lastSeq = seq;
         this.sink?.beginBatch(seq);

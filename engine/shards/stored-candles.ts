@@ -3,6 +3,7 @@
  * the newest ones of a pool and interval, placed in ring slots exactly where the ring kept them.
  */
 import { storedCandles } from '../store/candles.js';
+import { parkedAt } from '../store/parked.js';
 import type { Store } from '../store/store.js';
 import type { CandleRing } from '../state/views.js';
 import { RING_FIELDS, setCandleValue } from '../state/candle-record.js';
@@ -124,6 +125,10 @@ export class LmdbCandles implements StoredCandles {
       }
     }
     while (waiting !== null && w < waiting.length) if (!visitWaiting(waiting[w++]!)) return;
+  }
+
+  parked(pool: number, swaps: number): readonly number[] | undefined {
+    return parkedAt(this.store, pool, swaps);
   }
 
   loadNewest(pool: number, interval: number, count: number, opened: number, upTo: number, r: CandleRing, row: number): number {

@@ -1,28 +1,31 @@
 /**
  * Hot and quiet pools on one shard. A pool holds a ring block (state/ring-blocks.ts) while it trades;
- * once its last swap is `quietAfterSeconds` older than the newest event applied on its chain, and the
- * period of its newest candle of every interval (the longest is a day) has ended (its windows then
- * re-summed, so its figures are sums of its candles), it gives the block back. From then on its
- * stored candles can never change (a later swap opens new candles), so a start
- * that replays the log behind a run that went further reads the same candles as that run did. It
+ * once its last swap is `quietAfterSeconds` older than the newest event applied on its chain (its
+ * windows then re-summed, so its figures are sums of its candles), it gives the block back. It
  * gives the block back in two sweeps so that no reader ever misses a candle:
- *   1. its ring candles are handed to the store (as evictions are) and written at once;
+ *   1. its ring candles are handed to the store (as evictions are) and written at once, and those
+ *      still open (its day, 12 h and 6 h candles, when the day is not over) are also kept as a
+ *      version for its swap count (store/parked.ts);
  *   2. at a later sweep, once that write is on disk, the block is freed if the pool is still quiet
  *      (a swap meanwhile keeps it hot). From then on its candles are read from LMDB; its row keeps the
  *      window figures search ranks by, re-summed from LMDB (apply.ts) when a candle leaves a window,
  *      and its other window figures are summed from LMDB when read (state/read.ts).
- * When blocks run short (fewer than an eighth free) the oldest hot pools whose candles are all sealed go
- * quiet the same way, however recent; when none is left at all, the oldest of those are written
- * synchronously and freed at once. A pool about to go quiet whose windows were not re-summed since
- * its last swap has them brought up to its chain's clock first, as the next window sweep would.
+ * A pool that trades again takes a block back with its candles reloaded, its open ones as the
+ * version for its swap count gives them (stored-candles.ts): so a start that replays the log behind
+ * a run that went further (and stored the same open candles with more swaps in) rebuilds the very
+ * candles that run had.
+ * When blocks run short (fewer than an eighth free) the oldest hot pools go quiet the same way,
+ * however recent (an hour at least: MIN_QUIET_AFTER_SECONDS); when none is left at all, the oldest of those are written synchronously and
+ * freed at once. A pool about to go quiet whose windows were not re-summed since its last swap has
+ * them brought up to its chain's clock first, as the next window sweep would.
  */
 import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
-import { newestCandleOpen } from '../state/read.js';
 import { minuteOf, windowAnchor } from '../state/windows.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import { ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
 import { CANDLE_U32_WORDS, CandleU32, SECOND_U32_WORDS, SecondU32 } from '../state/candle-record.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
+import { PARKED_STRIDE } from '../store/parked.js';
 import type { Store } from '../store/store.js';
 import type { ShardWriter } from './apply.js';
 import { appendCandle, type LmdbSink } from './lmdb-sink.js';
@@ -38,8 +41,6 @@ export const DEFAULT_TIER_POLICY: TierPolicy = { quietAfterSeconds: 86_400 };
 export const MIN_QUIET_AFTER_SECONDS = 3_600;
 /** A token whose newest 1 s candle is this much older than its chain's clock gives its second block back (streams have sealed and sent it). */
 export const SECONDS_KEPT_AFTER_S = 60;
-/** The longest candle interval: a pool whose newest candle of it is closed has all its candles closed. */
-const LONGEST = INTERVALS.length - 1;
 /** Below this share of free blocks, the oldest hot pools go quiet whatever their age. */
 const LOW_FREE_SHARE = 1 / 8;
 
@@ -59,6 +60,8 @@ export class ShardTiers {
    * keeps them hot), and the write generation that stores them.
    */
   private readonly releasing = new Map<number, { readonly swaps: number; readonly generation: number }>();
+  /** Pools whose window figures were not their candles' sum (windowsAsSummed), with their swap count then. */
+  private readonly unequal = new Map<number, number>();
   private generation = 0;
   private durableGeneration = 0;
   /** The newest chain clock of this shard's chains at the last sweep (Unix s). */
@@ -117,12 +120,6 @@ export class ShardTiers {
     return newest;
   }
 
-  /** True when pool p's newest candle of every interval is closed: the newest event of its chain is past the end of its day. */
-  private sealed(p: number): boolean {
-    const v = this.views;
-    return newestCandleOpen(v, p, LONGEST) + INTERVAL_SECONDS[LONGEST]! <= this.writer.chainTime[v.poolChain[p]!]!;
-  }
-
   /**
    * One sweep: frees the blocks whose candles are on disk, and hands over the candles of pools that
    * went quiet (or are the oldest, when blocks run short). Returns how many pools began handing over:
@@ -147,7 +144,7 @@ export class ShardTiers {
       const p = v.blockPool[b]! - 1;
       if (p < 0 || this.releasing.has(p)) continue;
       const chain = v.poolChain[p]!;
-      if (!this.ownsChain(chain) || !this.sealed(p) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds || !this.summedNow(p)) continue;
+      if (!this.ownsChain(chain) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds || !this.summedNow(p)) continue;
       this.handOver(p, b, next);
       begun++;
     }
@@ -176,7 +173,10 @@ export class ShardTiers {
 
   /** Forgets pools being rolled back (their rings are rebuilt from the log or a snapshot). */
   forget(pools: readonly number[]): void {
-    for (const p of pools) this.releasing.delete(p);
+    for (const p of pools) {
+      this.releasing.delete(p);
+      this.unequal.delete(p);
+    }
   }
 
   /** Calls `fn` with each candle pool p's ring block b holds: interval, ring and slot, oldest first per interval. */
@@ -192,8 +192,38 @@ export class ShardTiers {
 
   private handOver(p: number, b: number, generation: number): void {
     const sink = this.sink!;
+    const swaps = this.views.txnsTotal[p]!;
     this.eachHeld(p, b, (i, r, s) => sink.candleEvicted(p, i, r, s));
-    this.releasing.set(p, { swaps: this.views.txnsTotal[p]!, generation });
+    const open = this.openCandles(p, b);
+    if (open !== null) sink.park(p, swaps, open.closesAt, open.candles);
+    this.releasing.set(p, { swaps, generation });
+  }
+
+  /**
+   * The newest candle of each interval of pool p (block b) that its chain's clock has not closed, in
+   * store/parked.ts layout (interval, open time, record), and when the last of them closes; null
+   * when all are closed (the stored candles are then final).
+   */
+  private openCandles(p: number, b: number): { candles: number[]; closesAt: number } | null {
+    const v = this.views;
+    const clock = this.writer.chainTime[v.poolChain[p]!]!;
+    let candles: number[] | null = null;
+    let closesAt = 0;
+    for (let i = 0; i < INTERVALS.length; i++) {
+      const n = v.ringOpened[ringOpenedAt(b, i)]!;
+      if (n === 0) continue;
+      const r = v.rings[i]!;
+      const s = b * r.slots + ((n - 1) % r.slots);
+      const ends = r.words[s * CANDLE_U32_WORDS + CandleU32.time]! + INTERVAL_SECONDS[i]!;
+      if (ends <= clock) continue;
+      candles ??= [];
+      const at = candles.length;
+      candles.push(i);
+      appendCandle(candles, r, s);
+      if (candles.length - at !== PARKED_STRIDE) throw new Error('a parked candle has the wrong length');
+      if (ends > closesAt) closesAt = ends;
+    }
+    return candles === null ? null : { candles, closesAt };
   }
 
   /**
@@ -220,7 +250,14 @@ export class ShardTiers {
   private summedNow(p: number): boolean {
     if (this.summed(p)) return true;
     this.writer.refreshWindows(p, this.views.chainClock[this.views.poolChain[p]!]!);
-    return this.summed(p);
+    if (this.summed(p)) return true;
+    // Figures that differed from the sum stay so (both lose the same one-minute candles in the same
+    // order) until a re-sum or a swap: not compared again before either.
+    const swaps = this.views.txnsTotal[p]!;
+    if (this.unequal.get(p) === swaps) return false;
+    if (this.writer.windowsAsSummed(p)) return true;
+    this.unequal.set(p, swaps);
+    return false;
   }
 
   /** Frees pool p's block (its candles are on disk); when its windows next change is kept, as its rings give it. */
@@ -234,12 +271,13 @@ export class ShardTiers {
     v.poolBlock[p] = 0;
     this.writer.seqPool(p);
     giveBlock(v, b);
+    this.unequal.delete(p);
     // Its windows may have emptied while it held the block (the window sweep let it go then).
     this.writer.releaseWindowSlot(p);
   }
 
   /**
-   * Up to `count` hot pools of this shard with sealed candles, not already handing over, oldest last
+   * Up to `count` hot pools of this shard with no candle in their chain's current hour, not already handing over, oldest last
    * swap first, their windows re-summed since their last swap (summedNow).
    */
   private oldestHot(count: number): number[] {
@@ -248,15 +286,17 @@ export class ShardTiers {
     const high = blockHighWater(v);
     for (let b = 0; b < high; b++) {
       const p = v.blockPool[b]! - 1;
-      if (p >= 0 && !this.releasing.has(p) && this.ownsChain(v.poolChain[p]!) && this.sealed(p) && this.summedNow(p)) hot.push(p);
+      if (p < 0 || this.releasing.has(p)) continue;
+      const chain = v.poolChain[p]!;
+      if (this.ownsChain(chain) && v.lastSwapTime[p]! <= this.writer.chainTime[chain]! - MIN_QUIET_AFTER_SECONDS && this.summedNow(p)) hot.push(p);
     }
     hot.sort((a, b) => v.lastSwapTime[a]! - v.lastSwapTime[b]!);
     return hot.slice(0, count);
   }
 
   /**
-   * No block left while applying: the oldest 1/32 of this shard's hot pools with sealed candles (at
-   * least 8) have their ring candles written synchronously and their blocks freed at once.
+   * No block left while applying: the oldest 1/32 of this shard's hot pools (at least 8) have their
+   * ring candles (and the versions of their open ones) written synchronously and their blocks freed at once.
    */
   private freeNow(): void {
     const v = this.views;
@@ -265,7 +305,10 @@ export class ShardTiers {
     const victims = owned.slice(0, Math.max(8, Math.floor(owned.length / 32)));
     if (victims.length === 0) return;
     const chunks = new Map<string, { key: [number, number, number]; data: number[] }>();
+    const parked: { key: [number, number]; value: number[] }[] = [];
     for (const p of victims) {
+      const open = this.openCandles(p, v.poolBlock[p]! - 1);
+      if (open !== null) parked.push({ key: [p, v.txnsTotal[p]!], value: [this.sink?.batch ?? 0, open.closesAt, ...open.candles] });
       this.eachHeld(p, v.poolBlock[p]! - 1, (i, r, s) => {
         const key: [number, number, number] = [p, i, chunkStart(i, r.words[s * CANDLE_U32_WORDS + CandleU32.time]!)];
         const id = key.join(':');
@@ -276,6 +319,7 @@ export class ShardTiers {
     }
     store.root.transactionSync(() => {
       for (const { key, data } of chunks.values()) store.candles.put(key, mergeChunk(store.candles.get(key), data));
+      for (const { key, value } of parked) store.parked.put(key, value);
     });
     for (const { key } of chunks.values()) this.sink?.writtenNow(key[0], key[1], key[2]);
     for (const p of victims) {

@@ -76,6 +76,7 @@ export function apply(task: ApplyTask): ApplyStats {
   for (const { seq, bytes } of task.items) {
     // Batches at or below the stored watermark were persisted before a restart: rebuild state only.
     const persist = sink !== null && seq > storedThrough && task.persist !== false;
+    sink?.applying(seq);
     if (persist) sink.beginBatch(seq);
     const stats = writer.applyBatch(bytes, persist);
     if (persist) persisted = seq;

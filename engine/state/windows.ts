@@ -15,7 +15,8 @@
  * close of the newest base candle opened before A - W, else the open of the oldest candle in it.
  */
 import { INTERVAL_SECONDS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
-import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32 } from './candle-record.js';
+import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, RING_FIELDS, setCandleValue } from './candle-record.js';
+import { PARKED_HEAD, PARKED_STRIDE } from '../store/parked.js';
 import type { CandleRing } from './views.js';
 
 /** Seconds of the windows' resolution: a window moves on by one-minute candles. */
@@ -81,6 +82,8 @@ export interface StoredCandles {
    * Returns how many were found. (The store may hold later candles: a replay behind a run that went further.)
    */
   loadNewest(pool: number, interval: number, count: number, opened: number, upTo: number, ring: CandleRing, row: number): number;
+  /** Pool p's version of open candles for swap count `swaps` (store/parked.ts), where the store keeps them. */
+  parked?(pool: number, swaps: number): readonly number[] | undefined;
   /**
    * Pool p's stored one-minute candles opened in [from, to), oldest first, each handed to `visit`
    * (the same object, refilled), until it returns false.
@@ -234,13 +237,24 @@ export function sumWindows(
  * Loads pool p's newest stored candles of `interval` (as many as ring r's slots, none opening after
  * `upTo`) into row `row` of r, and returns the count n they are numbered by (views.ts ringOpened:
  * candles k in [n - min(n, slots), n) at slot k % slots): the number found, or 2 x slots when they
- * fill the ring (older ones may be stored, and n > slots says so).
+ * fill the ring (older ones may be stored, and n > slots says so). With `parked` (the version of the
+ * pool's open candles for its swap count, store/parked.ts), its candle of `interval` opening at
+ * `upTo` is the newest, as it stood then: the store may hold it with later swaps in (a replay behind
+ * a run that went further), or not at all (a rollback cut it).
  */
-export function reloadNewest(stored: StoredCandles, p: number, interval: number, upTo: number, r: CandleRing, row: number): number {
+export function reloadNewest(stored: StoredCandles, p: number, interval: number, upTo: number, r: CandleRing, row: number, parked?: readonly number[]): number {
   const R = r.slots;
   const got = stored.loadNewest(p, interval, R, R, upTo, r, row);
-  if (got === R) return 2 * R;
+  let n = got === R ? 2 * R : got;
   // Found at slots R - got .. R - 1 (oldest first): moved down to 0 .. got - 1, candles 0 .. got - 1.
-  if (got > 0) r.cells.copyWithin((row * R) * CANDLE_WORDS, (row * R + R - got) * CANDLE_WORDS, (row * R + R) * CANDLE_WORDS);
-  return got;
+  if (got > 0 && got < R) r.cells.copyWithin((row * R) * CANDLE_WORDS, (row * R + R - got) * CANDLE_WORDS, (row * R + R) * CANDLE_WORDS);
+  if (parked === undefined) return n;
+  for (let at = PARKED_HEAD; at < parked.length; at += PARKED_STRIDE) {
+    if (parked[at] !== interval || parked[at + 1] !== upTo) continue;
+    // The newest loaded candle when it is this one, else a candle after it (n + 1 candles).
+    let slot = row * R + ((n + R - 1) % R);
+    if (n === 0 || r.words[slot * CANDLE_U32_WORDS + CandleU32.time] !== upTo) slot = row * R + (n++ % R);
+    for (let k = 0; k < RING_FIELDS.length; k++) setCandleValue(r, slot, RING_FIELDS[k]!, parked[at + 1 + k]!);
+  }
+  return n;
 }

@@ -8,6 +8,7 @@
  *  pools     pool id -> pool record;  tokens  token id -> token record
  *  candles   [pool id, interval index, chunk start] -> sealed candles that left their shared-memory ring (candles.ts)
  *  txs       [pool id, block, tx index, log index] -> transaction of the last 7 days
+ *  parked    [pool id, swap count] -> open candles of a pool that gave its ring block back before they closed (parked.ts)
  *
  * A batch, the checkpoint it advances and the pools and tokens it creates commit in one transaction:
  * once that commit resolves the batch is acknowledged, and a crash after it loses nothing.
@@ -93,6 +94,8 @@ export interface Store {
   /** Chunks of candles: flat arrays, CANDLE_FIELDS numbers per candle (candles.ts). */
   readonly candles: Database<number[], CandleKey>;
   readonly txs: Database<TxRecord, TxKey>;
+  /** Versions of quiet pools' open candles (parked.ts). */
+  readonly parked: Database<number[], [pool: number, swaps: number]>;
   /** Writes that wait out a full disk (durable.ts): the engine's log commits and the shards' candles. */
   readonly writer: RetryingWriter;
   close(): Promise<void>;
@@ -129,6 +132,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     // Binary records (records.ts); a record written as msgpack by an older version reads as before.
     candles: db<number[], CandleKey>('candles', { encoder: candleEncoder }),
     txs: db<TxRecord, TxKey>('txs', { encoder: txEncoder }),
+    parked: db<number[], [number, number]>('parked'),
     writer: new RetryingWriter(root, path),
     close: () => root.close(),
   };
@@ -160,12 +164,12 @@ export function sourceRecords(store: Store, chain: string): Map<string, unknown>
 }
 
 /** Bytes of pages each database holds (branch, leaf and overflow pages), and `unused`: the rest of the file (free pages, the key and usage databases). */
-export function databaseBytes(store: Store): Record<'log' | 'txs' | 'candles' | 'pools' | 'tokens' | 'meta' | 'unused', number> {
+export function databaseBytes(store: Store): Record<'log' | 'txs' | 'candles' | 'parked' | 'pools' | 'tokens' | 'meta' | 'unused', number> {
   const bytes = (db: Database<unknown, import('lmdb').Key>) => {
     const st = db.getStats() as { pageSize: number; treeBranchPageCount: number; treeLeafPageCount: number; overflowPages: number };
     return (st.treeBranchPageCount + st.treeLeafPageCount + st.overflowPages) * st.pageSize;
   };
-  const used = { log: bytes(store.log), txs: bytes(store.txs), candles: bytes(store.candles), pools: bytes(store.pools), tokens: bytes(store.tokens), meta: bytes(store.meta) };
+  const used = { log: bytes(store.log), txs: bytes(store.txs), candles: bytes(store.candles), parked: bytes(store.parked), pools: bytes(store.pools), tokens: bytes(store.tokens), meta: bytes(store.meta) };
   const env = store.root.getStats() as { pageSize: number; lastPageNumber: number };
   const file = (env.lastPageNumber + 1) * env.pageSize;
   return { ...used, unused: file - Object.values(used).reduce((a, b) => a + b, 0) };

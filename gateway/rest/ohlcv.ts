@@ -8,8 +8,9 @@
  *
  * Two levels of reuse, both keyed by the aligned range (relative times keep hitting):
  *  - the whole body, while the pool's seqlock version is unchanged;
- *  - the rendered run of stored candles, which does not depend on that version (sealed candles
- *    never change), so a pool that keeps trading only re-renders its ring candles.
+ *  - the rendered run of stored candles, which does not depend on that version for a pool holding
+ *    a ring block (the candles below its ring are closed), so a pool that keeps trading only
+ *    re-renders its ring candles; a quiet pool's includes its version (its open candles are stored).
  * A body or run that read LMDB below an evicted ring also expires after STORE_BACKED_TTL_MS: a
  * candle sealed and already evicted may still be on its way to LMDB, and no version moves when
  * it lands.
@@ -78,9 +79,9 @@ export function createPoolOhlcv(
   const parser = new QueryParser(poolOhlcvQuery);
   const candles = new PoolCandles(ctx.read);
 
-  /** The stored part of the read `candles` was opened for, rendered (cached: sealed candles never change). */
+  /** The stored part of the read `candles` was opened for, rendered (cached: PoolCandles.storedVersion says what it depends on). */
   function storedRun(p: number, iv: number, inversed: boolean, from: number, backward: boolean): StoredRun {
-    const key = `s:${p}:${iv}:${inversed ? 1 : 0}:${from}:${candles.storeTo}:${backward ? 'b' : 'f'}${candles.storeWant}`;
+    const key = `s:${p}:${iv}:${inversed ? 1 : 0}:${from}:${candles.storeTo}:${backward ? 'b' : 'f'}${candles.storeWant}:${candles.storedVersion}`;
     const hit = cache.get(key, 0);
     if (hit !== undefined) return hit;
     const w = new CandleWriter(INTERVAL_SECONDS[iv]!, inversed);

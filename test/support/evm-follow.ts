@@ -5,9 +5,12 @@
  */
 import { Ingest } from '../../engine/ingest/ingest.js';
 import { LocalShards } from '../../engine/shards/local.js';
+import type { TierPolicy } from '../../engine/shards/tiers.js';
 import type { EvmChainConfig } from '../../engine/sources/evm/config.js';
 import { createEvmSource } from '../../engine/sources/evm/source.js';
 import { EngineViews } from '../../engine/state/views.js';
+import { useStoredCandles } from '../../engine/state/read.js';
+import { LmdbCandles } from '../../engine/shards/stored-candles.js';
 import { openStore, type Store } from '../../engine/store/store.js';
 import { startGateway, type Gateway } from '../../gateway/server.js';
 import { getJson } from './evm-serve.js';
@@ -33,6 +36,8 @@ export interface FollowingOptions {
   readonly now: number;
   /** The source's log lines. */
   readonly log?: (line: string) => void;
+  /** Pools quiet this long give their ring blocks back (none does without). */
+  readonly tiers?: TierPolicy;
   /** Loads what the store holds into the fresh engine, before the source starts. */
   readonly restore?: (engine: { store: Store; views: EngineViews; ingest: Ingest; shards: LocalShards }) => Promise<void>;
 }
@@ -40,7 +45,9 @@ export interface FollowingOptions {
 export async function openFollowing(o: FollowingOptions): Promise<FollowingService> {
   const store = openStore(o.dir);
   const views = EngineViews.create({ pools: 1024, tokens: 1024, chains: 16 });
-  const shards = new LocalShards(views, store);
+  // Readers of pools without a ring block sum their windows from the store, as the engine's do.
+  useStoredCandles(views, new LmdbCandles(store));
+  const shards = new LocalShards(views, store, o.tiers ?? null);
   const ingest = new Ingest(store, views, shards);
   await o.restore?.({ store, views, ingest, shards });
   const source = createEvmSource({ chains: [o.config], store, now: () => o.now, progressIntervalMs: 0, ...(o.log ? { log: o.log } : {}) });
