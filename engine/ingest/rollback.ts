@@ -27,7 +27,7 @@
  */
 import { batchRoot, decodeBatch, encodeBatch, type DecodedEvent, type IdResolver } from '../events/codec.js';
 import { chunkStart, CANDLE_FIELDS, putChunks, type ChunkWrite } from '../store/candles.js';
-import { PARKED_HEAD, PARKED_STRIDE, parkedAt, parkedBatch } from '../store/parked.js';
+import { PARKED_HEAD, PARKED_STRIDE, parkedAt, parkedBatch, parkedCandlesEnd } from '../store/parked.js';
 import { metaKeys, type Checkpoint } from '../store/store.js';
 import { INTERVALS, INTERVAL_SECONDS } from '../state/layout.js';
 import { logPrunedThrough } from '../snapshot/prune-log.js';
@@ -265,7 +265,8 @@ async function restoreOpenCandles(ingest: RollbackHost, touched: ReadonlySet<num
     if (removed.has(p) || v.poolBlock[p] !== 0 || v.lastSwapTime[p] === 0) continue;
     const version = parkedAt(store, p, v.txnsTotal[p]!);
     if (version === undefined) continue;
-    for (let at = PARKED_HEAD; at < version.length; at += PARKED_STRIDE) {
+    const end = parkedCandlesEnd(version);
+    for (let at = PARKED_HEAD; at < end; at += PARKED_STRIDE) {
       const interval = version[at]!;
       const data = version.slice(at + 1, at + PARKED_STRIDE);
       chunks.push({ pool: p, interval, start: chunkStart(interval, data[0]!), data });

@@ -39,6 +39,8 @@ import {
   MINUTE_S,
   NEVER_CHANGES,
   priceChange,
+  anchorMoves,
+  parkedWindows,
   reloadNewest,
   sumWindows,
   windowAnchor,
@@ -691,9 +693,30 @@ export class ShardWriter {
     this.clearBlockWindows(b);
     for (let w = 0; w < WINDOW_BASES.length; w++) {
       const asOf = windowAsOf(v, w, p);
-      if (asOf !== 0) this.resumWindows(p, w, asOf);
+      if (asOf === 0) continue;
+      this.resumWindows(p, w, asOf);
+      // Windows whose figures it went quiet with (swaps added up since their last re-sum) continue from those.
+      if (parked !== undefined && parkedWindows(parked, w, asOf, this.sums, this.stored!, p)) this.setBlockWindows(p, b, w);
     }
     return b;
+  }
+
+  /** The figures of the windows on base `base` of pool p (block b) from this.sums, published to its row. */
+  private setBlockWindows(p: number, b: number, base: number): void {
+    const v = this.v;
+    const s = this.sums;
+    const o = b * WINDOW_COUNT;
+    const windows = WINDOW_BASES[base]!.windows;
+    for (let j = 0; j < windows.length; j++) {
+      const w = windows[j]!;
+      v.blockWinVolumeUsd[o + w] = s.volumeUsd[w]!;
+      v.blockWinBuyVolumeUsd[o + w] = s.buyVolumeUsd[w]!;
+      v.blockWinTxns[o + w] = s.txns[w]!;
+      v.blockWinBuys[o + w] = s.buys[w]!;
+      v.blockWinRefPrice[o + w] = s.refPrice[w]!;
+      v.blockWinRefPrice1[o + w] = s.refPrice1[w]!;
+    }
+    this.publishBlock(p, b, base);
   }
 
   private clearBlockWindows(b: number): void {
@@ -1007,7 +1030,9 @@ export class ShardWriter {
     const parked = swapped ? this.stored?.parked?.(p, v.txnsTotal[p]!) : undefined;
     const n = swapped && this.stored !== null ? reloadNewest(this.stored, p, base, newestCandleOpen(v, p, base), r, 0, parked) : 0;
     if (swapped && n === 0) this.reloadMisses++;
-    const next = sumWindows(r, 0, n, m, b, s, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    let next = sumWindows(r, 0, n, m, b, s, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    // Figures it went quiet with before their re-sum (store/parked.ts) are its own until then, and that re-sum changes them.
+    if (this.stored !== null && parkedWindows(parked, b, m, s, this.stored, p)) next = Math.min(next, anchorMoves(m, r.seconds));
     const price = v.priceUsd0[p]!;
     const rows = ROW_OF_BASE[b]!;
     const slot = windowSlotOf(v, p, this.slotPool);
@@ -1035,40 +1060,6 @@ export class ShardWriter {
   }
 
   /**
-   * True when pool p (holding a ring block) has, on every window base, the figures a pool without a
-   * block would be read with: its candles summed as of the minute they are as of, the one-minute
-   * candles that left taken out from the store (state/windows.ts), equal bit for bit to those its
-   * block holds. They are when they were re-summed since its last swap; swaps added to them one at a
-   * time since may round otherwise, and then it must wait for the next re-sum to go quiet.
-   */
-  windowsAsSummed(p: number): boolean {
-    const v = this.v;
-    const row = v.poolBlock[p]! - 1;
-    const s = this.sums;
-    const o = row * WINDOW_COUNT;
-    const newest = minuteOf(v.lastSwapTime[p]!);
-    for (let b = 0; b < WINDOW_BASES.length; b++) {
-      const { base, windows } = WINDOW_BASES[b]!;
-      sumWindows(v.rings[base]!, row, v.ringOpened[ringOpenedAt(row, base)]!, windowAsOf(v, b, p), b, s, this.stored, p, newest);
-      for (let j = 0; j < windows.length; j++) {
-        const w = windows[j]!;
-        const i = o + w;
-        if (
-          !Object.is(s.volumeUsd[w], v.blockWinVolumeUsd[i]) ||
-          !Object.is(s.buyVolumeUsd[w], v.blockWinBuyVolumeUsd[i]) ||
-          s.txns[w] !== v.blockWinTxns[i] ||
-          s.buys[w] !== v.blockWinBuys[i] ||
-          !Object.is(s.refPrice[w], v.blockWinRefPrice[i]) ||
-          !Object.is(s.refPrice1[w], v.blockWinRefPrice1[i])
-        ) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
-  /**
    * The minute at which the window figures on base b of pool p (holding a ring block, about to give
    * it back) next change with no new candle (windows.ts): kept as its `winNextChange` once quiet.
    */
@@ -1076,7 +1067,11 @@ export class ShardWriter {
     const v = this.v;
     const base = WINDOW_BASES[b]!.base;
     const row = v.poolBlock[p]! - 1;
-    const next = sumWindows(v.rings[base]!, row, v.ringOpened[ringOpenedAt(row, base)]!, windowAsOf(v, b, p), b, this.sums, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    const asOf = windowAsOf(v, b, p);
+    const r = v.rings[base]!;
+    let next = sumWindows(r, row, v.ringOpened[ringOpenedAt(row, base)]!, asOf, b, this.sums, this.stored, p, minuteOf(v.lastSwapTime[p]!));
+    // Figures added to since their last re-sum (the pool keeps them: store/parked.ts) change at the next re-sum too.
+    if (windowAnchor(asOf, r.seconds) <= windowAnchor(minuteOf(v.lastSwapTime[p]!), r.seconds)) next = Math.min(next, anchorMoves(asOf, r.seconds));
     return next === Infinity ? NEVER_CHANGES : next;
   }
 

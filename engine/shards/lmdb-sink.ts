@@ -107,12 +107,9 @@ export class LmdbSink implements ShardSink {
     appendCandle(chunk.data, r, s);
   }
 
-  /**
-   * Pool p, at swap count `swaps`, hands over its open candles (`candles`: store/parked.ts layout
-   * after the head, the last closing at `closesAt`): written with the next commit.
-   */
-  park(pool: number, swaps: number, closesAt: number, candles: readonly number[]): void {
-    this.parked.push({ key: [pool, swaps], value: [this.applied, closesAt, ...candles] });
+  /** Pool p, at swap count `swaps`, hands over what it still has open (`version`: store/parked.ts): written with the next commit. */
+  park(pool: number, swaps: number, version: number[]): void {
+    this.parked.push({ key: [pool, swaps], value: version });
   }
 
   transaction(kind: 0 | 1 | 2, pool: number, ev: Swap | Mint | Burn, key: EventKey, usd: TxUsd): void {

@@ -1,31 +1,33 @@
 /**
  * Hot and quiet pools on one shard. A pool holds a ring block (state/ring-blocks.ts) while it trades;
- * once its last swap is `quietAfterSeconds` older than the newest event applied on its chain (its
- * windows then re-summed, so its figures are sums of its candles), it gives the block back. It
- * gives the block back in two sweeps so that no reader ever misses a candle:
- *   1. its ring candles are handed to the store (as evictions are) and written at once, and those
- *      still open (its day, 12 h and 6 h candles, when the day is not over) are also kept as a
- *      version for its swap count (store/parked.ts);
+ * once its last swap is `quietAfterSeconds` older than the newest event applied on its chain, its
+ * windows are brought up to its chain's clock (as the next window sweep would) and it gives the
+ * block back, in two sweeps so that no reader ever misses a candle:
+ *   1. its ring candles are handed to the store (as evictions are) and written at once; what it
+ *      still has open (its 6 h, 12 h and day candles while the day is not over, and the figures of
+ *      the windows on bases not re-summed since its last swap, its 7 and 30 day ones) is also kept
+ *      as a version for its swap count (store/parked.ts);
  *   2. at a later sweep, once that write is on disk, the block is freed if the pool is still quiet
  *      (a swap meanwhile keeps it hot). From then on its candles are read from LMDB; its row keeps the
  *      window figures search ranks by, re-summed from LMDB (apply.ts) when a candle leaves a window,
- *      and its other window figures are summed from LMDB when read (state/read.ts).
- * A pool that trades again takes a block back with its candles reloaded, its open ones as the
- * version for its swap count gives them (stored-candles.ts): so a start that replays the log behind
- * a run that went further (and stored the same open candles with more swaps in) rebuilds the very
- * candles that run had.
+ *      and its other window figures are summed from LMDB when read (state/read.ts); windows it went
+ *      quiet with before their re-sum go on from the kept figures (state/windows.ts parkedWindows).
+ * A pool that trades again takes a block back with its candles reloaded, its open ones and window
+ * figures as the version for its swap count gives them: so it reads as if it had never let go, and a
+ * start that replays the log behind a run that went further (which stored the same open candles with
+ * more swaps in) rebuilds the very candles that run had.
  * When blocks run short (fewer than an eighth free) the oldest hot pools go quiet the same way,
- * however recent (an hour at least: MIN_QUIET_AFTER_SECONDS); when none is left at all, the oldest of those are written synchronously and
- * freed at once. A pool about to go quiet whose windows were not re-summed since its last swap has
- * them brought up to its chain's clock first, as the next window sweep would.
+ * however recent (an hour at least: MIN_QUIET_AFTER_SECONDS, so none has a candle in its chain's
+ * current minute or hour); when none is left at all, the oldest of those are written synchronously
+ * and freed at once.
  */
-import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES } from '../state/layout.js';
+import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
 import { minuteOf, windowAnchor } from '../state/windows.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import { ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
 import { CANDLE_U32_WORDS, CandleU32, SECOND_U32_WORDS, SecondU32 } from '../state/candle-record.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
-import { PARKED_STRIDE } from '../store/parked.js';
+import { parkedValue } from '../store/parked.js';
 import type { Store } from '../store/store.js';
 import type { ShardWriter } from './apply.js';
 import { appendCandle, type LmdbSink } from './lmdb-sink.js';
@@ -60,8 +62,6 @@ export class ShardTiers {
    * keeps them hot), and the write generation that stores them.
    */
   private readonly releasing = new Map<number, { readonly swaps: number; readonly generation: number }>();
-  /** Pools whose window figures were not their candles' sum (windowsAsSummed), with their swap count then. */
-  private readonly unequal = new Map<number, number>();
   private generation = 0;
   private durableGeneration = 0;
   /** The newest chain clock of this shard's chains at the last sweep (Unix s). */
@@ -144,7 +144,8 @@ export class ShardTiers {
       const p = v.blockPool[b]! - 1;
       if (p < 0 || this.releasing.has(p)) continue;
       const chain = v.poolChain[p]!;
-      if (!this.ownsChain(chain) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds || !this.summedNow(p)) continue;
+      if (!this.ownsChain(chain) || v.lastSwapTime[p]! > this.writer.chainTime[chain]! - this.policy.quietAfterSeconds) continue;
+      this.refreshed(p);
       this.handOver(p, b, next);
       begun++;
     }
@@ -152,6 +153,7 @@ export class ShardTiers {
     const short = Math.ceil(total * LOW_FREE_SHARE) - free - this.releasing.size;
     if (short > 0) {
       for (const p of this.oldestHot(short)) {
+        this.refreshed(p);
         this.handOver(p, v.poolBlock[p]! - 1, next);
         begun++;
       }
@@ -173,10 +175,7 @@ export class ShardTiers {
 
   /** Forgets pools being rolled back (their rings are rebuilt from the log or a snapshot). */
   forget(pools: readonly number[]): void {
-    for (const p of pools) {
-      this.releasing.delete(p);
-      this.unequal.delete(p);
-    }
+    for (const p of pools) this.releasing.delete(p);
   }
 
   /** Calls `fn` with each candle pool p's ring block b holds: interval, ring and slot, oldest first per interval. */
@@ -194,20 +193,22 @@ export class ShardTiers {
     const sink = this.sink!;
     const swaps = this.views.txnsTotal[p]!;
     this.eachHeld(p, b, (i, r, s) => sink.candleEvicted(p, i, r, s));
-    const open = this.openCandles(p, b);
-    if (open !== null) sink.park(p, swaps, open.closesAt, open.candles);
+    const open = this.openState(p, b);
+    if (open !== null) sink.park(p, swaps, open);
     this.releasing.set(p, { swaps, generation });
   }
 
   /**
-   * The newest candle of each interval of pool p (block b) that its chain's clock has not closed, in
-   * store/parked.ts layout (interval, open time, record), and when the last of them closes; null
-   * when all are closed (the stored candles are then final).
+   * What pool p (block b) still has open, as a version (store/parked.ts) for the current batch: the
+   * newest candle of each interval that its chain's clock has not closed, and the figures of the
+   * windows on each base not re-summed since its last swap; null when all are closed and re-summed
+   * (its stored candles then give it all).
    */
-  private openCandles(p: number, b: number): { candles: number[]; closesAt: number } | null {
+  private openState(p: number, b: number): number[] | null {
     const v = this.views;
     const clock = this.writer.chainTime[v.poolChain[p]!]!;
-    let candles: number[] | null = null;
+    const candles: number[] = [];
+    const windows: number[] = [];
     let closesAt = 0;
     for (let i = 0; i < INTERVALS.length; i++) {
       const n = v.ringOpened[ringOpenedAt(b, i)]!;
@@ -216,48 +217,42 @@ export class ShardTiers {
       const s = b * r.slots + ((n - 1) % r.slots);
       const ends = r.words[s * CANDLE_U32_WORDS + CandleU32.time]! + INTERVAL_SECONDS[i]!;
       if (ends <= clock) continue;
-      candles ??= [];
-      const at = candles.length;
       candles.push(i);
       appendCandle(candles, r, s);
-      if (candles.length - at !== PARKED_STRIDE) throw new Error('a parked candle has the wrong length');
       if (ends > closesAt) closesAt = ends;
     }
-    return candles === null ? null : { candles, closesAt };
-  }
-
-  /**
-   * True when pool p's window figures were last re-summed, not added to, on every base: no swap
-   * since (their anchor moved after its last swap; the one-minute candles that left them since are
-   * taken out in the order a re-sum takes them out). Only then does re-summing its
-   * stored candles when it is read give the figures it has, to the last digit: a pool goes quiet
-   * only so (the sweep of its windows after its last swap makes it so; state/windows.ts).
-   */
-  private summed(p: number): boolean {
-    const v = this.views;
-    const last = minuteOf(v.lastSwapTime[p]!);
-    for (let b = 0; b < WINDOW_BASES.length; b++) {
-      const seconds = INTERVAL_SECONDS[WINDOW_BASES[b]!.base]!;
-      if (windowAnchor(windowAsOf(v, b, p), seconds) <= windowAnchor(last, seconds)) return false;
+    for (let base = 0; base < WINDOW_BASES.length; base++) {
+      if (this.summed(p, base)) continue;
+      const asOf = windowAsOf(v, base, p);
+      windows.push(base, asOf);
+      const o = b * WINDOW_COUNT;
+      for (const w of WINDOW_BASES[base]!.windows) {
+        windows.push(v.blockWinVolumeUsd[o + w]!, v.blockWinBuyVolumeUsd[o + w]!, v.blockWinTxns[o + w]!, v.blockWinBuys[o + w]!, v.blockWinRefPrice[o + w]!, v.blockWinRefPrice1[o + w]!);
+      }
+      const seconds = INTERVAL_SECONDS[WINDOW_BASES[base]!.base]!;
+      const resummed = windowAnchor(asOf, seconds) + seconds;
+      if (resummed > closesAt) closesAt = resummed;
     }
-    return true;
+    if (candles.length === 0 && windows.length === 0) return null;
+    return parkedValue(this.sink?.batch ?? 0, closesAt, candles, windows);
   }
 
   /**
-   * summed(p), after bringing pool p's windows up to its chain's clock when they were not (as the
-   * next window sweep would: it re-sums them, its day being over).
+   * True when pool p's window figures on base b were last re-summed, not added to: no swap since
+   * (their anchor moved after its last swap; the one-minute candles that left them since are taken
+   * out in the order a re-sum takes them out). Only then does re-summing its stored candles when it
+   * is read give the figures it has, to the last digit; the figures of the other bases go with its
+   * open candles (store/parked.ts).
    */
-  private summedNow(p: number): boolean {
-    if (this.summed(p)) return true;
+  private summed(p: number, b: number): boolean {
+    const v = this.views;
+    const seconds = INTERVAL_SECONDS[WINDOW_BASES[b]!.base]!;
+    return windowAnchor(windowAsOf(v, b, p), seconds) > windowAnchor(minuteOf(v.lastSwapTime[p]!), seconds);
+  }
+
+  /** Brings pool p's windows up to its chain's clock (as the next window sweep would) before it goes quiet. */
+  private refreshed(p: number): void {
     this.writer.refreshWindows(p, this.views.chainClock[this.views.poolChain[p]!]!);
-    if (this.summed(p)) return true;
-    // Figures that differed from the sum stay so (both lose the same one-minute candles in the same
-    // order) until a re-sum or a swap: not compared again before either.
-    const swaps = this.views.txnsTotal[p]!;
-    if (this.unequal.get(p) === swaps) return false;
-    if (this.writer.windowsAsSummed(p)) return true;
-    this.unequal.set(p, swaps);
-    return false;
   }
 
   /** Frees pool p's block (its candles are on disk); when its windows next change is kept, as its rings give it. */
@@ -271,14 +266,13 @@ export class ShardTiers {
     v.poolBlock[p] = 0;
     this.writer.seqPool(p);
     giveBlock(v, b);
-    this.unequal.delete(p);
     // Its windows may have emptied while it held the block (the window sweep let it go then).
     this.writer.releaseWindowSlot(p);
   }
 
   /**
    * Up to `count` hot pools of this shard with no candle in their chain's current hour, not already handing over, oldest last
-   * swap first, their windows re-summed since their last swap (summedNow).
+   * swap first.
    */
   private oldestHot(count: number): number[] {
     const v = this.views;
@@ -288,7 +282,7 @@ export class ShardTiers {
       const p = v.blockPool[b]! - 1;
       if (p < 0 || this.releasing.has(p)) continue;
       const chain = v.poolChain[p]!;
-      if (this.ownsChain(chain) && v.lastSwapTime[p]! <= this.writer.chainTime[chain]! - MIN_QUIET_AFTER_SECONDS && this.summedNow(p)) hot.push(p);
+      if (this.ownsChain(chain) && v.lastSwapTime[p]! <= this.writer.chainTime[chain]! - MIN_QUIET_AFTER_SECONDS) hot.push(p);
     }
     hot.sort((a, b) => v.lastSwapTime[a]! - v.lastSwapTime[b]!);
     return hot.slice(0, count);
@@ -307,8 +301,9 @@ export class ShardTiers {
     const chunks = new Map<string, { key: [number, number, number]; data: number[] }>();
     const parked: { key: [number, number]; value: number[] }[] = [];
     for (const p of victims) {
-      const open = this.openCandles(p, v.poolBlock[p]! - 1);
-      if (open !== null) parked.push({ key: [p, v.txnsTotal[p]!], value: [this.sink?.batch ?? 0, open.closesAt, ...open.candles] });
+      this.refreshed(p);
+      const open = this.openState(p, v.poolBlock[p]! - 1);
+      if (open !== null) parked.push({ key: [p, v.txnsTotal[p]!], value: open });
       this.eachHeld(p, v.poolBlock[p]! - 1, (i, r, s) => {
         const key: [number, number, number] = [p, i, chunkStart(i, r.words[s * CANDLE_U32_WORDS + CandleU32.time]!)];
         const id = key.join(':');

@@ -15,7 +15,7 @@ import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, wordsOf as candle
 import { awaitBlockRows } from './ring-blocks.js';
 import { poolReserve } from './reserve-price.js';
 import { quietPriceChange, windowAsOf } from './window-slots.js';
-import { candleOpen, createWindowSums, minuteOf, priceChange, reloadNewest, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
+import { candleOpen, createWindowSums, minuteOf, parkedWindows, priceChange, reloadNewest, sumWindows, windowsEmpty, type StoredCandles } from './windows.js';
 
 /** Time after which a read that never saw a stable version is abandoned. */
 export const READ_TIMEOUT_MS = 20;
@@ -257,12 +257,14 @@ let quietScratch: { readonly rings: CandleRing[]; readonly sums: ReturnType<type
 /**
  * The window figures of a pool without a ring block beyond its row's: its stored candles summed as
  * of the row's minute (base candles less the one-minute candles that left; they are the candles it
- * had when it let its block go, and those never change; a later swap opens later ones, past the
- * newest this copy knows of).
+ * had when it let its block go, its open ones as the version for its swap count keeps them, which a
+ * later swap would change only under a new count), or the window figures that version keeps, less
+ * the one-minute candles that left since (state/windows.ts parkedWindows).
  */
 function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigures): void {
   quietScratch ??= { rings: createScratchRings(), sums: createWindowSums() };
   const { rings, sums } = quietScratch;
+  let version: readonly number[] | null | undefined;
   for (let b = 0; b < WINDOW_BASES.length; b++) {
     const { base, windows } = WINDOW_BASES[b]!;
     const asOf = out.winAsOf[b]!;
@@ -273,8 +275,11 @@ function fillQuiet(v: EngineViews, p: number, out: PoolState, figures: PoolFigur
     if (read) {
       const stored = v.storedCandles;
       if (stored === null) throw new Error('a pool without a ring block is read, but no stored candles were given (useStoredCandles)');
-      const n = reloadNewest(stored, p, base, candleOpen(out.lastSwapTime, base), rings[base]!, 0);
+      // What it went quiet with, open candles and windows not re-summed since (store/parked.ts).
+      version ??= stored.parked?.(p, out.txnsTotal) ?? null;
+      const n = reloadNewest(stored, p, base, candleOpen(out.lastSwapTime, base), rings[base]!, 0, version ?? undefined);
       sumWindows(rings[base]!, 0, n, asOf, b, sums, stored, p, minuteOf(out.lastSwapTime));
+      parkedWindows(version ?? undefined, b, asOf, sums, stored, p);
     }
     const notSummed = none ? 0 : NaN;
     const emptySum = none || figures === 'sums' ? 0 : NaN;

@@ -16,7 +16,7 @@
  */
 import { INTERVAL_SECONDS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from './layout.js';
 import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, RING_FIELDS, setCandleValue } from './candle-record.js';
-import { PARKED_HEAD, PARKED_STRIDE } from '../store/parked.js';
+import { PARKED_HEAD, PARKED_STRIDE, PARKED_WINDOW_FIGURES, parkedCandlesEnd, parkedWindowsAt } from '../store/parked.js';
 import type { CandleRing } from './views.js';
 
 /** Seconds of the windows' resolution: a window moves on by one-minute candles. */
@@ -249,7 +249,8 @@ export function reloadNewest(stored: StoredCandles, p: number, interval: number,
   // Found at slots R - got .. R - 1 (oldest first): moved down to 0 .. got - 1, candles 0 .. got - 1.
   if (got > 0 && got < R) r.cells.copyWithin((row * R) * CANDLE_WORDS, (row * R + R - got) * CANDLE_WORDS, (row * R + R) * CANDLE_WORDS);
   if (parked === undefined) return n;
-  for (let at = PARKED_HEAD; at < parked.length; at += PARKED_STRIDE) {
+  const end = parkedCandlesEnd(parked);
+  for (let at = PARKED_HEAD; at < end; at += PARKED_STRIDE) {
     if (parked[at] !== interval || parked[at + 1] !== upTo) continue;
     // The newest loaded candle when it is this one, else a candle after it (n + 1 candles).
     let slot = row * R + ((n + R - 1) % R);
@@ -257,4 +258,47 @@ export function reloadNewest(stored: StoredCandles, p: number, interval: number,
     for (let k = 0; k < RING_FIELDS.length; k++) setCandleValue(r, slot, RING_FIELDS[k]!, parked[at + 1 + k]!);
   }
   return n;
+}
+
+/** The first minute after `m` at which the anchor of windows on a base of `B` seconds moves (they are re-summed then). */
+export function anchorMoves(m: number, B: number): number {
+  return windowAnchor(m, B) + B - MINUTE_S;
+}
+
+/**
+ * The figures of the windows on base b of a pool whose version of open state (store/parked.ts,
+ * `version`) keeps them, as of minute m, into `out`: the kept figures less the one-minute candles
+ * that left each window since, oldest first, as a ring block takes them out one by one (apply.ts
+ * leaveUntil), so to the last digit what a pool that kept its block holds. False, `out` untouched,
+ * when the version keeps none for b or the windows' anchor moved since (their figures are then a
+ * re-sum of the candles, which sumWindows gives).
+ */
+export function parkedWindows(version: readonly number[] | undefined, b: number, m: number, out: WindowSums, minutes: StoredCandles, pool: number): boolean {
+  if (version === undefined) return false;
+  const at = parkedWindowsAt(version, b);
+  if (at < 0) return false;
+  const asOf = version[at + 1]!;
+  const { base, windows } = WINDOW_BASES[b]!;
+  const B = INTERVAL_SECONDS[base]!;
+  const A = windowAnchor(m, B);
+  if (m < asOf || windowAnchor(asOf, B) !== A) return false;
+  let f = at + 2;
+  for (let j = 0; j < windows.length; j++) {
+    const w = windows[j]!;
+    for (let k = 0; k < PARKED_WINDOW_FIGURES.length; k++) out[PARKED_WINDOW_FIGURES[k]!][w] = version[f++]!;
+    // A one-minute base candle leaves with the anchor; those of a longer one leave a minute at a time.
+    if (B === MINUTE_S) continue;
+    const W = WINDOWS[w]!.seconds;
+    const start = A - W;
+    const from = asOf + MINUTE_S - W; // the window's start at the kept minute: candles before it had left
+    const S = m + MINUTE_S - W;
+    const to = S < start + B ? S : start + B;
+    if (to > from) {
+      minutes.minutes(pool, from > start ? from : start, to, (c) => {
+        leaveCandle(out.volumeUsd, out.buyVolumeUsd, out.txns, out.buys, out.refPrice, out.refPrice1, w, c);
+        return true;
+      });
+    }
+  }
+  return true;
 }

@@ -1,5 +1,5 @@
 /**
- * Open candles of pools that gave their ring block back before their day was over (shards/tiers.ts).
+ * What a pool that gave its ring block back before its day was over still had open (shards/tiers.ts).
  *
  * A pool that goes quiet hands every candle its rings hold to the candle store, the ones still open
  * too (at most its 6 h, 12 h and 24 h candles after an hour without a swap). Should it trade again
@@ -9,30 +9,66 @@
  * them). So each hand-over also keeps, here, the open candles as they were at that moment, keyed by
  * the pool's swap count then: a pool taking its block back at that swap count overlays that version
  * on what the candle store gives (state/windows.ts reloadNewest), and a rollback puts the version of
- * its restored state back into the candle store (ingest/rollback.ts). A count with no version is
- * one whose hand-over found every candle closed: the store's are then final. The same count always
- * means the same candles (only swaps move it), whichever run wrote the version.
+ * its restored state back into the candle store (ingest/rollback.ts).
+ *
+ * The version also keeps the figures of the windows whose base candle is still open (its 7 and 30
+ * day windows, summed from 6 h and day candles), as the swaps added them up since their last
+ * re-sum: a sum of its candles would round otherwise. Until the window's anchor next moves (the
+ * next re-sum), the pool's figures there are those, less the one-minute candles that leave the
+ * window since, taken out one by one in the same order as a pool holding its block takes them out
+ * (state/windows.ts parkedWindows). So a pool can go quiet any time, and read exactly as one that
+ * kept its block.
+ *
+ * A count with no version is one whose hand-over found every candle closed and every window
+ * re-summed: the store's candles are then final. The same count always means the same candles (only
+ * swaps move it), whichever run wrote the version.
  *
  *   key   [pool id, swaps]  the pool's swap count (txnsTotal) when it handed its candles over
- *   value [batch, closes at, then per open candle: interval index, open time, the CandleRecord fields]
- *         batch: the log batch applied when it handed them over; closes at: when the last of them closes (Unix s)
+ *   value [batch, closes at, candle count,
+ *          per open candle: interval index, open time, the CandleRecord fields,
+ *          per window base not re-summed: base index (WINDOW_BASES), the minute its figures are as of,
+ *            per window on it: volume, buy volume, transactions, buys, reference prices of token 0 and 1]
+ *         batch: the log batch applied when it handed them over; closes at: when the last of them
+ *         closes or is re-summed (Unix s)
  *
  * Versions are pruned after snapshot cuts (pruneParked): of a pool's versions written at or before
  * the oldest snapshot kept, only the newest can be needed (a start from any kept snapshot finds the
- * pool at or after it), and that one too once its candles closed PARKED_KEPT_SECONDS before the
- * chain's clock (no rollback reaches behind it, and the candle store holds them as they closed).
+ * pool at or after it), and that one too once it closed PARKED_KEPT_SECONDS before the chain's
+ * clock (no rollback reaches behind it, and the candle store holds its candles as they closed).
  */
 import { CANDLE_FIELDS } from './candles.js';
+import { WINDOW_BASES } from '../state/layout.js';
 import type { Store } from './store.js';
 
 export type ParkedKey = [pool: number, swaps: number];
 
 /** Numbers before the candles of a version. */
-export const PARKED_HEAD = 2;
+export const PARKED_HEAD = 3;
 /** Numbers per candle of a version: interval index, then a stored candle (open time and record). */
 export const PARKED_STRIDE = 1 + CANDLE_FIELDS;
 const P_BATCH = 0;
 const P_CLOSES_AT = 1;
+const P_CANDLES = 2;
+/** Figures kept per window of a base not re-summed, in this order (the fields of state/windows.ts WindowSums). */
+export const PARKED_WINDOW_FIGURES = ['volumeUsd', 'buyVolumeUsd', 'txns', 'buys', 'refPrice', 'refPrice1'] as const;
+
+/** A version's value: its head, then `candles` (PARKED_STRIDE numbers each) and `windows` (base entries) as they are. */
+export function parkedValue(batch: number, closesAt: number, candles: readonly number[], windows: readonly number[]): number[] {
+  return [batch, closesAt, candles.length / PARKED_STRIDE, ...candles, ...windows];
+}
+
+/** Where a version's candles end (its window entries begin). */
+export function parkedCandlesEnd(version: readonly number[]): number {
+  return PARKED_HEAD + version[P_CANDLES]! * PARKED_STRIDE;
+}
+
+/** Offset of the entry of window base b in a version (its base index; the as-of minute, then the figures, follow), or -1. */
+export function parkedWindowsAt(version: readonly number[], b: number): number {
+  for (let at = parkedCandlesEnd(version); at < version.length; at += 2 + WINDOW_BASES[version[at]!]!.windows.length * PARKED_WINDOW_FIGURES.length) {
+    if (version[at] === b) return at;
+  }
+  return -1;
+}
 
 /** A pool's newest version older than this behind its chain's clock (its candles closed) is dropped. */
 export const PARKED_KEPT_SECONDS = 7 * 86_400;
