@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvmChainConfig } from '../engine/sources/evm/config.js';
 import { Snapshots } from '../engine/snapshot/snapshots.js';
 import { cutSnapshot, loadState } from '../engine/snapshot/take.js';
-import { anvilV2Chain, deploy, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type V2Trades } from './support/evm.js';
+import { anvilV2Chain, deploy, deployTestTokens, fixtures, pairHistory, read, send, startAnvil, v2Trades, V2_FACTORY, V2_PAIR, type Anvil, type V2Trades } from './support/evm.js';
 import { followToHead, openFollowing, type FollowingService } from './support/evm-follow.js';
 import { expectClose } from './support/evm-serve.js';
 
@@ -114,15 +114,16 @@ async function expectCandlesCanonical(s: Service, address: Address, other: Addre
 beforeAll(async () => {
   node = await startAnvil({ timestamp: T0, chainId: 31_341 });
   trades = v2Trades(node);
-  const f = fixtures();
-  await at(T0 + 10);
-  tok.usdc = await deploy(node, f.TestToken, ['USD Coin', 'USDC', 6, 10n ** 9n * E6]);
-  await at(T0 + 11);
-  tok.weth = await deploy(node, f.TestToken, ['Wrapped Ether', 'WETH', 18, 10n ** 6n * E18]);
-  await at(T0 + 12);
-  tok.mkr = await deploy(node, f.Bytes32Token, [stringToHex('Maker', { size: 32 }), stringToHex('MKR', { size: 32 }), 10n ** 6n * E18]);
+  Object.assign(
+    tok,
+    await deployTestTokens(node, T0 + 10, {
+      usdc: ['USD Coin', 'USDC', 6, 10n ** 9n * E6],
+      weth: ['Wrapped Ether', 'WETH', 18, 10n ** 6n * E18],
+      dai: ['Dai Stablecoin', 'DAI', 18, 10n ** 9n * E18],
+    }),
+  );
   await at(T0 + 13);
-  tok.dai = await deploy(node, f.TestToken, ['Dai Stablecoin', 'DAI', 18, 10n ** 9n * E18]);
+  tok.mkr = await deploy(node, fixtures().Bytes32Token, [stringToHex('Maker', { size: 32 }), stringToHex('MKR', { size: 32 }), 10n ** 6n * E18]);
   await at(T0 + 14);
   const factory = await deploy(node, V2_FACTORY, [node.account]);
   const factoryBlock = await head();

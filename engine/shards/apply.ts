@@ -703,20 +703,22 @@ export class ShardWriter {
 
   /** The figures of the windows on base `base` of pool p (block b) from this.sums, published to its row. */
   private setBlockWindows(p: number, b: number, base: number): void {
-    const v = this.v;
-    const s = this.sums;
     const o = b * WINDOW_COUNT;
     const windows = WINDOW_BASES[base]!.windows;
-    for (let j = 0; j < windows.length; j++) {
-      const w = windows[j]!;
-      v.blockWinVolumeUsd[o + w] = s.volumeUsd[w]!;
-      v.blockWinBuyVolumeUsd[o + w] = s.buyVolumeUsd[w]!;
-      v.blockWinTxns[o + w] = s.txns[w]!;
-      v.blockWinBuys[o + w] = s.buys[w]!;
-      v.blockWinRefPrice[o + w] = s.refPrice[w]!;
-      v.blockWinRefPrice1[o + w] = s.refPrice1[w]!;
-    }
+    for (let j = 0; j < windows.length; j++) this.sumsToBlock(o, windows[j]!);
     this.publishBlock(p, b, base);
+  }
+
+  /** Window w's figures from this.sums into the block whose window state starts at `o`. */
+  private sumsToBlock(o: number, w: number): void {
+    const v = this.v;
+    const s = this.sums;
+    v.blockWinVolumeUsd[o + w] = s.volumeUsd[w]!;
+    v.blockWinBuyVolumeUsd[o + w] = s.buyVolumeUsd[w]!;
+    v.blockWinTxns[o + w] = s.txns[w]!;
+    v.blockWinBuys[o + w] = s.buys[w]!;
+    v.blockWinRefPrice[o + w] = s.refPrice[w]!;
+    v.blockWinRefPrice1[o + w] = s.refPrice1[w]!;
   }
 
   private clearBlockWindows(b: number): void {
@@ -1007,12 +1009,7 @@ export class ShardWriter {
       const A = windowAnchor(m, r.seconds);
       for (let j = 0; j < windows.length; j++) {
         const w = windows[j]!;
-        v.blockWinVolumeUsd[o + w] = s.volumeUsd[w]!;
-        v.blockWinBuyVolumeUsd[o + w] = s.buyVolumeUsd[w]!;
-        v.blockWinTxns[o + w] = s.txns[w]!;
-        v.blockWinBuys[o + w] = s.buys[w]!;
-        v.blockWinRefPrice[o + w] = s.refPrice[w]!;
-        v.blockWinRefPrice1[o + w] = s.refPrice1[w]!;
+        this.sumsToBlock(o, w);
         v.blockLeaveTime[o + w] = Infinity;
         // The first one-minute candle of the base candle the window starts in, when it is in the window.
         const start = A - WINDOWS[w]!.seconds;
