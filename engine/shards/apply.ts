@@ -25,7 +25,7 @@ import { Sync } from '../events/fb/dex/events/sync.js';
 import { TokenInfo } from '../events/fb/dex/events/token-info.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
-import { INTERVALS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
+import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
 import { RING_OPENED_STRIDE, ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
 import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, SECOND_U32_WORDS, SECOND_WORDS, SecondF64, SecondU32 } from '../state/candle-record.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
@@ -52,6 +52,7 @@ import {
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
+import { MIN_QUIET_AFTER_SECONDS } from './tiers.js';
 import { SweepSet, windowsMayMove } from './sweep.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceInto, routeReaches } from '../state/exact-price.js';
 import { pricedByReserves, reserveInto, setReserveRatio } from '../state/reserve-price.js';
@@ -79,6 +80,13 @@ export type { StoredCandles } from '../state/windows.js';
 const ROW_OF_BASE: readonly (readonly { readonly figure: RowWindowFigure; readonly w: number }[])[] = WINDOW_BASES.map(({ windows }) =>
   ROW_WINDOW_FIGURES.flatMap((figure) => ROW_WINDOWS[figure].filter((w) => windows.includes(w)).map((w) => ({ figure, w }))),
 );
+
+/**
+ * Per interval: whether its candles go to the store as they close (a later one opens), besides when
+ * they leave the ring. Those of intervals longer than the shortest quiet time may have been stored
+ * while open, by a pool that went quiet and then traded again (tiers.ts): the store gets them final.
+ */
+const STORED_AT_CLOSE: readonly boolean[] = INTERVAL_SECONDS.map((s) => s > MIN_QUIET_AFTER_SECONDS);
 
 /** Per window base, the windows whose volume (and whose transaction count) is a row figure. */
 const VOLUME_ROWS_OF_BASE: readonly (readonly number[])[] = ROW_OF_BASE.map((rows) => rows.filter((r) => r.figure === 'volumeUsd').map((r) => r.w));
@@ -765,6 +773,8 @@ export class ShardWriter {
         const n = opened[at + i]!;
         const slot = row * R + (n % R);
         if (n >= R && sink !== null) sink.candleEvicted(p, i, r, slot);
+        // A candle a pool going quiet may have stored while open goes to the store again as it closes.
+        if (n > 0 && sink !== null && STORED_AT_CLOSE[i]!) sink.candleEvicted(p, i, r, row * R + ((n - 1) % R));
         opened[at + i] = n + 1;
         const c = slot * CANDLE_WORDS;
         const w = slot * CANDLE_U32_WORDS;

@@ -104,7 +104,19 @@ export class LmdbSink implements ShardSink {
       chunk = { pool, interval, start, firstSeq: this.seq, data: [] };
       this.pending.set(id, chunk);
     }
-    appendCandle(chunk.data, r, s);
+    const data = chunk.data;
+    // Candles come oldest first, but one handed over as it closed (apply.ts STORED_AT_CLOSE) may be
+    // newer than one that leaves its ring after it, or be that one: each goes in its place, once.
+    let at = data.length - CANDLE_FIELDS;
+    if (at < 0 || data[at]! < time) {
+      appendCandle(data, r, s);
+      return;
+    }
+    while (at >= 0 && data[at]! > time) at -= CANDLE_FIELDS;
+    const one: number[] = [];
+    appendCandle(one, r, s);
+    if (at >= 0 && data[at] === time) for (let k = 0; k < CANDLE_FIELDS; k++) data[at + k] = one[k]!;
+    else data.splice(at + CANDLE_FIELDS, 0, ...one);
   }
 
   /** Pool p, at swap count `swaps`, hands over what it still has open (`version`: store/parked.ts): written with the next commit. */

@@ -139,6 +139,8 @@ export function ringOpenedAt(b: number, interval: number): number {
   return b * RING_OPENED_STRIDE + interval;
 }
 
+
+
 /**
  * Columns of one candle interval. The candles sit in pool p's ring block b = poolBlock[p] - 1, one
  * record per candle with its fields side by side (candle-record.ts), as candles k of a count n
