@@ -136,7 +136,8 @@ describe('chains split across the shard threads', () => {
     const load = loadPerShard(first);
     const total = load[0]! + load[1]!;
     expect(total).toBeGreaterThan(100_000);
-    expect(Math.max(...load) / total).toBeLessThan(0.53);
+    // This input split chain % 2 gives the heavier thread 52.3 % of the transactions; the placement by load 50.1 %.
+    expect(Math.max(...load) / total).toBeLessThan(0.51);
     // Every chain is written by one thread, and both threads write some.
     const chains = first.registry.networks.length;
     expect(first.shards.chainsOf(0, chains).length + first.shards.chainsOf(1, chains).length).toBe(chains);
