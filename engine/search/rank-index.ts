@@ -298,8 +298,8 @@ export class PoolRankIndex {
   private readonly views: EngineViews;
   /** Every figure of a pool, where it is kept (a pool column or the pool's window slot). */
   private readonly figures: FigureValues;
-  /** 1 for chains this index ranks (the shard's). */
-  private readonly owned: Uint8Array;
+  /** Whether this index ranks chain c (the shard's chains: placed by the main thread before any search or task reaches the shard). */
+  private readonly owns: (chain: number) => boolean;
   /** Names rankings of this process apart from those of an earlier one. */
   private readonly instance = randomBytes(4).toString('hex');
   private serial = 0;
@@ -328,11 +328,14 @@ export class PoolRankIndex {
   private readonly scan = new RankWalk();
   private readonly top = new TopK(1024);
 
-  constructor(views: EngineViews, ownedChains: readonly number[]) {
+  constructor(views: EngineViews, ownedChains: readonly number[] | ((chain: number) => boolean)) {
     this.views = views;
     this.figures = new FigureValues(views);
-    this.owned = new Uint8Array(views.capacity.chains);
-    for (const c of ownedChains) this.owned[c] = 1;
+    if (typeof ownedChains === 'function') this.owns = ownedChains;
+    else {
+      const owned = new Set(ownedChains);
+      this.owns = (c) => owned.has(c);
+    }
     this.loggedIn = new Uint32Array(views.capacity.pools);
     this.mark = new Uint32Array(views.capacity.pools);
     this.chainOk = new Uint8Array(views.capacity.chains);
@@ -404,7 +407,7 @@ export class PoolRankIndex {
     if (q.take > 1024) throw new RangeError('take must be at most 1024');
     for (let i = 0; i < q.chains.length; i++) {
       const c = q.chains[i]!;
-      if (c < 0 || c >= chainOk.length || this.owned[c] !== 1) continue;
+      if (c < 0 || c >= chainOk.length || !this.owns(c)) continue;
       chainOk[c] = 1;
       dexFor[c] = q.dexes[i] ?? -1;
       tokenFor[c] = q.tokens[i] ?? -1;
@@ -583,7 +586,8 @@ export class PoolRankIndex {
     const n = v.poolCount;
     const all = new Int32Array(n);
     let count = 0;
-    for (let p = 0; p < n; p++) if (v.poolExists[p] === 1 && this.owned[v.poolChain[p]!] === 1) all[count++] = p;
+    const owns = this.owns;
+    for (let p = 0; p < n; p++) if (v.poolExists[p] === 1 && owns(v.poolChain[p]!)) all[count++] = p;
     this.poolTotal = count;
     return this.sortByValue(all.subarray(0, count), figure);
   }

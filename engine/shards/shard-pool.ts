@@ -1,13 +1,14 @@
 /**
  * The engine shards: one Piscina pool of exactly one thread per shard. Whole chains are assigned to
  * shards: USD price routing reads other pools of the same chain, and one writer per chain keeps that
- * exact and deterministic. Piscina does not keep submission order even on a one-thread pool, so each
+ * exact and deterministic. The chains are placed once per run, balancing the threads' expected load
+ * (assignment.ts), at the first task that needs the placement. Piscina does not keep submission order even on a one-thread pool, so each
  * shard's tasks are chained: a task is submitted once the one before it has settled.
  */
 import { Piscina } from 'piscina';
 import type { Log } from '../log.js';
 import type { ApplyOptions, CommittedBatch, ShardDispatcher } from '../pipeline.js';
-import type { EngineBuffers } from '../state/views.js';
+import { EngineViews, type EngineBuffers } from '../state/views.js';
 import type { RankQuery, RankResult } from '../search/rank-index.js';
 import type { PoolRanker } from '../search/ranker.js';
 import type { ApplyStats } from './apply.js';
@@ -16,6 +17,7 @@ import type { ApplyTask, ShardWorkerData } from './worker.js';
 import type { TierPolicy, TierStats } from './tiers.js';
 import type { HeapFigures } from '../heap.js';
 import type { ShardCapture, ShardRuns } from '../snapshot/capture.js';
+import { ChainAssignment, chainWeights } from './assignment.js';
 
 export interface ShardPoolOptions {
   readonly shards: number;
@@ -41,15 +43,20 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   readonly swapFeed: SwapFeed;
   /** [0] = 1 once stopping: the threads give up writes waiting for disk space (ShardWorkerData.stopping). */
   private readonly stopping = new Int32Array(new SharedArrayBuffer(4));
+  /** Which shard writes each chain, shared with the threads; placed by `placed()`. */
+  private readonly assignment: ChainAssignment;
+  private readonly buffers: EngineBuffers;
 
   constructor(options: ShardPoolOptions) {
     if (!Number.isInteger(options.shards) || options.shards < 1) throw new TypeError('options.shards must be a positive integer');
     this.shards = options.shards;
     this.now = options.now ?? (() => Date.now() / 1000);
     this.swapFeed = new SwapFeed(options.log);
+    this.buffers = options.buffers;
+    this.assignment = ChainAssignment.create(options.buffers.capacity.chains, options.shards);
     const filename = new URL('./worker.js', import.meta.url).href;
     this.pools = Array.from({ length: options.shards }, (_, shard) => {
-      const workerData: ShardWorkerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath, stopping: this.stopping.buffer as SharedArrayBuffer, tiers: options.tiers ?? null };
+      const workerData: ShardWorkerData = { shard, shards: options.shards, buffers: options.buffers, storePath: options.storePath, stopping: this.stopping.buffer as SharedArrayBuffer, assignment: this.assignment.buffer, tiers: options.tiers ?? null };
       // 'async': between tasks the thread's event loop must run, or LMDB commit callbacks (and with
       // them the shard's durable candles) would wait for the next task.
       return new Piscina({ filename, minThreads: 1, maxThreads: 1, idleTimeout: 2 ** 31 - 1, atomics: 'async', workerData });
@@ -67,11 +74,22 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
     return result;
   }
 
+  /**
+   * The chains' placement, made on first use: by the pools' transactions in the views (a loaded
+   * snapshot) and the events of `batches` (the first step applied). Every chain is placed then.
+   */
+  private placed(batches?: readonly CommittedBatch[]): ChainAssignment {
+    const a = this.assignment;
+    if (!a.placed) a.place(chainWeights(EngineViews.attach(this.buffers), batches));
+    return a;
+  }
+
   shardOf(chain: number): number {
-    return chain % this.shards;
+    return this.placed().shardOf(chain);
   }
 
   chainsOf(shard: number, chainCount: number): number[] {
+    if (chainCount === 0) return [];
     return Array.from({ length: chainCount }, (_, c) => c).filter((c) => this.shardOf(c) === shard);
   }
 
@@ -81,7 +99,8 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
    */
   async apply(batches: readonly CommittedBatch[], options?: ApplyOptions): Promise<ApplyStats> {
     const perShard = this.pools.map(() => [] as CommittedBatch[]);
-    for (const b of batches) perShard[this.shardOf(b.chain)]!.push(b);
+    const assignment = this.placed(batches);
+    for (const b of batches) perShard[assignment.shardOf(b.chain)]!.push(b);
     const now = this.now();
     const results = await Promise.all(
       perShard.map((items, shard) => {

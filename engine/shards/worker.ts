@@ -8,6 +8,7 @@ import { EngineViews, type EngineBuffers } from '../state/views.js';
 import { metaKeys, openStore } from '../store/store.js';
 import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-index.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
+import { ChainAssignment, storedByEveryShard } from './assignment.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { pruneTransactions } from './prune.js';
 import { resetState } from './reset.js';
@@ -21,8 +22,9 @@ import { collectGarbage, heapFigures, type HeapFigures } from '../heap.js';
 
 export interface ShardWorkerData {
   readonly shard: number;
-  /** Shard count: this shard owns chain c when c % shards === shard. */
   readonly shards: number;
+  /** Which shard owns each chain (assignment.ts): placed by the main thread before any task that needs it. */
+  readonly assignment: SharedArrayBuffer;
   readonly buffers: EngineBuffers;
   /** LMDB path, or null to keep nothing (benchmarks). */
   readonly storePath: string | null;
@@ -54,10 +56,10 @@ store?.writer.abandonWhen(() => Atomics.load(stopping, 0) === 1);
 const sink = store ? new LmdbSink(store) : null;
 const candles = store && sink ? new LmdbCandles(store, sink) : null;
 const writer = new ShardWriter(views, sink, candles);
-const ownsChain = (c: number) => c % data.shards === data.shard;
-const owned = Array.from({ length: views.capacity.chains }, (_, c) => c).filter(ownsChain);
+const assignment = new ChainAssignment(data.assignment, data.shards);
+const ownsChain = (c: number) => assignment.shardOf(c) === data.shard;
 const tiers = new ShardTiers(views, writer, sink, store, ownsChain, data.tiers);
-const index = new PoolRankIndex(views, owned);
+const index = new PoolRankIndex(views, ownsChain);
 writer.index = index;
 /**
  * Batches up to this one had all their effects stored before this process started. Read at the
@@ -72,7 +74,7 @@ export function apply(task: ApplyTask): ApplyStats {
   writer.transactionsSince = task.now - TX_RETENTION_SECONDS;
   const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
   let persisted = 0;
-  storedThrough ??= store ? ((store.meta.get(metaKeys.shardWatermark(data.shard)) as number | undefined) ?? 0) : 0;
+  storedThrough ??= store ? storedByEveryShard(store) : 0;
   for (const { seq, bytes } of task.items) {
     // Batches at or below the stored watermark were persisted before a restart: rebuild state only.
     const persist = sink !== null && seq > storedThrough && task.persist !== false;

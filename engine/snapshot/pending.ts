@@ -1,7 +1,7 @@
 /**
  * The sealed candles a snapshot carries for the store (shards gather them before writing, and the
- * snapshot's rings no longer hold them): merged into the store when the snapshot is loaded, with each
- * shard's watermark raised to the snapshot's batch in the same transaction, since every effect of
+ * snapshot's rings no longer hold them): merged into the store when the snapshot is loaded, with every
+ * shard watermark kept raised to the snapshot's batch in the same transaction, since every effect of
  * the batches up to it is then stored (lmdb-sink.ts).
  */
 import { unpack } from 'msgpackr';
@@ -10,6 +10,7 @@ import { metaKeys, type Store } from '../store/store.js';
 import type { PendingChunkData } from './capture.js';
 import type { SnapshotHeader } from './format.js';
 import { readSection } from './load.js';
+import { shardWatermarks } from '../shards/assignment.js';
 
 export function readPending(path: string, header: SnapshotHeader): PendingChunkData[] {
   return header.pending.bytes === 0 ? [] : (unpack(readSection(path, header.pending)) as PendingChunkData[]);
@@ -22,9 +23,9 @@ export async function restorePending(store: Store, snapshot: SnapshotHeader & { 
       const key: [number, number, number] = [pool, interval, start];
       store.candles.put(key, mergeChunk(store.candles.get(key), data));
     }
-    for (let s = 0; s < shards; s++) {
-      const w = (store.meta.get(metaKeys.shardWatermark(s)) as number | undefined) ?? 0;
-      if (w < snapshot.seq) store.meta.put(metaKeys.shardWatermark(s), snapshot.seq);
-    }
+    // Every watermark kept, an earlier run's threads' too: the lowest one counts for all (shards/assignment.ts).
+    const kept = shardWatermarks(store);
+    for (let s = 0; s < shards; s++) if (!kept.has(s)) kept.set(s, 0);
+    for (const [s, w] of kept) if (w < snapshot.seq) store.meta.put(metaKeys.shardWatermark(s), snapshot.seq);
   });
 }
