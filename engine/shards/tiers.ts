@@ -250,9 +250,13 @@ export class ShardTiers {
     return windowAnchor(windowAsOf(v, b, p), seconds) > windowAnchor(minuteOf(v.lastSwapTime[p]!), seconds);
   }
 
-  /** Brings pool p's windows up to its chain's clock (as the next window sweep would) before it goes quiet. */
+  /**
+   * Brings pool p's windows up to the newest event this shard applied on its chain before it goes
+   * quiet: never past a swap still to come, so the one-minute candles that leave its windows are taken
+   * out before and after that swap as in a run that let it go at another moment.
+   */
   private refreshed(p: number): void {
-    this.writer.refreshWindows(p, this.views.chainClock[this.views.poolChain[p]!]!);
+    this.writer.refreshWindows(p, this.writer.chainTime[this.views.poolChain[p]!]!);
   }
 
   /** Frees pool p's block (its candles are on disk); when its windows next change is kept, as its rings give it. */
