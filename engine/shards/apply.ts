@@ -42,6 +42,7 @@ import {
   anchorMoves,
   parkedWindows,
   reloadNewest,
+  resummedSinceSwap,
   sumWindows,
   windowAnchor,
   windowsEmpty,
@@ -1078,7 +1079,7 @@ export class ShardWriter {
     const r = v.rings[base]!;
     let next = sumWindows(r, row, v.ringOpened[ringOpenedAt(row, base)]!, asOf, b, this.sums, this.stored, p, minuteOf(v.lastSwapTime[p]!));
     // Figures added to since their last re-sum (the pool keeps them: store/parked.ts) change at the next re-sum too.
-    if (windowAnchor(asOf, r.seconds) <= windowAnchor(minuteOf(v.lastSwapTime[p]!), r.seconds)) next = Math.min(next, anchorMoves(asOf, r.seconds));
+    if (!resummedSinceSwap(asOf, v.lastSwapTime[p]!, r.seconds)) next = Math.min(next, anchorMoves(asOf, r.seconds));
     return next === Infinity ? NEVER_CHANGES : next;
   }
 

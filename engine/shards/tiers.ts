@@ -22,7 +22,7 @@
  * and freed at once.
  */
 import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
-import { minuteOf, windowAnchor } from '../state/windows.js';
+import { resummedSinceSwap, windowAnchor } from '../state/windows.js';
 import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
 import { ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
 import { CANDLE_U32_WORDS, CandleU32, SECOND_U32_WORDS, SecondU32 } from '../state/candle-record.js';
@@ -246,8 +246,7 @@ export class ShardTiers {
    */
   private summed(p: number, b: number): boolean {
     const v = this.views;
-    const seconds = INTERVAL_SECONDS[WINDOW_BASES[b]!.base]!;
-    return windowAnchor(windowAsOf(v, b, p), seconds) > windowAnchor(minuteOf(v.lastSwapTime[p]!), seconds);
+    return resummedSinceSwap(windowAsOf(v, b, p), v.lastSwapTime[p]!, INTERVAL_SECONDS[WINDOW_BASES[b]!.base]!);
   }
 
   /**

@@ -260,6 +260,15 @@ export function reloadNewest(stored: StoredCandles, p: number, interval: number,
   return n;
 }
 
+/**
+ * True when windows on a base of `B` seconds, as of minute `asOf`, were re-summed since the last swap
+ * (at `lastSwapTime`) was added to them: their anchor moved after it. Only such figures are a sum of
+ * the candles; others keep the rounding of the swaps added one by one (store/parked.ts keeps them).
+ */
+export function resummedSinceSwap(asOf: number, lastSwapTime: number, B: number): boolean {
+  return windowAnchor(asOf, B) > windowAnchor(minuteOf(lastSwapTime), B);
+}
+
 /** The first minute after `m` at which the anchor of windows on a base of `B` seconds moves (they are re-summed then). */
 export function anchorMoves(m: number, B: number): number {
   return windowAnchor(m, B) + B - MINUTE_S;
