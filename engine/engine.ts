@@ -169,7 +169,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // The snapshot's columns and catalog now; its ring blocks on a thread of their own while the source
   // is opened and the service starts listening (readers of a ring block wait for them meanwhile);
   // the log after the snapshot once they are in (run, below).
-  const { snapshot: loaded, blocks } = await openState(store, ingest, snapshots, options.shards, (line) => log.warn(line), blockLoader);
+  const { snapshot: loaded, blocks, storedThrough } = await openState(store, ingest, snapshots, options.shards, (line) => log.warn(line), blockLoader);
+  shards.storedThrough = storedThrough;
   const openedMs = performance.now() - started;
   // A first start (no snapshot, an empty log) has nothing to replay: it is catching up from the start.
   if (loaded === null && ingest.head === 0) phase = 'catching_up';

@@ -135,12 +135,27 @@ export function shardWatermarks(store: Store): Map<number, number> {
 
 /**
  * Log batches up to this one had all their effects stored, whichever shard applied them: the lowest
- * watermark kept. A chain may have been another shard's in the run that stored it (another
- * placement or thread count), so a shard's own watermark does not speak for its chains; the
- * effects of a batch stored again are the same records under the same keys.
+ * watermark kept. Sound only once the watermarks are settled for this run (settleWatermarks).
  */
 export function storedByEveryShard(store: Store): number {
   let low = Infinity;
   for (const w of shardWatermarks(store).values()) low = Math.min(low, w);
   return low === Infinity ? 0 : low;
+}
+
+/**
+ * At a start, before any batch is applied (inside a write transaction): every watermark of this
+ * run's threads set to the batch through which every effect is stored, whichever thread of an
+ * earlier run stored it (the lowest kept, or `atLeast` when higher: a loaded snapshot's batch), and
+ * those of threads this run does not have dropped. The chains are placed anew each run, so a
+ * thread's watermark from an earlier run does not speak for the chains it writes now: left as it
+ * was, the lowest watermark could rise above a batch whose transactions nobody stored once another
+ * thread commits (or, read by a thread after another's first commit, skip storing them).
+ */
+export function settleWatermarks(store: Store, shards: number, atLeast = 0): number {
+  const kept = shardWatermarks(store);
+  const settled = Math.max(storedByEveryShard(store), atLeast);
+  for (const s of kept.keys()) if (s >= shards) store.meta.remove(metaKeys.shardWatermark(s));
+  for (let s = 0; s < shards; s++) if (kept.get(s) !== settled) store.meta.put(metaKeys.shardWatermark(s), settled);
+  return settled;
 }

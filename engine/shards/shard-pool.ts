@@ -39,6 +39,8 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   private readonly now: () => number;
   /** Set once the source has caught up: shards then write evicted candles at once. */
   live = false;
+  /** Batches up to this one had every effect stored before this run (snapshot/take.ts openState): set before the first apply. */
+  storedThrough = 0;
   /** Watched swaps, published as each shard's task settles. */
   readonly swapFeed: SwapFeed;
   /** [0] = 1 once stopping: the threads give up writes waiting for disk space (ShardWorkerData.stopping). */
@@ -105,7 +107,7 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
     const results = await Promise.all(
       perShard.map((items, shard) => {
         if (items.length === 0) return null;
-        const task: ApplyTask = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now, live: this.live, ...(options?.persist === false ? { persist: false } : {}) };
+        const task: ApplyTask = { items: items.map((b) => ({ seq: b.seq, bytes: b.bytes })), now, live: this.live, storedThrough: this.storedThrough, ...(options?.persist === false ? { persist: false } : {}) };
         return this.run<ApplyStats>(shard, task, 'apply', items.map((b) => b.bytes.buffer as ArrayBuffer)).then((r) => {
           if (r.feed !== undefined) this.swapFeed.publish(r.feed);
           return r;

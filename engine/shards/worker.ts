@@ -8,7 +8,7 @@ import { EngineViews, type EngineBuffers } from '../state/views.js';
 import { metaKeys, openStore } from '../store/store.js';
 import { PoolRankIndex, type RankQuery, type RankResult } from '../search/rank-index.js';
 import { ShardWriter, type ApplyStats } from './apply.js';
-import { ChainAssignment, storedByEveryShard } from './assignment.js';
+import { ChainAssignment } from './assignment.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { pruneTransactions } from './prune.js';
 import { resetState } from './reset.js';
@@ -43,6 +43,8 @@ export interface ApplyTask {
   readonly live: boolean;
   /** false: a rollback's rebuild; views only, nothing stored or fed to streams. */
   readonly persist?: boolean;
+  /** Batches up to this one had every effect stored before this run (the settled watermarks, snapshot/take.ts openState): replayed, they rebuild state only. */
+  readonly storedThrough: number;
 }
 
 const TX_RETENTION_SECONDS = 7 * 86_400; // 7 days
@@ -61,10 +63,7 @@ const ownsChain = (c: number) => assignment.shardOf(c) === data.shard;
 const tiers = new ShardTiers(views, writer, sink, store, ownsChain, data.tiers);
 const index = new PoolRankIndex(views, ownsChain);
 writer.index = index;
-/**
- * Batches up to this one had all their effects stored before this process started. Read at the
- * first apply, not at thread start: loading a snapshot raises it first (snapshot/pending.ts).
- */
+/** Batches up to this one had all their effects stored before this run (ApplyTask.storedThrough, taken from the first apply). */
 let storedThrough: number | null = null;
 
 let lastPersisted = 0;
@@ -74,7 +73,7 @@ export function apply(task: ApplyTask): ApplyStats {
   writer.transactionsSince = task.now - TX_RETENTION_SECONDS;
   const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
   let persisted = 0;
-  storedThrough ??= store ? storedByEveryShard(store) : 0;
+  storedThrough ??= task.storedThrough;
   for (const { seq, bytes } of task.items) {
     // Batches at or below the stored watermark were persisted before a restart: rebuild state only.
     const persist = sink !== null && seq > storedThrough && task.persist !== false;

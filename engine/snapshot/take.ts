@@ -15,6 +15,7 @@ import { blockColumns, keptColumns, rowBytes, usedRows, type SnapshotHeader } fr
 import { blockStats } from '../state/ring-blocks.js';
 import { windowSlots } from '../state/window-slots.js';
 import { restorePending } from './pending.js';
+import { settleWatermarks, storedByEveryShard } from '../shards/assignment.js';
 import { logPrunedThrough } from './prune-log.js';
 import type { SnapshotFile, Snapshots } from './snapshots.js';
 import { cutMain } from './write.js';
@@ -116,6 +117,8 @@ export interface OpenedState {
   readonly snapshot: (SnapshotHeader & { readonly path: string }) | null;
   /** Settles once the snapshot's ring blocks are in the views: before it, no batch may be applied and no ring read. */
   readonly blocks: Promise<void>;
+  /** Log batches up to this one had every effect stored (the settled shard watermarks): a replay stores only those after it. */
+  readonly storedThrough: number;
 }
 
 /**
@@ -138,15 +141,26 @@ export async function loadState(store: Store, ingest: Ingest, snapshots: Snapsho
 export async function openState(store: Store, ingest: Ingest, snapshots: Snapshots | null, shards: number, log: (line: string) => void, loader: BlockLoader | null = null): Promise<OpenedState> {
   let snapshot = snapshots?.newest(ingest.head, log) ?? null;
   const prunedThrough = logPrunedThrough(store);
+  let storedThrough = 0;
   if (snapshot) {
     try {
-      await restorePending(store, snapshot, shards);
+      storedThrough = await restorePending(store, snapshot, shards);
     } catch (err) {
       // The held candles cannot be stored (a full disk): without them the snapshot is not whole, so
       // the views stay empty and the whole log is replayed, when there is one.
       if (prunedThrough > 0) throw err;
       log(`snapshot ${snapshot.path} not used, its held candles could not be stored (${err instanceof Error ? err.message : String(err)}): the whole log is replayed`);
       snapshot = null;
+    }
+  }
+  // Without a snapshot the watermarks are settled on their own (restorePending does it with its candles).
+  if (snapshot === null) {
+    try {
+      storedThrough = await store.root.transaction(() => settleWatermarks(store, shards));
+    } catch (err) {
+      // A full disk: the shards still replay from the lowest watermark; a crash before their next commits may repeat more of the log.
+      storedThrough = storedByEveryShard(store);
+      log(`shard watermarks not settled (${err instanceof Error ? err.message : String(err)}): the log after batch ${storedThrough} is stored again as it is replayed`);
     }
   }
   if (prunedThrough > (snapshot?.seq ?? 0)) {
@@ -166,5 +180,5 @@ export async function openState(store: Store, ingest: Ingest, snapshots: Snapsho
     loader?.close();
     ingest.registry.load(store);
   }
-  return { snapshot, blocks };
+  return { snapshot, blocks, storedThrough };
 }
