@@ -38,7 +38,12 @@ export interface TierPolicy {
   readonly quietAfterSeconds: number;
 }
 
-export const DEFAULT_TIER_POLICY: TierPolicy = { quietAfterSeconds: 3_600 };
+/**
+ * A day: a pool that trades every few hours (most of a dense market) would otherwise hand its block
+ * over and take it back, reloading its candles from the store, at nearly every swap; that halves a
+ * backfill of the default dataset. At millions of mostly quiet pools an hour keeps far fewer blocks.
+ */
+export const DEFAULT_TIER_POLICY: TierPolicy = { quietAfterSeconds: 86_400 };
 /** Shortest quiet time allowed: a quiet pool has no candle in the current minute or hour (tokens.ts reads them from rings). */
 export const MIN_QUIET_AFTER_SECONDS = 3_600;
 /** A token whose newest 1 s candle is this much older than its chain's clock gives its second block back (streams have sealed and sent it). */
