@@ -257,13 +257,9 @@ export class ShardWriter {
           this.applySwap(ev.body(this.swap) as Swap, sink);
           stats.swaps++;
           break;
-        case EventBody.Sync: {
-          const sync = ev.body(this.sync) as Sync;
-          const next = i + 1 < n ? root.events(i + 1, this.nextEv)! : null;
-          const takenOver = next !== null && this.takesOverSync(next, sync);
-          this.applySync(sync, takenOver, takenOver && next.bodyType() === EventBody.Swap);
+        case EventBody.Sync:
+          this.applySync(ev.body(this.sync) as Sync, i + 1 < n && this.takesOverSync(root.events(i + 1, this.nextEv)!, this.sync));
           break;
-        }
         case EventBody.Mint:
           this.applyLiquidity(ev.body(this.mint) as Mint, 1, sink);
           break;
@@ -350,12 +346,8 @@ export class ShardWriter {
     else addU128(this.v.reserveRaw, at, s);
   }
 
-  /**
-   * `takenOver`: the next event reprices the pool from these reserves (takesOverSync); `bySwap`: that
-   * event is a Swap, which also sets the pool's reserve ratio from them (a Mint or Burn finding a Sync
-   * moves no reserves, so it takes the ratio the Sync set).
-   */
-  private applySync(e: Sync, takenOver: boolean, bySwap: boolean): void {
+  /** `takenOver`: the next event reprices the pool from these reserves (takesOverSync). */
+  private applySync(e: Sync, takenOver: boolean): void {
     const v = this.v;
     const p = e.poolId();
     if (v.poolProtocol[p] === 1 && e.sqrtPriceX96(this.u160) !== null) {
@@ -373,7 +365,7 @@ export class ShardWriter {
     v.syncTx[p] = k.txIndex();
     v.lastEventTime[p] = this.at[0]!;
     this.passed(p);
-    if (!bySwap) setReserveRatio(v, p);
+    setReserveRatio(v, p);
     if (!takenOver) {
       this.reprice(p, false);
       this.updatePriceChanges(p);
@@ -836,10 +828,8 @@ export class ShardWriter {
     for (let b = 0; b < WINDOW_BASES.length; b++) {
       const { windows } = WINDOW_BASES[b]!;
       const asOf = asOfs[b]!;
-      // A timestamp that went backwards is folded into the newest candle, and the windows stay where
-      // they are. Checked here, not left to windowsTo: most swaps fall in the minute their windows are
-      // as of, and a call that is not inlined would box the minute (above 2^30) five times per swap.
-      if (t0 > asOf && this.windowsTo(p, b, t0, false)) continue;
+      // A timestamp that went backwards is folded into the newest candle, and the windows stay where they are.
+      if (this.windowsTo(p, b, t0 > asOf ? t0 : asOf, false)) continue;
       for (let j = 0; j < windows.length; j++) {
         const i = o + windows[j]!;
         v.blockWinVolumeUsd[i] = v.blockWinVolumeUsd[i]! + volumeUsd;
