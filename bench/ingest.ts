@@ -37,7 +37,16 @@ export interface IngestBenchResult {
 
 const GROUPS_IN_FLIGHT = 4;
 
-export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchResult> {
+/** The section's input: what the shards would be handed, one group of batches per source step, and the views as ingest left them. */
+export interface IngestInput {
+  readonly views: EngineViews;
+  readonly groups: readonly (readonly CommittedBatch[])[];
+  /** Events accepted, and the seconds it took to simulate, dedupe, encode and commit them to a scratch LMDB. */
+  readonly events: number;
+  readonly seconds: number;
+}
+
+export async function prepareIngest(o: Pick<IngestBenchOptions, 'pools' | 'hours' | 'swapsPerSecond'>): Promise<IngestInput> {
   const dir = mkdtempSync(join(tmpdir(), 'dexdata-bench-ingest-'));
   const store = openStore(dir);
   const views = EngineViews.create({ pools: Math.max(4096, o.pools * 2), tokens: Math.max(4096, o.pools * 2), chains: 16 });
@@ -62,8 +71,14 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
     await r.applied;
     prepared += r.accepted;
   }
-  const prepSeconds = (performance.now() - prepStarted) / 1000;
+  const seconds = (performance.now() - prepStarted) / 1000;
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+  return { views, groups: captured, events: prepared, seconds };
+}
 
+export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchResult> {
+  const { views, groups: captured, events: prepared, seconds: prepSeconds } = await prepareIngest(o);
   const shards = new ShardPool({ shards: o.shards, buffers: views.buffers, storePath: null });
   // Start the threads before timing.
   await shards.sweep(0);
@@ -86,8 +101,6 @@ export async function benchIngest(o: IngestBenchOptions): Promise<IngestBenchRes
   const seconds = (performance.now() - started) / 1000;
   const mainThreadUtilization = performance.eventLoopUtilization(elu0).utilization;
   await shards.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
   return {
     events,
     swaps,

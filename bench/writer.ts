@@ -1,6 +1,6 @@
 /**
  * The shard writer of several builds side by side on one thread: the ingest section's input
- * (simulator, 2,000 pools, 6 hours, as bench/ingest.ts) prepared once, then applied batch by batch
+ * (simulator, 2,000 pools, 6 hours: bench/ingest.ts prepareIngest) prepared once, then applied batch by batch
  * by each build in turn, each on its own copy of the prepared views. Whatever the machine does
  * meanwhile (other tenants, clock changes) falls on every build alike, so the ratio resolves a few
  * percent where two whole runs of the ingest section on one build differ by a third here. Each
@@ -19,14 +19,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Ingest } from '../engine/ingest/ingest.js';
-import type { ShardDispatcher } from '../engine/pipeline.js';
 import type { ShardWriter } from '../engine/shards/apply.js';
 import type { PoolRankIndex } from '../engine/search/rank-index.js';
-import { createSimulator } from '../engine/sources/simulator/index.js';
-import { EngineViews, type EngineBuffers, type EngineCapacity } from '../engine/state/views.js';
+import type { EngineBuffers, EngineCapacity, EngineViews } from '../engine/state/views.js';
 import type { adviseHugePages } from '../engine/memory.js';
-import { openStore } from '../engine/store/store.js';
+import { prepareIngest } from './ingest.js';
 
 /** What the bench takes from each build. */
 interface Build {
@@ -43,28 +40,11 @@ async function loadBuild(dir: string): Promise<Build> {
   return { dir, ShardWriter: apply.ShardWriter, EngineViews: views.EngineViews, PoolRankIndex: index.PoolRankIndex, adviseHugePages: memory.adviseHugePages };
 }
 
-/** The ingest section's input: the batches a shard would be handed, and the views as ingest left them. */
+/** The ingest section's input (bench/ingest.ts): its batches in order, and the views as ingest left them. */
 async function prepare(pools: number, hours: number): Promise<{ capacity: EngineCapacity; columns: Map<string, Uint8Array>; batches: Uint8Array[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'dexdata-bench-writer-'));
-  const store = openStore(dir);
-  const capacity: EngineCapacity = { pools: Math.max(4096, pools * 2), tokens: Math.max(4096, pools * 2), chains: 16 };
-  const views = EngineViews.create(capacity);
-  const batches: Uint8Array[] = [];
-  const capture: ShardDispatcher = {
-    apply(group) {
-      for (const b of group) batches.push(b.bytes);
-      return Promise.resolve();
-    },
-  };
-  const ingest = new Ingest(store, views, capture);
-  const genesisTime = Math.floor(Date.now() / 1000 / 3600) * 3600 - hours * 3600;
-  const sim = createSimulator({ seed: 1, pools, genesisTime, swapsPerSecond: 200, newPoolsPerHour: 0 });
-  await ingest.registerNetworks(sim.networks);
-  for (let t = genesisTime + 600; t <= genesisTime + hours * 3600; t += 600) await (await ingest.ingest(await sim.advance(t))).applied;
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-  const columns = new Map(Object.entries(views.buffers.columns).map(([name, b]) => [name, new Uint8Array(b).slice()]));
-  return { capacity, columns, batches };
+  const { views, groups } = await prepareIngest({ pools, hours, swapsPerSecond: 200 });
+  const columns = new Map(Object.entries(views.buffers.columns).map(([name, b]) => [name, new Uint8Array(b)]));
+  return { capacity: views.buffers.capacity, columns, batches: groups.flatMap((g) => g.map((b) => b.bytes)) };
 }
 
 /** Writes the prepared input to `dir` (input.json, columns.bin, batches.bin). */
