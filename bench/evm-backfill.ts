@@ -32,6 +32,7 @@ import { createEvmSource } from '../engine/sources/evm/source.js';
 import { ALGEBRA_CALLEE, ALGEBRA_INTEGRAL_FACTORY, ALGEBRA_INTEGRAL_POOL, deploy, deployAlgebraFactory, deployV2Market, fixtures, mineAt, read, send, startAnvil, type Anvil } from '../test/support/evm.js';
 import type { PoolKey } from '../test/support/evm-v4.js';
 import { deploySolidlyMarket } from '../test/support/solidly.js';
+import { median } from './median.js';
 
 /** The DEX designs whose swaps can fill the chain: the values of `--family`. */
 export const BENCH_FAMILIES = ['uniswap_v2', 'algebra', 'solidly', 'solidly_stable', 'uniswap_v4', 'balancer_v2'] as const;
@@ -411,7 +412,6 @@ export async function benchEvmBackfill(options: EvmBackfillOptions = {}): Promis
     let events = 0;
     const dirs: string[] = [];
     let engine: Awaited<ReturnType<typeof startEngine>> | null = null;
-    const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     try {
       for (let run = 0; run < RUNS; run++) {
         for (const [k, concurrency] of [1, 4].entries()) {

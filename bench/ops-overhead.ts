@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { hasTaskset, hasWrk, runLoad, runWrk, type LoadOptions, type LoadResult } from './load.js';
+import { median } from './median.js';
 
 const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
 const { values } = parseArgs({ options: { rounds: { type: 'string' }, seconds: { type: 'string' } } });
@@ -38,11 +39,6 @@ function mainThreadCpuNs(pid: number): number | null {
   } catch {
     return null;
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
 }
 
 function start(args: readonly string[]): Promise<{ child: ChildProcess; free: number; paid: number }> {

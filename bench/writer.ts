@@ -24,6 +24,7 @@ import type { PoolRankIndex } from '../engine/search/rank-index.js';
 import type { EngineBuffers, EngineCapacity, EngineViews } from '../engine/state/views.js';
 import type { adviseHugePages } from '../engine/memory.js';
 import { prepareIngest } from './ingest.js';
+import { median } from './median.js';
 
 /** What the bench takes from each build. */
 interface Build {
@@ -92,8 +93,6 @@ function writerOn(b: Build, capacity: EngineCapacity, prepared: Map<string, Uint
   writer.index = new b.PoolRankIndex(views, () => true);
   return writer;
 }
-
-const median = (xs: readonly number[]): number => [...xs].sort((a, c) => a - c)[xs.length >> 1]!;
 
 /** One round in this process: the builds' writers side by side; prints their ns per swap as JSON. */
 async function round(input: string, dirs: readonly string[]): Promise<void> {
