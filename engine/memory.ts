@@ -72,17 +72,30 @@ export function trimMalloc(): number | null {
  * without glibc, or where the kernel refuses: huge pages off).
  */
 export function adviseHugePages(buffers: Iterable<ArrayBufferView>): number {
+  let advised = 0;
+  for (const b of buffers) advised += advise(b, b.byteLength);
+  return advised;
+}
+
+/**
+ * As adviseHugePages, for growable shared buffers (the catalog's parts): the whole range they may
+ * grow to, reserved up front, so the pages a start or a backfill grows into fault in 2 MiB at a time.
+ */
+export function adviseGrowableHugePages(buffers: Iterable<SharedArrayBuffer & { readonly maxByteLength: number }>): number {
+  let advised = 0;
+  for (const b of buffers) advised += advise(new Uint8Array(b), b.maxByteLength);
+  return advised;
+}
+
+/** madvise(MADV_HUGEPAGE) on the whole huge pages of the `bytes` from the start of `view`'s memory; the bytes advised. */
+function advise(view: ArrayBufferView, bytes: number): number {
+  if (bytes < HUGE_PAGE_MIN_BYTES) return 0;
   const libc = load();
   if (libc === null) return 0;
   const huge = BigInt(HUGE_PAGE_BYTES);
-  let advised = 0;
-  for (const b of buffers) {
-    if (b.byteLength < HUGE_PAGE_MIN_BYTES) continue;
-    const at = BigInt(koffi.address(b) as bigint | number);
-    const first = ((at + huge - 1n) / huge) * huge;
-    const end = ((at + BigInt(b.byteLength)) / huge) * huge;
-    if (end <= first) continue;
-    if (libc.madvise(Number(first), Number(end - first), MADV_HUGEPAGE) === 0) advised += Number(end - first);
-  }
-  return advised;
+  const at = BigInt(koffi.address(view) as bigint | number);
+  const first = ((at + huge - 1n) / huge) * huge;
+  const end = ((at + BigInt(bytes)) / huge) * huge;
+  if (end <= first) return 0;
+  return libc.madvise(Number(first), Number(end - first), MADV_HUGEPAGE) === 0 ? Number(end - first) : 0;
 }

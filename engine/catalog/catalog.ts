@@ -17,6 +17,7 @@ import type { EngineViews } from '../state/views.js';
 import type { DexRecord, NetworkRecord, PoolRecord, Store, TokenRecord } from '../store/store.js';
 import { AddressKey, EVM_ADDRESS_BYTES, KeyKind, chainHash, hashBytes, hexPrefixMatch, normalizeAddress } from './address.js';
 import { Count, PARTS, PoolState, TokenState, type PartArrays, type PartName, type PartSpec } from './parts.js';
+import { adviseGrowableHugePages } from '../memory.js';
 
 export { normalizeAddress } from './address.js';
 
@@ -140,8 +141,9 @@ class AddressTable {
   /** Adopts exported slots (their ids' rows must be in place). */
   adopt(slots: Int32Array): void {
     this.slots = slots;
-    this.used = 0;
-    for (const v of slots) if (v !== 0) this.used++;
+    let used = 0;
+    for (let i = 0; i < slots.length; i++) if (slots[i] !== 0) used++;
+    this.used = used;
   }
 
   private place(s: Int32Array, id: number): void {
@@ -182,6 +184,12 @@ export interface CatalogSectionReader {
   has(name: string): boolean;
   bytes(name: string): number;
   read(name: string, into: Uint8Array): void;
+}
+
+/** A restore in two steps (Catalog.restoreInto): each section read into its bytes, then `finish`. */
+export interface CatalogRestore {
+  readonly reads: readonly { readonly name: string; readonly into: Uint8Array }[];
+  finish(): void;
 }
 
 export interface CatalogMeta {
@@ -269,6 +277,8 @@ export class Catalog {
       }
     }
     this.sabs = sabs;
+    // Before any part is written: the large ones (addresses, texts at millions of rows) fault in 2 MiB at a time as they grow.
+    adviseGrowableHugePages(Object.values(sabs) as GrowableBuffer[]);
     const counts = new Uint32Array(sabs.counts);
     counts[Count.PoolRows] = pools;
     counts[Count.TokenRows] = tokens;
@@ -990,6 +1000,17 @@ export class Catalog {
    * itself and loads them before).
    */
   restore(meta: CatalogMeta, sections: CatalogSectionReader): void {
+    const r = this.restoreInto(meta, sections);
+    for (const { name, into } of r.reads) sections.read(name, into);
+    r.finish();
+  }
+
+  /**
+   * As restore, in two steps, for a reader that fills many sections at once (a start reads them in
+   * parallel: snapshot/load.ts): the counts are read and the parts sized now; every section of
+   * `reads` is then to be filled, in any order, before `finish` adopts them.
+   */
+  restoreInto(meta: CatalogMeta, sections: CatalogSectionReader): CatalogRestore {
     if (meta.version !== EXPORT_VERSION) throw new Error(`catalog export version ${meta.version}, this build reads ${EXPORT_VERSION}`);
     if (this.poolTable === null || this.poolBound > 0 || this.tokenBound > 0 || this.networks.length > 0) throw new Error('a catalog is restored into a new, empty writer only');
     const views = this.views;
@@ -1003,33 +1024,41 @@ export class Catalog {
     this.grow('pool', poolBound);
     this.grow('token', tokenBound);
     this.grow('heap', counts[Count.HeapUsed]!);
+    const reads: { name: string; into: Uint8Array }[] = [];
     const a = this.a as unknown as Record<PartName, ArrayBufferView>;
     for (const p of PARTS as readonly PartSpec[]) {
       if (p.name === 'counts') continue;
       const dst = a[p.name]!;
       const n = sections.bytes(p.name);
       if (n > dst.byteLength) throw new Error(`catalog export section ${p.name} is larger than its part`);
-      sections.read(p.name, new Uint8Array(dst.buffer, dst.byteOffset, n));
+      reads.push({ name: p.name, into: new Uint8Array(dst.buffer, dst.byteOffset, n) });
     }
     for (const col of staticViewColumns(views)) {
       const name = VIEW_SECTION + col.name;
       if (!sections.has(name)) continue;
-      sections.read(name, new Uint8Array(col.array.buffer, col.array.byteOffset, sections.bytes(name)));
+      reads.push({ name, into: new Uint8Array(col.array.buffer, col.array.byteOffset, sections.bytes(name)) });
     }
     const slots = (name: string) => {
       const s = new Int32Array(sections.bytes(name) / 4);
-      sections.read(name, new Uint8Array(s.buffer));
+      reads.push({ name, into: new Uint8Array(s.buffer) });
       return s;
     };
-    this.poolTable.adopt(slots('poolSlots'));
-    this.tokenTable!.adopt(slots('tokenSlots'));
-    for (const n of meta.networks) this.addNetwork(n);
-    for (const d of meta.dexes) this.addDex(d);
-    this.poolIds.load(meta.poolIds);
-    this.tokenIds.load(meta.tokenIds);
-    for (const w of [Count.PoolBound, Count.TokenBound, Count.Pools, Count.Tokens, Count.HeapUsed]) Atomics.store(this.a.counts, w, counts[w]!);
-    Atomics.store(views.counts, 0, this.poolIds.bound);
-    Atomics.store(views.counts, 1, this.tokenIds.bound);
+    const poolSlots = slots('poolSlots');
+    const tokenSlots = slots('tokenSlots');
+    return {
+      reads,
+      finish: () => {
+        this.poolTable!.adopt(poolSlots);
+        this.tokenTable!.adopt(tokenSlots);
+        for (const n of meta.networks) this.addNetwork(n);
+        for (const d of meta.dexes) this.addDex(d);
+        this.poolIds.load(meta.poolIds);
+        this.tokenIds.load(meta.tokenIds);
+        for (const w of [Count.PoolBound, Count.TokenBound, Count.Pools, Count.Tokens, Count.HeapUsed]) Atomics.store(this.a.counts, w, counts[w]!);
+        Atomics.store(views.counts, 0, this.poolIds.bound);
+        Atomics.store(views.counts, 1, this.tokenIds.bound);
+      },
+    };
   }
 
   /**

@@ -2,7 +2,7 @@
  * Reading snapshot files: the header (to choose one), the whole views at a start, or the rows of
  * some pools and tokens when a chain is rolled back behind the newest snapshot.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, read, readSync } from 'node:fs';
 import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
 import { ringOpenedAt, type ColumnSpec, type EngineViews } from '../state/views.js';
 import { INTERVALS } from '../state/layout.js';
@@ -54,7 +54,8 @@ function headerOf(fd: number, path: string): SnapshotHeader {
 
 /** The bytes of one section of a snapshot file. */
 export function readSection(path: string, section: SnapshotSection): Buffer {
-  const bytes = Buffer.alloc(section.bytes);
+  // Not zeroed first: every byte is read (readExactly throws otherwise).
+  const bytes = Buffer.allocUnsafeSlow(section.bytes);
   const fd = openSync(path, 'r');
   try {
     readExactly(fd, bytes, section.offset);
@@ -104,20 +105,73 @@ function readElements(fd: number, col: SnapshotColumn, spec: ColumnSpec, from: n
   }
 }
 
+/** Bytes of one read of a start's parallel reads (readAll). */
+const READ_PIECE_BYTES = 8 * 1024 * 1024;
+/** Reads in flight at once: libuv's threads (four by default) each fault fresh shared memory in and copy into it. */
+const READS_IN_FLIGHT = 4;
+
+/** A stretch of the file to read into `into` (a column's rows, a catalog part). */
+interface FileRead {
+  readonly into: Uint8Array;
+  readonly offset: number;
+}
+
+function readPiece(fd: number, into: Uint8Array, offset: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const next = (done: number) =>
+      read(fd, into, done, into.byteLength - done, offset + done, (err, n) => {
+        if (err) reject(err);
+        else if (n === 0) reject(new SnapshotError(`snapshot ends early at byte ${offset + done}`));
+        else if (done + n < into.byteLength) next(done + n);
+        else resolve();
+      });
+    next(0);
+  });
+}
+
+/**
+ * Fills every `into` from the file, in pieces read READS_IN_FLIGHT at a time on libuv's threads: at a
+ * start the bulk of the time is the kernel faulting fresh shared memory in and copying into it,
+ * which one thread would do one page after the other.
+ */
+async function readAll(fd: number, reads: readonly FileRead[]): Promise<void> {
+  const pieces: FileRead[] = [];
+  for (const { into, offset } of reads) {
+    for (let at = 0; at < into.byteLength; at += READ_PIECE_BYTES) pieces.push({ into: into.subarray(at, at + READ_PIECE_BYTES), offset: offset + at });
+  }
+  let next = 0;
+  let failed = false;
+  const reader = async () => {
+    while (next < pieces.length && !failed) {
+      const { into, offset } = pieces[next++]!;
+      try {
+        await readPiece(fd, into, offset);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  // Every read ends before this does (the caller closes the file), the first failure then thrown.
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(READS_IN_FLIGHT, pieces.length) }, reader));
+  for (const s of settled) if (s.status === 'rejected') throw s.reason;
+}
+
 /**
  * Reads every kept column of the snapshot straight into the views' shared buffers (before any shard
  * runs), and the catalog's sections straight into `catalog` (new and empty: ingest's writer).
  */
-export function loadViews(path: string, views: EngineViews, catalog: Catalog): SnapshotHeader {
-  return loadViewsDeferred(path, views, catalog, null).header;
+export async function loadViews(path: string, views: EngineViews, catalog: Catalog): Promise<SnapshotHeader> {
+  return (await loadViewsDeferred(path, views, catalog, null)).header;
 }
 
 /**
  * As loadViews, with the ring blocks' rows read on `loader`'s thread when it has one: `blocks`
  * settles once they are in. Until then no shard may apply a batch, and readers of a ring block
- * wait (state/ring-blocks.ts awaitBlockRows): the service can listen meanwhile.
+ * wait (state/ring-blocks.ts awaitBlockRows): the service can listen meanwhile. The columns and the
+ * catalog's parts are read several at a time (readAll).
  */
-export function loadViewsDeferred(path: string, views: EngineViews, catalog: Catalog, loader: BlockLoader | null): { header: SnapshotHeader; blocks: Promise<void> } {
+export async function loadViewsDeferred(path: string, views: EngineViews, catalog: Catalog, loader: BlockLoader | null): Promise<{ header: SnapshotHeader; blocks: Promise<void> }> {
   const fd = openSync(path, 'r');
   try {
     const header = headerOf(fd, path);
@@ -139,14 +193,32 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
       blocks = Promise.resolve();
     }
     const byName = new Map(views.columnTable.map((c) => [c.name, c]));
+    const reads: FileRead[] = [];
+    /** Columns written with another type: converted value by value once the others are in. */
+    const retyped: [SnapshotColumn, ColumnSpec][] = [];
     for (const col of header.columns) {
       const spec = byName.get(col.name);
       // Derived on read now (format.ts DERIVED_ROW_COLUMNS): left out. Kept in the pool row by older
       // files (format.ts asOfInRowColumns): into the slots below, once every row is in. An older
       // file's candle counts (pool columns): into the ring blocks (loadPoolOpened).
       if (spec === undefined || spec.scope !== col.scope) continue;
-      readElements(fd, col, spec, 0, col.bytes / TYPE_ARRAYS[col.type].BYTES_PER_ELEMENT, 0);
+      if (col.type === spec.type) reads.push({ into: bytesOf(spec.array, col.bytes / spec.array.BYTES_PER_ELEMENT), offset: col.offset });
+      else retyped.push([col, spec]);
     }
+    const sections = new Map(header.catalog.sections.map((c) => [c.name, c]));
+    const section = (name: string) => {
+      const c = sections.get(name);
+      if (c === undefined) throw new SnapshotError(`${path}: no catalog section ${name}`);
+      return c;
+    };
+    const restore = catalog.restoreInto(header.catalog.meta, {
+      has: (name) => sections.has(name),
+      bytes: (name) => section(name).bytes,
+      read: (name, into) => readExactly(fd, into, section(name).offset),
+    });
+    for (const { name, into } of restore.reads) reads.push({ into, offset: section(name).offset });
+    await readAll(fd, reads);
+    for (const [col, spec] of retyped) readElements(fd, col, spec, 0, col.bytes / TYPE_ARRAYS[col.type].BYTES_PER_ELEMENT, 0);
     const inRow = rowAsOfColumns(header, views);
     if (inRow !== null) {
       let n = 0;
@@ -155,17 +227,7 @@ export function loadViewsDeferred(path: string, views: EngineViews, catalog: Cat
       for (let p = 0, i = 0; p < header.pools; p++) if (views.poolExists[p] === 1) pools[i++] = p;
       rowAsOfIntoSlots(views, inRow.map((col) => readPoolRows(fd, col, pools)), pools);
     }
-    const sections = new Map(header.catalog.sections.map((c) => [c.name, c]));
-    const section = (name: string) => {
-      const c = sections.get(name);
-      if (c === undefined) throw new SnapshotError(`${path}: no catalog section ${name}`);
-      return c;
-    };
-    catalog.restore(header.catalog.meta, {
-      has: (name) => sections.has(name),
-      bytes: (name) => section(name).bytes,
-      read: (name, into) => readExactly(fd, into, section(name).offset),
-    });
+    restore.finish();
     return { header, blocks };
   } finally {
     closeSync(fd);

@@ -133,10 +133,11 @@ export class Snapshots {
 
   /**
    * Loads snapshot `path` (chosen by `newest`) into the (fresh, zeroed) views and the (new, empty)
-   * catalog; settles once its ring blocks are in too (read on `loader`'s thread when given one).
+   * catalog; settles once its columns and catalog are in, with `blocks`, which settles once its ring
+   * blocks are in too (read on `loader`'s thread when given one).
    */
-  load(path: string, catalog: Catalog, loader: BlockLoader | null = null): Promise<void> {
-    const { header, blocks } = loadViewsDeferred(path, this.views, catalog, loader);
+  async load(path: string, catalog: Catalog, loader: BlockLoader | null = null): Promise<{ blocks: Promise<void> }> {
+    const { header, blocks } = await loadViewsDeferred(path, this.views, catalog, loader);
     this.newestTakenAtMs = header.takenAtMs;
     // A file written with other column types or ring columns is no base for a delta cut (its rows are not this build's bytes): the next cut is full.
     const { retyped, ringFields, poolOpened, asOfInRow, derivedKept } = tableMatch(header, this.views.columnTable)!;
@@ -146,7 +147,7 @@ export class Snapshots {
     if (poolOpened) this.convertedOnLoad = [...this.convertedOnLoad, 'candle counts (pool columns to the ring blocks)'];
     if (asOfInRow) this.convertedOnLoad = [...this.convertedOnLoad, 'window as-of minutes (the pool row to the window slots)'];
     if (derivedKept) this.convertedOnLoad = [...this.convertedOnLoad, `${DERIVED_ROW_COLUMNS.map((c) => c.name).join(' and ')} (left out: derived on read)`];
-    return blocks;
+    return { blocks };
   }
 
   /** The newest complete, compatible snapshot taken before log batch `seq` (a rollback's base), or null. */

@@ -173,7 +173,7 @@ export async function openState(store: Store, ingest: Ingest, snapshots: Snapsho
   }
   let blocks = Promise.resolve();
   if (snapshot) {
-    blocks = snapshots!.load(snapshot.path, ingest.registry, loader);
+    ({ blocks } = await snapshots!.load(snapshot.path, ingest.registry, loader));
     if (snapshots!.convertedOnLoad.length > 0) log(`snapshot ${snapshot.path} was written by an earlier version: converted on load ${snapshots!.convertedOnLoad.join(', ')}; the next snapshot is written whole`);
     ingest.registry.loadSince(store);
   } else {

@@ -49,7 +49,7 @@ describe('snapshot write', () => {
 
     const v2 = EngineViews.create(capacity);
     const d = new Catalog(v2);
-    loadViews(path, v2, d);
+    await loadViews(path, v2, d);
     expect(d.poolCount).toBe(10);
     expect(Array.from({ length: d.poolBound }, (_, p) => (d.poolLive(p) ? d.pool(p) : null))).toEqual(before);
     expect(Array.from({ length: d.tokenBound }, (_, t) => (d.tokenLive(t) ? d.token(t) : null))).toEqual(tokensBefore);
