@@ -175,6 +175,13 @@ describe('catalog', () => {
     expect(exported.sections.length).toBeLessThan(40);
     const v2 = views();
     const d = Catalog.import(v2, structuredClone(exported));
+    // An export written before the address tables' slot counts were kept (older snapshots): counted on restore, to the same.
+    const { poolSlotsUsed, tokenSlotsUsed, ...olderMeta } = exported.meta;
+    const older = Catalog.import(views(), { ...structuredClone(exported), meta: olderMeta });
+    const inUse = (x: Catalog) => [(x as unknown as { poolTable: { inUse: number } }).poolTable.inUse, (x as unknown as { tokenTable: { inUse: number } }).tokenTable.inUse];
+    expect(inUse(older)).toEqual([poolSlotsUsed, tokenSlotsUsed]);
+    expect(inUse(d)).toEqual(inUse(c));
+    expect(poolSlotsUsed).toBe(500);
     expect(d.networks.map((n) => n.id)).toEqual(['ethereum', 'solana']);
     expect(d.dexOf(1, 'ray')?.name).toBe('Raydium');
     expect(d.poolCount).toBe(c.poolCount);

@@ -138,11 +138,18 @@ class AddressTable {
     }
   }
 
-  /** Adopts exported slots (their ids' rows must be in place). */
-  adopt(slots: Int32Array): void {
+  /** Slots in use: ids and removed entries. */
+  get inUse(): number {
+    return this.used;
+  }
+
+  /** Adopts exported slots (their ids' rows must be in place), `used` of them in use (counted when not given). */
+  adopt(slots: Int32Array, used?: number): void {
     this.slots = slots;
-    let used = 0;
-    for (let i = 0; i < slots.length; i++) if (slots[i] !== 0) used++;
+    if (used === undefined) {
+      used = 0;
+      for (let i = 0; i < slots.length; i++) if (slots[i] !== 0) used++;
+    }
     this.used = used;
   }
 
@@ -198,6 +205,9 @@ export interface CatalogMeta {
   readonly dexes: readonly DexRecord[];
   readonly poolIds: AllocatorState;
   readonly tokenIds: AllocatorState;
+  /** Slots in use (ids and removed entries) of the address tables (absent in older exports: counted on restore). */
+  readonly poolSlotsUsed?: number;
+  readonly tokenSlotsUsed?: number;
 }
 
 /** Version of the export's meta and sections (a snapshot's format hash covers it). */
@@ -974,6 +984,8 @@ export class Catalog {
         dexes: this.dexes.slice(),
         poolIds: this.poolIds.save(),
         tokenIds: this.tokenIds.save(),
+        poolSlotsUsed: this.poolTable!.inUse,
+        tokenSlotsUsed: this.tokenTable!.inUse,
       },
       sections,
     };
@@ -1048,8 +1060,8 @@ export class Catalog {
     return {
       reads,
       finish: () => {
-        this.poolTable!.adopt(poolSlots);
-        this.tokenTable!.adopt(tokenSlots);
+        this.poolTable!.adopt(poolSlots, meta.poolSlotsUsed);
+        this.tokenTable!.adopt(tokenSlots, meta.tokenSlotsUsed);
         for (const n of meta.networks) this.addNetwork(n);
         for (const d of meta.dexes) this.addDex(d);
         this.poolIds.load(meta.poolIds);
