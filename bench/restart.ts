@@ -9,10 +9,11 @@
  *   node dist/bench/restart.js --store DIR[,DIR2] [--builds dist-before,dist] [--rounds 3] [--cpu-prof OUT]
  *     for each round and each build (a folder holding scripts/dexdata.js): a copy of DIR (or of the
  *     store listed at the build's place, when a build reads only the snapshots it writes), started
- *     (the restart after SIGTERM: the snapshot the stop wrote), caught up, left running some seconds,
- *     killed with SIGKILL, started again (the restart after kill -9: the newest periodic snapshot
- *     and the log after it), then stopped with SIGTERM and its store measured (the snapshots it
- *     wrote are in its own format). Prints each start's phases from its log lines.
+ *     (the restart after SIGTERM: the snapshot the stop wrote, on a copy just made), caught up, left
+ *     running some seconds, killed with SIGKILL, started again (the restart after kill -9: the newest
+ *     periodic snapshot and the log after it), stopped with SIGTERM and started again at once (an
+ *     operator's restart of the running service), then stopped with SIGTERM and its store measured
+ *     (the snapshots it wrote are in its own format). Prints each start's phases from its log lines.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -146,7 +147,7 @@ async function compare(stores: string[], builds: string[], rounds: number, liveS
         const load1 = loadavg();
         const a = await start(cli, args, prof);
         child = a.child;
-        print(`${now()}Z round ${round} ${build}, after SIGTERM (load ${load1}): serving ${a.start.serving.toFixed(2)} s, caught up ${a.start.caughtUp.toFixed(2)} s; ${a.start.phases}`);
+        print(`${now()}Z round ${round} ${build}, on the fresh copy, stopped with SIGTERM (load ${load1}): serving ${a.start.serving.toFixed(2)} s, caught up ${a.start.caughtUp.toFixed(2)} s; ${a.start.phases}`);
         await new Promise((r) => setTimeout(r, liveSeconds * 1000));
         child.kill('SIGKILL');
         await stopped(child);
@@ -154,6 +155,14 @@ async function compare(stores: string[], builds: string[], rounds: number, liveS
         const b = await start(cli, args, prof);
         child = b.child;
         print(`${now()}Z round ${round} ${build}, after kill -9 (load ${load2}): serving ${b.start.serving.toFixed(2)} s, caught up ${b.start.caughtUp.toFixed(2)} s; ${b.start.phases}`);
+        // An operator's restart: the running service stopped (its stop writes a snapshot of everything
+        // ingested, and its memory goes back), then started at once.
+        child.kill('SIGTERM');
+        await stopped(child);
+        const load3 = loadavg();
+        const c = await start(cli, args, prof);
+        child = c.child;
+        print(`${now()}Z round ${round} ${build}, after SIGTERM of the running service (load ${load3}): serving ${c.start.serving.toFixed(2)} s, caught up ${c.start.caughtUp.toFixed(2)} s; ${c.start.phases}`);
         child.kill('SIGTERM');
         await stopped(child);
         child = null;
