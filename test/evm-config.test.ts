@@ -71,6 +71,11 @@ describe('EVM chain configuration', () => {
     );
   });
 
+  it('refuses RPC URLs the client cannot speak to, naming each', () => {
+    const p = problems({ config: file({ chains: [{ ...GOOD, rpcUrls: ['https://eth.example.org/v2/key', 'wss://eth.example.org/ws', 'ftp://eth.example.org'] }] }), source: 'evm' });
+    expect(p).toEqual(['chains.0.rpcUrls.1: must be an http:// or https:// URL', 'chains.0.rpcUrls.2: must be an http:// or https:// URL']);
+  });
+
   it('refuses duplicate network ids and DEX ids, and source evm without chains', () => {
     expect(problems({ config: file({ chains: [GOOD, GOOD] }), source: 'evm' })).toEqual(['chains.1.id: duplicate network id "ethereum"']);
     expect(problems({ config: file({ chains: [{ ...GOOD, factories: [GOOD.factories[0], GOOD.factories[0]] }] }) })).toEqual([

@@ -7,6 +7,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -345,6 +346,41 @@ describe('RPC faults', () => {
       proxy.close();
     }
   }, 30_000);
+  it('a provider behind basic auth in its URL, answering compressed (gzip, deflate, br) and in small chunks: the events are those of a healthy node', async () => {
+    const direct = await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig())], now: () => NOW, progressIntervalMs: 0 }));
+    const encoders: Record<string, (b: Buffer) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+    const used = new Set<string>();
+    let n = 0;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.headers.authorization !== `Basic ${Buffer.from('reader:s3cret').toString('base64')}`) return void res.writeHead(401).end('{"error":"unauthorized"}');
+        const accepted = (req.headers['accept-encoding'] ?? '').split(',').map((e) => e.trim());
+        void fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) }).then(async (r) => {
+          const plainBody = Buffer.from(await r.arrayBuffer());
+          const encoding = ['gzip', 'deflate', 'br', 'identity'][n++ % 4]!;
+          const body = encoding === 'identity' ? plainBody : encoders[encoding]!(plainBody);
+          if (encoding !== 'identity' && !accepted.includes(encoding)) return void res.writeHead(406).end();
+          used.add(encoding);
+          res.writeHead(r.status, { 'content-type': 'application/json', ...(encoding === 'identity' ? {} : { 'content-encoding': encoding }) });
+          // Written a few bytes at a time: the answer arrives in many chunks.
+          for (let at = 0; at < body.length; at += 97) res.write(body.subarray(at, at + 97));
+          res.end();
+        });
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://reader:s3cret@127.0.0.1:${(proxy.address() as AddressInfo).port}/v2`;
+      const s = createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ rpcUrls: [url], logBatchBlocks: 16, maxRetries: 0 }))], now: () => NOW, progressIntervalMs: 0 });
+      expect(plain(await drain(s))).toEqual(plain(direct));
+      expect([...used].sort()).toEqual(['br', 'deflate', 'gzip', 'identity']);
+      expect(s.progress()[0]!.rpcRetries).toBe(0);
+    } finally {
+      proxy.close();
+    }
+  });
   it('a node that stays down does not stop the source: it is reported, and ingestion resumes by itself when the node returns', async () => {
     const direct = await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig())], now: () => NOW, progressIntervalMs: 0 }));
     let up = false;

@@ -5,6 +5,12 @@
 import { z } from 'zod';
 import { EVM_PROTOCOLS } from './families/index.js';
 
+/** A JSON-RPC endpoint: the client speaks HTTP(S) only. */
+export const RpcUrlSchema = z
+  .string()
+  .url()
+  .refine((u) => !URL.canParse(u) || /^https?:$/.test(new URL(u).protocol), 'must be an http:// or https:// URL');
+
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const address = z.string().regex(ADDRESS, 'must be a 0x-prefixed 20-byte hex address');
 
@@ -36,7 +42,7 @@ export const EvmChainSchema = z
     /** Checked against `eth_chainId` before anything is read; ingest refuses to start on a mismatch. */
     chainId: z.number().int().min(1),
     /** JSON-RPC endpoints over HTTP(S); on repeated failures the next one is tried. */
-    rpcUrls: z.array(z.string().url()).min(1),
+    rpcUrls: z.array(RpcUrlSchema).min(1),
     blockTimeSeconds: z.number().positive().max(3_600).default(12),
     /** First block scanned (the factories' deployment block is a good choice). */
     startBlock: z.number().int().min(0).default(0),

@@ -3,6 +3,7 @@
  * `--network solana --rpc URL`), validated by zod with every problem listed at once.
  */
 import { z } from 'zod';
+import { RpcUrlSchema } from '../evm/config.js';
 import { SOLANA_FAMILIES, SOLANA_PRESET } from './preset.js';
 
 /** A base58 public key: 32 to 44 digits of the Bitcoin alphabet. */
@@ -23,7 +24,7 @@ export const SolanaChainSchema = z
   .object({
     id: z.string().regex(/^[a-z0-9_-]+$/, 'must be lowercase letters, digits, _ or -').default(SOLANA_PRESET.id),
     displayName: z.string().min(1).default(SOLANA_PRESET.displayName),
-    rpcUrls: z.array(z.string().url()).min(1),
+    rpcUrls: z.array(RpcUrlSchema).min(1),
     slotSeconds: z.number().positive().max(60).default(SOLANA_PRESET.slotSeconds),
     /**
      * First slot read on a fresh store. Absent: `backfillSlots` before the node's confirmed slot at
