@@ -141,6 +141,10 @@ async function main(): Promise<void> {
   const ing = skip.has('ingest') ? null : await benchIngest({ shards: 2, pools: quick ? 1000 : 2000, hours: quick ? 2 : 6, swapsPerSecond: 200 });
   if (ing !== null) {
     print(`ingest (2 shard threads, every interval and window): ${fmt(ing.eventsPerSecond)} events/s, ${fmt(ing.swapsPerSecond)} swap events/s (${fmt(ing.events)} events, ${ing.seconds.toFixed(2)} s)`);
+    print(
+      `ingest sustained (after the first source step): ${fmt(ing.sustainedEventsPerSecond)} events/s, ${fmt(ing.sustainedSwapsPerSecond)} swap events/s; ` +
+        `the first step (${fmt(ing.firstStepSwaps)} swaps on fresh threads still compiling their code) took ${ing.firstStepSeconds.toFixed(2)} s`,
+    );
     print(`ingest pipeline (simulate, dedupe, encode, commit to LMDB, one thread): ${fmt(ing.prepareEventsPerSecond)} events/s`);
   }
 

@@ -7,14 +7,17 @@
  * round is a process of its own (the input is prepared once and read from a file), because one
  * process's compiled code and memory layout can set a build a few percent apart from the next.
  *
- *   node dist/bench/writer.js [--builds dist-before,dist] [--rounds 5] [--pools 2000] [--hours 6]
+ *   node dist/bench/writer.js [--builds dist-before,dist] [--rounds 5] [--pools 2000] [--hours 6] [--input DIR]
+ *
+ * `--input DIR` keeps the prepared input in DIR (prepared there when DIR holds none), so that runs
+ * of several changes minutes apart skip the minute of preparing it.
  *
  * A build is a `dist/` directory (a worktree's after `npm run build`); the first is the reference.
  * Builds must share the column table and the event batch format: the figure is the writer's time
  * per swap event (its Syncs, Mints and Burns included), not the pipeline's.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -115,13 +118,17 @@ async function round(input: string, dirs: readonly string[]): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { builds: { type: 'string' }, rounds: { type: 'string' }, pools: { type: 'string' }, hours: { type: 'string' }, round: { type: 'string' } } });
+  const { values } = parseArgs({ options: { builds: { type: 'string' }, rounds: { type: 'string' }, pools: { type: 'string' }, hours: { type: 'string' }, round: { type: 'string' }, input: { type: 'string' } } });
   const dirs = (values.builds ?? 'dist').split(',').filter((d) => d !== '').map((d) => resolve(d));
   if (values.round !== undefined) return round(values.round, dirs);
   const rounds = Number(values.rounds ?? 5);
-  const dir = mkdtempSync(join(tmpdir(), 'dexdata-bench-writer-input-'));
+  const kept = values.input !== undefined ? resolve(values.input) : null;
+  const dir = kept ?? mkdtempSync(join(tmpdir(), 'dexdata-bench-writer-input-'));
   try {
-    save(dir, await prepare(Number(values.pools ?? 2000), Number(values.hours ?? 6)));
+    if (kept === null || !existsSync(join(kept, 'input.json'))) {
+      mkdirSync(dir, { recursive: true });
+      save(dir, await prepare(Number(values.pools ?? 2000), Number(values.hours ?? 6)));
+    }
     const nsPerSwap: number[][] = dirs.map(() => []);
     for (let r = 0; r < rounds; r++) {
       // Each round a fresh process, the builds listed in another order each time.
@@ -136,7 +143,7 @@ async function main(): Promise<void> {
       console.log(`${dirs[i]}: median ${Math.round(median(nsPerSwap[i]!))} ns per swap${i === 0 ? ' (reference)' : `, ${median(ratios).toFixed(3)} of the reference (rounds ${ratios.map((x) => x.toFixed(3)).join(', ')})`}`);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (kept === null) rmSync(dir, { recursive: true, force: true });
   }
 }
 
