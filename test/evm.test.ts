@@ -381,6 +381,26 @@ describe('RPC faults', () => {
       proxy.close();
     }
   });
+  it('a provider that moved (HTTP 308) is reported with where it points, its path left out, and the source stays up', async () => {
+    const proxy = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => void res.writeHead(308, { location: 'https://rpc.example.org/v3/0123456789abcdef' }).end());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const lines: string[] = [];
+      const s = createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ rpcUrls: [url], maxRetries: 0 }))], now: () => NOW, log: (l) => lines.push(l), progressIntervalMs: 0 });
+      expect(await s.advance(NOW)).toEqual([]);
+      const p = s.progress()[0]!;
+      expect(p.nodeDownSince).not.toBeNull();
+      expect(p.rpcLastError).toMatch(/HTTP 308, moved to https:\/\/rpc\.example\.org: configure the URL it points to/);
+      expect(lines.join('\n')).not.toContain('0123456789abcdef');
+      expect(p.rpcLastError).not.toContain('0123456789abcdef');
+    } finally {
+      proxy.close();
+    }
+  });
   it('a node that stays down does not stop the source: it is reported, and ingestion resumes by itself when the node returns', async () => {
     const direct = await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig())], now: () => NOW, progressIntervalMs: 0 }));
     let up = false;

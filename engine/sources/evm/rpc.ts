@@ -81,6 +81,8 @@ interface JsonRpcAnswer {
 interface HttpAnswer {
   readonly status: number;
   readonly bytes: Buffer;
+  /** Where a redirect points (not followed: a JSON-RPC POST is not re-sent elsewhere unasked). */
+  readonly location: string | undefined;
 }
 
 /** The encodings asked for, each with the inflater of its bodies. */
@@ -100,14 +102,25 @@ function readAnswer(res: IncomingMessage): Promise<HttpAnswer> {
     res.once('aborted', () => reject(new Error('answer cut off')));
     res.once('end', () => {
       const status = res.statusCode ?? 0;
+      const location = res.headers.location;
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
       const encoding = res.headers['content-encoding']?.trim().toLowerCase();
       const inflater = encoding !== undefined && encoding !== 'identity' ? INFLATERS[encoding] : undefined;
       if (encoding !== undefined && encoding !== 'identity' && inflater === undefined) return reject(new Error(`answer in an unknown encoding: ${encoding}`));
-      if (inflater === undefined) return resolve({ status, bytes: raw });
-      inflater(raw, (err, out) => (err !== null ? reject(err) : resolve({ status, bytes: out })));
+      if (inflater === undefined) return resolve({ status, bytes: raw, location });
+      inflater(raw, (err, out) => (err !== null ? reject(err) : resolve({ status, bytes: out, location })));
     });
   });
+}
+
+/** The scheme, host and port of `location` (relative to `base`), or a word when there is none. */
+function hostOf(location: string | undefined, base: URL): string {
+  if (location === undefined) return 'an address not given';
+  try {
+    return new URL(location, base).origin;
+  } catch {
+    return 'an address that is not a URL';
+  }
 }
 
 /** One endpoint: its URL and the agent keeping its connections open. */
@@ -201,6 +214,9 @@ export function createRpcClient(options: RpcOptions): RpcClient {
     if (status < 500 && status !== 429) stats.lastSuccessAt = Date.now();
     if (status === 429 || status >= 500) throw new RpcError(`${label}: HTTP ${status}`, status, true);
     if (status === 413 && label === 'eth_getLogs') throw new RangeTooLargeError(`${label}: HTTP 413`, 413, false);
+    // Retried as a node that does not answer (the service stays up and reports it); only the host
+    // is told, as a provider's path often holds its key.
+    if (status >= 300 && status < 400) throw new RpcError(`${label}: HTTP ${status}, moved to ${hostOf(res.location, e.url)}: configure the URL it points to`, status, true);
     let taken: unknown;
     try {
       taken = status < 400 ? read?.(bytes) : undefined;
