@@ -14,6 +14,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 import { listPage, readLogAnswer, readLogPage, type LogPage } from './log-answer.js';
 import type { RpcLog } from './words.js';
+
 export class RpcError extends Error {
   override readonly name: string = 'RpcError';
   /** JSON-RPC error code, or the HTTP status for transport errors, or 0 for network errors and timeouts. */
