@@ -87,8 +87,12 @@ interface HttpAnswer {
 }
 
 /** The encodings asked for, each with the inflater of its bodies. */
-const INFLATERS: Readonly<Record<string, (b: Buffer, done: (err: Error | null, out: Buffer) => void) => void>> = { gzip: gunzip, deflate: inflate, br: brotliDecompress };
-const ACCEPT_ENCODING = Object.keys(INFLATERS).join(', ');
+const INFLATERS: ReadonlyMap<string, (b: Buffer, done: (err: Error | null, out: Buffer) => void) => void> = new Map([
+  ['gzip', gunzip],
+  ['deflate', inflate],
+  ['br', brotliDecompress],
+]);
+const ACCEPT_ENCODING = [...INFLATERS.keys()].join(', ');
 
 /** The body of `res`, its chunks joined once, inflated per its content-encoding. */
 function readAnswer(res: IncomingMessage): Promise<HttpAnswer> {
@@ -106,9 +110,9 @@ function readAnswer(res: IncomingMessage): Promise<HttpAnswer> {
       const location = res.headers.location;
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
       const encoding = res.headers['content-encoding']?.trim().toLowerCase();
-      const inflater = encoding !== undefined && encoding !== 'identity' ? INFLATERS[encoding] : undefined;
-      if (encoding !== undefined && encoding !== 'identity' && inflater === undefined) return reject(new Error(`answer in an unknown encoding: ${encoding}`));
-      if (inflater === undefined) return resolve({ status, bytes: raw, location });
+      if (encoding === undefined || encoding === 'identity') return resolve({ status, bytes: raw, location });
+      const inflater = INFLATERS.get(encoding);
+      if (inflater === undefined) return reject(new Error(`answer in an unknown encoding: ${encoding}`));
       inflater(raw, (err, out) => (err !== null ? reject(err) : resolve({ status, bytes: out, location })));
     });
   });
