@@ -93,45 +93,70 @@ class BlockAllocator {
 }
 
 /**
- * Address -> id, open addressing with linear probing over an Int32Array: a slot holds id + 1, 0 when
- * empty, -1 for a removed entry. At most half the slots are in use (removed ones count) before it
- * doubles.
+ * Address -> id, open addressing with linear probing over an Int32Array. A slot holds 0 when empty,
+ * -1 for a removed entry, else id + 1 in its low `idBits` bits with a few bits of the address's hash
+ * above them (the tag), so a probe compares addresses only where the tag agrees (one in 2^tagBits
+ * otherwise). At most three quarters of the slots are in use (removed ones count) before it doubles.
  */
 class AddressTable {
   slots: Int32Array;
   private used = 0;
+  /** Bits of id + 1 (enough for the capacity), and of the tag above them (the rest of 31). */
+  readonly idBits: number;
+  private readonly idMask: number;
+  private readonly tagShift: number;
 
   constructor(
     slots: number,
+    capacity: number,
     private readonly hashOf: (id: number) => number,
     private readonly matches: (id: number, chain: number, key: AddressKey) => boolean,
   ) {
     this.slots = new Int32Array(slots);
+    this.idBits = 32 - Math.clz32(capacity + 1);
+    this.idMask = this.idBits >= 31 ? 0x7fffffff : 2 ** this.idBits - 1;
+    // A tag of 31 - idBits bits (none when ids take them all): the top of a second mix of the hash, so
+    // not the bits the slot index comes from.
+    this.tagShift = 32 - Math.max(0, 31 - this.idBits);
+  }
+
+  /** The slot value of `id` with the hash `h`. */
+  private entry(id: number, h: number): number {
+    const tag = this.tagShift >= 32 ? 0 : Math.imul(h, 0x9e3779b1) >>> this.tagShift;
+    return (tag * (this.idMask + 1)) + id + 1;
   }
 
   find(chain: number, key: AddressKey): number {
     const s = this.slots;
     const mask = s.length - 1;
-    for (let i = chainHash(key.hash, chain) & mask; ; i = (i + 1) & mask) {
+    const h = chainHash(key.hash, chain);
+    const want = this.entry(0, h) - 1;
+    const idMask = this.idMask;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
       const v = s[i]!;
       if (v === 0) return -1;
-      if (v > 0 && this.matches(v - 1, chain, key)) return v - 1;
+      if (v > 0 && v - (v & idMask) === want) {
+        const id = (v & idMask) - 1;
+        if (this.matches(id, chain, key)) return id;
+      }
     }
   }
 
   insert(id: number): void {
-    if (2 * (this.used + 1) > this.slots.length) this.rehash(2 * this.slots.length);
+    if (4 * (this.used + 1) > 3 * this.slots.length) this.rehash(2 * this.slots.length);
     this.place(this.slots, id);
     this.used++;
   }
 
   remove(chain: number, key: AddressKey): void {
+    const id = this.find(chain, key);
+    if (id < 0) return;
     const s = this.slots;
     const mask = s.length - 1;
     for (let i = chainHash(key.hash, chain) & mask; ; i = (i + 1) & mask) {
       const v = s[i]!;
       if (v === 0) return;
-      if (v > 0 && this.matches(v - 1, chain, key)) {
+      if (v > 0 && (v & this.idMask) === id + 1) {
         s[i] = -1;
         return;
       }
@@ -143,8 +168,23 @@ class AddressTable {
     return this.used;
   }
 
-  /** Adopts exported slots (their ids' rows must be in place), `used` of them in use (counted when not given). */
-  adopt(slots: Int32Array, used?: number): void {
+  /**
+   * Adopts exported slots (their ids' rows must be in place), `used` of them in use (counted when not
+   * given), written by a table whose ids took `idBits` bits: placed again when that is not this one's.
+   */
+  adopt(slots: Int32Array, used: number | undefined, idBits: number): void {
+    if (idBits !== this.idBits) {
+      const mask = idBits >= 31 ? 0x7fffffff : 2 ** idBits - 1;
+      const ids: number[] = [];
+      for (const v of slots) if (v > 0) ids.push((v & mask) - 1);
+      let size = this.slots.length;
+      while (4 * ids.length > 3 * size) size *= 2;
+      const s = new Int32Array(size);
+      for (const id of ids) this.place(s, id);
+      this.slots = s;
+      this.used = ids.length;
+      return;
+    }
     this.slots = slots;
     if (used === undefined) {
       used = 0;
@@ -155,18 +195,20 @@ class AddressTable {
 
   private place(s: Int32Array, id: number): void {
     const mask = s.length - 1;
-    let i = this.hashOf(id) & mask;
+    const h = this.hashOf(id);
+    let i = h & mask;
     while (s[i]! > 0) i = (i + 1) & mask;
-    s[i] = id + 1;
+    s[i] = this.entry(id, h);
   }
 
   private rehash(size: number): void {
     const old = this.slots;
     const s = new Int32Array(size);
     let used = 0;
+    const idMask = this.idMask;
     for (const v of old) {
       if (v <= 0) continue;
-      this.place(s, v - 1);
+      this.place(s, (v & idMask) - 1);
       used++;
     }
     this.slots = s;
@@ -208,14 +250,49 @@ export interface CatalogMeta {
   /** Slots in use (ids and removed entries) of the address tables (absent in older exports: counted on restore). */
   readonly poolSlotsUsed?: number;
   readonly tokenSlotsUsed?: number;
+  /** Bits of id + 1 in a slot of each address table (a tag of the address's hash above them). */
+  readonly poolSlotIdBits: number;
+  readonly tokenSlotIdBits: number;
 }
 
 /** Version of the export's meta and sections (a snapshot's format hash covers it). */
-export const CATALOG_EXPORT_VERSION = 1;
+export const CATALOG_EXPORT_VERSION = 2;
 const EXPORT_VERSION = CATALOG_EXPORT_VERSION;
 /** A character outside ASCII (its lower case may not be the ASCII folding). */
 const NON_ASCII = /[^\u0000-\u007f]/;
 const VIEW_SECTION = 'view:';
+
+/** A total supply kept as the bytes of its integer (SupplyKind.Integer), else as its text. */
+const enum SupplyKind {
+  /** Big-endian bytes of a decimal integer without leading zeros (none for 0): 12 bytes for 28 digits. */
+  Integer = 0,
+  /** UTF-8 of a text that is not such an integer, kept exactly. */
+  Text = 1,
+}
+const DECIMAL_INTEGER = /^(?:0|[1-9][0-9]*)$/;
+
+/** A total supply as the catalog heap holds it: a SupplyKind byte, then the integer's bytes or the text. */
+export function encodeSupply(supply: string): Uint8Array {
+  if (!DECIMAL_INTEGER.test(supply)) {
+    const text = new TextEncoder().encode(supply);
+    const out = new Uint8Array(1 + text.length);
+    out[0] = SupplyKind.Text;
+    out.set(text, 1);
+    return out;
+  }
+  const hex = supply === '0' ? '' : BigInt(supply).toString(16);
+  const out = new Uint8Array(1 + ((hex.length + 1) >> 1));
+  out[0] = SupplyKind.Integer;
+  Buffer.from(out.buffer, 1).write(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
+  return out;
+}
+
+/** The text encodeSupply was given. */
+export function decodeSupply(bytes: Uint8Array): string {
+  if (bytes[0] === SupplyKind.Text) return Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.length - 1).toString('utf8');
+  if (bytes.length <= 1) return '0';
+  return BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.length - 1).toString('hex')}`).toString();
+}
 
 /** A search text prepared once per query: lower case, and its UTF-8 bytes. */
 export class SearchText {
@@ -298,11 +375,13 @@ export class Catalog {
     this.refresh();
     this.poolTable = new AddressTable(
       tableSlots(pools),
+      views.capacity.pools,
       (id) => this.addressHash(this.a.poolAddr, this.a.poolAddrRef, id, this.views.poolChain[id]!),
       (id, chain, key) => this.sameAddress(this.a.poolAddr, this.a.poolAddrRef, id, key) && this.views.poolChain[id] === chain,
     );
     this.tokenTable = new AddressTable(
       tableSlots(tokens),
+      views.capacity.tokens,
       (id) => this.addressHash(this.a.tokenAddr, this.a.tokenAddrRef, id, this.views.tokenChain[id]!),
       (id, chain, key) => this.sameAddress(this.a.tokenAddr, this.a.tokenAddrRef, id, key) && this.views.tokenChain[id] === chain,
     );
@@ -479,7 +558,11 @@ export class Catalog {
 
   /** Total supply, decimal digits of the raw integer. */
   tokenTotalSupply(t: number): string {
-    return this.text(this.skip(this.skip(this.textAt(t))));
+    const at = this.skip(this.skip(this.textAt(t)));
+    if (at >= this.heapBytes) this.refresh();
+    const from = this.textStart(at);
+    if (this.textEnd > this.heapBytes) this.refresh();
+    return decodeSupply(this.a.heap.subarray(from, this.textEnd));
   }
 
   tokenDecimals(t: number): number {
@@ -748,7 +831,7 @@ export class Catalog {
     a.tokenAddrRef[t] = this.storeAddress(a.tokenAddr, t, rec.address);
     const text = this.appendText(rec.name);
     this.appendText(rec.symbol);
-    this.appendText(rec.totalSupply);
+    this.appendBytes(encodeSupply(rec.totalSupply));
     this.a.tokenText[t] = text;
     this.a.tokenAddedAt[t] = rec.addedAt;
     this.a.tokenState[t] = TokenState.Live | (NON_ASCII.test(rec.name) || NON_ASCII.test(rec.symbol) ? TokenState.NonAscii : 0);
@@ -913,6 +996,18 @@ export class Catalog {
     return used;
   }
 
+  /** Appends bytes to the heap behind their LEB128 length, as a text; returns the offset. */
+  private appendBytes(bytes: Uint8Array): number {
+    const used = Atomics.load(this.a.counts, Count.HeapUsed);
+    const lengthBytes = leb128Length(bytes.length);
+    this.grow('heap', used + lengthBytes + bytes.length);
+    const heap = this.a.heap;
+    writeLeb128(heap, used, bytes.length);
+    heap.set(bytes, used + lengthBytes);
+    Atomics.store(this.a.counts, Count.HeapUsed, used + lengthBytes + bytes.length);
+    return used;
+  }
+
   /** End of the text textStart read last. */
   private textEnd = 0;
 
@@ -986,6 +1081,8 @@ export class Catalog {
         tokenIds: this.tokenIds.save(),
         poolSlotsUsed: this.poolTable!.inUse,
         tokenSlotsUsed: this.tokenTable!.inUse,
+        poolSlotIdBits: this.poolTable!.idBits,
+        tokenSlotIdBits: this.tokenTable!.idBits,
       },
       sections,
     };
@@ -1060,8 +1157,8 @@ export class Catalog {
     return {
       reads,
       finish: () => {
-        this.poolTable!.adopt(poolSlots, meta.poolSlotsUsed);
-        this.tokenTable!.adopt(tokenSlots, meta.tokenSlotsUsed);
+        this.poolTable!.adopt(poolSlots, meta.poolSlotsUsed, meta.poolSlotIdBits);
+        this.tokenTable!.adopt(tokenSlots, meta.tokenSlotsUsed, meta.tokenSlotIdBits);
         for (const n of meta.networks) this.addNetwork(n);
         for (const d of meta.dexes) this.addDex(d);
         this.poolIds.load(meta.poolIds);
@@ -1186,7 +1283,7 @@ function growableBuffer(bytes: number, maxBytes: number): GrowableBuffer {
 
 /** Slots of an address table for `rows` entries: a power of two, at least twice as many. */
 function tableSlots(rows: number): number {
-  return 2 ** Math.ceil(Math.log2(Math.max(2, 2 * rows)));
+  return 2 ** Math.ceil(Math.log2(Math.max(2, (4 * rows) / 3)));
 }
 
 function leb128Length(n: number): number {

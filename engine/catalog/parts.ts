@@ -42,7 +42,7 @@ export const PARTS = [
   { name: 'tokenAddrRef', ctor: Uint32Array, scope: 'token', stride: 1, appendOnly: true },
   // TokenState of token t (its state and flags).
   { name: 'tokenState', ctor: Uint8Array, scope: 'token', stride: 1, appendOnly: false },
-  // Heap offset of token t's name, symbol and total supply (decimal digits), one after the other.
+  // Heap offset of token t's name, symbol and total supply, one after the other (the supply as catalog.ts encodeSupply keeps it).
   { name: 'tokenText', ctor: Uint32Array, scope: 'token', stride: 1, appendOnly: true },
   // Unix seconds when token t was first seen.
   { name: 'tokenAddedAt', ctor: Float64Array, scope: 'token', stride: 1, appendOnly: true },

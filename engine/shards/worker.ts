@@ -125,7 +125,7 @@ function markChanged(pools: readonly number[], tokens: readonly number[]): void 
   for (const p of pools) {
     index.markDirty(p);
     writer.sweepSet.add(p);
-    keptFrom[p] = 0;
+    views.txKeptFrom[p] = 0;
   }
   writer.dirty.pools.markAll(pools);
   writer.dirty.tokens.markAll(tokens);
@@ -151,8 +151,6 @@ export async function durable(): Promise<void> {
 }
 
 let lastPruneMs = 0;
-/** Per pool: no stored transaction of it is older than this (Unix s; 0: unknown), for the prunes (prune.ts). */
-const keptFrom = new Uint32Array(views.capacity.pools);
 
 /** Ages rolling windows to the chain clocks and, every PRUNE_INTERVAL_MS, drops transactions past retention. */
 export async function sweep(task: { readonly chains: readonly number[]; readonly now: number }): Promise<number> {
@@ -167,7 +165,7 @@ export async function sweep(task: { readonly chains: readonly number[]; readonly
   }
   if (store && performance.now() - lastPruneMs >= PRUNE_INTERVAL_MS) {
     lastPruneMs = performance.now();
-    await pruneTransactions(store, views, task.chains, task.now - TX_RETENTION_SECONDS, keptFrom);
+    await pruneTransactions(store, views, task.chains, task.now - TX_RETENTION_SECONDS, views.txKeptFrom);
   }
   return changed;
 }

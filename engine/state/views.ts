@@ -201,6 +201,12 @@ export class EngineViews {
   /** Unix seconds of the last event and the last swap: whole (events carry u32 times, which last to 2106), as reserveTime. */
   readonly lastEventTime: Uint32Array;
   readonly lastSwapTime: Uint32Array;
+  /**
+   * Unix s no stored transaction of pool p is older than (0: not known yet), for the transaction
+   * prunes (shards/prune.ts): written and read only by the shard owning p. A column rather than an
+   * array of each shard's own: pools of both shards share every page of a per-shard array.
+   */
+  readonly txKeptFrom: Uint32Array;
   /** Token 0 priced in token 1, decimals applied. */
   readonly ratio: Float64Array;
   readonly priceUsd0: Float64Array;
@@ -409,6 +415,7 @@ export class EngineViews {
     this.poolSeq = pool('poolSeq', Int32Array, { ...shard, transient: true });
     this.lastEventTime = pool('lastEventTime', Uint32Array, shard);
     this.lastSwapTime = pool('lastSwapTime', Uint32Array, shard);
+    this.txKeptFrom = pool('txKeptFrom', Uint32Array, { ...shard, transient: true });
     this.ratio = pool('ratio', Float64Array, shard);
     this.priceUsd0 = pool('priceUsd0', Float64Array, shard);
     this.priceUsd1 = pool('priceUsd1', Float64Array, shard);
