@@ -16,7 +16,7 @@ import { poolWeight, setPoolWeights } from '../state/reserve-price.js';
 import type { EngineViews } from '../state/views.js';
 import type { DexRecord, NetworkRecord, PoolRecord, Store, TokenRecord } from '../store/store.js';
 import { AddressKey, EVM_ADDRESS_BYTES, KeyKind, chainHash, hashBytes, hexPrefixMatch, normalizeAddress } from './address.js';
-import { Count, PARTS, PoolState, TokenState, type PartArrays, type PartName, type PartSpec } from './parts.js';
+import { ADDRESS_IN_HEAP, Count, PARTS, PoolState, TokenState, type PartArrays, type PartName, type PartSpec } from './parts.js';
 import { adviseGrowableHugePages } from '../memory.js';
 
 export { normalizeAddress } from './address.js';
@@ -376,14 +376,14 @@ export class Catalog {
     this.poolTable = new AddressTable(
       tableSlots(pools),
       views.capacity.pools,
-      (id) => this.addressHash(this.a.poolAddr, this.a.poolAddrRef, id, this.views.poolChain[id]!),
-      (id, chain, key) => this.sameAddress(this.a.poolAddr, this.a.poolAddrRef, id, key) && this.views.poolChain[id] === chain,
+      (id) => this.addressHash(this.a.poolAddr, this.a.poolState, id, this.views.poolChain[id]!),
+      (id, chain, key) => this.sameAddress(this.a.poolAddr, this.a.poolState, id, key) && this.views.poolChain[id] === chain,
     );
     this.tokenTable = new AddressTable(
       tableSlots(tokens),
       views.capacity.tokens,
-      (id) => this.addressHash(this.a.tokenAddr, this.a.tokenAddrRef, id, this.views.tokenChain[id]!),
-      (id, chain, key) => this.sameAddress(this.a.tokenAddr, this.a.tokenAddrRef, id, key) && this.views.tokenChain[id] === chain,
+      (id) => this.addressHash(this.a.tokenAddr, this.a.tokenState, id, this.views.tokenChain[id]!),
+      (id, chain, key) => this.sameAddress(this.a.tokenAddr, this.a.tokenState, id, key) && this.views.tokenChain[id] === chain,
     );
   }
 
@@ -488,17 +488,17 @@ export class Catalog {
 
   private poolStateOf(p: number): number {
     if (p >= this.poolRows) this.refresh();
-    return this.a.poolState[p]!;
+    return this.a.poolState[p]! & PoolState.Mask;
   }
 
   poolAddress(p: number): string {
     if (p >= this.poolRows) this.refresh();
-    return this.addressText(this.poolAddrText, this.a.poolAddrRef, p);
+    return this.addressText(this.poolAddrText, this.a.poolState, p);
   }
 
   /** How lower-case `q` matches pool p's address as rendered in lower case: Exact, Prefix or None. */
   poolAddressMatch(p: number, q: SearchText): TextMatch {
-    return this.addressMatch(this.a.poolAddr, this.a.poolAddrRef, p, q);
+    return this.addressMatch(this.a.poolAddr, this.a.poolState, p, q);
   }
 
   poolChain(p: number): number {
@@ -545,7 +545,7 @@ export class Catalog {
 
   tokenAddress(t: number): string {
     if (t >= this.tokenRows) this.refresh();
-    return this.addressText(this.tokenAddrText, this.a.tokenAddrRef, t);
+    return this.addressText(this.tokenAddrText, this.a.tokenState, t);
   }
 
   tokenName(t: number): string {
@@ -586,7 +586,7 @@ export class Catalog {
     const bySymbol = this.textMatch(symbol, q, true, nonAscii);
     if (bySymbol === TextMatch.Exact) return bySymbol;
     const byName = this.textMatch(name, q, true, nonAscii);
-    const byAddress = this.addressMatch(this.a.tokenAddr, this.a.tokenAddrRef, t, q);
+    const byAddress = this.addressMatch(this.a.tokenAddr, this.a.tokenState, t, q);
     return Math.max(bySymbol, byName, byAddress) as TextMatch;
   }
 
@@ -765,8 +765,8 @@ export class Catalog {
       if (!this.poolLive(p)) continue;
       gone.add(p);
       v.poolExists[p] = 0;
-      a.poolState[p] = PoolState.Removed;
-      this.poolTable!.remove(chain, this.storedKey(a.poolAddr, a.poolAddrRef, p));
+      a.poolState[p] = (a.poolState[p]! & ~PoolState.Mask) | PoolState.Removed;
+      this.poolTable!.remove(chain, this.storedKey(a.poolAddr, a.poolState, p));
       Atomics.sub(a.counts, Count.Pools, 1);
     }
     if (gone.size > 0) {
@@ -780,7 +780,7 @@ export class Catalog {
     }
     for (const t of tokens) {
       if (!this.tokenLive(t)) continue;
-      this.tokenTable!.remove(chain, this.storedKey(a.tokenAddr, a.tokenAddrRef, t));
+      this.tokenTable!.remove(chain, this.storedKey(a.tokenAddr, a.tokenState, t));
       a.tokenState[t] = (a.tokenState[t]! & ~TokenState.Mask) | TokenState.Removed;
       Atomics.sub(a.counts, Count.Tokens, 1);
     }
@@ -828,13 +828,13 @@ export class Catalog {
     v.tokenDecimals[t] = rec.decimals;
     v.tokenRole[t] = rec.role;
     const a = this.a;
-    a.tokenAddrRef[t] = this.storeAddress(a.tokenAddr, t, rec.address);
+    const inHeap = this.storeAddress(a.tokenAddr, t, rec.address);
     const text = this.appendText(rec.name);
     this.appendText(rec.symbol);
     this.appendBytes(encodeSupply(rec.totalSupply));
     this.a.tokenText[t] = text;
     this.a.tokenAddedAt[t] = rec.addedAt;
-    this.a.tokenState[t] = TokenState.Live | (NON_ASCII.test(rec.name) || NON_ASCII.test(rec.symbol) ? TokenState.NonAscii : 0);
+    this.a.tokenState[t] = TokenState.Live | inHeap | (NON_ASCII.test(rec.name) || NON_ASCII.test(rec.symbol) ? TokenState.NonAscii : 0);
     this.tokenTable!.insert(t);
     this.bump(Count.TokenBound, this.tokenIds.bound);
     Atomics.add(this.a.counts, Count.Tokens, 1);
@@ -859,8 +859,7 @@ export class Catalog {
     v.poolCreatedBlock[p] = rec.createdBlock;
     v.poolExists[p] = 1;
     const a = this.a;
-    a.poolAddrRef[p] = this.storeAddress(a.poolAddr, p, rec.address);
-    a.poolState[p] = PoolState.Live;
+    a.poolState[p] = PoolState.Live | this.storeAddress(a.poolAddr, p, rec.address);
     // The lists take the pool last: a reader walking one finds its row complete.
     a.poolNextInChain[p] = a.poolNextOf0[p] = a.poolNextOf1[p] = 0;
     this.append(a.chainFirstPool, a.chainLastPool, a.chainPoolCount, rec.chain, p, (q) => (a.poolNextInChain[q] = p + 1));
@@ -888,36 +887,50 @@ export class Catalog {
   // ---- addresses and texts ----
 
   /** Writes an address for row `id`: the 20 bytes of an EVM address (returns 0), or its text in the heap (returns the offset). */
+  /** Writes an address into row `id` of `bytes` (EVM bytes, or a heap text's offset); the state flag to set with it. */
   private storeAddress(bytes: Uint8Array, id: number, address: string): number {
     const key = this.probe.set(address);
     if (key.kind === KeyKind.Evm) {
       bytes.set(key.bytes.subarray(0, EVM_ADDRESS_BYTES), id * EVM_ADDRESS_BYTES);
       return 0;
     }
-    return this.appendText(normalizeAddress(address));
+    const at = this.appendText(normalizeAddress(address));
+    const from = id * EVM_ADDRESS_BYTES;
+    bytes[from] = at & 255;
+    bytes[from + 1] = (at >>> 8) & 255;
+    bytes[from + 2] = (at >>> 16) & 255;
+    bytes[from + 3] = at >>> 24;
+    return ADDRESS_IN_HEAP;
   }
 
-  private addressText(text: Buffer, ref: Uint32Array, id: number): string {
-    const at = ref[id]!;
+  /** The heap offset of row `id`'s address text, 0 when the row holds EVM bytes. */
+  private addressRef(bytes: Uint8Array, state: Uint8Array, id: number): number {
+    if ((state[id]! & ADDRESS_IN_HEAP) === 0) return 0;
+    const from = id * EVM_ADDRESS_BYTES;
+    return (bytes[from]! | (bytes[from + 1]! << 8) | (bytes[from + 2]! << 16)) + bytes[from + 3]! * 2 ** 24;
+  }
+
+  private addressText(text: Buffer, state: Uint8Array, id: number): string {
+    const at = this.addressRef(text, state, id);
     if (at !== 0) return this.text(at);
     const from = id * EVM_ADDRESS_BYTES;
     return `0x${text.toString('hex', from, from + EVM_ADDRESS_BYTES)}`;
   }
 
   /** The key of a stored address (for removal from a table). */
-  private storedKey(bytes: Uint8Array, ref: Uint32Array, id: number): AddressKey {
-    return this.probe.set(this.addressText(bytes === this.a.poolAddr ? this.poolAddrText : this.tokenAddrText, ref, id));
+  private storedKey(bytes: Uint8Array, state: Uint8Array, id: number): AddressKey {
+    return this.probe.set(this.addressText(bytes === this.a.poolAddr ? this.poolAddrText : this.tokenAddrText, state, id));
   }
 
-  private addressHash(bytes: Uint8Array, ref: Uint32Array, id: number, chain: number): number {
-    const at = ref[id]!;
+  private addressHash(bytes: Uint8Array, state: Uint8Array, id: number, chain: number): number {
+    const at = this.addressRef(bytes, state, id);
     if (at === 0) return chainHash(hashBytes(bytes, id * EVM_ADDRESS_BYTES, (id + 1) * EVM_ADDRESS_BYTES, KeyKind.Evm), chain);
     const from = this.textStart(at);
     return chainHash(hashBytes(this.a.heap, from, this.textEnd, KeyKind.Text), chain);
   }
 
-  private sameAddress(bytes: Uint8Array, ref: Uint32Array, id: number, key: AddressKey): boolean {
-    const at = ref[id]!;
+  private sameAddress(bytes: Uint8Array, state: Uint8Array, id: number, key: AddressKey): boolean {
+    const at = this.addressRef(bytes, state, id);
     const k = key.bytes;
     if (at === 0) {
       if (key.kind !== KeyKind.Evm) return false;
@@ -933,8 +946,8 @@ export class Catalog {
     return true;
   }
 
-  private addressMatch(bytes: Uint8Array, ref: Uint32Array, id: number, q: SearchText): TextMatch {
-    const at = ref[id]!;
+  private addressMatch(bytes: Uint8Array, state: Uint8Array, id: number, q: SearchText): TextMatch {
+    const at = this.addressRef(bytes, state, id);
     if (at === 0) {
       const m = hexPrefixMatch(bytes, id * EVM_ADDRESS_BYTES, q.text);
       return m === 2 ? TextMatch.Exact : m === 1 ? TextMatch.Prefix : TextMatch.None;

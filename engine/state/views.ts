@@ -181,7 +181,7 @@ export class EngineViews {
   /** 0 constant product, 1 concentrated, 2 Solidly stable curve (events/model.ts PoolProtocol). */
   readonly poolProtocol: Uint8Array;
   readonly poolFeePpm: Uint32Array;
-  readonly poolCreatedAt: Float64Array;
+  readonly poolCreatedAt: Uint32Array;
   readonly poolCreatedBlock: Float64Array;
 
   // ---- weighted pools' side table (writer: ingest; reserve-price.ts) ----
@@ -406,7 +406,7 @@ export class EngineViews {
     this.poolDecimals1 = pool('poolDecimals1', Uint8Array, ingest);
     this.poolProtocol = pool('poolProtocol', Uint8Array, ingest);
     this.poolFeePpm = pool('poolFeePpm', Uint32Array, ingest);
-    this.poolCreatedAt = pool('poolCreatedAt', Float64Array, ingest);
+    this.poolCreatedAt = pool('poolCreatedAt', Uint32Array, ingest);
     this.poolCreatedBlock = pool('poolCreatedBlock', Float64Array, ingest);
     // A fixed size, not derived from the capacity: the snapshot's column table (and its hash) stays the same whatever the capacity.
     this.weightedPool = src.col('weightedPool', Int32Array, 'fixed', { stride: WEIGHTED_POOL_SLOTS, ...ingest });
