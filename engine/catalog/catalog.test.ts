@@ -186,6 +186,19 @@ describe('catalog', () => {
       expect(c.tokenSymbol(c.tokenId(0, evm(50_000 + i)))).toBe(`T${i}`);
     }
     expect(c.poolId(0, evm(9_999))).toBe(-1);
+    // A chain's pools, in creation order, as its id blocks hold them between another chain's.
+    const other: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      other.push(c.createPool(1, created(b58(70_000 + i), 'ray', token(b58(80_000 + i), `U${i}`), token(b58(1), 'SOL')))!.pool.id);
+      ids.push(c.createPool(0, created(evm(20_000 + i), 'uni', weth, token(evm(90_000 + i), `V${i}`)))!.pool.id);
+    }
+    c.removePools(1, other.slice(0, 70), []);
+    const live = ids.filter((_, i) => i >= 3000 || i % 7 !== 0);
+    expect(c.poolsOfChain(0)).toEqual(live);
+    expect(c.chainPoolCount(0)).toBe(live.length);
+    expect(c.poolsOfChain(1)).toEqual(other.slice(70));
+    expect(c.chainPoolCount(1)).toBe(230);
+    expect(c.poolsOfChain(2)).toEqual([]);
   });
 
   it('exports and imports as byte sections: same answers, same ids after', () => {

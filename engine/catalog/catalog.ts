@@ -612,12 +612,35 @@ export class Catalog {
   }
 
   firstPoolOfChain(c: number): number {
-    return this.a.chainFirstPool[c]! - 1;
+    return this.chainPoolFrom(c, 0);
   }
 
   nextPoolOfChain(p: number): number {
-    if (p >= this.poolRows) this.refresh();
-    return this.a.poolNextInChain[p]! - 1;
+    return this.chainPoolFrom(this.views.poolChain[p]!, p + 1);
+  }
+
+  /**
+   * Chain c's first live pool from id `from` on, -1 when none. A chain's pools are the ids of its
+   * blocks (ID_BLOCK ids handed out to one chain, in ascending order, so id order is creation order):
+   * a block is c's when the first id of it handed out is, and the others are skipped whole.
+   */
+  private chainPoolFrom(c: number, from: number): number {
+    const bound = this.poolBound;
+    if (bound > this.poolRows) this.refresh();
+    const state = this.a.poolState;
+    const chain = this.views.poolChain;
+    let q = from;
+    while (q < bound) {
+      const blockEnd = Math.min(bound, q - (q % ID_BLOCK) + ID_BLOCK);
+      let owner = q - (q % ID_BLOCK);
+      while (owner < blockEnd && (state[owner]! & PoolState.Mask) === PoolState.None) owner++;
+      if (owner === blockEnd || chain[owner] !== c) {
+        q = blockEnd;
+        continue;
+      }
+      for (; q < blockEnd; q++) if ((state[q]! & PoolState.Mask) === PoolState.Live) return q;
+    }
+    return -1;
   }
 
   tokenPoolCount(t: number): number {
@@ -770,7 +793,7 @@ export class Catalog {
       Atomics.sub(a.counts, Count.Pools, 1);
     }
     if (gone.size > 0) {
-      this.relink(a.chainFirstPool, a.chainLastPool, a.chainPoolCount, chain, gone, (p) => a.poolNextInChain[p]! - 1, (p, next) => (a.poolNextInChain[p] = next + 1));
+      a.chainPoolCount[chain] = a.chainPoolCount[chain]! - gone.size;
       const touched = new Set<number>();
       for (const p of gone) touched.add(v.poolToken0[p]!).add(v.poolToken1[p]!);
       for (const t of touched) {
@@ -861,8 +884,8 @@ export class Catalog {
     const a = this.a;
     a.poolState[p] = PoolState.Live | this.storeAddress(a.poolAddr, p, rec.address);
     // The lists take the pool last: a reader walking one finds its row complete.
-    a.poolNextInChain[p] = a.poolNextOf0[p] = a.poolNextOf1[p] = 0;
-    this.append(a.chainFirstPool, a.chainLastPool, a.chainPoolCount, rec.chain, p, (q) => (a.poolNextInChain[q] = p + 1));
+    a.poolNextOf0[p] = a.poolNextOf1[p] = 0;
+    a.chainPoolCount[rec.chain] = a.chainPoolCount[rec.chain]! + 1;
     for (const t of [rec.token0, rec.token1]) {
       this.append(a.tokenFirstPool, a.tokenLastPool, a.tokenPoolCount, t, p, (q) => ((v.poolToken0[q] === t ? a.poolNextOf0 : a.poolNextOf1)[q] = p + 1));
     }

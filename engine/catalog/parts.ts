@@ -31,8 +31,6 @@ export const PARTS = [
   { name: 'poolAddr', ctor: Uint8Array, scope: 'pool', stride: 20, appendOnly: true },
   // PoolState of pool p, with its flags.
   { name: 'poolState', ctor: Uint8Array, scope: 'pool', stride: 1, appendOnly: false },
-  // The next pool of p's chain, in creation order (id + 1; 0 at the end).
-  { name: 'poolNextInChain', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
   // The next pool of p's token 0, and of its token 1, in creation order (id + 1; 0 at the end).
   { name: 'poolNextOf0', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
   { name: 'poolNextOf1', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
@@ -48,9 +46,7 @@ export const PARTS = [
   { name: 'tokenFirstPool', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
   { name: 'tokenLastPool', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
   { name: 'tokenPoolCount', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
-  // First and last pool of chain c (id + 1; 0: none) and how many it has.
-  { name: 'chainFirstPool', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
-  { name: 'chainLastPool', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
+  // How many live pools chain c has (its pools are the ids of its id blocks: catalog.ts chainPoolFrom).
   { name: 'chainPoolCount', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
   // Texts: each a LEB128 length, then that many UTF-8 bytes. Offset 0 is never a text.
   { name: 'heap', ctor: Uint8Array, scope: 'heap', stride: 1, appendOnly: true },
