@@ -220,10 +220,11 @@ export class EngineViews {
   readonly reserveBlock: Float64Array;
   readonly reserveTime: Uint32Array;
   /**
-   * Last `sync` seen: block and tx index, so the swap or liquidity change of the same tx does not move
-   * reserves twice. Kept by every pool: a quiet pool's liquidity changes come with syncs too.
+   * Last `sync` seen: its block (syncMark: only ever compared with the block of an event of the same
+   * pool) and tx index, so the swap or liquidity change of the same tx does not move reserves twice;
+   * 0: none. Kept by every pool: a quiet pool's liquidity changes come with syncs too.
    */
-  readonly syncBlock: Float64Array;
+  readonly syncBlock: Uint32Array;
   readonly syncTx: Uint32Array;
   readonly liquidityUsd: Float64Array;
   /** Swaps ever applied to the pool: a whole count (2^32 is beyond any pool's history). */
@@ -422,7 +423,7 @@ export class EngineViews {
     this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
     this.reserveBlock = pool('reserveBlock', Float64Array, shard);
     this.reserveTime = pool('reserveTime', Uint32Array, shard);
-    this.syncBlock = pool('syncBlock', Float64Array, shard);
+    this.syncBlock = pool('syncBlock', Uint32Array, shard);
     this.syncTx = pool('syncTx', Uint32Array, shard);
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
     this.txnsTotal = pool('txnsTotal', Uint32Array, shard);
@@ -541,4 +542,12 @@ export class EngineViews {
   get windowSlotCount(): number {
     return rowsOf(this.capacity, 'windowSlot');
   }
+}
+
+/**
+ * What syncBlock keeps of block `block`: 1 to 2^32 - 1, never 0 (no sync), equal for two blocks only
+ * 2^32 - 1 blocks apart, which no two events of one pool compared with each other are.
+ */
+export function syncMark(block: number): number {
+  return (block % 4294967295) + 1;
 }
