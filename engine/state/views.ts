@@ -181,7 +181,7 @@ export class EngineViews {
   /** 0 constant product, 1 concentrated, 2 Solidly stable curve (events/model.ts PoolProtocol). */
   readonly poolProtocol: Uint8Array;
   readonly poolFeePpm: Uint32Array;
-  readonly poolCreatedAt: Uint32Array;
+  readonly poolCreatedAt: Float64Array;
   readonly poolCreatedBlock: Float64Array;
 
   // ---- weighted pools' side table (writer: ingest; reserve-price.ts) ----
@@ -220,11 +220,10 @@ export class EngineViews {
   readonly reserveBlock: Float64Array;
   readonly reserveTime: Uint32Array;
   /**
-   * Last `sync` seen: its block (syncMark: only ever compared with the block of an event of the same
-   * pool) and tx index, so the swap or liquidity change of the same tx does not move reserves twice;
-   * 0: none. Kept by every pool: a quiet pool's liquidity changes come with syncs too.
+   * Last `sync` seen: block and tx index, so the swap or liquidity change of the same tx does not move
+   * reserves twice. Kept by every pool: a quiet pool's liquidity changes come with syncs too.
    */
-  readonly syncBlock: Uint32Array;
+  readonly syncBlock: Float64Array;
   readonly syncTx: Uint32Array;
   readonly liquidityUsd: Float64Array;
   /** Swaps ever applied to the pool: a whole count (2^32 is beyond any pool's history). */
@@ -407,7 +406,7 @@ export class EngineViews {
     this.poolDecimals1 = pool('poolDecimals1', Uint8Array, ingest);
     this.poolProtocol = pool('poolProtocol', Uint8Array, ingest);
     this.poolFeePpm = pool('poolFeePpm', Uint32Array, ingest);
-    this.poolCreatedAt = pool('poolCreatedAt', Uint32Array, ingest);
+    this.poolCreatedAt = pool('poolCreatedAt', Float64Array, ingest);
     this.poolCreatedBlock = pool('poolCreatedBlock', Float64Array, ingest);
     // A fixed size, not derived from the capacity: the snapshot's column table (and its hash) stays the same whatever the capacity.
     this.weightedPool = src.col('weightedPool', Int32Array, 'fixed', { stride: WEIGHTED_POOL_SLOTS, ...ingest });
@@ -423,7 +422,7 @@ export class EngineViews {
     this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
     this.reserveBlock = pool('reserveBlock', Float64Array, shard);
     this.reserveTime = pool('reserveTime', Uint32Array, shard);
-    this.syncBlock = pool('syncBlock', Uint32Array, shard);
+    this.syncBlock = pool('syncBlock', Float64Array, shard);
     this.syncTx = pool('syncTx', Uint32Array, shard);
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
     this.txnsTotal = pool('txnsTotal', Uint32Array, shard);
@@ -542,12 +541,4 @@ export class EngineViews {
   get windowSlotCount(): number {
     return rowsOf(this.capacity, 'windowSlot');
   }
-}
-
-/**
- * What syncBlock keeps of block `block`: 1 to 2^32 - 1, never 0 (no sync), equal for two blocks only
- * 2^32 - 1 blocks apart, which no two events of one pool compared with each other are.
- */
-export function syncMark(block: number): number {
-  return (block % 4294967295) + 1;
 }
