@@ -13,7 +13,7 @@
  * Without `access`, everyone is keyless and nothing is limited.
  */
 import uWS from 'uWebSockets.js';
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket, us_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
 import { errorText, fallbackLog, type ListenerRole, type PlanLimits, type PlanName } from '../engine/read/index.js';
 import { addressText, checkHost, EDGE_PAGE, keylessCaller, keylessCallerAt, resolveCaller, type Caller, type RestRole } from './auth/access.js';
 import { checkPaidOnly } from './auth/paid-only.js';
@@ -50,6 +50,7 @@ import { createStreamAdmission, createStreamHost, type StreamHost, type StreamHo
 import { limitSendBuffers } from './streams/send-buffer.js';
 import { startStreamThreads, type StreamThreads } from './streams/threads.js';
 import { createTrustedProxies, NO_PROXIES } from './http/forwarded.js';
+import { ListenError, listenExclusive, listenPort } from './http/listen.js';
 import { nextRequestSeq, requestId } from './http/request-id.js';
 import { LATENCY_SAMPLE_EVERY, RequestCounters, REQUEST_HOSTS, StreamCounters } from './metrics/counters.js';
 import type { RouteSet } from './rest/route.js';
@@ -338,9 +339,9 @@ interface Listening {
 
 function listen(app: TemplatedApp, host: string, port: number): Promise<Listening> {
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (token: us_listen_socket | false) => {
-      if (token === false) reject(new Error(`gateway cannot listen on ${host}:${port}`));
-      else resolve({ app, socket: token, port: uWS.us_socket_local_port(token as unknown as us_socket) });
+    listenExclusive(app, host, port, (token) => {
+      if (token === false) reject(new ListenError(`cannot listen on ${host}:${port}${port === 0 ? '' : ': the port is in use or the address is not this machine\'s'}`));
+      else resolve({ app, socket: token, port: listenPort(token) });
     });
   });
 }

@@ -23,6 +23,7 @@ import { SOLANA_PRESET } from '../engine/sources/solana/preset.js';
 import { NETWORK_PRESETS, PRESET_IDS, PRESETS_VERSION } from '../engine/sources/evm/presets.js';
 import { openSimulator } from '../engine/sources/open-simulator.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
+import { ListenError } from '../gateway/http/listen.js';
 import { FEEDBACK_ACTIONS, feedbackCommand } from './feedback.js';
 import { KEYED_PLANS } from '../gateway/auth/key-store.js';
 import { KEYS_ACTIONS, keysCommand } from './keys.js';
@@ -134,7 +135,13 @@ async function serve({ config, log }: Bundle): Promise<void> {
     log.fatal(`engine failed: ${errorText(err)}`);
     void shutdown(1);
   });
-  const gateway = await starting;
+  /** A start that cannot serve (a port in use, most often) ends in one line saying why, and a clean stop. */
+  const cannotServe = async (err: unknown): Promise<never> => {
+    log.fatal(err instanceof ListenError ? err.message : `cannot serve: ${errorText(err)}`);
+    await shutdown(1);
+    return new Promise<never>(() => undefined);
+  };
+  const gateway = await starting.catch(cannotServe);
   gatewayUp = gateway;
   log.info(`agent host listening on http://${config.gateway.host}:${gateway.ports.agent} (REST subset /api; MCP /streamable-http, /sse, /json-rpc)`);
 
@@ -155,7 +162,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
         return { ageSeconds: st.snapshots?.newestAgeSeconds ?? null, bytes: st.snapshots?.newestBytes ?? null, logBatchesSince: st.logSinceSnapshot };
       },
     });
-    metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log);
+    metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log).catch(cannotServe);
     if (stopping) metrics.close();
     log.info(`metrics listening on http://${config.metrics.host}:${metrics.port}${METRICS_PATH}`);
   }

@@ -149,6 +149,32 @@ describe('keys', () => {
 });
 
 describe('serve', () => {
+  it('refuses to start on a port a running service listens on, in one line naming it, and exits 1', async () => {
+    const dir = tempDir();
+    const running = await startService(['--data-dir', join(dir, 'a'), '--pools', '100', '--backfill-days', '0.01', '--stream-threads', '2']);
+    try {
+      const streamPort = Number(/streams listening on http:\/\/[\d.]+:(\d+) \(free\)/.exec(await running.waitFor(/streams listening on .*/))![1]);
+      const start = (args: readonly string[]) => run(['serve', '--data-dir', join(dir, 'b'), '--pools', '100', '--backfill-days', '0.01', '--metrics-port', '0', ...args]);
+      // Its REST port (uWS alone on the port), then its free stream port (shared by its two stream threads).
+      const rest = start(['--port', String(running.port)]);
+      expect(rest.code).toBe(1);
+      expect(rest.stdout + rest.stderr).toContain(`"msg":"cannot listen on 127.0.0.1:${running.port}: the port is in use or the address is not this machine's"`);
+      expect(rest.stderr).not.toMatch(/\n\s+at /);
+      const stream = start(['--port', '0', '--stream-port', String(streamPort), '--stream-threads', '2']);
+      expect(stream.code).toBe(1);
+      expect(stream.stdout + stream.stderr).toContain(`"msg":"streams: cannot listen on 127.0.0.1:${streamPort}: the port is in use"`);
+      // The running service still answers on both (no connection went to the refused one).
+      expect((await fetch(`${running.url}/health`)).status).toBe(200);
+      for (let i = 0; i < 8; i++) {
+        const r = await fetch(`http://127.0.0.1:${streamPort}/sse/prices?chain=ethereum`);
+        expect(r.status).toBe(400);
+        expect(((await r.json()) as { message: string }).message).toMatch(/address/);
+      }
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('logs human-readable lines with --log-format pretty, and nothing below --log-level', async () => {
     const dir = tempDir();
     const pretty = await startService(['--data-dir', join(dir, 'a'), '--pools', '100', '--backfill-days', '0.01', '--log-format', 'pretty']);

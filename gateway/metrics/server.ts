@@ -3,10 +3,11 @@
  * default), never on the public hosts. Other paths answer 404 JSON.
  */
 import uWS from 'uWebSockets.js';
-import type { HttpRequest, HttpResponse, us_listen_socket, us_socket } from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import type { Registry } from 'prom-client';
 import { errorText, fallbackLog, type Log } from '../../engine/read/index.js';
 import { INTERNAL_ERROR, routeNotFound } from '../errors.js';
+import { ListenError, listenExclusive, listenPort } from '../http/listen.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -37,13 +38,13 @@ export function startMetricsServer(registry: Registry, host: string, port: numbe
     res.writeStatus('404 Not Found').writeHeader('content-type', 'application/json').end(err.body);
   });
   return new Promise((resolve, reject) => {
-    app.listen(host, port, (token: us_listen_socket | false) => {
+    listenExclusive(app, host, port, (token) => {
       if (token === false) {
-        reject(new Error(`metrics: cannot listen on ${host}:${port}`));
+        reject(new ListenError(`metrics: cannot listen on ${host}:${port}${port === 0 ? '' : ': the port is in use or the address is not this machine\'s'}`));
         return;
       }
       resolve({
-        port: uWS.us_socket_local_port(token as unknown as us_socket),
+        port: listenPort(token),
         close() {
           uWS.us_listen_socket_close(token);
           (app as unknown as { close?: () => void }).close?.();

@@ -22,6 +22,7 @@ import { attachEngineReader, createLog, errorText, type FeedSwap } from '../../e
 import { StreamCounters } from '../metrics/counters.js';
 import uWS from 'uWebSockets.js';
 import type { HttpResponse, TemplatedApp, us_listen_socket } from 'uWebSockets.js';
+import { listenPort } from '../http/listen.js';
 import { sendJson } from '../http/respond.js';
 import { NO_TARGET, registerStreamRoutes, sendRefusal, type AbortTarget, type Facts, type StreamRole } from './host.js';
 import { StreamHub } from './hub.js';
@@ -193,15 +194,16 @@ function budget(items: readonly (readonly [string, number, number, string])[]): 
 
 const listening: { app: TemplatedApp; socket: us_listen_socket | null }[] = [];
 
-function listen(role: StreamRole, at: number): Promise<void> {
+/** Listens for `role` at port `at` (0: the kernel picks one no socket holds); resolves with the port bound. */
+function listen(role: StreamRole, at: number): Promise<readonly [StreamRole, number]> {
   const app = uWS.App();
   registerStreamRoutes(app, opener(role), log, proxies);
   return new Promise((resolve, reject) => {
     app.listen(data.host, at, (token: us_listen_socket | false) => {
-      if (token === false) reject(new Error(`stream thread ${data.index} cannot listen on ${data.host}:${at}`));
+      if (token === false) reject(new Error(`streams: thread ${data.index} cannot listen on ${data.host}:${at}`));
       else {
         listening.push({ app, socket: token });
-        resolve();
+        resolve([role, listenPort(token)]);
       }
     });
   });
@@ -255,7 +257,7 @@ port.on('message', (m: ToThread) => {
 
 if (typeof uWS.getParts !== 'function') throw new Error('uWebSockets.js native binary is not loaded (the slow fallback is refused)');
 Promise.all((Object.entries(data.ports) as [StreamRole, number][]).map(([role, at]) => listen(role, at)))
-  .then(() => post({ t: 'listening' }))
+  .then((bound) => post({ t: 'listening', ports: Object.fromEntries(bound) }))
   .catch((err: unknown) => {
     post({ t: 'failed', message: err instanceof Error ? err.message : String(err) });
     close();

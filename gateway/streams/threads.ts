@@ -6,6 +6,7 @@
  * clock in step with the gateway's.
  */
 import { createServer } from 'node:net';
+import { ListenError, listenersOn } from '../http/listen.js';
 import { errorText, fallbackLog, type FeedSwap, type LogOptions, readerBuffers, type ReaderBuffers, threadLogOptions } from '../../engine/read/index.js';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -63,7 +64,8 @@ export type ToThread =
   | { readonly t: 'close' };
 
 export type FromThread =
-  | { readonly t: 'listening' }
+  /** The port bound per role (thread 0 binds first; the others join its ports). */
+  | { readonly t: 'listening'; readonly ports: Readonly<Partial<Record<StreamRole, number>>> }
   | { readonly t: 'failed'; readonly message: string }
   | { readonly t: 'admit'; readonly id: number; readonly role: StreamRole; readonly endpoint: Endpoint; readonly facts: Facts; readonly body: Uint8Array | null }
   | { readonly t: 'spent'; readonly items: readonly (readonly [string, number])[] }
@@ -76,7 +78,7 @@ export interface StreamThreadsOptions {
   /** Threads (at least 1). */
   readonly threads: number;
   readonly host: string;
-  /** Port per stream role; 0 = a free one (the same for every thread). */
+  /** Port per stream role; 0 = a free one (the same for every thread). A port another socket holds is refused. */
   readonly ports: Readonly<Partial<Record<StreamRole, number>>>;
   readonly hub?: { readonly tickMs?: number; readonly pingIntervalMs?: number };
   /** StreamCounters' buffer (/metrics): thread i writes row i + 1. */
@@ -116,6 +118,7 @@ function threadEntry(): URL {
   return here.endsWith('.ts') ? new URL('../../dist/gateway/streams/thread.js', import.meta.url) : new URL('./thread.js', import.meta.url);
 }
 
+/** A port free now on `host` (the kernel's pick), for the stream threads to share. */
 function freePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -127,6 +130,27 @@ function freePort(host: string): Promise<number> {
   });
 }
 
+/**
+ * Rejects when a socket already holds `port` on `host`. node:net listens without SO_REUSEPORT, so
+ * its bind fails on any holder, including another process's uWS.
+ */
+function ensurePortFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', (err: NodeJS.ErrnoException) => reject(new PortTaken(host, port, err.code === 'EADDRINUSE' ? 'the port is in use' : err.message)));
+    s.listen({ port, host, exclusive: true }, () => s.close(() => resolve()));
+  });
+}
+
+class PortTaken extends ListenError {
+  constructor(host: string, port: number, why: string) {
+    super(`streams: cannot listen on ${host}:${port}: ${why}`);
+  }
+}
+
+/** Tries at picking free ports for the stream threads before giving up (another process may take a pick first). */
+const PORT_PICKS = 5;
+
 interface Thread {
   readonly worker: Worker;
   readonly index: number;
@@ -137,8 +161,8 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
   if (!Number.isInteger(o.threads) || o.threads < 1) throw new TypeError('options.threads must be a positive integer');
   const { ctx, admission } = o;
   const log = ctx.log ?? fallbackLog();
+  /** What the threads listen on (thread 0 binds them, the others join). */
   const ports: Partial<Record<StreamRole, number>> = {};
-  for (const [role, at] of Object.entries(o.ports) as [StreamRole, number][]) ports[role] = at === 0 ? await freePort(o.host) : at;
   const ids = sharedEventIds();
   const clock = new SharedArrayBuffer(8);
   const offset = new Float64Array(clock);
@@ -227,7 +251,7 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
               resolve(t);
               return;
             case 'failed':
-              reject(new Error(m.message));
+              reject(new ListenError(m.message));
               return;
             case 'admit':
               admit(t, m);
@@ -258,9 +282,42 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
     });
   }
 
+  /**
+   * Thread 0 listens first. uWS listens with SO_REUSEPORT so that the threads share each port, and
+   * the kernel grants that to any process of the same user: a port asked for must be free before
+   * (else a second service on it would silently take half of the connections), and a port picked
+   * here is picked again when another socket listens on it too (a process that took it between the
+   * pick and the bind).
+   */
+  async function spawnFirst(): Promise<Thread> {
+    for (let pick = 1; ; pick++) {
+      for (const [role, at] of Object.entries(o.ports) as [StreamRole, number][]) {
+        if (at !== 0) await ensurePortFree(o.host, at);
+        ports[role] = at === 0 ? await freePort(o.host) : at;
+      }
+      let first: Thread | null = null;
+      let failure: unknown = null;
+      try {
+        first = await spawn(0);
+      } catch (err) {
+        failure = err;
+      }
+      const shared = first === null ? [] : (Object.entries(ports) as [StreamRole, number][]).filter(([, at]) => (listenersOn(at) ?? 1) > 1);
+      if (first !== null && shared.length === 0) return first;
+      if (first !== null) await stop(first);
+      const asked = (Object.keys(ports) as StreamRole[]).some((r) => o.ports[r] !== 0);
+      if (asked || pick === PORT_PICKS) {
+        if (failure !== null) throw failure;
+        throw new PortTaken(o.host, shared[0]![1], 'another socket listens on the port');
+      }
+      log.warn(`streams: port ${shared.length > 0 ? shared[0]![1] : Object.values(ports).join(', ')} was taken by another process before the stream threads listened; picking again`);
+    }
+  }
+
   const threads: Thread[] = [];
   try {
-    for (let i = 0; i < o.threads; i++) threads.push(await spawn(i));
+    threads.push(await spawnFirst());
+    for (let i = 1; i < o.threads; i++) threads.push(await spawn(i));
   } catch (err) {
     await Promise.all(threads.map((t) => stop(t)));
     clearInterval(clockTimer);
