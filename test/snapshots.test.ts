@@ -23,6 +23,7 @@ import { CANDLE_WORDS, candleValue } from '../engine/state/candle-record.js';
 import { shardRowColumns } from '../engine/snapshot/capture.js';
 import { createSimulator } from '../engine/sources/simulator/index.js';
 import { catalogDump } from './support/catalog-dump.js';
+import { decodeSupply } from '../engine/catalog/catalog.js';
 import { heldCandles, token1Changes } from './support/held-candles.js';
 import { settle } from './support/settle.js';
 
@@ -818,5 +819,166 @@ describe('snapshots', () => {
     expect(countsOf(onOld.views, Array.from(hot))).toEqual(countsOf(onNow.views, Array.from(hot)));
 
     await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
+  }, 240_000);
+  it('a start on a snapshot whose catalog is export version 1 (address texts by reference part, supplies as digits, chains linked, f64 times) converts it: it holds what a start on the same cut holds, the same catalog, a rollback restores rows from it, and the next cut is written whole', async () => {
+    const clock = { now: GENESIS + 26 * HOUR };
+    const { dir, first, seq, path, name, bytes: now, header } = await singleSnapshot(clock);
+    const table = first.views.columnTable;
+    const meta = header.catalog.meta;
+    expect(meta.version).toBe(2);
+    const part = (n: string) => {
+      const c = header.catalog.sections.find((x) => x.name === n)!;
+      return new Uint8Array(now.buffer.slice(now.byteOffset + c.offset, now.byteOffset + c.offset + c.bytes));
+    };
+    const column = (n: string) => {
+      const c = header.columns.find((x) => x.name === n)!;
+      return new Uint8Array(now.buffer.slice(now.byteOffset + c.offset, now.byteOffset + c.offset + c.bytes));
+    };
+    const u32 = (b: Uint8Array) => new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+    const counts = u32(part('counts'));
+    const [poolBound, tokenBound] = [counts[0]!, counts[1]!];
+    const IN_HEAP = 8;
+    // Version 2's heap texts: a LEB128 length, then the bytes.
+    const heap2 = part('heap');
+    const text2 = (at: number): [number, number] => {
+      let n = 0;
+      let shift = 0;
+      for (;;) {
+        const b = heap2[at++]!;
+        n += (b & 127) * 2 ** shift;
+        if (b < 128) return [at, at + n];
+        shift += 7;
+      }
+    };
+    // Version 1's heap, written anew: offset 0 is never a text.
+    const heap1: number[] = [0];
+    const put = (bytes: Uint8Array) => {
+      const at = heap1.length;
+      let n = bytes.length;
+      while (n >= 128) {
+        heap1.push((n % 128) | 128);
+        n = Math.floor(n / 128);
+      }
+      heap1.push(n, ...bytes);
+      return at;
+    };
+    /** Row `id`'s address as version 1 kept it: EVM bytes as they are, a text moved to the heap and referenced. */
+    const refs = (addr: Uint8Array, state: Uint8Array, bound: number) => {
+      const ref = new Uint32Array(bound);
+      for (let id = 0; id < bound; id++) {
+        if ((state[id]! & IN_HEAP) === 0) continue;
+        const [from, end] = text2(new DataView(addr.buffer, addr.byteOffset).getUint32(id * 20, true));
+        ref[id] = put(heap2.subarray(from, end));
+        addr.fill(0, id * 20, id * 20 + 20);
+        state[id] = state[id]! & ~IN_HEAP;
+      }
+      return ref;
+    };
+    const tokenState = part('tokenState');
+    const tokenText = u32(part('tokenText'));
+    let tokensWithSupply = 0;
+    for (let t = 0; t < tokenBound; t++) {
+      if ((tokenState[t]! & 3) === 0) continue;
+      const [nameFrom, nameEnd] = text2(tokenText[t]!);
+      const [symbolFrom, symbolEnd] = text2(nameEnd);
+      const [supplyFrom, supplyEnd] = text2(symbolEnd);
+      tokenText[t] = put(heap2.subarray(nameFrom, nameEnd));
+      put(heap2.subarray(symbolFrom, symbolEnd));
+      const supply = decodeSupply(heap2.subarray(supplyFrom, supplyEnd));
+      if (supply.length > 10) tokensWithSupply++;
+      put(new TextEncoder().encode(supply));
+    }
+    expect(tokensWithSupply, 'tokens with a supply of more than ten digits').toBeGreaterThan(10);
+    const tokenAddr = part('tokenAddr');
+    const tokenAddrRef = refs(tokenAddr, tokenState, tokenBound);
+    const poolAddr = part('poolAddr');
+    const poolState = part('poolState');
+    const poolAddrRef = refs(poolAddr, poolState, poolBound);
+    expect(poolAddrRef.some((r) => r !== 0), 'pools with base58 addresses').toBe(true);
+    expect(poolAddr.some((b) => b !== 0), 'pools with EVM addresses').toBe(true);
+    counts[4] = heap1.length;
+    // Each chain's live pools linked in id order (creation order).
+    const poolChain = new Uint16Array(column('poolChain').buffer);
+    const chains = part('chainPoolCount').byteLength / 4;
+    const [chainFirst, chainLast, nextInChain] = [new Int32Array(chains), new Int32Array(chains), new Int32Array(poolBound)];
+    for (let p = 0; p < poolBound; p++) {
+      if ((poolState[p]! & 3) !== 1) continue;
+      const c = poolChain[p]!;
+      if (chainLast[c] === 0) chainFirst[c] = p + 1;
+      else nextInChain[chainLast[c]! - 1] = p + 1;
+      chainLast[c] = p + 1;
+    }
+    // Address table slots without their tags: id + 1, at the places the same hash gave them.
+    const untagged = (n: string, idBits: number) => Int32Array.from(new Int32Array(part(n).buffer), (v) => (v <= 0 ? v : v & (idBits >= 31 ? 0x7fffffff : 2 ** idBits - 1)));
+    const addedAt = Float64Array.from(u32(part('tokenAddedAt')));
+    const v1Parts: [string, ArrayBufferView][] = [
+      ['poolAddr', poolAddr],
+      ['poolAddrRef', poolAddrRef],
+      ['poolState', poolState],
+      ['poolNextInChain', nextInChain],
+      ['tokenAddr', tokenAddr],
+      ['tokenAddrRef', tokenAddrRef],
+      ['tokenState', tokenState],
+      ['tokenText', tokenText],
+      ['tokenAddedAt', addedAt],
+      ['chainFirstPool', chainFirst],
+      ['chainLastPool', chainLast],
+      ['heap', Uint8Array.from(heap1)],
+      ['counts', counts],
+      ['poolSlots', untagged('poolSlots', meta.poolSlotIdBits)],
+      ['tokenSlots', untagged('tokenSlots', meta.tokenSlotIdBits)],
+    ];
+    // The columns version 1 files kept as f64: pool creation times, and the block of each pool's last sync (0: none).
+    const createdAt = Float64Array.from(u32(column('poolCreatedAt')));
+    const syncBlock = Float64Array.from(u32(column('syncBlock')), (mark) => (mark === 0 ? 0 : mark - 1));
+    expect(syncBlock.filter((b) => b > 0).length, 'pools with a sync').toBeGreaterThan(10);
+    const f64Columns: [string, Float64Array][] = [
+      ['poolCreatedAt', createdAt],
+      ['syncBlock', syncBlock],
+    ];
+    const placed = new Map<string, number>();
+    const { old } = olderFile(
+      now,
+      header,
+      (append) => {
+        for (const [n, b] of [...v1Parts, ...f64Columns]) placed.set(n, append(b));
+      },
+      (moved, base, bytes) => {
+        const sections = new Map(moved.catalog.sections.map((c) => [c.name, c]));
+        for (const [n, b] of v1Parts) sections.set(n, { name: n, offset: placed.get(n)! + base, bytes: b.byteLength });
+        for (const gone of ['poolSlotIdBits', 'tokenSlotIdBits']) expect(gone in moved.catalog.meta).toBe(true);
+        const { poolSlotIdBits: _p, tokenSlotIdBits: _t, ...rest } = moved.catalog.meta;
+        const earlierTable = table.map((c) => (f64Columns.some(([n]) => n === c.name) ? { ...c, type: 'f64' as const } : c));
+        return {
+          ...moved,
+          tableHash: columnTableHash(earlierTable, 1),
+          bytes,
+          columns: moved.columns.map((c) => {
+            const f = f64Columns.find(([n]) => n === c.name);
+            return f === undefined ? c : { ...c, type: 'f64' as const, offset: placed.get(c.name)! + base, bytes: f[1].byteLength };
+          }),
+          catalog: { meta: { ...rest, version: 1 } as typeof meta, sections: [...sections.values()] },
+        };
+      },
+    );
+    const { other, oldPath } = storeWithFile(dir, name, old);
+
+    // A rollback behind the snapshot restores some pools' rows from it: the same sync marks from either file.
+    const restored = (file: string) => {
+      const views = EngineViews.create(CAPACITY);
+      const pools = Array.from({ length: poolBound }, (_, p) => p).filter((p) => syncBlock[p]! > 0).slice(0, 20);
+      restoreRows(file, views, pools, []);
+      return pools.map((p) => views.syncBlock[p]);
+    };
+    const marksNow = restored(path);
+    expect(marksNow.every((m) => m! > 0)).toBe(true);
+    expect(restored(oldPath)).toEqual(marksNow);
+
+    const { onNow, onOld } = await startBothOn(dir, other, clock, seq, 'the catalog (export version 1 to 2)');
+    expect(catalogDump(onOld.registry)).toEqual(catalogDump(onNow.registry));
+
+    await expectRunOnAlike(onNow, onOld, other, clock, header.tableHash);
+    // Still the same catalog after three hours more of pools and tokens created on both.
+    expect(catalogDump(onOld.registry)).toEqual(catalogDump(onNow.registry));
   }, 240_000);
 });

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { NetworkInfo, PoolCreated, TokenInfo } from '../events/model.js';
 import { EngineViews } from '../state/views.js';
 import { openStore } from '../store/store.js';
-import { Catalog, SearchText, TextMatch } from './catalog.js';
+import { Catalog, SearchText, TextMatch, decodeSupply, encodeSupply } from './catalog.js';
 
 const NETWORKS: NetworkInfo[] = [
   { id: 'ethereum', displayName: 'Ethereum', blockTimeSeconds: 12, dexes: [{ id: 'uni', name: 'Uniswap', protocol: 'uniswap_v2', poolProtocol: 0, factory: '0xf0' }] },
@@ -57,6 +57,8 @@ describe('catalog', () => {
     expect(c.poolAddress(p)).toBe(evm(100));
     expect(c.tokenId(0, evm(2, true))).toBe(made.pool.token1);
     expect(c.tokenSymbol(made.pool.token0)).toBe('WETH');
+    expect(c.tokenTotalSupply(made.pool.token0)).toBe('1000000000000000000000000004');
+    expect(c.tokenName(made.pool.token1)).toBe('USDC token');
     expect(c.tokenName(made.pool.token0)).toBe('Wrapped Ether');
     expect(c.tokenTotalSupply(made.pool.token1)).toBe((10n ** 27n + 4n).toString());
     expect(c.createPool(0, created(evm(100), 'uni', weth, usdc))).toBeNull();
@@ -162,6 +164,43 @@ describe('catalog', () => {
     expect(c.poolId(0, evm(201))).toBe(again.id);
   });
 
+  it('keeps a total supply as the bytes of its integer, and any other text as it is', () => {
+    const cases = ['0', '1', '255', '256', (2n ** 256n - 1n).toString(), '1000000000000000000000000004', '', '01', '-5', '1e21', 'unknown', 'Näme'];
+    for (const supply of cases) expect(decodeSupply(encodeSupply(supply))).toBe(supply);
+    // 28 digits in 12 bytes and the kind.
+    expect(encodeSupply('1000000000000000000000000004').length).toBe(13);
+    expect(encodeSupply('0').length).toBe(1);
+  });
+
+  it('finds every address of a full address table, and none removed', () => {
+    const c = new Catalog(views(), 64);
+    c.syncNetworks(NETWORKS);
+    const weth = token(evm(1), 'WETH');
+    const ids: number[] = [];
+    // 3,000 pools: the table doubles at three quarters full, several times over.
+    for (let i = 0; i < 3000; i++) ids.push(c.createPool(0, created(evm(10_000 + i), 'uni', weth, token(evm(50_000 + i), `T${i}`)))!.pool.id);
+    c.removePools(0, ids.filter((_, i) => i % 7 === 0), []);
+    for (let i = 0; i < 3000; i++) {
+      expect(c.poolId(0, evm(10_000 + i))).toBe(i % 7 === 0 ? -1 : ids[i]);
+      expect(c.poolId(1, evm(10_000 + i))).toBe(-1);
+      expect(c.tokenSymbol(c.tokenId(0, evm(50_000 + i)))).toBe(`T${i}`);
+    }
+    expect(c.poolId(0, evm(9_999))).toBe(-1);
+    // A chain's pools, in creation order, as its id blocks hold them between another chain's.
+    const other: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      other.push(c.createPool(1, created(b58(70_000 + i), 'ray', token(b58(80_000 + i), `U${i}`), token(b58(1), 'SOL')))!.pool.id);
+      ids.push(c.createPool(0, created(evm(20_000 + i), 'uni', weth, token(evm(90_000 + i), `V${i}`)))!.pool.id);
+    }
+    c.removePools(1, other.slice(0, 70), []);
+    const live = ids.filter((_, i) => i >= 3000 || i % 7 !== 0);
+    expect(c.poolsOfChain(0)).toEqual(live);
+    expect(c.chainPoolCount(0)).toBe(live.length);
+    expect(c.poolsOfChain(1)).toEqual(other.slice(70));
+    expect(c.chainPoolCount(1)).toBe(230);
+    expect(c.poolsOfChain(2)).toEqual([]);
+  });
+
   it('exports and imports as byte sections: same answers, same ids after', () => {
     const v = views();
     const c = new Catalog(v, 64);
@@ -175,13 +214,21 @@ describe('catalog', () => {
     expect(exported.sections.length).toBeLessThan(40);
     const v2 = views();
     const d = Catalog.import(v2, structuredClone(exported));
-    // An export written before the address tables' slot counts were kept (older snapshots): counted on restore, to the same.
-    const { poolSlotsUsed, tokenSlotsUsed, ...olderMeta } = exported.meta;
-    const older = Catalog.import(views(), { ...structuredClone(exported), meta: olderMeta });
     const inUse = (x: Catalog) => [(x as unknown as { poolTable: { inUse: number } }).poolTable.inUse, (x as unknown as { tokenTable: { inUse: number } }).tokenTable.inUse];
-    expect(inUse(older)).toEqual([poolSlotsUsed, tokenSlotsUsed]);
     expect(inUse(d)).toEqual(inUse(c));
-    expect(poolSlotsUsed).toBe(500);
+    expect(exported.meta.poolSlotsUsed).toBe(500);
+    // Into views of another capacity (ids take other bits of an address table's slot): every address found, none invented.
+    const wider = Catalog.import(EngineViews.create({ pools: 5_000_000, tokens: 5_000_000, chains: 4, blocks: 64, secondBlocks: 64, windowSlots: 64 }), structuredClone(exported));
+    expect(exported.meta.poolSlotIdBits).toBe(15);
+    expect(wider.export().meta.poolSlotIdBits).toBe(23);
+    for (let i = 0; i < 500; i++) {
+      const chain = i % 2;
+      const addr = chain === 0 ? evm(1000 + i, true) : b58(1000 + i);
+      expect(wider.poolId(chain, addr)).toBe(c.poolId(chain, addr));
+      expect(wider.tokenId(chain, chain === 0 ? evm(3000 + (i % 70)) : b58(3000 + (i % 70)))).toBe(c.tokenId(chain, chain === 0 ? evm(3000 + (i % 70)) : b58(3000 + (i % 70))));
+    }
+    expect(wider.poolId(0, evm(1010))).toBe(-1);
+    expect(wider.poolId(0, evm(999))).toBe(-1);
     expect(d.networks.map((n) => n.id)).toEqual(['ethereum', 'solana']);
     expect(d.dexOf(1, 'ray')?.name).toBe('Raydium');
     expect(d.poolCount).toBe(c.poolCount);

@@ -16,7 +16,7 @@ import { poolWeight, setPoolWeights } from '../state/reserve-price.js';
 import type { EngineViews } from '../state/views.js';
 import type { DexRecord, NetworkRecord, PoolRecord, Store, TokenRecord } from '../store/store.js';
 import { AddressKey, EVM_ADDRESS_BYTES, KeyKind, chainHash, hashBytes, hexPrefixMatch, normalizeAddress } from './address.js';
-import { Count, PARTS, PoolState, TokenState, type PartArrays, type PartName, type PartSpec } from './parts.js';
+import { ADDRESS_IN_HEAP, Count, PARTS, PoolState, TokenState, type PartArrays, type PartName, type PartSpec } from './parts.js';
 import { adviseGrowableHugePages } from '../memory.js';
 
 export { normalizeAddress } from './address.js';
@@ -93,45 +93,70 @@ class BlockAllocator {
 }
 
 /**
- * Address -> id, open addressing with linear probing over an Int32Array: a slot holds id + 1, 0 when
- * empty, -1 for a removed entry. At most half the slots are in use (removed ones count) before it
- * doubles.
+ * Address -> id, open addressing with linear probing over an Int32Array. A slot holds 0 when empty,
+ * -1 for a removed entry, else id + 1 in its low `idBits` bits with a few bits of the address's hash
+ * above them (the tag), so a probe compares addresses only where the tag agrees (one in 2^tagBits
+ * otherwise). At most three quarters of the slots are in use (removed ones count) before it doubles.
  */
 class AddressTable {
   slots: Int32Array;
   private used = 0;
+  /** Bits of id + 1 (enough for the capacity), and of the tag above them (the rest of 31). */
+  readonly idBits: number;
+  private readonly idMask: number;
+  private readonly tagShift: number;
 
   constructor(
     slots: number,
+    capacity: number,
     private readonly hashOf: (id: number) => number,
     private readonly matches: (id: number, chain: number, key: AddressKey) => boolean,
   ) {
     this.slots = new Int32Array(slots);
+    this.idBits = 32 - Math.clz32(capacity + 1);
+    this.idMask = this.idBits >= 31 ? 0x7fffffff : 2 ** this.idBits - 1;
+    // A tag of 31 - idBits bits (none when ids take them all): the top of a second mix of the hash, so
+    // not the bits the slot index comes from.
+    this.tagShift = 32 - Math.max(0, 31 - this.idBits);
+  }
+
+  /** The slot value of `id` with the hash `h`. */
+  private entry(id: number, h: number): number {
+    const tag = this.tagShift >= 32 ? 0 : Math.imul(h, 0x9e3779b1) >>> this.tagShift;
+    return (tag * (this.idMask + 1)) + id + 1;
   }
 
   find(chain: number, key: AddressKey): number {
     const s = this.slots;
     const mask = s.length - 1;
-    for (let i = chainHash(key.hash, chain) & mask; ; i = (i + 1) & mask) {
+    const h = chainHash(key.hash, chain);
+    const want = this.entry(0, h) - 1;
+    const idMask = this.idMask;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
       const v = s[i]!;
       if (v === 0) return -1;
-      if (v > 0 && this.matches(v - 1, chain, key)) return v - 1;
+      if (v > 0 && v - (v & idMask) === want) {
+        const id = (v & idMask) - 1;
+        if (this.matches(id, chain, key)) return id;
+      }
     }
   }
 
   insert(id: number): void {
-    if (2 * (this.used + 1) > this.slots.length) this.rehash(2 * this.slots.length);
+    if (4 * (this.used + 1) > 3 * this.slots.length) this.rehash(2 * this.slots.length);
     this.place(this.slots, id);
     this.used++;
   }
 
   remove(chain: number, key: AddressKey): void {
+    const id = this.find(chain, key);
+    if (id < 0) return;
     const s = this.slots;
     const mask = s.length - 1;
     for (let i = chainHash(key.hash, chain) & mask; ; i = (i + 1) & mask) {
       const v = s[i]!;
       if (v === 0) return;
-      if (v > 0 && this.matches(v - 1, chain, key)) {
+      if (v > 0 && (v & this.idMask) === id + 1) {
         s[i] = -1;
         return;
       }
@@ -143,8 +168,23 @@ class AddressTable {
     return this.used;
   }
 
-  /** Adopts exported slots (their ids' rows must be in place), `used` of them in use (counted when not given). */
-  adopt(slots: Int32Array, used?: number): void {
+  /**
+   * Adopts exported slots (their ids' rows must be in place), `used` of them in use (counted when not
+   * given), written by a table whose ids took `idBits` bits: placed again when that is not this one's.
+   */
+  adopt(slots: Int32Array, used: number | undefined, idBits: number): void {
+    if (idBits !== this.idBits) {
+      const mask = idBits >= 31 ? 0x7fffffff : 2 ** idBits - 1;
+      const ids: number[] = [];
+      for (const v of slots) if (v > 0) ids.push((v & mask) - 1);
+      let size = this.slots.length;
+      while (4 * ids.length > 3 * size) size *= 2;
+      const s = new Int32Array(size);
+      for (const id of ids) this.place(s, id);
+      this.slots = s;
+      this.used = ids.length;
+      return;
+    }
     this.slots = slots;
     if (used === undefined) {
       used = 0;
@@ -155,18 +195,20 @@ class AddressTable {
 
   private place(s: Int32Array, id: number): void {
     const mask = s.length - 1;
-    let i = this.hashOf(id) & mask;
+    const h = this.hashOf(id);
+    let i = h & mask;
     while (s[i]! > 0) i = (i + 1) & mask;
-    s[i] = id + 1;
+    s[i] = this.entry(id, h);
   }
 
   private rehash(size: number): void {
     const old = this.slots;
     const s = new Int32Array(size);
     let used = 0;
+    const idMask = this.idMask;
     for (const v of old) {
       if (v <= 0) continue;
-      this.place(s, v - 1);
+      this.place(s, (v & idMask) - 1);
       used++;
     }
     this.slots = s;
@@ -208,14 +250,49 @@ export interface CatalogMeta {
   /** Slots in use (ids and removed entries) of the address tables (absent in older exports: counted on restore). */
   readonly poolSlotsUsed?: number;
   readonly tokenSlotsUsed?: number;
+  /** Bits of id + 1 in a slot of each address table (a tag of the address's hash above them). */
+  readonly poolSlotIdBits: number;
+  readonly tokenSlotIdBits: number;
 }
 
 /** Version of the export's meta and sections (a snapshot's format hash covers it). */
-export const CATALOG_EXPORT_VERSION = 1;
+export const CATALOG_EXPORT_VERSION = 2;
 const EXPORT_VERSION = CATALOG_EXPORT_VERSION;
 /** A character outside ASCII (its lower case may not be the ASCII folding). */
 const NON_ASCII = /[^\u0000-\u007f]/;
 const VIEW_SECTION = 'view:';
+
+/** A total supply kept as the bytes of its integer (SupplyKind.Integer), else as its text. */
+const enum SupplyKind {
+  /** Big-endian bytes of a decimal integer without leading zeros (none for 0): 12 bytes for 28 digits. */
+  Integer = 0,
+  /** UTF-8 of a text that is not such an integer, kept exactly. */
+  Text = 1,
+}
+const DECIMAL_INTEGER = /^(?:0|[1-9][0-9]*)$/;
+
+/** A total supply as the catalog heap holds it: a SupplyKind byte, then the integer's bytes or the text. */
+export function encodeSupply(supply: string): Uint8Array {
+  if (!DECIMAL_INTEGER.test(supply)) {
+    const text = new TextEncoder().encode(supply);
+    const out = new Uint8Array(1 + text.length);
+    out[0] = SupplyKind.Text;
+    out.set(text, 1);
+    return out;
+  }
+  const hex = supply === '0' ? '' : BigInt(supply).toString(16);
+  const out = new Uint8Array(1 + ((hex.length + 1) >> 1));
+  out[0] = SupplyKind.Integer;
+  Buffer.from(out.buffer, 1).write(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
+  return out;
+}
+
+/** The text encodeSupply was given. */
+export function decodeSupply(bytes: Uint8Array): string {
+  if (bytes[0] === SupplyKind.Text) return Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.length - 1).toString('utf8');
+  if (bytes.length <= 1) return '0';
+  return BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset + 1, bytes.length - 1).toString('hex')}`).toString();
+}
 
 /** A search text prepared once per query: lower case, and its UTF-8 bytes. */
 export class SearchText {
@@ -298,13 +375,15 @@ export class Catalog {
     this.refresh();
     this.poolTable = new AddressTable(
       tableSlots(pools),
-      (id) => this.addressHash(this.a.poolAddr, this.a.poolAddrRef, id, this.views.poolChain[id]!),
-      (id, chain, key) => this.sameAddress(this.a.poolAddr, this.a.poolAddrRef, id, key) && this.views.poolChain[id] === chain,
+      views.capacity.pools,
+      (id) => this.addressHash(this.a.poolAddr, this.a.poolState, id, this.views.poolChain[id]!),
+      (id, chain, key) => this.sameAddress(this.a.poolAddr, this.a.poolState, id, key) && this.views.poolChain[id] === chain,
     );
     this.tokenTable = new AddressTable(
       tableSlots(tokens),
-      (id) => this.addressHash(this.a.tokenAddr, this.a.tokenAddrRef, id, this.views.tokenChain[id]!),
-      (id, chain, key) => this.sameAddress(this.a.tokenAddr, this.a.tokenAddrRef, id, key) && this.views.tokenChain[id] === chain,
+      views.capacity.tokens,
+      (id) => this.addressHash(this.a.tokenAddr, this.a.tokenState, id, this.views.tokenChain[id]!),
+      (id, chain, key) => this.sameAddress(this.a.tokenAddr, this.a.tokenState, id, key) && this.views.tokenChain[id] === chain,
     );
   }
 
@@ -409,17 +488,17 @@ export class Catalog {
 
   private poolStateOf(p: number): number {
     if (p >= this.poolRows) this.refresh();
-    return this.a.poolState[p]!;
+    return this.a.poolState[p]! & PoolState.Mask;
   }
 
   poolAddress(p: number): string {
     if (p >= this.poolRows) this.refresh();
-    return this.addressText(this.poolAddrText, this.a.poolAddrRef, p);
+    return this.addressText(this.poolAddrText, this.a.poolState, p);
   }
 
   /** How lower-case `q` matches pool p's address as rendered in lower case: Exact, Prefix or None. */
   poolAddressMatch(p: number, q: SearchText): TextMatch {
-    return this.addressMatch(this.a.poolAddr, this.a.poolAddrRef, p, q);
+    return this.addressMatch(this.a.poolAddr, this.a.poolState, p, q);
   }
 
   poolChain(p: number): number {
@@ -466,7 +545,7 @@ export class Catalog {
 
   tokenAddress(t: number): string {
     if (t >= this.tokenRows) this.refresh();
-    return this.addressText(this.tokenAddrText, this.a.tokenAddrRef, t);
+    return this.addressText(this.tokenAddrText, this.a.tokenState, t);
   }
 
   tokenName(t: number): string {
@@ -479,7 +558,11 @@ export class Catalog {
 
   /** Total supply, decimal digits of the raw integer. */
   tokenTotalSupply(t: number): string {
-    return this.text(this.skip(this.skip(this.textAt(t))));
+    const at = this.skip(this.skip(this.textAt(t)));
+    if (at >= this.heapBytes) this.refresh();
+    const from = this.textStart(at);
+    if (this.textEnd > this.heapBytes) this.refresh();
+    return decodeSupply(this.a.heap.subarray(from, this.textEnd));
   }
 
   tokenDecimals(t: number): number {
@@ -503,7 +586,7 @@ export class Catalog {
     const bySymbol = this.textMatch(symbol, q, true, nonAscii);
     if (bySymbol === TextMatch.Exact) return bySymbol;
     const byName = this.textMatch(name, q, true, nonAscii);
-    const byAddress = this.addressMatch(this.a.tokenAddr, this.a.tokenAddrRef, t, q);
+    const byAddress = this.addressMatch(this.a.tokenAddr, this.a.tokenState, t, q);
     return Math.max(bySymbol, byName, byAddress) as TextMatch;
   }
 
@@ -529,12 +612,35 @@ export class Catalog {
   }
 
   firstPoolOfChain(c: number): number {
-    return this.a.chainFirstPool[c]! - 1;
+    return this.chainPoolFrom(c, 0);
   }
 
   nextPoolOfChain(p: number): number {
-    if (p >= this.poolRows) this.refresh();
-    return this.a.poolNextInChain[p]! - 1;
+    return this.chainPoolFrom(this.views.poolChain[p]!, p + 1);
+  }
+
+  /**
+   * Chain c's first live pool from id `from` on, -1 when none. A chain's pools are the ids of its
+   * blocks (ID_BLOCK ids handed out to one chain, in ascending order, so id order is creation order):
+   * a block is c's when the first id of it handed out is, and the others are skipped whole.
+   */
+  private chainPoolFrom(c: number, from: number): number {
+    const bound = this.poolBound;
+    if (bound > this.poolRows) this.refresh();
+    const state = this.a.poolState;
+    const chain = this.views.poolChain;
+    let q = from;
+    while (q < bound) {
+      const blockEnd = Math.min(bound, q - (q % ID_BLOCK) + ID_BLOCK);
+      let owner = q - (q % ID_BLOCK);
+      while (owner < blockEnd && (state[owner]! & PoolState.Mask) === PoolState.None) owner++;
+      if (owner === blockEnd || chain[owner] !== c) {
+        q = blockEnd;
+        continue;
+      }
+      for (; q < blockEnd; q++) if ((state[q]! & PoolState.Mask) === PoolState.Live) return q;
+    }
+    return -1;
   }
 
   tokenPoolCount(t: number): number {
@@ -682,12 +788,12 @@ export class Catalog {
       if (!this.poolLive(p)) continue;
       gone.add(p);
       v.poolExists[p] = 0;
-      a.poolState[p] = PoolState.Removed;
-      this.poolTable!.remove(chain, this.storedKey(a.poolAddr, a.poolAddrRef, p));
+      a.poolState[p] = (a.poolState[p]! & ~PoolState.Mask) | PoolState.Removed;
+      this.poolTable!.remove(chain, this.storedKey(a.poolAddr, a.poolState, p));
       Atomics.sub(a.counts, Count.Pools, 1);
     }
     if (gone.size > 0) {
-      this.relink(a.chainFirstPool, a.chainLastPool, a.chainPoolCount, chain, gone, (p) => a.poolNextInChain[p]! - 1, (p, next) => (a.poolNextInChain[p] = next + 1));
+      a.chainPoolCount[chain] = a.chainPoolCount[chain]! - gone.size;
       const touched = new Set<number>();
       for (const p of gone) touched.add(v.poolToken0[p]!).add(v.poolToken1[p]!);
       for (const t of touched) {
@@ -697,7 +803,7 @@ export class Catalog {
     }
     for (const t of tokens) {
       if (!this.tokenLive(t)) continue;
-      this.tokenTable!.remove(chain, this.storedKey(a.tokenAddr, a.tokenAddrRef, t));
+      this.tokenTable!.remove(chain, this.storedKey(a.tokenAddr, a.tokenState, t));
       a.tokenState[t] = (a.tokenState[t]! & ~TokenState.Mask) | TokenState.Removed;
       Atomics.sub(a.counts, Count.Tokens, 1);
     }
@@ -745,13 +851,13 @@ export class Catalog {
     v.tokenDecimals[t] = rec.decimals;
     v.tokenRole[t] = rec.role;
     const a = this.a;
-    a.tokenAddrRef[t] = this.storeAddress(a.tokenAddr, t, rec.address);
+    const inHeap = this.storeAddress(a.tokenAddr, t, rec.address);
     const text = this.appendText(rec.name);
     this.appendText(rec.symbol);
-    this.appendText(rec.totalSupply);
+    this.appendBytes(encodeSupply(rec.totalSupply));
     this.a.tokenText[t] = text;
     this.a.tokenAddedAt[t] = rec.addedAt;
-    this.a.tokenState[t] = TokenState.Live | (NON_ASCII.test(rec.name) || NON_ASCII.test(rec.symbol) ? TokenState.NonAscii : 0);
+    this.a.tokenState[t] = TokenState.Live | inHeap | (NON_ASCII.test(rec.name) || NON_ASCII.test(rec.symbol) ? TokenState.NonAscii : 0);
     this.tokenTable!.insert(t);
     this.bump(Count.TokenBound, this.tokenIds.bound);
     Atomics.add(this.a.counts, Count.Tokens, 1);
@@ -776,11 +882,10 @@ export class Catalog {
     v.poolCreatedBlock[p] = rec.createdBlock;
     v.poolExists[p] = 1;
     const a = this.a;
-    a.poolAddrRef[p] = this.storeAddress(a.poolAddr, p, rec.address);
-    a.poolState[p] = PoolState.Live;
+    a.poolState[p] = PoolState.Live | this.storeAddress(a.poolAddr, p, rec.address);
     // The lists take the pool last: a reader walking one finds its row complete.
-    a.poolNextInChain[p] = a.poolNextOf0[p] = a.poolNextOf1[p] = 0;
-    this.append(a.chainFirstPool, a.chainLastPool, a.chainPoolCount, rec.chain, p, (q) => (a.poolNextInChain[q] = p + 1));
+    a.poolNextOf0[p] = a.poolNextOf1[p] = 0;
+    a.chainPoolCount[rec.chain] = a.chainPoolCount[rec.chain]! + 1;
     for (const t of [rec.token0, rec.token1]) {
       this.append(a.tokenFirstPool, a.tokenLastPool, a.tokenPoolCount, t, p, (q) => ((v.poolToken0[q] === t ? a.poolNextOf0 : a.poolNextOf1)[q] = p + 1));
     }
@@ -805,36 +910,50 @@ export class Catalog {
   // ---- addresses and texts ----
 
   /** Writes an address for row `id`: the 20 bytes of an EVM address (returns 0), or its text in the heap (returns the offset). */
+  /** Writes an address into row `id` of `bytes` (EVM bytes, or a heap text's offset); the state flag to set with it. */
   private storeAddress(bytes: Uint8Array, id: number, address: string): number {
     const key = this.probe.set(address);
     if (key.kind === KeyKind.Evm) {
       bytes.set(key.bytes.subarray(0, EVM_ADDRESS_BYTES), id * EVM_ADDRESS_BYTES);
       return 0;
     }
-    return this.appendText(normalizeAddress(address));
+    const at = this.appendText(normalizeAddress(address));
+    const from = id * EVM_ADDRESS_BYTES;
+    bytes[from] = at & 255;
+    bytes[from + 1] = (at >>> 8) & 255;
+    bytes[from + 2] = (at >>> 16) & 255;
+    bytes[from + 3] = at >>> 24;
+    return ADDRESS_IN_HEAP;
   }
 
-  private addressText(text: Buffer, ref: Uint32Array, id: number): string {
-    const at = ref[id]!;
+  /** The heap offset of row `id`'s address text, 0 when the row holds EVM bytes. */
+  private addressRef(bytes: Uint8Array, state: Uint8Array, id: number): number {
+    if ((state[id]! & ADDRESS_IN_HEAP) === 0) return 0;
+    const from = id * EVM_ADDRESS_BYTES;
+    return (bytes[from]! | (bytes[from + 1]! << 8) | (bytes[from + 2]! << 16)) + bytes[from + 3]! * 2 ** 24;
+  }
+
+  private addressText(text: Buffer, state: Uint8Array, id: number): string {
+    const at = this.addressRef(text, state, id);
     if (at !== 0) return this.text(at);
     const from = id * EVM_ADDRESS_BYTES;
     return `0x${text.toString('hex', from, from + EVM_ADDRESS_BYTES)}`;
   }
 
   /** The key of a stored address (for removal from a table). */
-  private storedKey(bytes: Uint8Array, ref: Uint32Array, id: number): AddressKey {
-    return this.probe.set(this.addressText(bytes === this.a.poolAddr ? this.poolAddrText : this.tokenAddrText, ref, id));
+  private storedKey(bytes: Uint8Array, state: Uint8Array, id: number): AddressKey {
+    return this.probe.set(this.addressText(bytes === this.a.poolAddr ? this.poolAddrText : this.tokenAddrText, state, id));
   }
 
-  private addressHash(bytes: Uint8Array, ref: Uint32Array, id: number, chain: number): number {
-    const at = ref[id]!;
+  private addressHash(bytes: Uint8Array, state: Uint8Array, id: number, chain: number): number {
+    const at = this.addressRef(bytes, state, id);
     if (at === 0) return chainHash(hashBytes(bytes, id * EVM_ADDRESS_BYTES, (id + 1) * EVM_ADDRESS_BYTES, KeyKind.Evm), chain);
     const from = this.textStart(at);
     return chainHash(hashBytes(this.a.heap, from, this.textEnd, KeyKind.Text), chain);
   }
 
-  private sameAddress(bytes: Uint8Array, ref: Uint32Array, id: number, key: AddressKey): boolean {
-    const at = ref[id]!;
+  private sameAddress(bytes: Uint8Array, state: Uint8Array, id: number, key: AddressKey): boolean {
+    const at = this.addressRef(bytes, state, id);
     const k = key.bytes;
     if (at === 0) {
       if (key.kind !== KeyKind.Evm) return false;
@@ -850,8 +969,8 @@ export class Catalog {
     return true;
   }
 
-  private addressMatch(bytes: Uint8Array, ref: Uint32Array, id: number, q: SearchText): TextMatch {
-    const at = ref[id]!;
+  private addressMatch(bytes: Uint8Array, state: Uint8Array, id: number, q: SearchText): TextMatch {
+    const at = this.addressRef(bytes, state, id);
     if (at === 0) {
       const m = hexPrefixMatch(bytes, id * EVM_ADDRESS_BYTES, q.text);
       return m === 2 ? TextMatch.Exact : m === 1 ? TextMatch.Prefix : TextMatch.None;
@@ -910,6 +1029,18 @@ export class Catalog {
     if (textAt !== start) heap.copyWithin(textAt, start, start + written);
     writeLeb128(heap, used, written);
     Atomics.store(this.a.counts, Count.HeapUsed, textAt + written);
+    return used;
+  }
+
+  /** Appends bytes to the heap behind their LEB128 length, as a text; returns the offset. */
+  private appendBytes(bytes: Uint8Array): number {
+    const used = Atomics.load(this.a.counts, Count.HeapUsed);
+    const lengthBytes = leb128Length(bytes.length);
+    this.grow('heap', used + lengthBytes + bytes.length);
+    const heap = this.a.heap;
+    writeLeb128(heap, used, bytes.length);
+    heap.set(bytes, used + lengthBytes);
+    Atomics.store(this.a.counts, Count.HeapUsed, used + lengthBytes + bytes.length);
     return used;
   }
 
@@ -986,6 +1117,8 @@ export class Catalog {
         tokenIds: this.tokenIds.save(),
         poolSlotsUsed: this.poolTable!.inUse,
         tokenSlotsUsed: this.tokenTable!.inUse,
+        poolSlotIdBits: this.poolTable!.idBits,
+        tokenSlotIdBits: this.tokenTable!.idBits,
       },
       sections,
     };
@@ -1060,8 +1193,8 @@ export class Catalog {
     return {
       reads,
       finish: () => {
-        this.poolTable!.adopt(poolSlots, meta.poolSlotsUsed);
-        this.tokenTable!.adopt(tokenSlots, meta.tokenSlotsUsed);
+        this.poolTable!.adopt(poolSlots, meta.poolSlotsUsed, meta.poolSlotIdBits);
+        this.tokenTable!.adopt(tokenSlots, meta.tokenSlotsUsed, meta.tokenSlotIdBits);
         for (const n of meta.networks) this.addNetwork(n);
         for (const d of meta.dexes) this.addDex(d);
         this.poolIds.load(meta.poolIds);
@@ -1186,7 +1319,7 @@ function growableBuffer(bytes: number, maxBytes: number): GrowableBuffer {
 
 /** Slots of an address table for `rows` entries: a power of two, at least twice as many. */
 function tableSlots(rows: number): number {
-  return 2 ** Math.ceil(Math.log2(Math.max(2, 2 * rows)));
+  return 2 ** Math.ceil(Math.log2(Math.max(2, (4 * rows) / 3)));
 }
 
 function leb128Length(n: number): number {

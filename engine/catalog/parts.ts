@@ -26,33 +26,27 @@ export interface PartSpec {
 
 /** The parts, with what an element means. Lists are linked through ids plus one: 0 ends a list. */
 export const PARTS = [
-  // The 20 bytes of pool p's EVM address (when poolAddrRef[p] is 0).
+  // Pool p's address: the 20 bytes of its EVM address, or (flag AddressInHeap of its state) the heap
+  // offset of its exact text in the first 4 bytes (little-endian).
   { name: 'poolAddr', ctor: Uint8Array, scope: 'pool', stride: 20, appendOnly: true },
-  // 0: the address is the 20 bytes of poolAddr; else the heap offset of its exact text.
-  { name: 'poolAddrRef', ctor: Uint32Array, scope: 'pool', stride: 1, appendOnly: true },
-  // PoolState of pool p.
+  // PoolState of pool p, with its flags.
   { name: 'poolState', ctor: Uint8Array, scope: 'pool', stride: 1, appendOnly: false },
-  // The next pool of p's chain, in creation order (id + 1; 0 at the end).
-  { name: 'poolNextInChain', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
   // The next pool of p's token 0, and of its token 1, in creation order (id + 1; 0 at the end).
   { name: 'poolNextOf0', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
   { name: 'poolNextOf1', ctor: Int32Array, scope: 'pool', stride: 1, appendOnly: false },
   // Token t's address, as for pools.
   { name: 'tokenAddr', ctor: Uint8Array, scope: 'token', stride: 20, appendOnly: true },
-  { name: 'tokenAddrRef', ctor: Uint32Array, scope: 'token', stride: 1, appendOnly: true },
   // TokenState of token t (its state and flags).
   { name: 'tokenState', ctor: Uint8Array, scope: 'token', stride: 1, appendOnly: false },
-  // Heap offset of token t's name, symbol and total supply (decimal digits), one after the other.
+  // Heap offset of token t's name, symbol and total supply, one after the other (the supply as catalog.ts encodeSupply keeps it).
   { name: 'tokenText', ctor: Uint32Array, scope: 'token', stride: 1, appendOnly: true },
-  // Unix seconds when token t was first seen.
-  { name: 'tokenAddedAt', ctor: Float64Array, scope: 'token', stride: 1, appendOnly: true },
+  // Unix seconds (a block timestamp: whole, u32) when token t was first seen.
+  { name: 'tokenAddedAt', ctor: Uint32Array, scope: 'token', stride: 1, appendOnly: true },
   // First and last pool of token t (id + 1; 0: none) and how many pools it has.
   { name: 'tokenFirstPool', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
   { name: 'tokenLastPool', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
   { name: 'tokenPoolCount', ctor: Int32Array, scope: 'token', stride: 1, appendOnly: false },
-  // First and last pool of chain c (id + 1; 0: none) and how many it has.
-  { name: 'chainFirstPool', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
-  { name: 'chainLastPool', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
+  // How many live pools chain c has (its pools are the ids of its id blocks: catalog.ts chainPoolFrom).
   { name: 'chainPoolCount', ctor: Int32Array, scope: 'chain', stride: 1, appendOnly: false },
   // Texts: each a LEB128 length, then that many UTF-8 bytes. Offset 0 is never a text.
   { name: 'heap', ctor: Uint8Array, scope: 'heap', stride: 1, appendOnly: true },
@@ -83,7 +77,12 @@ export const enum PoolState {
   Live = 1,
   /** Taken out of every lookup by a rollback; the address stays readable for holders of the id. */
   Removed = 2,
+  /** The bits above: None, Live or Removed. */
+  Mask = 3,
 }
+
+/** Flag of a pool's and a token's state: its address is a heap text, not EVM bytes (parts poolAddr, tokenAddr). */
+export const ADDRESS_IN_HEAP = 8;
 
 export const enum TokenState {
   None = 0,
@@ -93,6 +92,7 @@ export const enum TokenState {
   Mask = 3,
   /** Flag: the name or symbol holds non-ASCII text (search folds its case through a decoded string). */
   NonAscii = 4,
+  // 8: ADDRESS_IN_HEAP (above).
 }
 
 export type PartArrays = { -readonly [K in PartName]: InstanceType<Extract<(typeof PARTS)[number], { name: K }>['ctor']> };

@@ -71,7 +71,7 @@ export class FigureValues {
   /** Per figure: 0 a pool column, 1 a window slot column (0 without a slot), 2 a price change (without a slot: against the last swap's price). */
   private readonly kind: Uint8Array;
   /** Per figure: its pool column, or its window slot column. */
-  private readonly column: readonly Float64Array[];
+  private readonly column: readonly (Float64Array | Uint32Array)[];
   private readonly poolSlot: Int32Array;
   private readonly price: Float64Array;
   private readonly lastSwapPrice: Float64Array;
@@ -133,7 +133,7 @@ export class FigureValues {
 }
 
 /** The column of every figure, in POOL_FIGURES order: a window figure's is indexed by window slot (views.ts), the others' by pool. */
-export function figureColumns(views: EngineViews): Float64Array[] {
+export function figureColumns(views: EngineViews): (Float64Array | Uint32Array)[] {
   return POOL_FIGURES.map((f) => {
     const s = SOURCE[f];
     return 'figure' in s ? views.rowWindow[s.figure][s.window]! : views[s.column];

@@ -26,7 +26,7 @@ import { TokenInfo } from '../events/fb/dex/events/token-info.js';
 import { U128 } from '../events/fb/dex/events/u128.js';
 import { U160 } from '../events/fb/dex/events/u160.js';
 import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOWS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
-import { RING_OPENED_STRIDE, ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
+import { RING_OPENED_STRIDE, ringOpenedAt, syncMark, type CandleRing, type EngineViews } from '../state/views.js';
 import { CANDLE_U32_WORDS, CANDLE_WORDS, CandleF64, CandleU32, SECOND_U32_WORDS, SECOND_WORDS, SecondF64, SecondU32 } from '../state/candle-record.js';
 import { ringBlocks, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
 import { quietAsOf, releaseWindowSlot, windowAsOf, windowSlotOf, windowSlots } from '../state/window-slots.js';
@@ -361,7 +361,7 @@ export class ShardWriter {
     const o = p * 8;
     setU128(v.reserveRaw, o, e.reserve0(this.u128)!);
     setU128(v.reserveRaw, o + 4, e.reserve1(this.u128)!);
-    v.syncBlock[p] = k.blockNumber();
+    v.syncBlock[p] = syncMark(k.blockNumber());
     v.syncTx[p] = k.txIndex();
     v.lastEventTime[p] = this.at[0]!;
     this.passed(p);
@@ -401,7 +401,7 @@ export class ShardWriter {
     this.seqPool(p);
     // A Sync in the same tx already holds the reserves after it (a pool priced by its reserves, or a
     // concentrated pool whose source states its reserves, Uniswap v4's; its syncBlock stays 0 otherwise).
-    const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
+    const synced = v.syncBlock[p] === syncMark(block) && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
     // A concentrated pool's Burn only credits the position: its tokens leave with the Collect (a ReserveDelta).
     const moves = !synced && !(kind === 2 && v.poolProtocol[p] === 1);
     if (moves) {
@@ -481,7 +481,7 @@ export class ShardWriter {
     const num = this.num;
     u128Into(s, num, 0);
     const amount0 = num[0]! / d0;
-    const synced = v.syncBlock[p] === block && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
+    const synced = v.syncBlock[p] === syncMark(block) && v.syncTx[p] === k.txIndex() && (pricedByReserves(v.poolProtocol[p]!) || block > 0);
     if (!synced) {
       this.beginReserveChange(p, block);
       this.moveReserve(p, 0, s, neg0);

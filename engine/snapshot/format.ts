@@ -30,11 +30,13 @@
  * its window figures are as of are put back in the pool row (as files written before they moved
  * into the window slots keep them: asOfInRowColumns; put into the slots on load, slot-as-of.ts),
  * or once the row columns this build derives on read are put back (DERIVED_ROW_COLUMNS: left out
- * on load), or any of these together; any other difference and the file is not loaded.
+ * on load), or with its catalog in export version 1 (that version's parts hashed: converted on load,
+ * catalog/export-v1.ts), or any of these together; any other difference and the file is not loaded.
  */
 import { createHash } from 'node:crypto';
 import { CATALOG_EXPORT_VERSION, type CatalogMeta } from '../catalog/catalog.js';
 import { PARTS } from '../catalog/parts.js';
+import { CATALOG_V1, PARTS_V1 } from '../catalog/export-v1.js';
 import { RING_OPENED_COLUMN, type ColumnSpec } from '../state/views.js';
 import { CANDLE_WORDS, RING_FIELDS, type CandleField } from '../state/candle-record.js';
 
@@ -132,11 +134,17 @@ export function blockColumns(table: readonly ColumnSpec[], scope: 'block' | 'win
 /** What the table hash covers of a column. */
 type ColumnShape = Pick<ColumnSpec, 'name' | 'type' | 'scope' | 'stride' | 'transient'>;
 
-/** Hash of the kept columns' names, types, scopes and strides and of the catalog's parts, with the layout versions. */
-export function columnTableHash(table: readonly ColumnShape[]): string {
+/** Catalog export versions a start still loads: 1 is converted on load (catalog/export-v1.ts). */
+export const READABLE_CATALOG_VERSIONS: readonly number[] = [CATALOG_V1, CATALOG_EXPORT_VERSION];
+
+/**
+ * Hash of the kept columns' names, types, scopes and strides and of the catalog's parts, with the
+ * layout versions; `catalogVersion` 1 hashes that version's parts (files written before version 2).
+ */
+export function columnTableHash(table: readonly ColumnShape[], catalogVersion = CATALOG_EXPORT_VERSION): string {
   const shape = table.filter((c) => !c.transient).map((c) => [c.name, c.type, c.scope, c.stride]);
-  const catalog = PARTS.map((p) => [p.name, p.ctor.BYTES_PER_ELEMENT, p.scope, p.stride]);
-  return createHash('sha256').update(JSON.stringify([ROW_LAYOUT_VERSION, shape, CATALOG_EXPORT_VERSION, catalog])).digest('hex').slice(0, 16);
+  const catalog = catalogVersion === CATALOG_V1 ? PARTS_V1 : PARTS.map((p) => [p.name, p.ctor.BYTES_PER_ELEMENT, p.scope, p.stride]);
+  return createHash('sha256').update(JSON.stringify([ROW_LAYOUT_VERSION, shape, catalogVersion, catalog])).digest('hex').slice(0, 16);
 }
 
 /**
@@ -249,10 +257,12 @@ export interface TableMatch {
  * keeps its candle rings a column per field (converted into the records on load), `poolOpened` that
  * it keeps the rings' candle counts as pool columns (put into the ring blocks on load); all empty when
  * the file was written with this very table; null when the file's table differs in anything else
- * (a column added, dropped, rescoped or restrided, the catalog's parts, the layout version).
+ * (a column added, dropped, rescoped or restrided, the catalog's parts, the layout version). The
+ * catalog's parts are hashed as the export version the header names wrote them.
  */
-export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns'>, table: readonly ColumnShape[]): TableMatch | null {
-  if (header.tableHash === columnTableHash(table)) return { retyped: new Set(), ringFields: false, poolOpened: false, asOfInRow: false, derivedKept: false };
+export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns' | 'catalog'>, table: readonly ColumnShape[]): TableMatch | null {
+  const catalogVersion = header.catalog.meta.version;
+  if (header.tableHash === columnTableHash(table, catalogVersion)) return { retyped: new Set(), ringFields: false, poolOpened: false, asOfInRow: false, derivedKept: false };
   const inFile = new Map(header.columns.map((c) => [c.name, c]));
   // Each older layout as a change of the table, applied in the order the table changed back through them.
   for (let mask = 1; mask < 32; mask++) {
@@ -270,7 +280,7 @@ export function tableMatch(header: Pick<SnapshotHeader, 'tableHash' | 'columns'>
       return { ...c, type: f.type };
     });
     if (anyRetyped && retyped.size === 0) continue;
-    if (header.tableHash === columnTableHash(asWritten)) return { retyped, ringFields, poolOpened, asOfInRow, derivedKept };
+    if (header.tableHash === columnTableHash(asWritten, catalogVersion)) return { retyped, ringFields, poolOpened, asOfInRow, derivedKept };
   }
   return null;
 }

@@ -3,13 +3,14 @@
  * some pools and tokens when a chain is rolled back behind the newest snapshot.
  */
 import { closeSync, fstatSync, openSync, read, readSync } from 'node:fs';
-import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
+import type { Catalog, CatalogSectionReader } from '../catalog/catalog.js';
+import { CATALOG_V1, convertCatalogV1 } from '../catalog/export-v1.js';
 import { ringOpenedAt, type ColumnSpec, type EngineViews } from '../state/views.js';
 import { INTERVALS } from '../state/layout.js';
 import { assignSnapshotBlocks, loadBlockRows, restoreBlocks, WINDOW_SLOTS } from './blocks.js';
 import type { BlockLoader } from './block-loader.js';
 import { markBlockRows } from '../state/ring-blocks.js';
-import { poolOpenedName, READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
+import { poolOpenedName, READABLE_CATALOG_VERSIONS, READABLE_FORMAT_VERSIONS, rowBytes, SNAPSHOT_END, SNAPSHOT_FORMAT_VERSION, SNAPSHOT_MAGIC, tableMatch, TYPE_ARRAYS, type SnapshotColumn, type SnapshotHeader, type SnapshotSection } from './format.js';
 import { rowAsOfIntoSlots } from './slot-as-of.js';
 
 export class SnapshotError extends Error {
@@ -71,7 +72,7 @@ export function incompatibility(header: SnapshotHeader, views: EngineViews): str
   if (header.pools > views.capacity.pools) return `holds ${header.pools} pool ids, capacity is ${views.capacity.pools}`;
   if (header.tokens > views.capacity.tokens) return `holds ${header.tokens} token ids, capacity is ${views.capacity.tokens}`;
   if (header.chains > views.capacity.chains) return `holds ${header.chains} chains, capacity is ${views.capacity.chains}`;
-  if (header.catalog.meta.version !== CATALOG_EXPORT_VERSION) return `catalog export version ${header.catalog.meta.version}, this build reads ${CATALOG_EXPORT_VERSION}`;
+  if (!READABLE_CATALOG_VERSIONS.includes(header.catalog.meta.version)) return `catalog export version ${header.catalog.meta.version}, this build reads ${READABLE_CATALOG_VERSIONS.join(' and ')}`;
   return null;
 }
 
@@ -86,7 +87,8 @@ const CONVERT_CHUNK = 65_536;
 /**
  * Reads `elements` elements of file column `col` from its element `from` into `spec.array` from
  * element `at`: straight into the shared buffer when the types agree, else through the file's type,
- * each value converted and required to come out equal (a time written as f64 read into u32).
+ * each value converted (the column's fromOlder, else as it is) and required to come out equal (a
+ * time written as f64 read into u32).
  */
 function readElements(fd: number, col: SnapshotColumn, spec: ColumnSpec, from: number, elements: number, at: number): void {
   if (col.type === spec.type) return readExactly(fd, bytesOf(spec.array, elements, at), col.offset + from * spec.array.BYTES_PER_ELEMENT);
@@ -98,7 +100,7 @@ function readElements(fd: number, col: SnapshotColumn, spec: ColumnSpec, from: n
     readExactly(fd, chunkBytes.subarray(0, n * Written.BYTES_PER_ELEMENT), col.offset + (from + done) * Written.BYTES_PER_ELEMENT);
     const into = spec.array.subarray(at + done, at + done + n);
     for (let i = 0; i < n; i++) {
-      const v = chunk[i]!;
+      const v = spec.fromOlder === undefined ? chunk[i]! : spec.fromOlder(chunk[i]!);
       into[i] = v;
       if (into[i] !== v) throw new SnapshotError(`column ${col.name}: value ${v} at element ${from + done + i} does not fit ${spec.type} (written as ${col.type})`);
     }
@@ -211,12 +213,18 @@ export async function loadViewsDeferred(path: string, views: EngineViews, catalo
       if (c === undefined) throw new SnapshotError(`${path}: no catalog section ${name}`);
       return c;
     };
-    const restore = catalog.restoreInto(header.catalog.meta, {
+    const inFile: CatalogSectionReader = {
       has: (name) => sections.has(name),
       bytes: (name) => section(name).bytes,
       read: (name, into) => readExactly(fd, into, section(name).offset),
-    });
-    for (const { name, into } of restore.reads) reads.push({ into, offset: section(name).offset });
+    };
+    // An export of version 1: the sections it changed are made in memory now, the others read as they are.
+    const v1 = header.catalog.meta.version === CATALOG_V1 ? convertCatalogV1(header.catalog.meta, inFile) : null;
+    const restore = catalog.restoreInto(v1?.meta ?? header.catalog.meta, v1?.sections ?? inFile);
+    for (const { name, into } of restore.reads) {
+      if (v1?.converted.has(name)) v1.sections.read(name, into);
+      else reads.push({ into, offset: section(name).offset });
+    }
     await readAll(fd, reads);
     for (const [col, spec] of retyped) readElements(fd, col, spec, 0, col.bytes / TYPE_ARRAYS[col.type].BYTES_PER_ELEMENT, 0);
     const inRow = rowAsOfColumns(header, views);

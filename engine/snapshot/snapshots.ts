@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Catalog } from '../catalog/catalog.js';
+import { CATALOG_EXPORT_VERSION, type Catalog } from '../catalog/catalog.js';
 import type { EngineViews } from '../state/views.js';
 import { DERIVED_ROW_COLUMNS, seqOfFileName, SNAPSHOT_SUFFIX, tableMatch, type SnapshotHeader } from './format.js';
 import { incompatibility, loadViewsDeferred, readHeader, SnapshotError } from './load.js';
@@ -141,12 +141,14 @@ export class Snapshots {
     this.newestTakenAtMs = header.takenAtMs;
     // A file written with other column types or ring columns is no base for a delta cut (its rows are not this build's bytes): the next cut is full.
     const { retyped, ringFields, poolOpened, asOfInRow, derivedKept } = tableMatch(header, this.views.columnTable)!;
-    this.baseFile = retyped.size === 0 && !ringFields && !poolOpened && !asOfInRow && !derivedKept ? { path, header } : null;
+    const catalogConverted = header.catalog.meta.version !== CATALOG_EXPORT_VERSION;
+    this.baseFile = retyped.size === 0 && !ringFields && !poolOpened && !asOfInRow && !derivedKept && !catalogConverted ? { path, header } : null;
     this.convertedOnLoad = [...retyped].map((name) => `${name} (${header.columns.find((c) => c.name === name)!.type} to ${this.views.columnTable.find((c) => c.name === name)!.type})`);
     if (ringFields) this.convertedOnLoad = [...this.convertedOnLoad, 'candle rings (a column per field to one record column per interval)'];
     if (poolOpened) this.convertedOnLoad = [...this.convertedOnLoad, 'candle counts (pool columns to the ring blocks)'];
     if (asOfInRow) this.convertedOnLoad = [...this.convertedOnLoad, 'window as-of minutes (the pool row to the window slots)'];
     if (derivedKept) this.convertedOnLoad = [...this.convertedOnLoad, `${DERIVED_ROW_COLUMNS.map((c) => c.name).join(' and ')} (left out: derived on read)`];
+    if (catalogConverted) this.convertedOnLoad = [...this.convertedOnLoad, `the catalog (export version ${header.catalog.meta.version} to ${CATALOG_EXPORT_VERSION})`];
     return { blocks };
   }
 

@@ -63,8 +63,6 @@ export interface PoolState {
   readonly reserveRaw: Uint32Array;
   reserveBlock: number;
   reserveTime: number;
-  syncBlock: number;
-  syncTx: number;
   liquidityUsd: number;
   txnsTotal: number;
   /**
@@ -101,8 +99,6 @@ export function createPoolState(): PoolState {
     reserveRaw: new Uint32Array(8),
     reserveBlock: 0,
     reserveTime: 0,
-    syncBlock: 0,
-    syncTx: 0,
     liquidityUsd: 0,
     txnsTotal: 0,
     winVolumeUsd: new Float64Array(WINDOW_COUNT),
@@ -216,8 +212,6 @@ function copyPool(v: EngineViews, p: number, out: PoolState): void {
   for (let k = 0; k < 8; k++) out.reserveRaw[k] = v.reserveRaw[o + k]!;
   out.reserveBlock = v.reserveBlock[p]!;
   out.reserveTime = v.reserveTime[p]!;
-  out.syncBlock = v.syncBlock[p]!;
-  out.syncTx = v.syncTx[p]!;
   out.liquidityUsd = usdScratch[2]!;
   out.txnsTotal = v.txnsTotal[p]!;
   for (let b = 0; b < WINDOW_BASES.length; b++) out.winAsOf[b] = windowAsOf(v, b, p);

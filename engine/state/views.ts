@@ -63,6 +63,8 @@ export interface ColumnSpec {
   readonly writer: ColumnWriter;
   readonly transient: boolean;
   readonly array: Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array;
+  /** What a value an older snapshot kept in another element type becomes here (absent: the same value). */
+  readonly fromOlder?: (value: number) => number;
 }
 
 const TYPE_OF = new Map<ColumnCtor, ColumnSpec['type']>([
@@ -77,6 +79,7 @@ interface ColumnOptions {
   readonly stride?: number;
   readonly writer: ColumnWriter;
   readonly transient?: boolean;
+  readonly fromOlder?: (value: number) => number;
 }
 
 /** Rows a column of `scope` has at `capacity`. */
@@ -117,7 +120,7 @@ class ColumnSource {
       this.columns[name] = sab;
     }
     const array = new (ctor as unknown as new (b: SharedArrayBuffer) => InstanceType<C>)(sab);
-    this.table.push({ name, type: TYPE_OF.get(ctor)!, scope, stride, writer: options.writer, transient: options.transient ?? false, array });
+    this.table.push({ name, type: TYPE_OF.get(ctor)!, scope, stride, writer: options.writer, transient: options.transient ?? false, array, ...(options.fromOlder ? { fromOlder: options.fromOlder } : {}) });
     return array;
   }
 }
@@ -181,7 +184,7 @@ export class EngineViews {
   /** 0 constant product, 1 concentrated, 2 Solidly stable curve (events/model.ts PoolProtocol). */
   readonly poolProtocol: Uint8Array;
   readonly poolFeePpm: Uint32Array;
-  readonly poolCreatedAt: Float64Array;
+  readonly poolCreatedAt: Uint32Array;
   readonly poolCreatedBlock: Float64Array;
 
   // ---- weighted pools' side table (writer: ingest; reserve-price.ts) ----
@@ -220,10 +223,11 @@ export class EngineViews {
   readonly reserveBlock: Float64Array;
   readonly reserveTime: Uint32Array;
   /**
-   * Last `sync` seen: block and tx index, so the swap or liquidity change of the same tx does not move
-   * reserves twice. Kept by every pool: a quiet pool's liquidity changes come with syncs too.
+   * Last `sync` seen: its block (syncMark: only ever compared with the block of an event of the same
+   * pool) and tx index, so the swap or liquidity change of the same tx does not move reserves twice;
+   * 0: none. Kept by every pool: a quiet pool's liquidity changes come with syncs too.
    */
-  readonly syncBlock: Float64Array;
+  readonly syncBlock: Uint32Array;
   readonly syncTx: Uint32Array;
   readonly liquidityUsd: Float64Array;
   /** Swaps ever applied to the pool: a whole count (2^32 is beyond any pool's history). */
@@ -406,7 +410,7 @@ export class EngineViews {
     this.poolDecimals1 = pool('poolDecimals1', Uint8Array, ingest);
     this.poolProtocol = pool('poolProtocol', Uint8Array, ingest);
     this.poolFeePpm = pool('poolFeePpm', Uint32Array, ingest);
-    this.poolCreatedAt = pool('poolCreatedAt', Float64Array, ingest);
+    this.poolCreatedAt = pool('poolCreatedAt', Uint32Array, ingest);
     this.poolCreatedBlock = pool('poolCreatedBlock', Float64Array, ingest);
     // A fixed size, not derived from the capacity: the snapshot's column table (and its hash) stays the same whatever the capacity.
     this.weightedPool = src.col('weightedPool', Int32Array, 'fixed', { stride: WEIGHTED_POOL_SLOTS, ...ingest });
@@ -422,7 +426,8 @@ export class EngineViews {
     this.reserveRaw = pool('reserveRaw', Uint32Array, { stride: 8, ...shard });
     this.reserveBlock = pool('reserveBlock', Float64Array, shard);
     this.reserveTime = pool('reserveTime', Uint32Array, shard);
-    this.syncBlock = pool('syncBlock', Float64Array, shard);
+    // Older snapshots kept the block itself (f64, 0: none).
+    this.syncBlock = pool('syncBlock', Uint32Array, { ...shard, fromOlder: (block) => (block === 0 ? 0 : syncMark(block)) });
     this.syncTx = pool('syncTx', Uint32Array, shard);
     this.liquidityUsd = pool('liquidityUsd', Float64Array, shard);
     this.txnsTotal = pool('txnsTotal', Uint32Array, shard);
@@ -541,4 +546,12 @@ export class EngineViews {
   get windowSlotCount(): number {
     return rowsOf(this.capacity, 'windowSlot');
   }
+}
+
+/**
+ * What syncBlock keeps of block `block`: 1 to 2^32 - 1, never 0 (no sync), equal for two blocks only
+ * 2^32 - 1 blocks apart, which no two events of one pool compared with each other are.
+ */
+export function syncMark(block: number): number {
+  return (block % 4294967295) + 1;
 }
