@@ -2,7 +2,7 @@
  * Hot and quiet pools at scale: the service started on two universe sizes with the same market
  * activity (so about the same pools trade), pools quiet for an hour giving their rings back.
  * Prints, per size, the pools hot and quiet, the ring blocks and window slots touched, the resident memory (read
- * twice: right after the catch-up, and steady, once the capture buffers follow only live delta cuts), and a
+ * after the catch-up, and three times steady, once the capture buffers follow only live delta cuts), and a
  * restart (SIGTERM, start again: serving, caught up), a restart after kill -9 (the newest snapshot
  * and the log after it), and the snapshot's size and what its cut held ingest and the shards for;
  * then the memory one more pool costs (the difference between the two sizes over the difference in
@@ -57,6 +57,11 @@ const SNAPSHOT_INTERVAL_S = 60;
  * for a cut begun during the catch-up and written after it.
  */
 const STEADY_CUTS = KEPT_CUTS + 1;
+/**
+ * Steady readings, each once one more cut was written: readings of one build spread by tens of bytes
+ * per pool from run to run, so each run shows its own spread, and the figures use the median.
+ */
+const STEADY_READINGS = 3;
 /** Live after the restart this long before the kill -9, so there is log after the newest snapshot to replay. */
 const LIVE_BEFORE_KILL_MS = 5_000;
 
@@ -104,13 +109,14 @@ interface Reading {
 interface SizeResult extends Reading {
   readonly events: number;
   /**
-   * The same, once STEADY_CUTS cuts begun after the catch-up were written: a deployed service past
-   * its catch-up (the reading above follows the cuts made during the backfill, which copied every
-   * pool it created). Null when the run cut no snapshots.
+   * The same, once STEADY_CUTS cuts begun after the catch-up were written, then after each of the
+   * next STEADY_READINGS - 1 cuts: a deployed service past its catch-up (the reading above follows
+   * the cuts made during the backfill, which copied every pool it created). Empty when the run cut
+   * no snapshots.
    */
-  readonly steady: Reading | null;
-  /** Seconds from the catch-up to the steady reading. */
-  readonly steadyAfterSeconds: number | null;
+  readonly steady: readonly Reading[];
+  /** Seconds from the catch-up to each steady reading. */
+  readonly steadyAfterSeconds: readonly number[];
   /** Null with --no-restart. */
   readonly restart: Restart | null;
   readonly afterKill9: Restart | null;
@@ -184,14 +190,15 @@ async function measure(pools: number): Promise<SizeResult> {
     const atCatchUp = await readSettled();
     const caughtUpText = output(child).text.search(/caught up: \d+ events/);
     const cutsSinceCatchUp = () => [...output(child).text.slice(caughtUpText).matchAll(/"msg":"snapshot of log batch /g)].length;
-    let steady: Reading | null = null;
-    if (atCatchUp.engine.snapshots !== null) {
-      for (const t0 = performance.now(); cutsSinceCatchUp() < STEADY_CUTS && performance.now() - t0 < 20 * 60_000; ) await new Promise((r) => setTimeout(r, 5_000));
+    const steady: Reading[] = [];
+    const steadyAfterSeconds: number[] = [];
+    for (let k = 0; atCatchUp.engine.snapshots !== null && k < STEADY_READINGS; k++) {
+      for (const t0 = performance.now(); cutsSinceCatchUp() < STEADY_CUTS + k && performance.now() - t0 < 20 * 60_000; ) await new Promise((r) => setTimeout(r, 5_000));
       // The collections after a cut that let buffers go run once its file is written: a few seconds more.
       await new Promise((r) => setTimeout(r, 5_000));
-      steady = await readSettled();
+      steady.push(await readSettled());
+      steadyAfterSeconds.push((performance.now() - caughtUpAt) / 1000 + SETTLE_MS / 1000);
     }
-    const steadyAfterSeconds = steady === null ? null : (performance.now() - caughtUpAt) / 1000 + SETTLE_MS / 1000;
     const snapshotLines = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].map((m) => m[1]!);
     const lastSnapshotLine = snapshotLines.at(-1) ?? null;
     const firstSnapshotLine = snapshotLines[0] ?? null;
@@ -272,7 +279,7 @@ async function main(): Promise<void> {
       );
     };
     row(r, 'after the catch-up');
-    if (r.steady !== null) row(r.steady, `steady: ${STEADY_CUTS} cuts later (${(r.steadyAfterSeconds ?? 0).toFixed(0)} s)`);
+    r.steady.forEach((x, k) => row(x, `steady: ${STEADY_CUTS + k} cuts later (${r.steadyAfterSeconds[k]!.toFixed(0)} s)`));
   }
   print('');
   print('| pools | restart after SIGTERM: serving / caught up (batches replayed) | after kill -9: serving / caught up (batches replayed) | snapshot loaded | last periodic cut: ingest held / shards held (rows copied) / written in |');
@@ -315,8 +322,9 @@ async function main(): Promise<void> {
   if (results.length >= 2) {
     const a = results[0]!;
     const b = results[results.length - 1]!;
-    const steady = a.steady !== null && b.steady !== null ? ([a.steady, b.steady] as const) : null;
-    const readings: [string, Reading, Reading][] = [['after the catch-up', a, b], ...(steady ? [['steady', ...steady] as [string, Reading, Reading]] : [])];
+    // The k-th steady reading of each size side by side.
+    const steady = Array.from({ length: Math.min(a.steady.length, b.steady.length) }, (_, k): [string, Reading, Reading] => [`steady, ${STEADY_CUTS + k} cuts`, a.steady[k]!, b.steady[k]!]);
+    const readings: [string, Reading, Reading][] = [['after the catch-up', a, b], ...steady];
     const pools = b.pools - a.pools;
     const tokensPerPool = (b.tokens - a.tokens) / pools;
     // Ring blocks and window slots are held by the pools that traded (about as many at both sizes): they are not a quiet pool's.
@@ -360,8 +368,11 @@ async function main(): Promise<void> {
     print(`| of the rest: JS heaps of the shard threads | ${cells((x) => x.heaps?.shards)} |`);
     print(`| of the rest and the model: capture buffers for rows, as the shards report them | ${cells((x) => x.reportedRows)} |`);
     print(`| measured resident per pool, simulator included | ${cells((x) => x.perPool)} |`);
-    // The public universe: the larger run's process (steady when read), plus quiet pools (with their tokens) and hot pools' blocks at its share.
-    const last = readings.length - 1;
+    // The steady column with the median quiet pool (the catch-up's without steady readings).
+    const steadyQuiet = perReading.slice(1).map((x, k) => [x.quiet, k + 1] as const).sort((x, z) => x[0] - z[0]);
+    const last = steadyQuiet.length === 0 ? 0 : steadyQuiet[(steadyQuiet.length - 1) >> 1]![1];
+    if (steadyQuiet.length > 0) print(`\na quiet pool, steady: **${perReading[last]!.quiet.toFixed(1)} B**, the median of ${steadyQuiet.length} readings (${steadyQuiet.map(([q]) => q.toFixed(1)).join(', ')} B)`);
+    // The public universe: the larger run's process at that reading, plus quiet pools (with their tokens) and hot pools' blocks at its share.
     const y = readings[last]![2];
     const quiet = perReading[last]!.quiet;
     const hotShare = y.engine.pools_hot / y.pools;
