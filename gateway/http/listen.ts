@@ -34,11 +34,11 @@ export function listenPort(token: us_listen_socket): number {
 }
 
 /**
- * Listening TCP sockets on `port`, any address, any process (Linux: /proc/net/tcp and tcp6 of this
- * network namespace); null where that is not known.
+ * Inodes of the listening TCP sockets on `port`, any address, IPv4 and IPv6 (Linux: /proc/net/tcp
+ * and tcp6 of this network namespace, every process's); null where that is not known.
  */
-export function listenersOn(port: number): number | null {
-  let n = 0;
+export function listeningInodes(port: number): Set<string> | null {
+  const out = new Set<string>();
   let known = false;
   for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let text: string;
@@ -48,12 +48,13 @@ export function listenersOn(port: number): number | null {
       continue;
     }
     known = true;
-    // Rows: "sl local_address rem_address st ...", addresses as HEX_IP:HEX_PORT, st 0A = LISTEN.
-    for (const line of text.split('\n')) {
-      const c = line.trim().split(/\s+/);
-      if (c[3] !== LISTEN_STATE || c[1] === undefined) continue;
-      if (parseInt(c[1].slice(c[1].lastIndexOf(':') + 1), 16) === port) n++;
+    for (const line of text.split('\n').slice(1)) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10 || f[3] !== LISTEN_STATE) continue;
+      const local = f[1]!;
+      if (parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port) out.add(f[9]!);
     }
   }
-  return known ? n : null;
+  return known ? out : null;
 }

@@ -7,11 +7,12 @@
  * stream socket holds at most STREAM_SNDBUF_KERNEL_BYTES in the kernel, and backpressure (which the
  * slow-reader rule in client.ts times) starts as soon as that is full.
  *
- * uWS exposes no socket options, so the listening sockets are found by port in /proc/self/net/tcp[6]
- * and /proc/self/fd, and setsockopt(2) is called through the C library (koffi). Only this process's
+ * uWS exposes no socket options, so the listening sockets are found by port in /proc/net/tcp[6]
+ * (http/listen.ts listeningInodes) and among /proc/self/fd, and setsockopt(2) is called through the C library (koffi). Only this process's
  * own sockets are touched; nothing machine-wide is changed.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { listeningInodes } from '../http/listen.js';
 import koffi from 'koffi';
 
 /** SO_SNDBUF asked for on each stream socket. */
@@ -21,8 +22,6 @@ export const STREAM_SNDBUF_KERNEL_BYTES = 2 * STREAM_SNDBUF_BYTES; // 128 KiB
 
 const SOL_SOCKET = 1;
 const SO_SNDBUF = 7;
-/** tcp state LISTEN in /proc/net/tcp. */
-const TCP_LISTEN = '0A';
 
 type SetSockOpt = (fd: number, level: number, name: number, value: Buffer, length: number) => number;
 let setsockopt: SetSockOpt | null | undefined;
@@ -38,27 +37,6 @@ function libcSetsockopt(): SetSockOpt | null {
   return setsockopt;
 }
 
-/** Inodes of this process's listening TCP sockets on `port`, IPv4 and IPv6. */
-function listeningInodes(port: number): Set<string> {
-  const out = new Set<string>();
-  for (const file of ['/proc/self/net/tcp', '/proc/self/net/tcp6']) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'latin1');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
-      const f = line.trim().split(/\s+/);
-      if (f.length < 10 || f[3] !== TCP_LISTEN) continue;
-      const local = f[1]!;
-      if (parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port) out.add(f[9]!);
-    }
-  }
-  return out;
-}
-
 /**
  * Sets SO_SNDBUF on every listening socket of this process on `ports` (a port shared by several
  * stream threads has one per thread); returns how many were set. Where that cannot be done (no
@@ -68,7 +46,7 @@ export function limitSendBuffers(ports: readonly number[], bytes: number = STREA
   const set = libcSetsockopt();
   if (set === null || ports.length === 0) return 0;
   const inodes = new Set<string>();
-  for (const port of ports) for (const inode of listeningInodes(port)) inodes.add(inode);
+  for (const port of ports) for (const inode of listeningInodes(port) ?? []) inodes.add(inode);
   if (inodes.size === 0) return 0;
   const value = Buffer.alloc(4);
   value.writeInt32LE(bytes);

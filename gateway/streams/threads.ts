@@ -6,7 +6,7 @@
  * clock in step with the gateway's.
  */
 import { createServer } from 'node:net';
-import { ListenError, listenersOn } from '../http/listen.js';
+import { ListenError, listeningInodes } from '../http/listen.js';
 import { errorText, fallbackLog, type FeedSwap, type LogOptions, readerBuffers, type ReaderBuffers, threadLogOptions } from '../../engine/read/index.js';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -302,7 +302,7 @@ export async function startStreamThreads(o: StreamThreadsOptions): Promise<Strea
       } catch (err) {
         failure = err;
       }
-      const shared = first === null ? [] : (Object.entries(ports) as [StreamRole, number][]).filter(([, at]) => (listenersOn(at) ?? 1) > 1);
+      const shared = first === null ? [] : (Object.entries(ports) as [StreamRole, number][]).filter(([, at]) => (listeningInodes(at)?.size ?? 1) > 1);
       if (first !== null && shared.length === 0) return first;
       if (first !== null) await stop(first);
       const asked = (Object.keys(ports) as StreamRole[]).some((r) => o.ports[r] !== 0);
