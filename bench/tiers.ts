@@ -117,6 +117,11 @@ interface SizeResult extends Reading {
   readonly steady: readonly Reading[];
   /** Seconds from the catch-up to each steady reading. */
   readonly steadyAfterSeconds: readonly number[];
+  /**
+   * The most resident (anonymous) memory sampled every second from the catch-up to the last steady
+   * reading: the readings fall between cuts, and a cut's copies come on top for the second it takes.
+   */
+  readonly peakAnonBytes: number;
   /** Null with --no-restart. */
   readonly restart: Restart | null;
   readonly afterKill9: Restart | null;
@@ -185,6 +190,15 @@ async function measure(pools: number): Promise<SizeResult> {
       return { pools: stats.pools, tokens: stats.tokens, engine: stats.engine, anonBytes: residentBytes(child.pid!).anon };
     };
     const caughtUpAt = performance.now();
+    let peakAnonBytes = 0;
+    const sampler = setInterval(() => {
+      try {
+        peakAnonBytes = Math.max(peakAnonBytes, residentBytes(child.pid!).anon);
+      } catch {
+        // the process ended
+      }
+    }, 1_000);
+    sampler.unref();
     // And after a delta cut (one copying the rows changed since the one before), at every size: the
     // first cut of a run copies every row, and what the shards keep for cuts follows the delta cuts.
     const atCatchUp = await readSettled();
@@ -204,7 +218,8 @@ async function measure(pools: number): Promise<SizeResult> {
     const firstSnapshotLine = snapshotLines[0] ?? null;
     await stop(child);
     const simulatorBytes = await simulatorMemory(pools);
-    const base = { ...atCatchUp, events, steady, steadyAfterSeconds, lastSnapshotLine, firstSnapshotLine, simulatorBytes };
+    clearInterval(sampler);
+    const base = { ...atCatchUp, events, steady, steadyAfterSeconds, peakAnonBytes, lastSnapshotLine, firstSnapshotLine, simulatorBytes };
     if (!measureRestarts) return { ...base, restart: null, afterKill9: null };
     const afterTerm = await restart(args);
     child = afterTerm.child;
@@ -280,6 +295,7 @@ async function main(): Promise<void> {
     };
     row(r, 'after the catch-up');
     r.steady.forEach((x, k) => row(x, `steady: ${STEADY_CUTS + k} cuts later (${r.steadyAfterSeconds[k]!.toFixed(0)} s)`));
+    print(`| ${fmt(r.pools)} | the most sampled every second from the catch-up on, snapshot cuts included | | | | | | | | | | ${mib(r.peakAnonBytes)} | ${fmt(Math.round(r.peakAnonBytes / r.pools))} B |`);
   }
   print('');
   print('| pools | restart after SIGTERM: serving / caught up (batches replayed) | after kill -9: serving / caught up (batches replayed) | snapshot loaded | last periodic cut: ingest held / shards held (rows copied) / written in |');
@@ -381,7 +397,7 @@ async function main(): Promise<void> {
     const publicBytes = y.anonBytes - b.simulatorBytes + (PUBLIC_POOLS - y.pools) * (quiet + hotShare * blockBytes + slotShare * ringBlockBytes(views, 'windowSlot')) + tokenAdjust;
     print('');
     print(
-      `whole process at ${fmt(y.pools)} pools (${readings[last]![0]}): ${mib(y.anonBytes)} resident (${mib(y.anonBytes - b.simulatorBytes)} without the simulator); ` +
+      `whole process at ${fmt(y.pools)} pools (${readings[last]![0]}): ${mib(y.anonBytes)} resident (${mib(y.anonBytes - b.simulatorBytes)} without the simulator; at most ${mib(b.peakAnonBytes)} sampled, snapshot cuts included); ` +
         `extrapolated to ${fmt(PUBLIC_POOLS)} pools and ${fmt(PUBLIC_TOKENS)} tokens with ${(hotShare * 100).toFixed(1)} % of pools hot and ${(slotShare * 100).toFixed(1)} % holding window slots: ${mib(publicBytes)} without the simulator`,
     );
   }
