@@ -139,7 +139,7 @@ export class Snapshots {
   async load(path: string, catalog: Catalog, loader: BlockLoader | null = null): Promise<{ blocks: Promise<void> }> {
     const { header, blocks } = await loadViewsDeferred(path, this.views, catalog, loader);
     this.newestTakenAtMs = header.takenAtMs;
-    // A file written with other column types or ring columns is no base for a delta cut (its rows are not this build's bytes): the next cut is full.
+    // A file written with other column types, ring columns or an older catalog export is no base for a delta cut (its rows are not this build's bytes): the next cut is full.
     const { retyped, ringFields, poolOpened, asOfInRow, derivedKept } = tableMatch(header, this.views.columnTable)!;
     const catalogConverted = header.catalog.meta.version !== CATALOG_EXPORT_VERSION;
     this.baseFile = retyped.size === 0 && !ringFields && !poolOpened && !asOfInRow && !derivedKept && !catalogConverted ? { path, header } : null;

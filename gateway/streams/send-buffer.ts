@@ -8,8 +8,8 @@
  * slow-reader rule in client.ts times) starts as soon as that is full.
  *
  * uWS exposes no socket options, so the listening sockets are found by port in /proc/net/tcp[6]
- * (http/listen.ts listeningInodes) and among /proc/self/fd, and setsockopt(2) is called through the C library (koffi). Only this process's
- * own sockets are touched; nothing machine-wide is changed.
+ * (http/listen.ts listeningInodes) and among /proc/self/fd, and setsockopt(2) is called through
+ * the C library (koffi). Only this process's own sockets are touched; nothing machine-wide is changed.
  */
 import { readdirSync, readlinkSync } from 'node:fs';
 import { listeningInodes } from '../http/listen.js';
