@@ -909,7 +909,6 @@ export class Catalog {
 
   // ---- addresses and texts ----
 
-  /** Writes an address for row `id`: the 20 bytes of an EVM address (returns 0), or its text in the heap (returns the offset). */
   /** Writes an address into row `id` of `bytes` (EVM bytes, or a heap text's offset); the state flag to set with it. */
   private storeAddress(bytes: Uint8Array, id: number, address: string): number {
     const key = this.probe.set(address);
@@ -1322,7 +1321,8 @@ function tableSlots(rows: number): number {
   return 2 ** Math.ceil(Math.log2(Math.max(2, (4 * rows) / 3)));
 }
 
-function leb128Length(n: number): number {
+/** Bytes of `n` as a heap text's LEB128 length. */
+export function leb128Length(n: number): number {
   let k = 1;
   while (n >= 128) {
     n = Math.floor(n / 128);
@@ -1331,7 +1331,8 @@ function leb128Length(n: number): number {
   return k;
 }
 
-function writeLeb128(out: Uint8Array, at: number, n: number): void {
+/** Writes `n` as a LEB128 length at `at` (leb128Length bytes). */
+export function writeLeb128(out: Uint8Array, at: number, n: number): void {
   while (n >= 128) {
     out[at++] = (n % 128) | 128;
     n = Math.floor(n / 128);

@@ -15,7 +15,7 @@
  * that text (readers find texts by offset only, so the order is free).
  */
 import { EVM_ADDRESS_BYTES } from './address.js';
-import { CATALOG_EXPORT_VERSION, encodeSupply, type CatalogMeta, type CatalogSectionReader } from './catalog.js';
+import { CATALOG_EXPORT_VERSION, encodeSupply, leb128Length, writeLeb128, type CatalogMeta, type CatalogSectionReader } from './catalog.js';
 import { ADDRESS_IN_HEAP, Count, PoolState, TokenState } from './parts.js';
 
 /** The parts of version 1 as a snapshot's table hash covers them: name, bytes per element, scope, stride. */
@@ -162,21 +162,16 @@ class HeapWriter {
 
   append(text: Uint8Array): number {
     const at = this.used;
-    let n = text.length;
-    const need = at + 10 + n;
+    const lengthBytes = leb128Length(text.length);
+    const need = at + lengthBytes + text.length;
     if (need > this.buf.length) {
       const grown = new Uint8Array(Math.max(need, 2 * this.buf.length));
       grown.set(this.buf.subarray(0, this.used));
       this.buf = grown;
     }
-    let i = at;
-    while (n >= 128) {
-      this.buf[i++] = (n % 128) | 128;
-      n = Math.floor(n / 128);
-    }
-    this.buf[i++] = n;
-    this.buf.set(text, i);
-    this.used = i + text.length;
+    writeLeb128(this.buf, at, text.length);
+    this.buf.set(text, at + lengthBytes);
+    this.used = need;
     return at;
   }
 
