@@ -540,6 +540,45 @@ describe('reorganisations', () => {
     await node.rpc('evm_revert', [snapshot]);
   });
 
+  it('blocks replaced while the follower is behind the head it saw last: the next read does not extend them, the step after rolls back, and the events end as those of the new chain', async () => {
+    const before = await node.rpc<string>('evm_snapshot');
+    try {
+      const start = Number(await node.rpc<string>('eth_blockNumber')) + 1;
+      let fork = '';
+      for (let i = 0; i < 24; i++) {
+        if (i === 8) fork = await node.rpc<string>('evm_snapshot');
+        await at(T0 + 40 * MINUTE + i);
+        await send(node, wethUsdc, V2_PAIR.abi, 'sync');
+      }
+      const s = createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ logBatchBlocks: 2, stepBlocks: 4 }))], now: () => NOW, progressIntervalMs: 0 });
+      const got: { kind: string; number?: number; toBlock?: number; key?: { blockNumber: number } }[] = [];
+      // Read into the blocks about to be replaced, not to the head.
+      for (let i = 0; i < 1000 && s.progress()[0]!.nextBlock <= start + 12; i++) for (const b of await s.advance(NOW)) got.push(...(b.events as typeof got));
+      expect(s.followers[0]!.caughtUp).toBe(false);
+      expect(got.some((e) => e.kind === 'block' && e.number === start + 10)).toBe(true);
+      // Blocks from start + 8 on, read already, replaced by others (other times, so other hashes), and more after them.
+      await node.rpc('evm_revert', [fork]);
+      for (let i = 0; i < 20; i++) {
+        await at(T0 + 45 * MINUTE + i);
+        await send(node, tok.usdc, ERC20(), 'transfer', [wethUsdc, BigInt(i + 1)]);
+        await send(node, wethUsdc, V2_PAIR.abi, 'sync');
+      }
+      for (let i = 0; i < 1000 && !s.followers[0]!.caughtUp; i++) for (const b of await s.advance(NOW)) got.push(...(b.events as typeof got));
+      // What a consumer keeps: each reorg drops the events after its block.
+      const blockOf = (e: (typeof got)[number]) => e.number ?? e.key?.blockNumber ?? -1;
+      const kept: typeof got = [];
+      for (const e of got) {
+        if (e.kind !== 'reorg') kept.push(e);
+        else kept.splice(0, kept.length, ...kept.filter((x) => blockOf(x) <= e.toBlock!));
+      }
+      expect(got.filter((e) => e.kind === 'reorg').map((e) => e.toBlock)).toEqual([start + 7]);
+      const fresh = await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig())], now: () => NOW, progressIntervalMs: 0 }));
+      expect(plain(kept)).toEqual(plain(fresh));
+    } finally {
+      await node.rpc('evm_revert', [before]);
+    }
+  }, 30_000);
+
   it('a fork older than every block hash kept stops the follower with ReorgDetectedError', async () => {
     const snapshot = await node.rpc<string>('evm_snapshot');
     const start = Number(await node.rpc<string>('eth_blockNumber')) + 1;
@@ -560,4 +599,62 @@ describe('reorganisations', () => {
     expect((err as ReorgDetectedError).changedBlock).toBe(start);
     await node.rpc('evm_revert', [snapshot]);
   });
+});
+
+describe('deep history', () => {
+  it('blocks more than 256 under the head are read without their headers, by the hash and time their logs carry: the events of a read with every header', async () => {
+    const snapshot = await node.rpc<string>('evm_snapshot');
+    try {
+      // The blocks with logs sink deep under the head.
+      await node.rpc('anvil_mine', [toHex(300), toHex(1)]);
+      const head = Number(await node.rpc<string>('eth_blockNumber'));
+      /** A proxy recording the blocks whose headers are asked for; `untimed` drops each log's blockTimestamp, as nodes that do not send it. */
+      const proxy = async (untimed: boolean, asked: Set<number>) => {
+        const server = createServer((req, res) => {
+          const chunks: Buffer[] = [];
+          req.on('data', (c: Buffer) => chunks.push(c));
+          req.on('end', () => {
+            const body = Buffer.concat(chunks).toString();
+            const parsed = JSON.parse(body) as { method: string; params: unknown[] } | { method: string; params: unknown[] }[];
+            for (const c of Array.isArray(parsed) ? parsed : [parsed]) if (c.method === 'eth_getBlockByNumber') asked.add(Number(c.params[0]));
+            void fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(async (r) => {
+              let text = await r.text();
+              if (untimed && !Array.isArray(parsed) && parsed.method === 'eth_getLogs') {
+                const answer = JSON.parse(text) as { result: Record<string, unknown>[] };
+                for (const l of answer.result) delete l.blockTimestamp;
+                text = JSON.stringify(answer);
+              }
+              res.writeHead(r.status, { 'content-type': 'application/json' });
+              res.end(text);
+            });
+          });
+        });
+        await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+        return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+      };
+      const read = async (untimed: boolean) => {
+        const asked = new Set<number>();
+        const { server, url } = await proxy(untimed, asked);
+        try {
+          const events = await drain(createEvmSource({ chains: [EvmChainSchema.parse(chainConfig({ rpcUrls: [url], logBatchBlocks: 7, stepBlocks: 20 }))], now: () => NOW, progressIntervalMs: 0 }));
+          return { events: events as { kind: string; number?: number; parentHash?: string }[], asked };
+        } finally {
+          server.close();
+        }
+      };
+      const timed = await read(false);
+      const untimed = await read(true);
+      const deepBlocks = untimed.events.filter((e) => e.kind === 'block' && e.number! <= head - 256).map((e) => e.number!);
+      expect(deepBlocks.length).toBeGreaterThan(10);
+      // Every log's block, hash and time as a read of every header gives them; a deep block's parent hash is not known.
+      const withoutParents = (events: typeof timed.events) => plain(events.map((e) => (e.kind === 'block' ? { ...e, parentHash: undefined } : e)));
+      expect(withoutParents(timed.events)).toEqual(withoutParents(untimed.events));
+      for (const e of timed.events) if (e.kind === 'block') expect(e.parentHash === '').toBe(e.number! <= head - 256);
+      // No header of a deep block with logs was asked for when the logs carry their times; each was without them.
+      expect(deepBlocks.filter((n) => timed.asked.has(n))).toEqual([]);
+      expect(deepBlocks.filter((n) => !untimed.asked.has(n))).toEqual([]);
+    } finally {
+      await node.rpc('evm_revert', [snapshot]);
+    }
+  }, 30_000);
 });

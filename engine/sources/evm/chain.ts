@@ -149,6 +149,12 @@ interface AheadPage {
   readonly done: Promise<{ readonly pages: LogPage[]; readonly headers: Map<number, BlockHeader> }>;
   /** The address-named pools whose logs the request asked for; null: every pool's (no address filter). */
   readonly covers: readonly string[] | null;
+  /**
+   * Read without headers, its logs carrying their block's hash and time: a range more than
+   * RECENT_HASHES blocks under the confirmed head. A step of such ranges ends, as far as its time
+   * and the last block read go, at its newest block with logs.
+   */
+  readonly deep: boolean;
 }
 
 interface StepResult {
@@ -172,9 +178,16 @@ const DAY_S = 86_400;
 const EARLY_HEADER_BLOCKS = 2 * HEADER_BATCH;
 /** Log requests in flight ahead of the steps (a step that needs more asks for them at once). */
 const PAGES_IN_FLIGHT = DEFAULT_CONCURRENCY;
+/** While behind the confirmed head seen last, the head (and the last block's hash) is asked for again at least this often (s). */
+const HEAD_POLL_BEHIND_S = 2;
 /** Blocks asked for ahead of the next block to read, in steps: the one being read and the ones after it. */
 const AHEAD_STEPS = 3;
 const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** Whether a log carries its block's time (some gateways send 0x0 for it: not a time). */
+function timed(l: RpcLog): boolean {
+  return l.blockTimestamp !== undefined && l.blockTimestamp !== '0x0';
+}
 
 /** Position of a log in its chain: block number times 2^20 plus log index (exact below 2^53). */
 function position(l: RpcLog): number {
@@ -286,7 +299,14 @@ export class ChainFollower {
   /** Blocks of the next step: adapted to the event density, at most config.stepBlocks. */
   private stepSize: number;
   private safeBlock = -1;
+  /** When the head was last asked for (Unix s, wall clock). */
   private lastHeadPoll = 0;
+  /** The next step asks for the head and checks the last block's hash whatever the head seen last (a read found the node's answer changed). */
+  private checkHead = false;
+  /** The first block of the step whose ranges the node did not serve last (read again once), -1 when none. */
+  private failedFrom = -1;
+  /** Whether the node sends each log's block time (`blockTimestamp`): false once a log without it is read. */
+  private logsTimed = true;
   /** The step after the last one delivered, being read while the caller ingests. */
   private prefetched: Promise<StepResult> | null = null;
   /**
@@ -444,19 +464,30 @@ export class ChainFollower {
 
   /** Reads the blocks after the last ones read, up to the confirmed head and at most stepBlocks of them. */
   private async readNext(): Promise<StepResult> {
-    this.lastHeadPoll = this.now();
     // The ranges ahead start at the next block to read (a first step, or a start moved to recent history, has none).
     if (this.ahead.length > 0 ? this.ahead[0]!.from !== this.nextBlock : this.aheadNext !== this.nextBlock) this.dropAhead();
     // While backfilling, the ranges up to the head seen last are asked for (or already were) before
     // the head and the last block's hash come back; a reorganisation found drops them.
     this.fill(this.nextBlock + this.stepSize - 1);
-    const [headHex, reorg] = await Promise.all([this.rpc.request<string>('eth_blockNumber', []), this.checkLastHash()]);
-    this.safeBlock = hexNumber(headHex) - this.config.confirmations;
-    // A head that moved back (another node behind the endpoint): no range beyond it is read.
-    if (this.aheadNext > this.safeBlock + 1) this.dropAhead();
-    if (this.nextBlock > this.safeBlock) {
-      this.dropAhead();
-      return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
+    let reorg: Reorg | null = null;
+    const wall = this.now();
+    // A step within the confirmed head seen last reads on without asking the node again (one round
+    // trip a step, behind the node's log answers, was about half of a local backfill's time): its read
+    // checks that its blocks extend the last one read, and a read that finds they do not has the
+    // next step look for the fork. The head is asked for once a step reaches past it, and at least
+    // every HEAD_POLL_BEHIND_S.
+    if (this.checkHead || this.nextBlock + this.stepSize - 1 > this.safeBlock || wall - this.lastHeadPoll >= HEAD_POLL_BEHIND_S) {
+      this.lastHeadPoll = wall;
+      const [headHex, found] = await Promise.all([this.rpc.request<string>('eth_blockNumber', []), this.checkLastHash()]);
+      reorg = found;
+      this.checkHead = false;
+      this.safeBlock = hexNumber(headHex) - this.config.confirmations;
+      // A head that moved back (another node behind the endpoint): no range beyond it is read.
+      if (this.aheadNext > this.safeBlock + 1) this.dropAhead();
+      if (this.nextBlock > this.safeBlock) {
+        this.dropAhead();
+        return { events: reorg ? [reorg] : null, caughtUp: true, time: this.time };
+      }
     }
     const from = this.nextBlock;
     const pages = this.take(from, Math.min(this.safeBlock, from + this.stepSize - 1));
@@ -464,8 +495,11 @@ export class ChainFollower {
     // The ranges of the steps after this one are asked for now, while this one is decoded and ingested.
     this.fill(-1);
     const read = await this.read(from, to, pages);
-    // The node changed its answer while the step was read: read it again next time.
-    if (read === null) return { events: reorg ? [reorg] : null, caughtUp: false, time: this.time };
+    // The node changed its answer while the step was read: read it again next time, after the head and the last block's hash.
+    if (read === null) {
+      this.checkHead = true;
+      return { events: reorg ? [reorg] : null, caughtUp: false, time: this.time };
+    }
     if (reorg) read.events.unshift(reorg);
     this.nextBlock = to + 1;
     // Steps sized for about STEP_EVENTS events: one commit amortised, and reading overlaps ingest.
@@ -514,10 +548,16 @@ export class ChainFollower {
     const poolTopics = known.length > 0 || this.singletons.size > 0 || this.takesUp;
     const filter: LogFilter = { address: byAddress ? [...factories, ...known] : null, topics0: poolTopics ? this.factoryAndPoolTopics : this.factoryTopics };
     const covers = !poolTopics ? [] : byAddress ? known : null;
-    const early = to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headersAhead(from, to) : null;
+    // Deep in history, no header is read: the logs carry their block's hash and time, and no
+    // reorganisation reaches there, so the headers' parent hashes would have nothing to check.
+    // Until a log without its block's time is read, the node is taken to send them (a read that
+    // finds one without reads the headers it lacks, and the ranges after it ask for theirs).
+    const deep = this.logsTimed && to <= this.safeBlock - RECENT_HASHES;
+    const early = deep ? null : to - from + 1 <= EARLY_HEADER_BLOCKS ? this.headersAhead(from, to) : null;
     early?.catch(() => {}); // awaited with the logs
     this.aheadInFlight++;
     const done = this.logs.pages(from, to, filter).then(async (pages) => {
+      if (deep) return { pages, headers: new Map<number, BlockHeader>() };
       if (early !== null) return { pages, headers: await early };
       // A long range: its logs are read now, for the blocks whose headers are asked for.
       const logs = logsOf(pages);
@@ -530,7 +570,7 @@ export class ChainFollower {
       this.fill(-1);
     };
     done.then(settled, settled);
-    return { from, to, done, covers };
+    return { from, to, done, covers, deep };
   }
 
   /** Takes the ranges ahead that hold blocks [from, at least to] out of the queue (asking for those not asked for yet). */
@@ -632,8 +672,18 @@ export class ChainFollower {
     } catch (err) {
       // A range the node did not serve (or served as no list of logs): the ranges after it are asked for again with it.
       this.dropAhead();
+      // Once, read again next step after the head and the last block's hash: the ranges may have
+      // been past the node's head as it was (a reorganisation that shortened the chain, a node behind
+      // the endpoint's others), asked for by the head seen before.
+      if (this.failedFrom !== from) {
+        this.failedFrom = from;
+        this.checkHead = true;
+        this.log(`${this.config.id}: blocks ${from}..${to} not served (${err instanceof Error ? err.message : String(err)}); reading them again after the head`);
+        return null;
+      }
       throw err;
     }
+    this.failedFrom = -1;
     const headers = got[0]!.headers;
     for (let i = 1; i < got.length; i++) for (const [n, h] of got[i]!.headers) headers.set(n, h);
     const factoryLogs: RpcLog[] = [];
@@ -686,10 +736,21 @@ export class ChainFollower {
 
     const numbers = new Array<number>(all.length);
     for (let i = 0; i < all.length; i++) numbers[i] = hexNumber(all[i]!.blockNumber);
+    // Blocks with logs whose headers were not read (deep ranges): their hash and time as their logs give them.
+    const deep = pages.every((p) => p.deep);
+    let newest: BlockHeader | undefined;
+    for (let i = 0; deep && i < all.length; i++) {
+      const n = numbers[i]!;
+      if (n === numbers[i - 1] || headers.has(n)) continue;
+      const l = all[i]!;
+      if (timed(l)) headers.set(n, { number: l.blockNumber, hash: l.blockHash, parentHash: '', timestamp: l.blockTimestamp! });
+      else this.logsTimed = false; // read by its header below, and the next ranges with theirs
+    }
+    if (deep && numbers.length > 0) newest = headers.get(numbers[numbers.length - 1]!);
     // Headers of blocks only the pools' own queries had logs in (ranges too long to have every header read).
     let lacking: number[] | null = null;
-    if (!headers.has(from)) (lacking ??= []).push(from);
-    if (!headers.has(to) && to !== from) (lacking ??= []).push(to);
+    if (!deep && !headers.has(from)) (lacking ??= []).push(from);
+    if (!deep && !headers.has(to) && to !== from) (lacking ??= []).push(to);
     for (let i = 0; i < numbers.length; i++) {
       const n = numbers[i]!;
       if (n !== numbers[i - 1] && !headers.has(n) && n !== from && n !== to) (lacking ??= []).push(n);
@@ -704,7 +765,9 @@ export class ChainFollower {
     // The blocks read must extend the last one read, and each other (where consecutive headers are
     // known): a reorganisation between two steps' reads would otherwise mix two forks undetected.
     // On a mismatch the range is read again, after the next step's hash check has found the fork.
-    if (this.last !== null && this.last.number === from - 1 && headers.get(from)!.parentHash !== this.last.hash) {
+    // (A header made from a block's logs has no parent hash: deep in history, nothing to check.)
+    const first = headers.get(from);
+    if (this.last !== null && this.last.number === from - 1 && first !== undefined && first.parentHash !== '' && first.parentHash !== this.last.hash) {
       this.log(`${this.config.id}: block ${from} does not extend block ${from - 1} as read; checking for a reorganisation`);
       this.dropAhead();
       return null;
@@ -712,21 +775,25 @@ export class ChainFollower {
     for (let n = from + 1; n <= to; n++) {
       const h = headers.get(n);
       const parent = headers.get(n - 1);
-      if (h && parent && h.parentHash !== parent.hash) {
+      if (h && parent && h.parentHash !== '' && h.parentHash !== parent.hash) {
         this.log(`${this.config.id}: block ${n} does not extend block ${n - 1} as read; reading blocks ${from}..${to} again`);
         this.dropAhead();
         return null;
       }
     }
 
-    const last = headers.get(to);
-    if (!last) throw new RpcError(`${this.config.id}: block ${to} not found at the node`, 0, true);
+    const last = deep ? newest : headers.get(to);
+    if (!last && !deep) throw new RpcError(`${this.config.id}: block ${to} not found at the node`, 0, true);
     const out = this.decodeAll(all, numbers, headers, created);
-    // Hashes kept: blocks with logs (remembered by decodeAll) and the step's last block.
-    this.remember(to, last.hash);
+    // Hashes kept: blocks with logs (remembered by decodeAll) and the step's last block. A deep step
+    // without logs leaves the last block read and the time where they were.
+    if (last) {
+      const number = hexNumber(last.number);
+      this.remember(number, last.hash);
+      this.last = { number, hash: last.hash };
+    }
     this.forgetUndos();
-    this.last = { number: to, hash: last.hash };
-    return { events: out, time: hexNumber(last.timestamp) };
+    return { events: out, time: last ? hexNumber(last.timestamp) : this.time };
   }
 
   /**

@@ -19,10 +19,10 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 
 /** The log fields kept, by key; the bit each sets in a log's `seen` mask. */
-const FIELDS = ['address', 'topics', 'data', 'blockNumber', 'blockHash', 'transactionHash', 'transactionIndex', 'logIndex', 'removed'] as const;
+const FIELDS = ['address', 'topics', 'data', 'blockNumber', 'blockHash', 'transactionHash', 'transactionIndex', 'logIndex', 'removed', 'blockTimestamp'] as const;
 const KEYS = FIELDS.map((f) => Buffer.from(f, 'latin1'));
-/** Every field but `removed` (absent: not removed) must be there. */
-const REQUIRED = (1 << FIELDS.length) - 1 - (1 << FIELDS.indexOf('removed'));
+/** Every field but `removed` (absent: not removed) and `blockTimestamp` (which not every node sends) must be there. */
+const REQUIRED = (1 << FIELDS.length) - 1 - (1 << FIELDS.indexOf('removed')) - (1 << FIELDS.indexOf('blockTimestamp'));
 const RESULT = Buffer.from('result', 'latin1');
 
 /** Fields whose strings are kept to be given again when the next log repeats them (Reader.repeated): slots. */
@@ -31,8 +31,9 @@ const SLOT_BLOCK_NUMBER = 1;
 const SLOT_BLOCK_HASH = 2;
 const SLOT_TX_HASH = 3;
 const SLOT_TX_INDEX = 4;
+const SLOT_BLOCK_TIME = 5;
 /** Topic i (an EVM log has at most four) in slot SLOT_TOPIC + i. */
-const SLOT_TOPIC = 5;
+const SLOT_TOPIC = 6;
 const MAX_TOPICS = 4;
 const SLOTS = SLOT_TOPIC + MAX_TOPICS;
 
@@ -51,6 +52,7 @@ export class AnswerLog implements RpcLog {
   transactionHash = '';
   transactionIndex = '';
   removed = false;
+  blockTimestamp: string | undefined = undefined;
   readonly bytes: Buffer;
   dataStart = 0;
   dataEnd = 0;
@@ -283,6 +285,9 @@ class Reader {
         case 8:
           if (c !== 0x74 && c !== 0x66) throw UNREAD; // true, false
           l.removed = this.scalar() === true;
+          break;
+        case 9:
+          l.blockTimestamp = this.repeated(SLOT_BLOCK_TIME);
           break;
         default:
           this.scalar();
