@@ -14,7 +14,7 @@ export interface RpcLog {
   readonly transactionIndex: string;
   readonly logIndex: string;
   readonly removed?: boolean;
-  /** The block's time, which some nodes send with each log (anvil, geth since 1.16, reth): saves reading the block's header. */
+  /** The block's time, which some nodes send with each log (anvil, geth since 1.16, Erigon, Besu): saves reading the block's header. */
   readonly blockTimestamp?: string;
 }
 
