@@ -103,6 +103,42 @@ describe('candle chunks', () => {
     }
   });
 
+  it('finds the equal candle down the intervals that divide a coarse one, where those between are not stored yet', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dexdata-candles-'));
+    const store = openStore(dir);
+    try {
+      const t = 1_800_000_000 - (1_800_000_000 % 86_400);
+      const p = 5;
+      const iv = { m1: 0, m5: 1, m30: 4, h6: 6, h12: 7, d1: 8 };
+      const lone = [2.5, 2.5, 2.5, 2.5, 0.4, 0.4, 0.4, 0.4, 100, 100, 1, 1];
+      const at = (interval: number, time: number, data: number[]) => ({ pool: p, interval, start: chunkStart(interval, time), data: [time, ...data] });
+      // One swap at t + 7 min. As a running engine stores them: its minute, 5 and 30 minutes as they
+      // leave their rings; its hour not yet (64 hours in the ring); the 6 h, 12 h and day candles as they close.
+      await store.root.transaction(() => putChunks(store, [at(iv.m1, t + 420, lone), at(iv.m5, t + 300, lone)]));
+      await store.root.transaction(() => putChunks(store, [at(iv.m30, t, lone)]));
+      await store.root.transaction(() => putChunks(store, [at(iv.h6, t, lone)]));
+      // The second half of the day had two trades: its 12 h candle is not equal to the day's.
+      const pair = [2.5, 2.7, 2.5, 2.7, 0.4, 0.4, 0.37, 0.37, 250, 100, 2, 1];
+      const day = [2.5, 2.7, 2.5, 2.7, 0.4, 0.4, 0.37, 0.37, 350, 200, 3, 2];
+      await store.root.transaction(() => putChunks(store, [at(iv.h12, t, lone), at(iv.h12, t + 43_200, pair), at(iv.d1, t, day)]));
+      const raw = (interval: number, time: number) => {
+        const chunk = store.candles.get([p, interval, chunkStart(interval, time)])!;
+        for (let k = 0; k < chunk.length; k += CANDLE_FIELDS) if (chunk[k] === time) return chunk.slice(k, k + CANDLE_FIELDS);
+        return null;
+      };
+      const toMinute = (time: number) => [time, t + 420, iv.m1, 0, 0, 0, 0, 0, 0, 0, 0, REFERENCE_TXNS, 0];
+      // Each refers to the minute, found under the intervals not stored yet (the hour under the 6 h).
+      expect(raw(iv.h6, t)).toEqual(toMinute(t));
+      expect(raw(iv.h12, t)).toEqual(toMinute(t));
+      expect(raw(iv.h12, t + 43_200)).toEqual([t + 43_200, ...pair]);
+      expect(raw(iv.d1, t)).toEqual([t, ...day]);
+      for (const interval of [iv.h6, iv.h12]) expect([...storedCandles(store, p, interval, t, t)].map((c) => [c.time, ...c.record])).toEqual([[t, ...lone]]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('follows a reference to a candle that a rewrite turned into a reference itself', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dexdata-candles-'));
     const store = openStore(dir);

@@ -99,27 +99,43 @@ function cachedChunk(store: Store, p: number, interval: number, start: number, c
   return cache.get(id);
 }
 
+/** A stored candle that is not a reference: its chunk and offset there, its interval (time is chunk[at]). */
+interface Resolved {
+  chunk: readonly number[];
+  at: number;
+  interval: number;
+}
+
 /**
- * The record a stored candle stands for: its own fields, or those of the finer candle it refers to.
- * A reference may lead to a candle that became a reference itself when it was rewritten (a replay
- * rewrites with references a candle first stored whole): it is followed on, each step to a finer
- * interval, so the walk ends within INTERVALS.length steps.
+ * The candle a stored candle stands for: itself, or the finer candle it refers to. A reference may
+ * lead to a candle that became a reference itself when it was rewritten (a replay rewrites with
+ * references a candle first stored whole): it is followed on, each step to a finer interval, so the
+ * walk ends within INTERVALS.length steps. `interval` is that of the candle at `at` of `chunk`.
  */
-function recordAt(store: Store, p: number, chunk: readonly number[], at: number, cache: ChunkCache): CandleRecord {
+function resolve(store: Store, p: number, chunk: readonly number[], at: number, interval: number, cache: ChunkCache, out: Resolved): Resolved {
   let c = chunk;
   let m = at;
-  let finerThan: number = INTERVALS.length;
+  let finerThan = interval;
   while (c[m + F_TXNS] === REFERENCE_TXNS) {
     const time = c[m + F_REFERENCE]!;
-    const interval = c[m + F_REFERENCE_INTERVAL]!;
-    const target = interval < finerThan ? cachedChunk(store, p, interval, chunkStart(interval, time), cache) : undefined;
+    const to = c[m + F_REFERENCE_INTERVAL]!;
+    const target = to < finerThan ? cachedChunk(store, p, to, chunkStart(to, time), cache) : undefined;
     const found = target === undefined ? -1 : candleAt(target, time);
-    if (found < 0) throw new Error(`candle store: pool ${p} refers to a ${INTERVALS[interval] ?? interval} candle at ${time} that is not stored`);
+    if (found < 0) throw new Error(`candle store: pool ${p} refers to a ${INTERVALS[to] ?? to} candle at ${time} that is not stored`);
     c = target!;
     m = found;
-    finerThan = interval;
+    finerThan = to;
   }
-  return c.slice(m + 1, m + CANDLE_FIELDS);
+  out.chunk = c;
+  out.at = m;
+  out.interval = finerThan;
+  return out;
+}
+
+/** The record a stored candle (of `interval`) stands for: its own fields, or those of the candle it refers to. */
+function recordAt(store: Store, p: number, chunk: readonly number[], at: number, interval: number, cache: ChunkCache): CandleRecord {
+  const r = resolve(store, p, chunk, at, interval, cache, { chunk, at, interval });
+  return r.chunk.slice(r.at + 1, r.at + CANDLE_FIELDS);
 }
 
 /** Stored candles of pool p and `interval` opening in [from, to], oldest first (newest first with `reverse`). */
@@ -136,7 +152,7 @@ export function* storedCandles(store: Store, p: number, interval: number, from: 
       const at = (reverse ? n - 1 - c : c) * CANDLE_FIELDS;
       const time = value[at]!;
       if (time < from || time > to) continue;
-      yield { time, record: recordAt(store, p, value, at, cache) };
+      yield { time, record: recordAt(store, p, value, at, interval, cache) };
     }
   }
 }
@@ -145,7 +161,7 @@ export function* storedCandles(store: Store, p: number, interval: number, from: 
 export function* allStoredCandles(store: Store): Generator<{ key: [number, number, number]; record: CandleRecord }> {
   for (const { key, value } of store.candles.getRange()) {
     const cache: ChunkCache = new Map();
-    for (let at = 0; at < value.length; at += CANDLE_FIELDS) yield { key: [key[0], key[1], value[at]!], record: recordAt(store, key[0], value, at, cache) };
+    for (let at = 0; at < value.length; at += CANDLE_FIELDS) yield { key: [key[0], key[1], value[at]!], record: recordAt(store, key[0], value, at, key[1], cache) };
   }
 }
 
@@ -185,24 +201,61 @@ export function putChunks(store: Store, chunks: readonly ChunkWrite[]): void {
   }
 }
 
-/** The stored candle of a finer interval inside the span of the candle at `at` of `c`, equal to it field for field and not a reference itself, or null. */
+/**
+ * Per interval, the coarsest of the intervals that divide it (1 day: 12 h; 1 h: 30 min; 30 min: 15
+ * and 10 min; 5 min: 1 min): each candle of an interval that divides it lies inside one candle of
+ * one of these.
+ */
+const COMPARED = INTERVAL_SECONDS.map((s, i) => {
+  const divisors = INTERVAL_SECONDS.flatMap((d, j) => (j < i && s % d === 0 ? [j] : []));
+  return divisors.filter((j) => !divisors.some((k) => k > j && INTERVAL_SECONDS[k]! % INTERVAL_SECONDS[j]! === 0));
+});
+
+/**
+ * A stored candle of a finer interval inside the span of the candle at `at` of `c`, equal to it field
+ * for field and not a reference itself, or null.
+ *
+ * The search goes down the intervals that divide c's, coarsest first. A finer candle equal to c
+ * holds every swap of c, and so does the candle of each coarser interval that holds it: where a
+ * candle of an interval is stored, it is equal to c (its reference followed to the finest), or no
+ * candle inside it is; only the spans without a stored candle of an interval (no swap there, or
+ * not stored yet: shorter intervals leave the rings sooner) are searched at the intervals under it.
+ */
 function equalFinerCandle(store: Store, c: ChunkWrite, at: number, cache: ChunkCache): { time: number; interval: number } | null {
   const from = c.data[at]!;
-  const to = from + INTERVAL_SECONDS[c.interval]!;
+  if (!(c.data[at + F_TXNS]! > 0)) return null;
+  return equalInside(store, c, at, c.interval, from, from + INTERVAL_SECONDS[c.interval]!, cache, { chunk: c.data, at: 0, interval: 0 });
+}
+
+/** equalFinerCandle's search in [from, to), at the intervals COMPARED with `coarse` and under them. */
+function equalInside(store: Store, c: ChunkWrite, at: number, coarse: number, from: number, to: number, cache: ChunkCache, r: Resolved): { time: number; interval: number } | null {
   const txns = c.data[at + F_TXNS]!;
-  if (!(txns > 0)) return null;
-  for (let interval = MINUTE; interval < c.interval; interval++) {
+  for (const interval of COMPARED[coarse]!) {
     const seconds = INTERVAL_SECONDS[interval]!;
     const span = CANDLES_PER_CHUNK * seconds;
+    /** Where the span not covered by a stored candle of `interval` begins. */
+    let uncovered = from;
     for (let start = chunkStart(interval, from); start < to; start += span) {
       const chunk = cachedChunk(store, c.pool, interval, start, cache);
       if (chunk === undefined) continue;
       candles: for (let m = 0; m < chunk.length; m += CANDLE_FIELDS) {
         const time = chunk[m]!;
-        if (time < from || time + seconds > to || chunk[m + F_TXNS] !== txns) continue;
-        for (let f = 1; f < CANDLE_FIELDS; f++) if (!same(chunk[m + f]!, c.data[at + f]!)) continue candles;
-        return { time, interval };
+        if (time < from || time >= to) continue;
+        if (time > uncovered) {
+          const found = equalInside(store, c, at, interval, uncovered, time, cache, r);
+          if (found !== null) return found;
+        }
+        uncovered = time + seconds;
+        const t = chunk[m + F_TXNS];
+        if (t !== txns && t !== REFERENCE_TXNS) continue;
+        resolve(store, c.pool, chunk, m, interval, cache, r);
+        for (let f = 1; f < CANDLE_FIELDS; f++) if (!same(r.chunk[r.at + f]!, c.data[at + f]!)) continue candles;
+        return { time: r.chunk[r.at]!, interval: r.interval };
       }
+    }
+    if (uncovered < to) {
+      const found = equalInside(store, c, at, interval, uncovered, to, cache, r);
+      if (found !== null) return found;
     }
   }
   return null;
