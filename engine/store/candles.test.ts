@@ -103,7 +103,7 @@ describe('candle chunks', () => {
     }
   });
 
-  it('finds the equal candle down the intervals that divide a coarse one, where those between are not stored yet', async () => {
+  it('finds the equal finer candle where the intervals between are not stored yet, and passes over stored candles that differ', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dexdata-candles-'));
     const store = openStore(dir);
     try {

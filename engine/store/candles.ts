@@ -202,60 +202,49 @@ export function putChunks(store: Store, chunks: readonly ChunkWrite[]): void {
 }
 
 /**
- * Per interval, the coarsest of the intervals that divide it (1 day: 12 h; 1 h: 30 min; 30 min: 15
- * and 10 min; 5 min: 1 min): each candle of an interval that divides it lies inside one candle of
- * one of these.
- */
-const COMPARED = INTERVAL_SECONDS.map((s, i) => {
-  const divisors = INTERVAL_SECONDS.flatMap((d, j) => (j < i && s % d === 0 ? [j] : []));
-  return divisors.filter((j) => !divisors.some((k) => k > j && INTERVAL_SECONDS[k]! % INTERVAL_SECONDS[j]! === 0));
-});
-
-/**
  * A stored candle of a finer interval inside the span of the candle at `at` of `c`, equal to it field
  * for field and not a reference itself, or null.
  *
- * The search goes down the intervals that divide c's, coarsest first. A finer candle equal to c
- * holds every swap of c, and so does the candle of each coarser interval that holds it: where a
- * candle of an interval is stored, it is equal to c (its reference followed to the finest), or no
- * candle inside it is; only the spans without a stored candle of an interval (no swap there, or
- * not stored yet: shorter intervals leave the rings sooner) are searched at the intervals under it.
+ * The finer intervals are searched coarsest first. A finer candle equal to c holds every swap of c,
+ * so a stored candle inside c's span that is not equal to it (a sealed candle with fewer swaps)
+ * holds no candle equal to it either: the candles inside it, and chunks whose part of the span lies
+ * inside such candles, are passed over. Where the coarser intervals' candles are stored (a day's
+ * 12 hour candles), one chunk read settles the search.
  */
 function equalFinerCandle(store: Store, c: ChunkWrite, at: number, cache: ChunkCache): { time: number; interval: number } | null {
   const from = c.data[at]!;
-  if (!(c.data[at + F_TXNS]! > 0)) return null;
-  return equalInside(store, c, at, c.interval, from, from + INTERVAL_SECONDS[c.interval]!, cache, { chunk: c.data, at: 0, interval: 0 });
-}
-
-/** equalFinerCandle's search in [from, to), at the intervals COMPARED with `coarse` and under them. */
-function equalInside(store: Store, c: ChunkWrite, at: number, coarse: number, from: number, to: number, cache: ChunkCache, r: Resolved): { time: number; interval: number } | null {
+  const to = from + INTERVAL_SECONDS[c.interval]!;
   const txns = c.data[at + F_TXNS]!;
-  for (const interval of COMPARED[coarse]!) {
+  if (!(txns > 0)) return null;
+  const r: Resolved = { chunk: c.data, at: 0, interval: 0 };
+  /** [start, end) pairs of the span that hold no equal candle: stored candles found unequal. */
+  const passed: number[] = [];
+  const isPassed = (a: number, b: number) => {
+    for (let k = 0; k < passed.length; k += 2) if (a >= passed[k]! && b <= passed[k + 1]!) return true;
+    return false;
+  };
+  for (let interval = c.interval - 1; interval >= MINUTE; interval--) {
     const seconds = INTERVAL_SECONDS[interval]!;
     const span = CANDLES_PER_CHUNK * seconds;
-    /** Where the span not covered by a stored candle of `interval` begins. */
-    let uncovered = from;
     for (let start = chunkStart(interval, from); start < to; start += span) {
+      if (isPassed(Math.max(start, from), Math.min(start + span, to))) continue;
       const chunk = cachedChunk(store, c.pool, interval, start, cache);
       if (chunk === undefined) continue;
-      candles: for (let m = 0; m < chunk.length; m += CANDLE_FIELDS) {
+      for (let m = 0; m < chunk.length; m += CANDLE_FIELDS) {
         const time = chunk[m]!;
-        if (time < from || time >= to) continue;
-        if (time > uncovered) {
-          const found = equalInside(store, c, at, interval, uncovered, time, cache, r);
-          if (found !== null) return found;
-        }
-        uncovered = time + seconds;
+        const end = time + seconds;
+        if (time < from || end > to || isPassed(time, end)) continue;
         const t = chunk[m + F_TXNS];
-        if (t !== txns && t !== REFERENCE_TXNS) continue;
-        resolve(store, c.pool, chunk, m, interval, cache, r);
-        for (let f = 1; f < CANDLE_FIELDS; f++) if (!same(r.chunk[r.at + f]!, c.data[at + f]!)) continue candles;
-        return { time: r.chunk[r.at]!, interval: r.interval };
+        if (t === txns || t === REFERENCE_TXNS) {
+          resolve(store, c.pool, chunk, m, interval, cache, r);
+          let equal = true;
+          for (let f = 1; f < CANDLE_FIELDS && equal; f++) equal = same(r.chunk[r.at + f]!, c.data[at + f]!);
+          if (equal) return { time: r.chunk[r.at]!, interval: r.interval };
+        }
+        // Runs of candles of one interval come in time order: one pair for the run.
+        if (passed.length > 0 && passed[passed.length - 1] === time) passed[passed.length - 1] = end;
+        else passed.push(time, end);
       }
-    }
-    if (uncovered < to) {
-      const found = equalInside(store, c, at, interval, uncovered, to, cache, r);
-      if (found !== null) return found;
     }
   }
   return null;
