@@ -738,7 +738,6 @@ export class ChainFollower {
     for (let i = 0; i < all.length; i++) numbers[i] = hexNumber(all[i]!.blockNumber);
     // Blocks with logs whose headers were not read (deep ranges): their hash and time as their logs give them.
     const deep = pages.every((p) => p.deep);
-    let newest: BlockHeader | undefined;
     for (let i = 0; deep && i < all.length; i++) {
       const n = numbers[i]!;
       if (n === numbers[i - 1] || headers.has(n)) continue;
@@ -746,7 +745,6 @@ export class ChainFollower {
       if (timed(l)) headers.set(n, { number: l.blockNumber, hash: l.blockHash, parentHash: '', timestamp: l.blockTimestamp! });
       else this.logsTimed = false; // read by its header below, and the next ranges with theirs
     }
-    if (deep && numbers.length > 0) newest = headers.get(numbers[numbers.length - 1]!);
     // Headers of blocks only the pools' own queries had logs in (ranges too long to have every header read).
     let lacking: number[] | null = null;
     if (!deep && !headers.has(from)) (lacking ??= []).push(from);
@@ -782,7 +780,8 @@ export class ChainFollower {
       }
     }
 
-    const last = deep ? newest : headers.get(to);
+    // A deep step ends, as far as the last block read goes, at its newest block with logs.
+    const last = deep ? (numbers.length > 0 ? headers.get(numbers[numbers.length - 1]!) : undefined) : headers.get(to);
     if (!last && !deep) throw new RpcError(`${this.config.id}: block ${to} not found at the node`, 0, true);
     const out = this.decodeAll(all, numbers, headers, created);
     // Hashes kept: blocks with logs (remembered by decodeAll) and the step's last block. A deep step
