@@ -76,6 +76,7 @@ interface EngineStats {
     readonly newest_bytes: number | null;
     readonly last_main_pause_ms: number | null;
     readonly last_shard_pause_ms: number | null;
+    readonly last_shard_copy_ms?: number | null;
     readonly last_write_ms: number | null;
     readonly last_delta: boolean | null;
     readonly last_rows_copied: number | null;
@@ -298,7 +299,7 @@ async function main(): Promise<void> {
     print(`| ${fmt(r.pools)} | the most sampled every second from the catch-up on, snapshot cuts included | | | | | | | | | | ${mib(r.peakAnonBytes)} | ${fmt(Math.round(r.peakAnonBytes / r.pools))} B |`);
   }
   print('');
-  print('| pools | restart after SIGTERM: serving / caught up (batches replayed) | after kill -9: serving / caught up (batches replayed) | snapshot loaded | last periodic cut: ingest held / shards held (rows copied) / written in |');
+  print('| pools | restart after SIGTERM: serving / caught up (batches replayed) | after kill -9: serving / caught up (batches replayed) | snapshot loaded | last periodic cut: ingest held / a shard held at once, copying in all (rows copied) / written in |');
   print('|---|---|---|---|---|');
   const restartText = (x: Restart) => `${x.servingSeconds.toFixed(1)} s / ${x.caughtUpSeconds.toFixed(1)} s (${fmt(x.replayed)})`;
   const ms = (v: number | null | undefined) => (v === null || v === undefined ? 'n/a' : `${fmt(Math.round(v))} ms`);
@@ -306,7 +307,7 @@ async function main(): Promise<void> {
     if (r.restart === null || r.afterKill9 === null) continue;
     const st = r.engine.snapshots;
     const copied = st?.last_rows_copied === null || st?.last_rows_copied === undefined ? '' : ` (${fmt(st.last_rows_copied)}${st.last_delta ? ' changed since the one before' : ', all'})`;
-    const cut = r.engine.snapshot_skipped ?? `${ms(st?.last_main_pause_ms)} / ${ms(st?.last_shard_pause_ms)}${copied} / ${ms(st?.last_write_ms)}`;
+    const cut = r.engine.snapshot_skipped ?? `${ms(st?.last_main_pause_ms)} / ${ms(st?.last_shard_pause_ms)}, ${ms(st?.last_shard_copy_ms)}${copied} / ${ms(st?.last_write_ms)}`;
     print(`| ${fmt(r.pools)} | ${restartText(r.restart)} | ${restartText(r.afterKill9)} | ${r.restart.loadedMiB === null ? 'none' : `${r.restart.loadedMiB.toFixed(1)} MiB`} | ${cut} |`);
   }
   for (const r of results) {

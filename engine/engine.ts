@@ -240,7 +240,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
             () => undefined,
           );
         }
-        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms copying ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms; capture buffers ${mibText(st.captureBuffers?.rows ?? 0)} for rows, ${mibText(st.captureBuffers?.blocks ?? 0)} for ring blocks${gcMs === null ? '' : `; this thread's heap collected in ${gcMs.toFixed(0)} ms`}${trimMs === null ? '' : `; malloc arenas trimmed in ${trimMs.toFixed(0)} ms`}`);
+        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms at most, copying ${(st.lastCopyMs ?? 0).toFixed(1)} ms in all, ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms; capture buffers ${mibText(st.captureBuffers?.rows ?? 0)} for rows, ${mibText(st.captureBuffers?.blocks ?? 0)} for ring blocks${gcMs === null ? '' : `; this thread's heap collected in ${gcMs.toFixed(0)} ms`}${trimMs === null ? '' : `; malloc arenas trimmed in ${trimMs.toFixed(0)} ms`}`);
         return cut.seq;
       },
       (err: unknown) => {
@@ -450,6 +450,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
                 newest_bytes: st.newestBytes,
                 writing: st.writing,
                 last_shard_pause_ms: st.lastPauseMs === null ? null : Number(st.lastPauseMs.toFixed(1)),
+                last_shard_copy_ms: st.lastCopyMs === null ? null : Number(st.lastCopyMs.toFixed(1)),
                 last_main_pause_ms: st.lastMainMs === null ? null : Number(st.lastMainMs.toFixed(1)),
                 last_write_ms: st.lastWriteMs === null ? null : Math.round(st.lastWriteMs),
                 last_delta: st.lastDelta,

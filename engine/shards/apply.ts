@@ -220,8 +220,13 @@ export class ShardWriter {
     this.slotPool = windowSlots(views);
   }
 
+  /** A snapshot cut still copying this shard's ring blocks and window slots: told before a pool is written (snapshot/shard-cut.ts). */
+  cut: { before(p: number): void } | null = null;
+
   /** Moves pool p's seqlock word (as a write begins or ends) and marks its row changed since the last cut. */
   seqPool(p: number): void {
+    // Every write of a pool's row, ring block or window slot begins here, so its rows as of a cut still being copied are saved first.
+    if (this.cut !== null) this.cut.before(p);
     Atomics.add(this.v.poolSeq, p, 1);
     this.dirty.pools.mark(p);
   }

@@ -7,8 +7,8 @@ import { ShardWriter, type ApplyStats } from './apply.js';
 import { LmdbSink } from './lmdb-sink.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
-import { CaptureArena, captureBuffers, captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
-import { captureShardBlocks, WINDOW_SLOTS } from '../snapshot/blocks.js';
+import { CaptureArena, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
+import { copied, CutCopying, CutMarks, ShardCut } from '../snapshot/shard-cut.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
 import { ShardTiers, type TierPolicy } from './tiers.js';
@@ -21,8 +21,11 @@ import { SwapFeed } from '../feed/swaps.js';
 export class LocalShards implements ShardDispatcher, PoolRanker {
   readonly shards = 1;
   readonly writer: ShardWriter;
-  /** Capture buffers reused from cut to cut (snapshot/capture.ts). */
+  /** Capture buffers and not-yet-copied marks reused from cut to cut (snapshot/capture.ts, shard-cut.ts). */
   private readonly arena = new CaptureArena();
+  private readonly marks: CutMarks;
+  /** A cut's ring blocks and window slots, copied in slices on this thread after the cut. */
+  private readonly copying: CutCopying;
   readonly index: PoolRankIndex;
   readonly sink: LmdbSink | null;
   /** Watched swaps, published after each apply. */
@@ -42,6 +45,8 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     this.tiers = new ShardTiers(views, this.writer, this.sink, store, () => true, tiers);
     this.index = new PoolRankIndex(views, Array.from({ length: views.capacity.chains }, (_, c) => c));
     this.writer.index = this.index;
+    this.marks = new CutMarks(views.capacity.pools);
+    this.copying = new CutCopying(this.writer);
   }
 
   shardOf(): number {
@@ -56,6 +61,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
     const persist = options?.persist !== false;
     this.index.beginTask();
+    this.copying.slice();
     for (const { seq, bytes } of batches) {
       this.sink?.applying(seq);
       if (persist) {
@@ -76,6 +82,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   /** Zeroes pools and tokens of a chain being rolled back. */
   reset(_chain: number, pools: readonly number[], tokens: readonly number[]): Promise<void> {
     this.index.beginTask();
+    this.copying.finish();
     this.tiers.forget(pools);
     this.candles?.forgetAll();
     resetState(this.views, pools, tokens);
@@ -86,6 +93,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   /** Copies snapshot rows of pools and tokens of a chain being rolled back. */
   restore(_chain: number, path: string, pools: readonly number[], tokens: readonly number[]): Promise<void> {
     this.index.beginTask();
+    this.copying.finish();
     this.candles?.forgetAll();
     restoreRows(path, this.views, pools, tokens);
     this.markChanged(pools, tokens);
@@ -113,13 +121,10 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     return changed;
   }
 
-  /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles. */
-  capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
-    const t0 = performance.now();
-    const rows = captureShardRows(this.views, runs[0]!, this.writer.dirty, delta, this.arena);
-    const blocks = captureShardBlocks(this.views, () => true, this.arena);
-    const windowSlots = captureShardBlocks(this.views, () => true, this.arena, WINDOW_SLOTS);
-    return Promise.resolve([{ ...rows, pending: this.sink?.pendingChunks() ?? [], blocks, windowSlots, heldMs: performance.now() - t0, buffers: captureBuffers(this.views.columnTable, this.arena) }]);
+  /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles; its ring blocks and window slots copied in slices after it. */
+  async capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
+    const handed = this.copying.begin(() => new ShardCut(this.views, runs[0]!, this.writer.dirty, delta, this.arena, () => true, this.marks, this.sink?.pendingChunks() ?? []));
+    return [await copied(handed)];
   }
 
   async durable(): Promise<void> {

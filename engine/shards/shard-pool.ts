@@ -17,6 +17,7 @@ import type { ApplyTask, ShardWorkerData } from './worker.js';
 import type { TierPolicy, TierStats } from './tiers.js';
 import type { HeapFigures } from '../heap.js';
 import type { ShardCapture, ShardRuns } from '../snapshot/capture.js';
+import { copied, type HandedOver } from '../snapshot/shard-cut.js';
 import { ChainAssignment, chainWeights } from './assignment.js';
 
 export interface ShardPoolOptions {
@@ -205,7 +206,8 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
 
   /** A snapshot cut on every shard, after the tasks submitted before it: each shard's rows (runs[shard]) and pending candles. */
   capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
-    return Promise.all(this.pools.map((_, s) => this.run<ShardCapture>(s, { runs: runs[s], delta }, 'capture')));
+    // Each shard's ring blocks and window slots are still being copied when its task returns.
+    return Promise.all(this.pools.map((_, s) => this.run<HandedOver>(s, { runs: runs[s], delta }, 'capture').then(copied)));
   }
 
   /** Resolves once every store write the shards issued so far is on disk. */

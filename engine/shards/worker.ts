@@ -13,8 +13,8 @@ import { LmdbSink } from './lmdb-sink.js';
 import { pruneTransactions } from './prune.js';
 import { resetState } from './reset.js';
 import { restoreRows } from '../snapshot/load.js';
-import { CaptureArena, captureBuffers, captureShardRows, type ShardCapture, type ShardRuns } from '../snapshot/capture.js';
-import { captureShardBlocks, WINDOW_SLOTS } from '../snapshot/blocks.js';
+import { CaptureArena, type ShardRuns } from '../snapshot/capture.js';
+import { CutCopying, CutMarks, ShardCut, type HandedOver } from '../snapshot/shard-cut.js';
 import { sweepChains } from './sweep.js';
 import { LmdbCandles } from './stored-candles.js';
 import { ShardTiers, type TierPolicy, type TierStats } from './tiers.js';
@@ -70,6 +70,8 @@ let lastPersisted = 0;
 
 export function apply(task: ApplyTask): ApplyStats {
   index.beginTask();
+  // A cut still copying moves on by a slice per task too, not only while the thread is idle.
+  copying.slice();
   writer.transactionsSince = task.now - TX_RETENTION_SECONDS;
   const total: ApplyStats = { events: 0, swaps: 0, skipped: 0 };
   let persisted = 0;
@@ -106,6 +108,7 @@ export function apply(task: ApplyTask): ApplyStats {
 /** Zeroes pools and tokens of a chain being rolled back (its log is applied again next). */
 export function reset(task: { readonly pools: readonly number[]; readonly tokens: readonly number[] }): void {
   index.beginTask();
+  copying.finish();
   tiers.forget(task.pools);
   candles?.forgetAll();
   resetState(views, task.pools, task.tokens);
@@ -115,6 +118,7 @@ export function reset(task: { readonly pools: readonly number[]; readonly tokens
 /** Copies the rows of a chain being rolled back from a snapshot taken before the rewritten batches. */
 export function restore(task: { readonly path: string; readonly pools: readonly number[]; readonly tokens: readonly number[] }): void {
   index.beginTask();
+  copying.finish();
   candles?.forgetAll();
   restoreRows(task.path, views, task.pools, task.tokens);
   markChanged(task.pools, task.tokens);
@@ -131,19 +135,19 @@ function markChanged(pools: readonly number[], tokens: readonly number[]): void 
   writer.dirty.tokens.markAll(tokens);
 }
 
-/** A snapshot cut reached this shard: its rows (all, or those changed since the last cut) and pending candles, copied (it applies nothing meanwhile). */
-export function capture(task: { readonly runs: ShardRuns; readonly delta: boolean }): unknown {
-  const t0 = performance.now();
-  const rows = captureShardRows(views, task.runs, writer.dirty, task.delta, arena);
-  const blocks = captureShardBlocks(views, ownsChain, arena);
-  const windowSlots = captureShardBlocks(views, ownsChain, arena, WINDOW_SLOTS);
-  const pending = sink?.pendingChunks() ?? [];
+/**
+ * A snapshot cut reached this shard: its changed rows and pending candles are copied now (it applies
+ * nothing meanwhile), its ring blocks and window slots after it returns (snapshot/shard-cut.ts).
+ */
+export function capture(task: { readonly runs: ShardRuns; readonly delta: boolean }): HandedOver {
   // The copies are in the shard's capture arena (shared memory): the main thread reads them where they are.
-  return { ...rows, pending, blocks, windowSlots, heldMs: performance.now() - t0, buffers: captureBuffers(views.columnTable, arena) } satisfies ShardCapture;
+  return copying.begin(() => new ShardCut(views, task.runs, writer.dirty, task.delta, arena, ownsChain, marks, sink?.pendingChunks() ?? []));
 }
 
-/** This shard's capture buffers, reused from cut to cut (snapshot/capture.ts). */
+/** This shard's capture buffers and not-yet-copied marks, reused from cut to cut (snapshot/capture.ts, shard-cut.ts). */
 const arena = new CaptureArena();
+const marks = new CutMarks(views.capacity.pools);
+const copying = new CutCopying(writer);
 
 /** Resolves once every store write this shard issued so far is on disk. */
 export async function durable(): Promise<void> {
@@ -202,6 +206,7 @@ export async function flush(): Promise<void> {
 }
 
 export async function close(): Promise<void> {
+  copying.finish();
   // On a full disk what is not written yet is given up (replay from the watermark re-creates it).
   store?.writer.abandon();
   await flush().catch((err: unknown) => fallbackLog().error(`shard ${data.shard}: candles not written at shutdown: ${errorText(err)}`));

@@ -19,6 +19,7 @@ import { windowSlots } from '../state/window-slots.js';
 import { blockColumns, ringFieldColumns, rowBytes, type BlockColumnSection, type BlocksSection, type BlockSegment } from './format.js';
 import { CANDLE_U32_WORDS, type CandleField } from '../state/candle-record.js';
 import { CaptureArena } from './capture.js';
+import type { DirtyBits } from './dirty.js';
 
 /** A pool of rows held per pool, kept in a snapshot per pool holding one: ring blocks or window slots. */
 export interface HeldRows {
@@ -65,24 +66,36 @@ function wordsOf(array: ColumnSpec['array']): Uint32Array {
 }
 
 /**
- * Rows `blocks` of a block column, packed in that order without their zero words into `arena`'s
- * buffers (the mask's and the words'). Runs on the shard owning the blocks, at a cut.
+ * One block column's rows packed without their zero words, row after row, into `arena`'s buffers
+ * (the mask's and the words'): what a shard hands over at a cut, built in one go (sparseRows) or
+ * a slice at a time (HeldRowsCopy).
  */
-export function sparseRows(c: ColumnSpec, blocks: readonly number[], arena: CaptureArena): SparseRows {
-  const perRow = wordsPerRow(c);
-  const total = blocks.length * perRow;
-  const maskBuf = arena.bytes(`${c.name}#mask`, maskBytes(total));
-  const wordBuf = arena.bytes(c.name, total * 4);
-  const mask = new Int32Array(maskBuf.buffer, maskBuf.byteOffset, maskBuf.byteLength >>> 2);
-  const out = new Int32Array(wordBuf.buffer, wordBuf.byteOffset, total);
-  const src = new Int32Array(c.array.buffer, c.array.byteOffset, c.array.byteLength >>> 2);
-  // Without branches on the data (three words in four are not zero: a branch would mispredict):
-  // every word is stored at the next place and the place moves on only when it was not zero.
-  let n = 0;
-  let bit = 0;
-  let acc = 0;
-  for (let i = 0; i < blocks.length; i++) {
-    const from = blocks[i]! * perRow;
+class SparseColumn {
+  private readonly perRow: number;
+  private readonly maskBuf: Uint8Array;
+  private readonly wordBuf: Uint8Array;
+  private readonly mask: Int32Array;
+  private readonly out: Int32Array;
+  /** Words kept, mask bits written, and the mask word being filled. */
+  private n = 0;
+  private bit = 0;
+  private acc = 0;
+
+  constructor(c: ColumnSpec, rows: number, arena: CaptureArena) {
+    this.perRow = wordsPerRow(c);
+    const total = rows * this.perRow;
+    this.maskBuf = arena.bytes(`${c.name}#mask`, maskBytes(total));
+    this.wordBuf = arena.bytes(c.name, total * 4);
+    this.mask = new Int32Array(this.maskBuf.buffer, this.maskBuf.byteOffset, this.maskBuf.byteLength >>> 2);
+    this.out = new Int32Array(this.wordBuf.buffer, this.wordBuf.byteOffset, total);
+  }
+
+  /** Appends the row starting at word `from` of `src`. */
+  row(src: Int32Array, from: number): void {
+    const { perRow, mask, out } = this;
+    let { n, bit, acc } = this;
+    // Without branches on the data (three words in four are not zero: a branch would mispredict):
+    // every word is stored at the next place and the place moves on only when it was not zero.
     for (let k = 0; k < perRow; k++, bit++) {
       const w = src[from + k]!;
       const kept = (w | -w) >>> 31;
@@ -94,9 +107,29 @@ export function sparseRows(c: ColumnSpec, blocks: readonly number[], arena: Capt
         acc = 0;
       }
     }
+    this.n = n;
+    this.bit = bit;
+    this.acc = acc;
   }
-  if ((bit & 31) !== 0) mask[bit >>> 5] = acc;
-  return { mask: maskBuf, words: wordBuf.subarray(0, n * 4) };
+
+  /** Writes the last mask word, once every row is appended. */
+  end(): void {
+    if ((this.bit & 31) !== 0) this.mask[this.bit >>> 5] = this.acc;
+  }
+
+  /** Words kept so far. */
+  get kept(): number {
+    return this.n;
+  }
+
+  /** The buffers (the words' whole: the rows kept are its first `kept` words). */
+  buffers(): SparseRows {
+    return { mask: this.maskBuf, words: this.wordBuf };
+  }
+}
+
+function liveWords(c: ColumnSpec): Int32Array {
+  return new Int32Array(c.array.buffer, c.array.byteOffset, c.array.byteLength >>> 2);
 }
 
 /**
@@ -119,21 +152,131 @@ export function scatterRows(c: ColumnSpec, first: number, mask: Uint32Array, wor
   if (n !== words.length) throw new RangeError(`block column ${c.name}: the mask marks ${n} words, the section holds ${words.length}`);
 }
 
-/** On a shard at a cut: the blocks of the pools whose chain it owns, each block column without its zero words. */
+/** On a shard at a cut: the blocks of the pools whose chain it owns, each block column without its zero words, copied now. */
 export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) => boolean, arena = new CaptureArena(), kind: HeldRows = RING_BLOCKS): BlockCapture {
-  const allocator = kind.allocator(v);
-  const high = blockHighWater(v, allocator);
-  const blocks: number[] = [];
-  const pools: number[] = [];
-  for (let b = 0; b < high; b++) {
-    const p = allocator.owner[b]! - 1;
-    if (p >= 0 && ownsChain(v.poolChain[p]!)) {
-      blocks.push(b);
-      pools.push(p);
+  const copy = new HeldRowsCopy(v, ownsChain, arena, kind, null);
+  copy.step(Infinity);
+  return copy.result();
+}
+
+/**
+ * A shard's copy, at a cut, of the rows its pools hold per pool (ring blocks or window slots), made
+ * after the cut in slices (`step`) while the shard goes on applying. Invariant: a pool marked in
+ * `waiting` holds, in the live columns, the rows it held at the cut; its writer calls `before(p)`
+ * ahead of any write to pool p (where p's seqlock word moves: shards/apply.ts seqPool), which saves
+ * those rows first and unmarks it. Unmarked pools are encoded from what was saved or already
+ * encoded. Writes that bypass the seqlock (a rollback's reset and restore) finish the copy first.
+ */
+export class HeldRowsCopy {
+  /** The pools holding a row at the cut, in row order, and their rows. */
+  readonly pools: Int32Array;
+  private readonly rows: Int32Array;
+  private readonly specs: readonly ColumnSpec[];
+  private readonly columns: readonly SparseColumn[];
+  private readonly heldOf: Int32Array;
+  /** Rows of a pool written to before its turn, every column's row after the other. */
+  private readonly saved = new Map<number, Int32Array>();
+  /** Bytes in `saved` now. */
+  savedBytes = 0;
+  private next = 0;
+  private ended = false;
+
+  constructor(
+    v: EngineViews,
+    ownsChain: (chain: number) => boolean,
+    arena: CaptureArena,
+    kind: HeldRows,
+    private readonly waiting: DirtyBits | null,
+  ) {
+    const allocator = kind.allocator(v);
+    const high = blockHighWater(v, allocator);
+    const rows: number[] = [];
+    const pools: number[] = [];
+    for (let b = 0; b < high; b++) {
+      const p = allocator.owner[b]! - 1;
+      if (p >= 0 && ownsChain(v.poolChain[p]!)) {
+        rows.push(b);
+        pools.push(p);
+        waiting?.mark(p);
+      }
     }
+    this.pools = Int32Array.from(pools);
+    this.rows = Int32Array.from(rows);
+    this.heldOf = kind.held(v);
+    this.specs = blockColumns(v.columnTable, kind.scope);
+    this.columns = this.specs.map((c) => new SparseColumn(c, rows.length, arena));
   }
-  const columns = blockColumns(v.columnTable, kind.scope).map((c) => sparseRows(c, blocks, arena));
-  return { pools: Int32Array.from(pools), columns };
+
+  get done(): boolean {
+    return this.next === this.pools.length;
+  }
+
+  /** Pool p is about to be written: its rows as of the cut are saved first when not encoded yet. */
+  before(p: number): void {
+    if (this.waiting === null || !this.waiting.has(p)) return;
+    this.waiting.unmark(p);
+    // Its row now is the one it held at the cut: it moves only under p's seqlock, which has not moved since.
+    const row = this.heldOf[p]! - 1;
+    let bytes = 0;
+    for (const c of this.specs) bytes += rowBytes(c);
+    const copy = new Int32Array(bytes >>> 2);
+    let at = 0;
+    for (const c of this.specs) {
+      const per = wordsPerRow(c);
+      copy.set(liveWords(c).subarray(row * per, (row + 1) * per), at);
+      at += per;
+    }
+    this.saved.set(p, copy);
+    this.savedBytes += bytes;
+  }
+
+  /** Encodes pools in order until all are or `deadline` (performance.now()) has passed; true once all are. */
+  step(deadline: number): boolean {
+    const live = this.specs.map(liveWords);
+    const per = this.specs.map(wordsPerRow);
+    while (this.next < this.pools.length) {
+      // Sixteen pools between looks at the clock: at most a few hundred KiB of rows.
+      for (const end = Math.min(this.pools.length, this.next + 16); this.next < end; this.next++) {
+        const p = this.pools[this.next]!;
+        const copy = this.saved.get(p);
+        if (copy === undefined) {
+          this.waiting?.unmark(p);
+          const row = this.rows[this.next]!;
+          for (let i = 0; i < this.columns.length; i++) this.columns[i]!.row(live[i]!, row * per[i]!);
+          continue;
+        }
+        this.saved.delete(p);
+        this.savedBytes -= copy.byteLength;
+        for (let i = 0, at = 0; i < this.columns.length; at += per[i]!, i++) this.columns[i]!.row(copy, at);
+      }
+      if (performance.now() >= deadline) break;
+    }
+    if (!this.done) return false;
+    if (!this.ended) for (const c of this.columns) c.end();
+    this.ended = true;
+    return true;
+  }
+
+  /** Block columns copied. */
+  get columnCount(): number {
+    return this.columns.length;
+  }
+
+  /** The pools and the columns' buffers, before the copy is done: their words are those kept once it is (`wordCounts`). */
+  handOver(): BlockCapture {
+    return { pools: this.pools, columns: this.columns.map((c) => c.buffers()) };
+  }
+
+  /** Words kept per column, once done. */
+  wordCounts(): number[] {
+    return this.columns.map((c) => c.kept);
+  }
+
+  /** What the shard hands over, once done. */
+  result(): BlockCapture {
+    if (!this.done) throw new Error('the cut\'s rows are not all copied yet');
+    return { pools: this.pools, columns: this.columns.map((c) => ({ mask: c.buffers().mask, words: c.buffers().words.subarray(0, c.kept * 4) })) };
+  }
 }
 
 function readExactly(fd: number, into: Uint8Array, offset: number): void {

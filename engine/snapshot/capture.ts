@@ -38,8 +38,10 @@ export interface ShardCapture {
   readonly blocks: BlockCapture;
   /** Its pools holding a window slot, and the slots' rows. */
   readonly windowSlots: BlockCapture;
-  /** Milliseconds the shard spent copying (its only pause). */
+  /** The longest the shard was held at once for this cut, in milliseconds (shard-cut.ts: the changed rows, or one slice of the rest). */
   readonly heldMs: number;
+  /** Milliseconds the shard spent copying for this cut in all. */
+  readonly copyMs: number;
   /** Bytes the shard's capture buffers hold after this cut (row columns, block columns), and those it let go of at it. */
   readonly buffers: CaptureBuffers;
 }

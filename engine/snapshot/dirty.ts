@@ -21,6 +21,11 @@ export class DirtyBits {
     this.words[w] = this.words[w]! | (1 << (id & 31));
   }
 
+  unmark(id: number): void {
+    const w = id >>> 5;
+    if (w < this.words.length) this.words[w] = this.words[w]! & ~(1 << (id & 31));
+  }
+
   markAll(ids: readonly number[]): void {
     for (const id of ids) this.mark(id);
   }

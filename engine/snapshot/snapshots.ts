@@ -28,8 +28,10 @@ export interface SnapshotStats {
   readonly newestSeq: number | null;
   readonly newestAgeSeconds: number | null;
   readonly newestBytes: number | null;
-  /** Longest a shard was held for its copy of the last snapshot's rows, and how long laying out and writing it took. */
+  /** Longest a shard was held at once for the last snapshot's cut (its changed rows, or one slice of its ring blocks and window slots: shard-cut.ts). */
   readonly lastPauseMs: number | null;
+  /** The most time one shard spent copying for that cut in all, in slices between its tasks. */
+  readonly lastCopyMs: number | null;
   /** How long the main thread (ingest) was held for the last snapshot's cut: its columns, the catalog, the source's state. */
   readonly lastMainMs: number | null;
   readonly lastWriteMs: number | null;
@@ -71,6 +73,7 @@ export class Snapshots {
   private readonly keep: number;
   private newestTakenAtMs: number | null = null;
   private lastPauseMs: number | null = null;
+  private lastCopyMs: number | null = null;
   private lastMainMs: number | null = null;
   private lastWriteMs: number | null = null;
   private lastDelta: boolean | null = null;
@@ -196,6 +199,7 @@ export class Snapshots {
       this.baseFile = { path, header: captured.header };
       this.lastWriteMs = performance.now() - t1;
       this.lastPauseMs = Math.max(...parts.map((p) => p.capture.heldMs));
+      this.lastCopyMs = Math.max(...parts.map((p) => p.capture.copyMs));
       this.lastMainMs = mainMs;
       this.lastDelta = captured.base !== undefined;
       this.lastPoolsCopied = parts.reduce((n, { runs, capture }) => n + (capture.rows ? capture.rows.pools.length : runRows(runs.pools)), 0);
@@ -229,6 +233,7 @@ export class Snapshots {
       newestAgeSeconds: newest && this.newestTakenAtMs !== null ? Math.max(0, (nowMs - this.newestTakenAtMs) / 1000) : null,
       newestBytes: newest?.bytes ?? null,
       lastPauseMs: this.lastPauseMs,
+      lastCopyMs: this.lastCopyMs,
       lastMainMs: this.lastMainMs,
       lastWriteMs: this.lastWriteMs,
       lastDelta: this.lastDelta,

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Ingest } from '../ingest/ingest.js';
+import type { CommittedBatch } from '../pipeline.js';
+import { LocalShards } from '../shards/local.js';
+import { createSimulator } from '../sources/simulator/index.js';
+import { EngineViews } from '../state/views.js';
+import { openStore, type Store } from '../store/store.js';
+import { captureShardBlocks, WINDOW_SLOTS, type BlockCapture } from './blocks.js';
+import { CaptureArena, runsByShard } from './capture.js';
+import { DirtyRows } from './dirty.js';
+import { copied, CutMarks, ShardCut } from './shard-cut.js';
+
+const HOURS = 4;
+const dirs: string[] = [];
+const stores: Store[] = [];
+
+/**
+ * A simulated universe ingested into fresh views, its batches kept; the first `first` groups of
+ * them applied (the same seed gives the same batches and ids).
+ */
+async function universe(first: (groups: number) => number): Promise<{ views: EngineViews; shards: LocalShards; rest: (readonly CommittedBatch[])[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'shard-cut-test-'));
+  dirs.push(dir);
+  const store = openStore(dir);
+  stores.push(store);
+  const views = EngineViews.create({ pools: 2048, tokens: 2048, chains: 16 });
+  const groups: (readonly CommittedBatch[])[] = [];
+  const ingest = new Ingest(store, views, { apply: (b) => (groups.push(b), Promise.resolve()) });
+  const genesisTime = 1_790_000_000 - HOURS * 3600;
+  const sim = createSimulator({ seed: 11, pools: 600, genesisTime, swapsPerSecond: 0.3, newPoolsPerHour: 0 });
+  await ingest.registerNetworks(sim.networks);
+  for (let t = genesisTime + 600; t <= genesisTime + HOURS * 3600; t += 600) await (await ingest.ingest(await sim.advance(t))).applied;
+  const shards = new LocalShards(views, null);
+  const n = first(groups.length);
+  for (const g of groups.slice(0, n)) await shards.apply(g);
+  return { views, shards, rest: groups.slice(n) };
+}
+
+function bytesOf(c: BlockCapture): { pools: number[]; columns: { mask: string; words: string }[] } {
+  const hex = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('hex');
+  return { pools: [...c.pools], columns: c.columns.map((col) => ({ mask: hex(col.mask), words: hex(col.words) })) };
+}
+
+afterAll(async () => {
+  for (const s of stores) await s.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('a shard cut copying its ring blocks and window slots after it returns', () => {
+  it('hands over the rows as of the cut while the shard goes on writing them, and only because it is told before each write', async () => {
+    const half = (groups: number) => Math.floor(groups / 2);
+    // What a copy made at the cut, with nothing written since, holds.
+    const atCut = await universe(half);
+    const expected = { blocks: bytesOf(captureShardBlocks(atCut.views, () => true)), slots: bytesOf(captureShardBlocks(atCut.views, () => true, new CaptureArena(), WINDOW_SLOTS)) };
+    expect(expected.blocks.pools.length).toBeGreaterThan(50);
+    expect(expected.slots.pools.length).toBeGreaterThan(50);
+
+    const cutThenWrite = async (told: boolean) => {
+      const { views, shards, rest } = await universe(half);
+      expect(rest.length).toBeGreaterThan(5);
+      const runs = runsByShard(views, 1, () => 0, views.poolCount, views.tokenCount, () => true)[0]!;
+      const cut = new ShardCut(views, runs, new DirtyRows(2048, 2048), false, new CaptureArena(), () => true, new CutMarks(2048), []);
+      if (told) shards.writer.cut = cut;
+      // One slice of at most 16 pools per kind, then the rest of the batches and a window sweep while the copy is under way.
+      expect(cut.step(0)).toBe(false);
+      for (const g of rest) await shards.apply(g);
+      shards.sweep(16);
+      cut.step(Infinity);
+      shards.writer.cut = null;
+      const capture = await copied(cut.handOver());
+      // The writes reached the rows the cut copies: the views differ from the cut's.
+      expect(bytesOf(captureShardBlocks(views, () => true))).not.toEqual(expected.blocks);
+      return { blocks: bytesOf(capture.blocks), slots: bytesOf(capture.windowSlots) };
+    };
+    const told = await cutThenWrite(true);
+    expect(told.blocks).toEqual(expected.blocks);
+    expect(told.slots).toEqual(expected.slots);
+    // A writer that does not say what it is about to write leaves later rows in the copy.
+    const untold = await cutThenWrite(false);
+    expect(untold.blocks).not.toEqual(expected.blocks);
+  }, 60_000);
+});

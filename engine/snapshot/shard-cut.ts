@@ -1,0 +1,178 @@
+/**
+ * A snapshot cut on a shard, held for as little as the shard can: the rows it changed since the
+ * previous cut and its pending candles are copied when the cut reaches it (few: a delta), the rows
+ * held per pool (ring blocks, window slots: most of what a cut copies) afterwards, a slice at a time
+ * between the shard's tasks, each pool's saved first when the shard is about to write it
+ * (blocks.ts HeldRowsCopy). The main thread waits on the progress words for the copy to end.
+ */
+import { HeldRowsCopy, RING_BLOCKS, WINDOW_SLOTS, type BlockCapture } from './blocks.js';
+import { captureBuffers, captureShardRows, type CaptureArena, type PendingChunkData, type ShardCapture, type ShardRuns } from './capture.js';
+import { DirtyBits, type DirtyRows } from './dirty.js';
+import type { EngineViews } from '../state/views.js';
+
+/**
+ * Progress of a shard's copy, shared with the main thread: written by the shard only, read by the
+ * main thread once STATE is no longer COPYING (the shard's stores before it are then visible).
+ */
+const STATE = 0;
+/** Longest slice (or synchronous finish) in microseconds, and all the slices' time. */
+const LONGEST_US = 1;
+const TOTAL_US = 2;
+/** Then the words kept per block column: the ring blocks' columns, then the window slots'. */
+const WORDS = 3;
+const COPYING = 0;
+const COPIED = 1;
+const FAILED = 2;
+
+/** Bytes of rows saved ahead of their turn past which the copy is finished at once (it then holds the shard, as a cut did before). */
+const SAVED_LIMIT = 64 * 2 ** 20;
+
+/** The pools marked as not yet copied, per kind, reused from cut to cut (every mark is gone once a copy ends). */
+export class CutMarks {
+  readonly blocks: DirtyBits;
+  readonly windowSlots: DirtyBits;
+  constructor(pools: number) {
+    this.blocks = new DirtyBits(pools);
+    this.windowSlots = new DirtyBits(pools);
+  }
+}
+
+/** What a shard hands over at once: its capture with the held rows still being copied (`copying` tells when they are). */
+export type HandedOver = ShardCapture & { readonly copying: Int32Array };
+
+export class ShardCut {
+  private readonly copies: readonly HeldRowsCopy[];
+  private readonly progress = new Int32Array(new SharedArrayBuffer(4 * WORDS + 4 * 64));
+  private readonly handed: HandedOver;
+
+  /** Copies the changed rows and pending candles now (the shard is held for that) and starts the held rows' copy. */
+  constructor(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean, arena: CaptureArena, ownsChain: (chain: number) => boolean, marks: CutMarks, pending: readonly PendingChunkData[]) {
+    const t0 = performance.now();
+    const rows = captureShardRows(views, runs, dirty, delta, arena);
+    this.copies = [new HeldRowsCopy(views, ownsChain, arena, RING_BLOCKS, marks.blocks), new HeldRowsCopy(views, ownsChain, arena, WINDOW_SLOTS, marks.windowSlots)];
+    const columns = this.copies.reduce((n, c) => n + c.columnCount, 0);
+    if (columns > this.progress.length - WORDS) throw new RangeError(`${columns} block columns: the progress words hold ${this.progress.length - WORDS}`);
+    const [blocks, windowSlots] = this.copies.map((c) => c.handOver());
+    const heldMs = performance.now() - t0;
+    this.handed = { ...rows, pending, blocks: blocks!, windowSlots: windowSlots!, heldMs, copyMs: heldMs, buffers: captureBuffers(views.columnTable, arena), copying: this.progress };
+  }
+
+  /** What the shard hands the main thread now (pass it to `copied` there). */
+  handOver(): HandedOver {
+    return this.handed;
+  }
+
+  get done(): boolean {
+    return Atomics.load(this.progress, STATE) !== COPYING;
+  }
+
+  /** Pool p is about to be written: its held rows as of the cut are saved first. */
+  before(p: number): void {
+    let saved = 0;
+    for (const c of this.copies) {
+      c.before(p);
+      saved += c.savedBytes;
+    }
+    if (saved > SAVED_LIMIT) this.step(Infinity);
+  }
+
+  /** Copies for about `ms` milliseconds (Infinity: to the end); true once the copy is done. */
+  step(ms: number): boolean {
+    if (this.done) return true;
+    const t0 = performance.now();
+    try {
+      let all = true;
+      for (const c of this.copies) if (!c.step(t0 + ms)) all = false;
+      const us = Math.round((performance.now() - t0) * 1000);
+      this.progress[LONGEST_US] = Math.max(this.progress[LONGEST_US]!, us);
+      this.progress[TOTAL_US] = this.progress[TOTAL_US]! + us;
+      if (!all) return false;
+      let w = WORDS;
+      for (const c of this.copies) for (const n of c.wordCounts()) this.progress[w++] = n;
+      this.settle(COPIED);
+      return true;
+    } catch (err) {
+      this.settle(FAILED);
+      throw err;
+    }
+  }
+
+  private settle(state: number): void {
+    Atomics.store(this.progress, STATE, state);
+    Atomics.notify(this.progress, STATE);
+  }
+}
+
+/** A slice of the copy holds the shard's thread at most about this long. */
+const SLICE_MS = 2;
+
+/**
+ * The cut a shard is copying, if any: stepped a slice per turn of the shard's event loop (and per
+ * task, `slice`) until done; its writer told before each pool write meanwhile.
+ */
+export class CutCopying {
+  private cut: ShardCut | null = null;
+  private queued = false;
+
+  constructor(private readonly writer: { cut: { before(p: number): void } | null }) {}
+
+  /** Finishes any cut still copying, makes the next one (`make` copies the changed rows) and starts its copy. */
+  begin(make: () => ShardCut): HandedOver {
+    this.finish();
+    const cut = make();
+    this.cut = cut;
+    this.writer.cut = cut;
+    this.queue();
+    return cut.handOver();
+  }
+
+  /** Copies a slice, when a cut is copying. */
+  slice(): void {
+    if (this.cut === null) return;
+    if (this.cut.step(SLICE_MS)) this.end();
+    else this.queue();
+  }
+
+  /** Copies what is left at once (before writes that bypass the pools' seqlocks, and at close). */
+  finish(): void {
+    if (this.cut === null) return;
+    this.cut.step(Infinity);
+    this.end();
+  }
+
+  private end(): void {
+    this.cut = null;
+    this.writer.cut = null;
+  }
+
+  private queue(): void {
+    if (this.queued) return;
+    this.queued = true;
+    setImmediate(() => {
+      this.queued = false;
+      this.slice();
+    });
+  }
+}
+
+/** Atomics.waitAsync (Node 16+; not in the ES2022 library typings). */
+const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: Promise<string> | string } }).waitAsync.bind(Atomics);
+
+/**
+ * On the main thread: the capture a shard handed over, once its held rows are copied (their words
+ * cut to what was kept), with the longest the shard was held and its copy's whole time.
+ */
+export async function copied(handed: HandedOver): Promise<ShardCapture> {
+  const p = handed.copying;
+  while (Atomics.load(p, STATE) === COPYING) {
+    const r = waitAsync(p, STATE, COPYING, 1000);
+    if (r.async) await r.value;
+  }
+  if (Atomics.load(p, STATE) === FAILED) throw new Error('a shard failed to copy its ring blocks and window slots for a snapshot');
+  let w = WORDS;
+  const cut = (b: BlockCapture): BlockCapture => ({ pools: b.pools, columns: b.columns.map((c) => ({ mask: c.mask, words: c.words.subarray(0, p[w++]! * 4) })) });
+  const { copying: _, ...capture } = handed;
+  const blocks = cut(capture.blocks);
+  const windowSlots = cut(capture.windowSlots);
+  return { ...capture, blocks, windowSlots, heldMs: Math.max(capture.heldMs, p[LONGEST_US]! / 1000), copyMs: capture.copyMs + p[TOTAL_US]! / 1000 };
+}
