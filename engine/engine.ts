@@ -240,7 +240,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
             () => undefined,
           );
         }
-        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastPauseMs ?? 0).toFixed(1)} ms at most, copying ${(st.lastCopyMs ?? 0).toFixed(1)} ms in all, ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms; capture buffers ${mibText(st.captureBuffers?.rows ?? 0)} for rows, ${mibText(st.captureBuffers?.blocks ?? 0)} for ring blocks${gcMs === null ? '' : `; this thread's heap collected in ${gcMs.toFixed(0)} ms`}${trimMs === null ? '' : `; malloc arenas trimmed in ${trimMs.toFixed(0)} ms`}`);
+        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastCutMs ?? 0).toFixed(1)} ms at the cut and ${(st.lastSliceMs ?? 0).toFixed(1)} ms at most in a slice after it, copying ${(st.lastCopyMs ?? 0).toFixed(1)} ms in all, ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms; capture buffers ${mibText(st.captureBuffers?.rows ?? 0)} for rows, ${mibText(st.captureBuffers?.blocks ?? 0)} for ring blocks${gcMs === null ? '' : `; this thread's heap collected in ${gcMs.toFixed(0)} ms`}${trimMs === null ? '' : `; malloc arenas trimmed in ${trimMs.toFixed(0)} ms`}`);
         return cut.seq;
       },
       (err: unknown) => {

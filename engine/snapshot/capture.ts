@@ -38,8 +38,10 @@ export interface ShardCapture {
   readonly blocks: BlockCapture;
   /** Its pools holding a window slot, and the slots' rows. */
   readonly windowSlots: BlockCapture;
-  /** The longest the shard was held at once for this cut, in milliseconds (shard-cut.ts: the changed rows, or one slice of the rest). */
+  /** Milliseconds the shard was held when the cut reached it (its changed rows and pending candles copied: shard-cut.ts). */
   readonly heldMs: number;
+  /** The longest slice of its ring blocks' and window slots' copy after that, in milliseconds. */
+  readonly sliceMs: number;
   /** Milliseconds the shard spent copying for this cut in all. */
   readonly copyMs: number;
   /** Bytes the shard's capture buffers hold after this cut (row columns, block columns), and those it let go of at it. */

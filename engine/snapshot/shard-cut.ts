@@ -54,7 +54,7 @@ export class ShardCut {
     if (columns > this.progress.length - WORDS) throw new RangeError(`${columns} block columns: the progress words hold ${this.progress.length - WORDS}`);
     const [blocks, windowSlots] = this.copies.map((c) => c.handOver());
     const heldMs = performance.now() - t0;
-    this.handed = { ...rows, pending, blocks: blocks!, windowSlots: windowSlots!, heldMs, copyMs: heldMs, buffers: captureBuffers(views.columnTable, arena), copying: this.progress };
+    this.handed = { ...rows, pending, blocks: blocks!, windowSlots: windowSlots!, heldMs, sliceMs: 0, copyMs: heldMs, buffers: captureBuffers(views.columnTable, arena), copying: this.progress };
   }
 
   /** What the shard hands the main thread now (pass it to `copied` there). */
@@ -174,5 +174,5 @@ export async function copied(handed: HandedOver): Promise<ShardCapture> {
   const { copying: _, ...capture } = handed;
   const blocks = cut(capture.blocks);
   const windowSlots = cut(capture.windowSlots);
-  return { ...capture, blocks, windowSlots, heldMs: Math.max(capture.heldMs, p[LONGEST_US]! / 1000), copyMs: capture.copyMs + p[TOTAL_US]! / 1000 };
+  return { ...capture, blocks, windowSlots, sliceMs: p[LONGEST_US]! / 1000, copyMs: capture.copyMs + p[TOTAL_US]! / 1000 };
 }

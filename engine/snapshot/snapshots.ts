@@ -32,6 +32,9 @@ export interface SnapshotStats {
   readonly lastPauseMs: number | null;
   /** The most time one shard spent copying for that cut in all, in slices between its tasks. */
   readonly lastCopyMs: number | null;
+  /** Of lastPauseMs: the longest a shard was held when the cut reached it, and the longest slice after. */
+  readonly lastCutMs: number | null;
+  readonly lastSliceMs: number | null;
   /** How long the main thread (ingest) was held for the last snapshot's cut: its columns, the catalog, the source's state. */
   readonly lastMainMs: number | null;
   readonly lastWriteMs: number | null;
@@ -74,6 +77,8 @@ export class Snapshots {
   private newestTakenAtMs: number | null = null;
   private lastPauseMs: number | null = null;
   private lastCopyMs: number | null = null;
+  private lastCutMs: number | null = null;
+  private lastSliceMs: number | null = null;
   private lastMainMs: number | null = null;
   private lastWriteMs: number | null = null;
   private lastDelta: boolean | null = null;
@@ -198,7 +203,9 @@ export class Snapshots {
       const path = await writeSnapshot(this.dir, captured);
       this.baseFile = { path, header: captured.header };
       this.lastWriteMs = performance.now() - t1;
-      this.lastPauseMs = Math.max(...parts.map((p) => p.capture.heldMs));
+      this.lastCutMs = Math.max(...parts.map((p) => p.capture.heldMs));
+      this.lastSliceMs = Math.max(...parts.map((p) => p.capture.sliceMs));
+      this.lastPauseMs = Math.max(this.lastCutMs, this.lastSliceMs);
       this.lastCopyMs = Math.max(...parts.map((p) => p.capture.copyMs));
       this.lastMainMs = mainMs;
       this.lastDelta = captured.base !== undefined;
@@ -234,6 +241,8 @@ export class Snapshots {
       newestBytes: newest?.bytes ?? null,
       lastPauseMs: this.lastPauseMs,
       lastCopyMs: this.lastCopyMs,
+      lastCutMs: this.lastCutMs,
+      lastSliceMs: this.lastSliceMs,
       lastMainMs: this.lastMainMs,
       lastWriteMs: this.lastWriteMs,
       lastDelta: this.lastDelta,
