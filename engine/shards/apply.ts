@@ -53,6 +53,7 @@ import {
 import { ROW_WINDOWS, ROW_WINDOW_FIGURES, type RowWindowFigure } from '../search/figures.js';
 import type { PoolRankIndex } from '../search/rank-index.js';
 import { DirtyRows } from '../snapshot/dirty.js';
+import type { CutBarrier } from '../snapshot/shard-cut.js';
 import { MIN_QUIET_AFTER_SECONDS } from './tiers.js';
 import { SweepSet, windowsMayMove } from './sweep.js';
 import { lastWalkedHops, MAX_ROUTE_HOPS, MIN_ROUTE_LIQUIDITY_USD, poolBase1, poolPricesFrom, priceThroughRoute, ROUTE_STALE_AFTER_S, routedPriceInto, routeReaches } from '../state/exact-price.js';
@@ -220,12 +221,12 @@ export class ShardWriter {
     this.slotPool = windowSlots(views);
   }
 
-  /** A snapshot cut still copying this shard's ring blocks and window slots: told before a pool is written (snapshot/shard-cut.ts). */
-  cut: { before(p: number): void } | null = null;
+  /** A snapshot cut still copying this shard's rows: told before a pool or token is written (snapshot/shard-cut.ts). */
+  cut: CutBarrier | null = null;
 
   /** Moves pool p's seqlock word (as a write begins or ends) and marks its row changed since the last cut. */
   seqPool(p: number): void {
-    // Every write of a pool's row, ring block or window slot begins here, so its rows as of a cut still being copied are saved first.
+    // Every write of a pool's row, ring block or window slot begins here, so its rows as of a cut still being copied are copied first.
     if (this.cut !== null) this.cut.before(p);
     Atomics.add(this.v.poolSeq, p, 1);
     this.dirty.pools.mark(p);
@@ -233,6 +234,7 @@ export class ShardWriter {
 
   /** The same for token t. */
   seqToken(t: number): void {
+    if (this.cut !== null) this.cut.beforeToken(t);
     Atomics.add(this.v.tokenSeq, t, 1);
     this.dirty.tokens.mark(t);
   }

@@ -45,7 +45,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     this.tiers = new ShardTiers(views, this.writer, this.sink, store, () => true, tiers);
     this.index = new PoolRankIndex(views, Array.from({ length: views.capacity.chains }, (_, c) => c));
     this.writer.index = this.index;
-    this.marks = new CutMarks(views.capacity.pools);
+    this.marks = new CutMarks(views.capacity.pools, views.capacity.tokens);
     this.copying = new CutCopying(this.writer);
   }
 

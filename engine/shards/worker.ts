@@ -146,7 +146,7 @@ export function capture(task: { readonly runs: ShardRuns; readonly delta: boolea
 
 /** This shard's capture buffers and not-yet-copied marks, reused from cut to cut (snapshot/capture.ts, shard-cut.ts). */
 const arena = new CaptureArena();
-const marks = new CutMarks(views.capacity.pools);
+const marks = new CutMarks(views.capacity.pools, views.capacity.tokens);
 const copying = new CutCopying(writer);
 
 /** Resolves once every store write this shard issued so far is on disk. */

@@ -190,21 +190,27 @@ export class HeldRowsCopy {
   ) {
     const allocator = kind.allocator(v);
     const high = blockHighWater(v, allocator);
-    const rows: number[] = [];
-    const pools: number[] = [];
+    const owned = new Uint8Array(v.capacity.chains);
+    for (let c = 0; c < owned.length; c++) owned[c] = ownsChain(c) ? 1 : 0;
+    // Held here, the shard's thread scans every row handed out: typed arrays, no call per row.
+    const owner = allocator.owner;
+    const chainOf = v.poolChain;
+    const rows = new Int32Array(high);
+    const pools = new Int32Array(high);
+    let n = 0;
     for (let b = 0; b < high; b++) {
-      const p = allocator.owner[b]! - 1;
-      if (p >= 0 && ownsChain(v.poolChain[p]!)) {
-        rows.push(b);
-        pools.push(p);
-        waiting?.mark(p);
+      const p = owner[b]! - 1;
+      if (p >= 0 && owned[chainOf[p]!] === 1) {
+        rows[n] = b;
+        pools[n++] = p;
       }
     }
-    this.pools = Int32Array.from(pools);
-    this.rows = Int32Array.from(rows);
+    this.pools = pools.slice(0, n);
+    this.rows = rows.subarray(0, n);
+    if (waiting !== null) for (let i = 0; i < n; i++) waiting.mark(pools[i]!);
     this.heldOf = kind.held(v);
     this.specs = blockColumns(v.columnTable, kind.scope);
-    this.columns = this.specs.map((c) => new SparseColumn(c, rows.length, arena));
+    this.columns = this.specs.map((c) => new SparseColumn(c, n, arena));
   }
 
   get done(): boolean {

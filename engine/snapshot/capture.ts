@@ -12,7 +12,7 @@
 import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { keptColumns, rowBytes } from './format.js';
 import type { BlockCapture } from './blocks.js';
-import type { DirtyRows } from './dirty.js';
+import type { DirtyBits, DirtyRows } from './dirty.js';
 
 /** [first, end) pairs of row ids, per shard. */
 export interface ShardRuns {
@@ -122,6 +122,121 @@ export function captureShardRows(views: EngineViews, runs: ShardRuns, dirty: Dir
     return out;
   });
   return rows === undefined ? { columns } : { columns, rows };
+}
+
+/** The index of `id` in `ids` (ascending, holding it). */
+function indexOf(ids: Int32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The pool and token rows not copied yet at a cut still copying: marks reused from cut to cut (every one is gone once a copy ends). */
+export interface RowMarks {
+  readonly pools: DirtyBits;
+  readonly tokens: DirtyBits;
+}
+
+/**
+ * A delta cut's changed rows copied after the cut: a slice at a time (`step`), and a row about to be
+ * written first (`beforePool`, `beforeToken`). Invariant: a row marked in `waiting` holds, in the
+ * live columns, what it held at the cut; its copy goes straight to its place in the packed buffers
+ * (its index among the cut's rows, ascending ids), so nothing is kept aside.
+ */
+export class ChangedRowsCopy {
+  readonly rows: { readonly pools: Int32Array; readonly tokens: Int32Array };
+  readonly columns: readonly Uint8Array[];
+  private readonly specs: readonly ColumnSpec[];
+  /** The packed buffers as the columns' own element type. */
+  private readonly outs: readonly ColumnSpec['array'][];
+  private readonly poolColumns: readonly number[];
+  private readonly tokenColumns: readonly number[];
+  /** Rows gone through by `step`: the pools', then the tokens'. */
+  private next = 0;
+
+  constructor(
+    views: EngineViews,
+    runs: ShardRuns,
+    dirty: DirtyRows,
+    arena: CaptureArena,
+    private readonly waiting: RowMarks,
+  ) {
+    this.rows = { pools: dirty.pools.within(runs.pools), tokens: dirty.tokens.within(runs.tokens) };
+    dirty.clear();
+    arena.beginCut(true);
+    this.specs = shardRowColumns(views.columnTable);
+    this.columns = this.specs.map((c) => arena.bytes(c.name, (c.scope === 'pool' ? this.rows.pools : this.rows.tokens).length * rowBytes(c)));
+    this.outs = this.specs.map((c, k) => {
+      const into = this.columns[k]!;
+      return new (c.array.constructor as new (b: ArrayBufferLike, offset: number, length: number) => ColumnSpec['array'])(into.buffer, into.byteOffset, into.byteLength / c.array.BYTES_PER_ELEMENT);
+    });
+    this.poolColumns = this.specs.flatMap((c, k) => (c.scope === 'pool' ? [k] : []));
+    this.tokenColumns = this.specs.flatMap((c, k) => (c.scope === 'token' ? [k] : []));
+    for (const p of this.rows.pools) waiting.pools.mark(p);
+    for (const t of this.rows.tokens) waiting.tokens.mark(t);
+  }
+
+  get done(): boolean {
+    return this.next === this.rows.pools.length + this.rows.tokens.length;
+  }
+
+  /** Pool p is about to be written: its row as of the cut is copied first when it is one of the cut's and not copied yet. */
+  beforePool(p: number): void {
+    if (!this.waiting.pools.has(p)) return;
+    this.waiting.pools.unmark(p);
+    this.copy(this.poolColumns, p, indexOf(this.rows.pools, p));
+  }
+
+  /** The same for token t. */
+  beforeToken(t: number): void {
+    if (!this.waiting.tokens.has(t)) return;
+    this.waiting.tokens.unmark(t);
+    this.copy(this.tokenColumns, t, indexOf(this.rows.tokens, t));
+  }
+
+  /** Copies rows in order until all are or `deadline` (performance.now()) has passed; true once all are. */
+  step(deadline: number): boolean {
+    const pools = this.rows.pools.length;
+    const total = pools + this.rows.tokens.length;
+    while (this.next < total) {
+      for (const end = Math.min(total, this.next + 256); this.next < end; this.next++) {
+        const i = this.next;
+        if (i < pools) {
+          const p = this.rows.pools[i]!;
+          if (!this.waiting.pools.has(p)) continue;
+          this.waiting.pools.unmark(p);
+          this.copy(this.poolColumns, p, i);
+        } else {
+          const t = this.rows.tokens[i - pools]!;
+          if (!this.waiting.tokens.has(t)) continue;
+          this.waiting.tokens.unmark(t);
+          this.copy(this.tokenColumns, t, i - pools);
+        }
+      }
+      if (performance.now() >= deadline) break;
+    }
+    return this.done;
+  }
+
+  /** Row `id` of the columns `which` into place `at` of their packed buffers. */
+  private copy(which: readonly number[], id: number, at: number): void {
+    for (const k of which) {
+      const c = this.specs[k]!;
+      const stride = c.stride;
+      const src = c.array;
+      const out = this.outs[k]!;
+      if (stride >= LONG_ROW) {
+        out.set(src.subarray(id * stride, (id + 1) * stride), at * stride);
+        continue;
+      }
+      for (let e = 0, from = id * stride, to = at * stride; e < stride; e++) out[to + e] = src[from + e]!;
+    }
+  }
 }
 
 /**

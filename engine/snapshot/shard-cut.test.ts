@@ -9,7 +9,7 @@ import { createSimulator } from '../sources/simulator/index.js';
 import { EngineViews } from '../state/views.js';
 import { openStore, type Store } from '../store/store.js';
 import { captureShardBlocks, WINDOW_SLOTS, type BlockCapture } from './blocks.js';
-import { CaptureArena, runsByShard } from './capture.js';
+import { CaptureArena, captureShardRows, runsByShard } from './capture.js';
 import { DirtyRows } from './dirty.js';
 import { copied, CutMarks, ShardCut } from './shard-cut.js';
 
@@ -21,7 +21,7 @@ const stores: Store[] = [];
  * A simulated universe ingested into fresh views, its batches kept; the first `first` groups of
  * them applied (the same seed gives the same batches and ids).
  */
-async function universe(first: (groups: number) => number): Promise<{ views: EngineViews; shards: LocalShards; rest: (readonly CommittedBatch[])[] }> {
+async function universe(first: (groups: number) => number, swapsPerSecond = 0.3): Promise<{ views: EngineViews; shards: LocalShards; rest: (readonly CommittedBatch[])[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'shard-cut-test-'));
   dirs.push(dir);
   const store = openStore(dir);
@@ -30,7 +30,7 @@ async function universe(first: (groups: number) => number): Promise<{ views: Eng
   const groups: (readonly CommittedBatch[])[] = [];
   const ingest = new Ingest(store, views, { apply: (b) => (groups.push(b), Promise.resolve()) });
   const genesisTime = 1_790_000_000 - HOURS * 3600;
-  const sim = createSimulator({ seed: 11, pools: 600, genesisTime, swapsPerSecond: 0.3, newPoolsPerHour: 0 });
+  const sim = createSimulator({ seed: 11, pools: 600, genesisTime, swapsPerSecond, newPoolsPerHour: 0 });
   await ingest.registerNetworks(sim.networks);
   for (let t = genesisTime + 600; t <= genesisTime + HOURS * 3600; t += 600) await (await ingest.ingest(await sim.advance(t))).applied;
   const shards = new LocalShards(views, null);
@@ -49,7 +49,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-describe('a shard cut copying its ring blocks and window slots after it returns', () => {
+describe('a shard cut copying its rows after it returns', () => {
   it('hands over the rows as of the cut while the shard goes on writing them, and only because it is told before each write', async () => {
     const half = (groups: number) => Math.floor(groups / 2);
     // What a copy made at the cut, with nothing written since, holds.
@@ -62,7 +62,7 @@ describe('a shard cut copying its ring blocks and window slots after it returns'
       const { views, shards, rest } = await universe(half);
       expect(rest.length).toBeGreaterThan(5);
       const runs = runsByShard(views, 1, () => 0, views.poolCount, views.tokenCount, () => true)[0]!;
-      const cut = new ShardCut(views, runs, new DirtyRows(2048, 2048), false, new CaptureArena(), () => true, new CutMarks(2048), []);
+      const cut = new ShardCut(views, runs, new DirtyRows(2048, 2048), false, new CaptureArena(), () => true, new CutMarks(2048, 2048), []);
       if (told) shards.writer.cut = cut;
       // One slice of at most 16 pools per kind, then the rest of the batches and a window sweep while the copy is under way.
       expect(cut.step(0)).toBe(false);
@@ -81,5 +81,43 @@ describe('a shard cut copying its ring blocks and window slots after it returns'
     // A writer that does not say what it is about to write leaves later rows in the copy.
     const untold = await cutThenWrite(false);
     expect(untold.blocks).not.toEqual(expected.blocks);
+  }, 60_000);
+
+  it('in a delta cut, hands over the changed rows as of the cut while the shard goes on writing them', async () => {
+    const third = (groups: number) => Math.floor(groups / 3);
+    /** A universe a third through, its marks cleared (a cut just taken), then the next `n` groups applied. */
+    const marked = async () => {
+      const u = await universe(third, 4);
+      u.shards.writer.dirty.clear();
+      const n = Math.floor(u.rest.length / 2);
+      for (const g of u.rest.slice(0, n)) await u.shards.apply(g);
+      return { ...u, rest: u.rest.slice(n), runs: runsByShard(u.views, 1, () => 0, u.views.poolCount, u.views.tokenCount, () => true)[0]! };
+    };
+    const hex = (cols: readonly Uint8Array[]) => cols.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString('hex'));
+    const e = await marked();
+    const expected = captureShardRows(e.views, e.runs, e.shards.writer.dirty, true);
+    // More pools than one slice copies, and tokens after them: most rows are left to the writes and the slices after.
+    expect(expected.rows!.pools.length).toBeGreaterThan(300);
+    expect(expected.rows!.tokens.length).toBeGreaterThan(50);
+
+    const cutThenWrite = async (told: boolean) => {
+      const { views, shards, rest, runs } = await marked();
+      const cut = new ShardCut(views, runs, shards.writer.dirty, true, new CaptureArena(), () => true, new CutMarks(2048, 2048), []);
+      if (told) shards.writer.cut = cut;
+      // One slice (256 rows), then the rest of the batches and a sweep while the copy is under way.
+      expect(cut.step(0)).toBe(false);
+      for (const g of rest) await shards.apply(g);
+      shards.sweep(16);
+      cut.step(Infinity);
+      shards.writer.cut = null;
+      return copied(cut.handOver());
+    };
+    const told = await cutThenWrite(true);
+    expect([...told.rows!.pools]).toEqual([...expected.rows!.pools]);
+    expect([...told.rows!.tokens]).toEqual([...expected.rows!.tokens]);
+    expect(hex(told.columns)).toEqual(hex(expected.columns));
+    // Unwarned, the copy holds rows written after the cut.
+    const untold = await cutThenWrite(false);
+    expect(hex(untold.columns)).not.toEqual(hex(expected.columns));
   }, 60_000);
 });

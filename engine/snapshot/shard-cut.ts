@@ -1,12 +1,13 @@
 /**
- * A snapshot cut on a shard, held for as little as the shard can: the rows it changed since the
- * previous cut and its pending candles are copied when the cut reaches it (few: a delta), the rows
- * held per pool (ring blocks, window slots: most of what a cut copies) afterwards, a slice at a time
- * between the shard's tasks, each pool's saved first when the shard is about to write it
- * (blocks.ts HeldRowsCopy). The main thread waits on the progress words for the copy to end.
+ * A snapshot cut on a shard, held for as little as the shard can: when the cut reaches it, the shard
+ * notes what the cut copies (the rows it changed since the previous cut, the pools holding ring
+ * blocks and window slots) and takes its pending candles; the copies are made afterwards, a slice
+ * at a time between its tasks, a row copied or saved first when the shard is about to write it
+ * (capture.ts ChangedRowsCopy, blocks.ts HeldRowsCopy). The first cut of a run copies every row at
+ * once. The main thread waits on the progress words for the copy to end.
  */
 import { HeldRowsCopy, RING_BLOCKS, WINDOW_SLOTS, type BlockCapture } from './blocks.js';
-import { captureBuffers, captureShardRows, type CaptureArena, type PendingChunkData, type ShardCapture, type ShardRuns } from './capture.js';
+import { captureBuffers, captureShardRows, ChangedRowsCopy, type CaptureArena, type RowMarks, type PendingChunkData, type ShardCapture, type ShardRuns } from './capture.js';
 import { DirtyBits, type DirtyRows } from './dirty.js';
 import type { EngineViews } from '../state/views.js';
 
@@ -27,11 +28,13 @@ const FAILED = 2;
 /** Bytes of rows saved ahead of their turn past which the copy is finished at once (it then holds the shard, as a cut did before). */
 const SAVED_LIMIT = 64 * 2 ** 20;
 
-/** The pools marked as not yet copied, per kind, reused from cut to cut (every mark is gone once a copy ends). */
+/** The rows, pools and tokens marked as not yet copied, per kind, reused from cut to cut (every mark is gone once a copy ends). */
 export class CutMarks {
+  readonly rows: RowMarks;
   readonly blocks: DirtyBits;
   readonly windowSlots: DirtyBits;
-  constructor(pools: number) {
+  constructor(pools: number, tokens: number) {
+    this.rows = { pools: new DirtyBits(pools), tokens: new DirtyBits(tokens) };
     this.blocks = new DirtyBits(pools);
     this.windowSlots = new DirtyBits(pools);
   }
@@ -40,15 +43,18 @@ export class CutMarks {
 /** What a shard hands over at once: its capture with the held rows still being copied (`copying` tells when they are). */
 export type HandedOver = ShardCapture & { readonly copying: Int32Array };
 
-export class ShardCut {
+export class ShardCut implements CutBarrier {
+  /** A delta cut's changed rows (a full cut, the first of a run, copies every row at once). */
+  private readonly rows: ChangedRowsCopy | null;
   private readonly copies: readonly HeldRowsCopy[];
   private readonly progress = new Int32Array(new SharedArrayBuffer(4 * WORDS + 4 * 64));
   private readonly handed: HandedOver;
 
-  /** Copies the changed rows and pending candles now (the shard is held for that) and starts the held rows' copy. */
+  /** Notes what the cut copies (a full cut's rows are copied now) and starts the copy; the shard is held for that. */
   constructor(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean, arena: CaptureArena, ownsChain: (chain: number) => boolean, marks: CutMarks, pending: readonly PendingChunkData[]) {
     const t0 = performance.now();
-    const rows = captureShardRows(views, runs, dirty, delta, arena);
+    this.rows = delta ? new ChangedRowsCopy(views, runs, dirty, arena, marks.rows) : null;
+    const rows = this.rows !== null ? { columns: this.rows.columns, rows: this.rows.rows } : captureShardRows(views, runs, dirty, false, arena);
     this.copies = [new HeldRowsCopy(views, ownsChain, arena, RING_BLOCKS, marks.blocks), new HeldRowsCopy(views, ownsChain, arena, WINDOW_SLOTS, marks.windowSlots)];
     const columns = this.copies.reduce((n, c) => n + c.columnCount, 0);
     if (columns > this.progress.length - WORDS) throw new RangeError(`${columns} block columns: the progress words hold ${this.progress.length - WORDS}`);
@@ -66,8 +72,9 @@ export class ShardCut {
     return Atomics.load(this.progress, STATE) !== COPYING;
   }
 
-  /** Pool p is about to be written: its held rows as of the cut are saved first. */
+  /** Pool p is about to be written: its row and held rows as of the cut are copied or saved first. */
   before(p: number): void {
+    this.rows?.beforePool(p);
     let saved = 0;
     for (const c of this.copies) {
       c.before(p);
@@ -76,12 +83,17 @@ export class ShardCut {
     if (saved > SAVED_LIMIT) this.step(Infinity);
   }
 
+  /** Token t is about to be written: its row as of the cut is copied first. */
+  beforeToken(t: number): void {
+    this.rows?.beforeToken(t);
+  }
+
   /** Copies for about `ms` milliseconds (Infinity: to the end); true once the copy is done. */
   step(ms: number): boolean {
     if (this.done) return true;
     const t0 = performance.now();
     try {
-      let all = true;
+      let all = this.rows === null || this.rows.step(t0 + ms);
       for (const c of this.copies) if (!c.step(t0 + ms)) all = false;
       const us = Math.round((performance.now() - t0) * 1000);
       this.progress[LONGEST_US] = Math.max(this.progress[LONGEST_US]!, us);
@@ -103,6 +115,12 @@ export class ShardCut {
   }
 }
 
+/** What a shard's writer tells a cut still copying before it writes a pool's or a token's row. */
+export interface CutBarrier {
+  before(p: number): void;
+  beforeToken(t: number): void;
+}
+
 /** A slice of the copy holds the shard's thread at most about this long. */
 const SLICE_MS = 2;
 
@@ -114,7 +132,7 @@ export class CutCopying {
   private cut: ShardCut | null = null;
   private queued = false;
 
-  constructor(private readonly writer: { cut: { before(p: number): void } | null }) {}
+  constructor(private readonly writer: { cut: CutBarrier | null }) {}
 
   /** Finishes any cut still copying, makes the next one (`make` copies the changed rows) and starts its copy. */
   begin(make: () => ShardCut): HandedOver {
