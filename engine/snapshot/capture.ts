@@ -73,19 +73,30 @@ export function shardRowColumns(table: readonly ColumnSpec[]): ColumnSpec[] {
  */
 export function runsByShard(views: EngineViews, shards: number, shardOfChain: (chain: number) => number, pools: number, tokens: number, tokenExists: (t: number) => boolean): ShardRuns[] {
   const out = Array.from({ length: shards }, () => ({ pools: [] as number[], tokens: [] as number[] }));
-  const split = (count: number, ownerOf: (id: number) => number, key: 'pools' | 'tokens') => {
-    let start = 0;
-    let owner = count > 0 ? ownerOf(0) : -1;
-    for (let id = 1; id <= count; id++) {
-      const next = id < count ? ownerOf(id) : -2;
-      if (next === owner) continue;
-      if (owner >= 0) out[owner]![key].push(start, id);
-      start = id;
-      owner = next;
-    }
-  };
-  split(pools, (p) => (views.poolExists[p] === 1 ? shardOfChain(views.poolChain[p]!) : -1), 'pools');
-  split(tokens, (t) => (tokenExists(t) ? shardOfChain(views.tokenChain[t]!) : -1), 'tokens');
+  // Held on the main thread, this walks every id in use: the owner of each chain looked up once, no call per pool.
+  const ownerOfChain = new Int32Array(views.capacity.chains);
+  for (let c = 0; c < ownerOfChain.length; c++) ownerOfChain[c] = shardOfChain(c);
+  const exists = views.poolExists;
+  const chainOf = views.poolChain;
+  let start = 0;
+  let owner = pools > 0 ? (exists[0] === 1 ? ownerOfChain[chainOf[0]!]! : -1) : -1;
+  for (let id = 1; id <= pools; id++) {
+    const next = id < pools ? (exists[id] === 1 ? ownerOfChain[chainOf[id]!]! : -1) : -2;
+    if (next === owner) continue;
+    if (owner >= 0) out[owner]!.pools.push(start, id);
+    start = id;
+    owner = next;
+  }
+  const tokenChain = views.tokenChain;
+  start = 0;
+  owner = tokens > 0 ? (tokenExists(0) ? ownerOfChain[tokenChain[0]!]! : -1) : -1;
+  for (let id = 1; id <= tokens; id++) {
+    const next = id < tokens ? (tokenExists(id) ? ownerOfChain[tokenChain[id]!]! : -1) : -2;
+    if (next === owner) continue;
+    if (owner >= 0) out[owner]!.tokens.push(start, id);
+    start = id;
+    owner = next;
+  }
   return out;
 }
 

@@ -55,10 +55,12 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
   const seq = ingest.head;
   // Over the previous snapshot, a cut copies only the rows changed since: the guard is for full cuts.
   const delta = snapshots.base !== null;
-  const need = delta ? 0 : cutBytes(views);
-  const available = availableMemoryBytes();
-  if (need > CUT_MEMORY_SHARE * available) {
-    return { skipped: `a cut would copy ${gib(need)} of shared memory and ${gib(available)} is available; starts replay the log meanwhile` };
+  if (!delta) {
+    const need = cutBytes(views);
+    const available = availableMemoryBytes();
+    if (need > CUT_MEMORY_SHARE * available) {
+      return { skipped: `a cut would copy ${gib(need)} of shared memory and ${gib(available)} is available; starts replay the log meanwhile` };
+    }
   }
   const t0 = performance.now();
   const sourceState = source?.saveState?.();
