@@ -161,11 +161,11 @@ export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) =>
 
 /**
  * A shard's copy, at a cut, of the rows its pools hold per pool (ring blocks or window slots), made
- * after the cut in slices (`step`) while the shard goes on applying. Invariant: a pool marked in
- * `waiting` holds, in the live columns, the rows it held at the cut; its writer calls `before(p)`
- * ahead of any write to pool p (where p's seqlock word moves: shards/apply.ts seqPool), which saves
- * those rows first and unmarks it. Unmarked pools are encoded from what was saved or already
- * encoded. Writes that bypass the seqlock (a rollback's reset and restore) finish the copy first.
+ * after the cut in slices (`step`, in row order) while the shard goes on applying. Its writer calls
+ * `before(p)` ahead of any write to pool p (where p's seqlock word moves: shards/apply.ts seqPool).
+ * Invariant: a pool not marked in `handled` holds, in the live columns, the row it held at the cut;
+ * the first `before(p)` marks it and, when its row is still ahead of the copy, saves the row. Writes
+ * that bypass the seqlock (a rollback's reset and restore) finish the copy first.
  */
 export class HeldRowsCopy {
   /** The pools holding a row at the cut, in row order, and their rows. */
@@ -186,7 +186,7 @@ export class HeldRowsCopy {
     ownsChain: (chain: number) => boolean,
     arena: CaptureArena,
     kind: HeldRows,
-    private readonly waiting: DirtyBits | null,
+    private readonly handled: DirtyBits | null,
   ) {
     const allocator = kind.allocator(v);
     const high = blockHighWater(v, allocator);
@@ -207,7 +207,6 @@ export class HeldRowsCopy {
     }
     this.pools = pools.slice(0, n);
     this.rows = rows.subarray(0, n);
-    if (waiting !== null) for (let i = 0; i < n; i++) waiting.mark(pools[i]!);
     this.heldOf = kind.held(v);
     this.specs = blockColumns(v.columnTable, kind.scope);
     this.columns = this.specs.map((c) => new SparseColumn(c, n, arena));
@@ -219,10 +218,13 @@ export class HeldRowsCopy {
 
   /** Pool p is about to be written: its rows as of the cut are saved first when not encoded yet. */
   before(p: number): void {
-    if (this.waiting === null || !this.waiting.has(p)) return;
-    this.waiting.unmark(p);
-    // Its row now is the one it held at the cut: it moves only under p's seqlock, which has not moved since.
+    // Once done its marks are cleared for the next cut: none is made after.
+    if (this.handled === null || this.ended || this.handled.has(p)) return;
+    this.handled.mark(p);
+    // Its row now is the one it held at the cut (it moves only under p's seqlock, which has not moved
+    // since); a row of the cut is still ahead of the copy when it is not below the next one's.
     const row = this.heldOf[p]! - 1;
+    if (row < 0 || this.next === this.rows.length || row < this.rows[this.next]!) return;
     let bytes = 0;
     for (const c of this.specs) bytes += rowBytes(c);
     const copy = new Int32Array(bytes >>> 2);
@@ -246,7 +248,6 @@ export class HeldRowsCopy {
         const p = this.pools[this.next]!;
         const copy = this.saved.get(p);
         if (copy === undefined) {
-          this.waiting?.unmark(p);
           const row = this.rows[this.next]!;
           for (let i = 0; i < this.columns.length; i++) this.columns[i]!.row(live[i]!, row * per[i]!);
           continue;
@@ -258,7 +259,10 @@ export class HeldRowsCopy {
       if (performance.now() >= deadline) break;
     }
     if (!this.done) return false;
-    if (!this.ended) for (const c of this.columns) c.end();
+    if (!this.ended) {
+      for (const c of this.columns) c.end();
+      this.handled?.clear();
+    }
     this.ended = true;
     return true;
   }

@@ -155,9 +155,10 @@ export interface RowMarks {
 
 /**
  * A delta cut's changed rows copied after the cut: a slice at a time (`step`), and a row about to be
- * written first (`beforePool`, `beforeToken`). Invariant: a row marked in `waiting` holds, in the
- * live columns, what it held at the cut; its copy goes straight to its place in the packed buffers
- * (its index among the cut's rows, ascending ids), so nothing is kept aside.
+ * written first (`beforePool`, `beforeToken`). Invariant: a row of the cut marked in `waiting` holds,
+ * in the live columns, what it held at the cut; its copy goes straight to its place in the packed
+ * buffers (its index among the cut's rows, ascending ids), so nothing is kept aside. `waiting` starts
+ * as the writer's marks at the cut (marks of ids outside the cut's runs are passed over).
  */
 export class ChangedRowsCopy {
   readonly rows: { readonly pools: Int32Array; readonly tokens: Int32Array };
@@ -178,6 +179,9 @@ export class ChangedRowsCopy {
     private readonly waiting: RowMarks,
   ) {
     this.rows = { pools: dirty.pools.within(runs.pools), tokens: dirty.tokens.within(runs.tokens) };
+    // The marks themselves, copied word by word: those outside the runs are passed over (and cleared once done).
+    waiting.pools.copyFrom(dirty.pools);
+    waiting.tokens.copyFrom(dirty.tokens);
     dirty.clear();
     arena.beginCut(true);
     this.specs = shardRowColumns(views.columnTable);
@@ -188,8 +192,6 @@ export class ChangedRowsCopy {
     });
     this.poolColumns = this.specs.flatMap((c, k) => (c.scope === 'pool' ? [k] : []));
     this.tokenColumns = this.specs.flatMap((c, k) => (c.scope === 'token' ? [k] : []));
-    for (const p of this.rows.pools) waiting.pools.mark(p);
-    for (const t of this.rows.tokens) waiting.tokens.mark(t);
   }
 
   get done(): boolean {
@@ -200,14 +202,16 @@ export class ChangedRowsCopy {
   beforePool(p: number): void {
     if (!this.waiting.pools.has(p)) return;
     this.waiting.pools.unmark(p);
-    this.copy(this.poolColumns, p, indexOf(this.rows.pools, p));
+    const at = indexOf(this.rows.pools, p);
+    if (this.rows.pools[at] === p) this.copy(this.poolColumns, p, at);
   }
 
   /** The same for token t. */
   beforeToken(t: number): void {
     if (!this.waiting.tokens.has(t)) return;
     this.waiting.tokens.unmark(t);
-    this.copy(this.tokenColumns, t, indexOf(this.rows.tokens, t));
+    const at = indexOf(this.rows.tokens, t);
+    if (this.rows.tokens[at] === t) this.copy(this.tokenColumns, t, at);
   }
 
   /** Copies rows in order until all are or `deadline` (performance.now()) has passed; true once all are. */
@@ -231,7 +235,11 @@ export class ChangedRowsCopy {
       }
       if (performance.now() >= deadline) break;
     }
-    return this.done;
+    if (!this.done) return false;
+    // Marks of ids outside the runs (not in use at the cut) are left: none is needed any more.
+    this.waiting.pools.clear();
+    this.waiting.tokens.clear();
+    return true;
   }
 
   /** Row `id` of the columns `which` into place `at` of their packed buffers. */

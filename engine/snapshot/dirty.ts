@@ -37,7 +37,16 @@ export class DirtyBits {
 
   /** The ids marked inside the [first, end) pairs of `runs`, ascending (runs ascending). */
   within(runs: readonly number[]): Int32Array {
-    const out: number[] = [];
+    // Counted first, so the ids go straight into their array.
+    let n = 0;
+    this.eachWithin(runs, () => n++);
+    const out = new Int32Array(n);
+    let i = 0;
+    this.eachWithin(runs, (id) => (out[i++] = id));
+    return out;
+  }
+
+  private eachWithin(runs: readonly number[], f: (id: number) => void): void {
     const words = this.words;
     for (let i = 0; i < runs.length; i += 2) {
       const first = runs[i]!;
@@ -47,12 +56,18 @@ export class DirtyBits {
         while (bits !== 0) {
           const low = bits & -bits;
           const id = (w << 5) + 31 - Math.clz32(low);
-          if (id >= first && id < end) out.push(id);
+          if (id >= first && id < end) f(id);
           bits ^= low;
         }
       }
     }
-    return Int32Array.from(out);
+  }
+
+  /** Marks exactly the ids `other` marks. */
+  copyFrom(other: DirtyBits): void {
+    if (this.words.length < other.words.length) this.words = new Uint32Array(other.words.length);
+    this.words.set(other.words);
+    this.words.fill(0, other.words.length);
   }
 
   clear(): void {

@@ -21,7 +21,7 @@ const stores: Store[] = [];
  * A simulated universe ingested into fresh views, its batches kept; the first `first` groups of
  * them applied (the same seed gives the same batches and ids).
  */
-async function universe(first: (groups: number) => number, swapsPerSecond = 0.3): Promise<{ views: EngineViews; shards: LocalShards; rest: (readonly CommittedBatch[])[] }> {
+async function universe(first: (groups: number) => number, swapsPerSecond = 0.3): Promise<{ views: EngineViews; shards: LocalShards; rest: (readonly CommittedBatch[])[]; applied: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'shard-cut-test-'));
   dirs.push(dir);
   const store = openStore(dir);
@@ -36,7 +36,7 @@ async function universe(first: (groups: number) => number, swapsPerSecond = 0.3)
   const shards = new LocalShards(views, null);
   const n = first(groups.length);
   for (const g of groups.slice(0, n)) await shards.apply(g);
-  return { views, shards, rest: groups.slice(n) };
+  return { views, shards, rest: groups.slice(n), applied: n };
 }
 
 function bytesOf(c: BlockCapture): { pools: number[]; columns: { mask: string; words: string }[] } {
@@ -59,14 +59,33 @@ describe('a shard cut copying its rows after it returns', () => {
     expect(expected.slots.pools.length).toBeGreaterThan(50);
 
     const cutThenWrite = async (told: boolean) => {
-      const { views, shards, rest } = await universe(half);
-      expect(rest.length).toBeGreaterThan(5);
-      const runs = runsByShard(views, 1, () => 0, views.poolCount, views.tokenCount, () => true)[0]!;
-      const cut = new ShardCut(views, runs, new DirtyRows(2048, 2048), false, new CaptureArena(), () => true, new CutMarks(2048, 2048), []);
+      // A cut a third through, copied while the batches up to half way are applied; then the cut
+      // compared, made with the same marks and buffers (a shard's next cut).
+      const third = (groups: number) => Math.floor(groups / 3);
+      const { views, shards, rest, applied } = await universe(third);
+      const toHalf = half(applied + rest.length) - applied;
+      expect(toHalf).toBeGreaterThan(3);
+      const marks = new CutMarks(2048, 2048);
+      const arena = new CaptureArena();
+      const runs = () => runsByShard(views, 1, () => 0, views.poolCount, views.tokenCount, () => true)[0]!;
+      const before = new ShardCut(views, runs(), new DirtyRows(2048, 2048), false, arena, () => true, marks, []);
+      if (told) shards.writer.cut = before;
+      // Slices between the batches, as a shard makes them: one kind may end while the other goes on.
+      for (const g of rest.slice(0, toHalf)) {
+        await shards.apply(g);
+        for (let k = 0; k < 8; k++) if (before.step(0)) shards.writer.cut = null;
+      }
+      before.step(Infinity);
+      shards.writer.cut = null;
+      await copied(before.handOver());
+      // Once a copy is done, no mark is left for the next cut, whatever it is told after.
+      for (let p = 0; p < views.poolCount; p++) before.before(p);
+      for (const bits of [marks.blocks, marks.windowSlots, marks.rows.pools]) expect([...bits.within([0, 2048])]).toEqual([]);
+      const cut = new ShardCut(views, runs(), new DirtyRows(2048, 2048), false, arena, () => true, marks, []);
       if (told) shards.writer.cut = cut;
       // One slice of at most 16 pools per kind, then the rest of the batches and a window sweep while the copy is under way.
       expect(cut.step(0)).toBe(false);
-      for (const g of rest) await shards.apply(g);
+      for (const g of rest.slice(toHalf)) await shards.apply(g);
       shards.sweep(16);
       cut.step(Infinity);
       shards.writer.cut = null;

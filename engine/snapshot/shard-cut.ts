@@ -28,7 +28,11 @@ const FAILED = 2;
 /** Bytes of rows saved ahead of their turn past which the copy is finished at once (it then holds the shard, as a cut did before). */
 const SAVED_LIMIT = 64 * 2 ** 20;
 
-/** The rows, pools and tokens marked as not yet copied, per kind, reused from cut to cut (every mark is gone once a copy ends). */
+/**
+ * A shard's marks for the cut it is copying, reused from cut to cut (cleared as a copy ends): the
+ * changed rows not copied yet (capture.ts ChangedRowsCopy), and per held kind the pools already
+ * handled (blocks.ts HeldRowsCopy).
+ */
 export class CutMarks {
   readonly rows: RowMarks;
   readonly blocks: DirtyBits;
