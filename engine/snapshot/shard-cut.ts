@@ -188,7 +188,11 @@ export async function copied(handed: HandedOver): Promise<ShardCapture> {
   const p = handed.copying;
   while (Atomics.load(p, STATE) === COPYING) {
     const r = waitAsync(p, STATE, COPYING, 1000);
-    if (r.async) await r.value;
+    if (!r.async) continue;
+    // The wait alone does not keep the process alive (a stop's last cut has nothing else pending): a timer does.
+    const alive = setTimeout(() => undefined, 1000);
+    await r.value;
+    clearTimeout(alive);
   }
   if (Atomics.load(p, STATE) === FAILED) throw new Error('a shard failed to copy its ring blocks and window slots for a snapshot');
   let w = WORDS;
