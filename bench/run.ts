@@ -257,6 +257,15 @@ async function main(): Promise<void> {
       if (failures > 0) print(`  (${failures} socket errors or non-2xx answers)`);
       rows.push({ name, bytes, service: measured, ceiling, ratio, rounds: { services, ceilings } });
     }
+    // What the last periodic snapshot cut of the live service held ingest and the shards for.
+    const cutStats = ((await (await fetch(`${paidBase}/stats`, { headers: paidHeaders })).json()) as { engine?: { snapshots?: Record<string, number | boolean | null> | null } }).engine?.snapshots;
+    const cutMs = (k: string) => (typeof cutStats?.[k] === 'number' ? `${(cutStats[k] as number).toFixed(1)} ms` : 'n/a');
+    print('');
+    print(
+      cutStats?.last_shard_pause_ms == null
+        ? 'snapshot cut while live: none during the reads'
+        : `snapshot cut while live (the last one, ${cutStats.last_delta === true ? 'rows changed since the one before' : 'every row'}): ingest held ${cutMs('last_main_pause_ms')}, a shard held ${cutMs('last_shard_pause_ms')} at once and copied for ${cutMs('last_shard_copy_ms')} in all, written in ${cutMs('last_write_ms')}`,
+    );
     // Restart after kill -9: the newest periodic snapshot and the log after it.
     restarted.kill('SIGKILL');
     await new Promise((r) => restarted.once('exit', r));
