@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every throughput figure of the project, measured side by side in one run.
  *
- *  1. ingest: events/s folded into every candle interval and rolling window by 2 shard threads;
+ *  1. ingest: events/s folded into every candle interval and rolling window by 2 shard threads, and
+ *     what a snapshot cut holds a shard for (bench/cut-hold.ts);
  *  2. the service on its default dataset: backfill rate, resident memory and memory per pool;
  *  3. reads over HTTP, each as a ratio to a uWS server returning a static body of the same size,
  *     server on core 0 and load generator on core 1; static and service loads alternate three times
@@ -24,6 +25,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchIngest } from './ingest.js';
+import { benchCutHold } from './cut-hold.js';
 import { databaseBytes, openStore } from '../engine/store/store.js';
 import { benchSearch, type SearchBenchResult } from './search.js';
 import { benchStreams } from './streams.js';
@@ -147,6 +149,8 @@ async function main(): Promise<void> {
     );
     print(`ingest pipeline (simulate, dedupe, encode, commit to LMDB, one thread): ${fmt(ing.prepareEventsPerSecond)} events/s`);
   }
+  // What a snapshot cut holds a shard for, both ways on the same views (bench/cut-hold.ts).
+  if (!skip.has('ingest')) for (const line of benchCutHold(quick ? [200_000, 10_000, 20_000, 20_000] : [2_000_000, 93_000, 213_000, 200_000], quick ? 3 : 8)) print(line);
 
   // 2. The service on its default dataset.
   const pools = quick ? 2000 : 20_000;
