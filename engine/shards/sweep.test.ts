@@ -1,34 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Ingest } from '../ingest/ingest.js';
+import { simulatedBatches, TempStores } from '../../test/support/simulated-batches.js';
 import type { CommittedBatch } from '../pipeline.js';
-import { createSimulator } from '../sources/simulator/index.js';
-import { EngineViews } from '../state/views.js';
-import { openStore, type Store } from '../store/store.js';
+import type { EngineViews } from '../state/views.js';
 import { LocalShards } from './local.js';
 import { windowsMayMove } from './sweep.js';
 
-const HOURS = 3;
 const DAY = 86_400;
-const dirs: string[] = [];
-const stores: Store[] = [];
+const stores = new TempStores();
 
 /** A simulated universe's batches, ingested into fresh views; the same seed gives the same batches. */
 async function universe(): Promise<{ views: EngineViews; shards: LocalShards; groups: (readonly CommittedBatch[])[] }> {
-  const dir = mkdtempSync(join(tmpdir(), 'sweep-test-'));
-  dirs.push(dir);
-  const store = openStore(dir);
-  stores.push(store);
-  const views = EngineViews.create({ pools: 2048, tokens: 2048, chains: 16 });
-  const groups: (readonly CommittedBatch[])[] = [];
-  const ingest = new Ingest(store, views, { apply: (b) => (groups.push(b), Promise.resolve()) });
-  const genesisTime = 1_790_000_000 - HOURS * 3600;
   // Few swaps over many pools: most pools never trade, some trade once, as on a real network.
-  const sim = createSimulator({ seed: 5, pools: 600, genesisTime, swapsPerSecond: 0.2, newPoolsPerHour: 0 });
-  await ingest.registerNetworks(sim.networks);
-  for (let t = genesisTime + 600; t <= genesisTime + HOURS * 3600; t += 600) await (await ingest.ingest(await sim.advance(t))).applied;
+  const { views, groups } = await simulatedBatches(stores, { seed: 5, pools: 600, hours: 3, swapsPerSecond: 0.2 });
   return { views, shards: new LocalShards(views, null), groups };
 }
 
@@ -47,10 +30,7 @@ function sameColumns(a: EngineViews, b: EngineViews): string[] {
   return differ;
 }
 
-afterAll(async () => {
-  for (const s of stores) await s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+afterAll(() => stores.close());
 
 describe('window sweep', () => {
   it('visits only pools whose windows may still move, and leaves every window as a sweep of every pool does', async () => {

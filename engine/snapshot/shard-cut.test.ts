@@ -1,38 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Ingest } from '../ingest/ingest.js';
+import { simulatedBatches, TempStores } from '../../test/support/simulated-batches.js';
 import type { CommittedBatch } from '../pipeline.js';
 import { LocalShards } from '../shards/local.js';
-import { createSimulator } from '../sources/simulator/index.js';
-import { EngineViews } from '../state/views.js';
-import { openStore, type Store } from '../store/store.js';
+import type { EngineViews } from '../state/views.js';
 import { captureShardBlocks, WINDOW_SLOTS, type BlockCapture } from './blocks.js';
 import { CaptureArena, captureShardRows, runsByShard } from './capture.js';
 import { DirtyRows } from './dirty.js';
 import { copied, CutMarks, ShardCut } from './shard-cut.js';
 
-const HOURS = 4;
-const dirs: string[] = [];
-const stores: Store[] = [];
+const stores = new TempStores();
 
 /**
  * A simulated universe ingested into fresh views, its batches kept; the first `first` groups of
  * them applied (the same seed gives the same batches and ids).
  */
 async function universe(first: (groups: number) => number, swapsPerSecond = 0.3): Promise<{ views: EngineViews; shards: LocalShards; rest: (readonly CommittedBatch[])[]; applied: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'shard-cut-test-'));
-  dirs.push(dir);
-  const store = openStore(dir);
-  stores.push(store);
-  const views = EngineViews.create({ pools: 2048, tokens: 2048, chains: 16 });
-  const groups: (readonly CommittedBatch[])[] = [];
-  const ingest = new Ingest(store, views, { apply: (b) => (groups.push(b), Promise.resolve()) });
-  const genesisTime = 1_790_000_000 - HOURS * 3600;
-  const sim = createSimulator({ seed: 11, pools: 600, genesisTime, swapsPerSecond, newPoolsPerHour: 0 });
-  await ingest.registerNetworks(sim.networks);
-  for (let t = genesisTime + 600; t <= genesisTime + HOURS * 3600; t += 600) await (await ingest.ingest(await sim.advance(t))).applied;
+  const { views, groups } = await simulatedBatches(stores, { seed: 11, pools: 600, hours: 4, swapsPerSecond });
   const shards = new LocalShards(views, null);
   const n = first(groups.length);
   for (const g of groups.slice(0, n)) await shards.apply(g);
@@ -44,10 +27,7 @@ function bytesOf(c: BlockCapture): { pools: number[]; columns: { mask: string; w
   return { pools: [...c.pools], columns: c.columns.map((col) => ({ mask: hex(col.mask), words: hex(col.words) })) };
 }
 
-afterAll(async () => {
-  for (const s of stores) await s.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+afterAll(() => stores.close());
 
 describe('a shard cut copying its rows after it returns', () => {
   it('hands over the rows as of the cut while the shard goes on writing them, and only because it is told before each write', async () => {
