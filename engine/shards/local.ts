@@ -24,7 +24,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   /** Capture buffers and not-yet-copied marks reused from cut to cut (snapshot/capture.ts, shard-cut.ts). */
   private readonly arena = new CaptureArena();
   private readonly marks: CutMarks;
-  /** A cut's ring blocks and window slots, copied in slices on this thread after the cut. */
+  /** A cut's rows, copied in slices on this thread after the cut. */
   private readonly copying: CutCopying;
   readonly index: PoolRankIndex;
   readonly sink: LmdbSink | null;
@@ -121,7 +121,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
     return changed;
   }
 
-  /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles; its ring blocks and window slots copied in slices after it. */
+  /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles, copied in slices after it. */
   async capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
     const handed = this.copying.begin(() => new ShardCut(this.views, runs[0]!, this.writer.dirty, delta, this.arena, () => true, this.marks, this.sink?.pendingChunks() ?? []));
     return [await copied(handed)];

@@ -136,8 +136,8 @@ function markChanged(pools: readonly number[], tokens: readonly number[]): void 
 }
 
 /**
- * A snapshot cut reached this shard: its changed rows and pending candles are copied now (it applies
- * nothing meanwhile), its ring blocks and window slots after it returns (snapshot/shard-cut.ts).
+ * A snapshot cut reached this shard: it notes what the cut copies and takes its pending candles now
+ * (it applies nothing meanwhile); the copies are made after this returns (snapshot/shard-cut.ts).
  */
 export function capture(task: { readonly runs: ShardRuns; readonly delta: boolean }): HandedOver {
   // The copies are in the shard's capture arena (shared memory): the main thread reads them where they are.
@@ -147,7 +147,7 @@ export function capture(task: { readonly runs: ShardRuns; readonly delta: boolea
 /** This shard's capture buffers and not-yet-copied marks, reused from cut to cut (snapshot/capture.ts, shard-cut.ts). */
 const arena = new CaptureArena();
 const marks = new CutMarks(views.capacity.pools, views.capacity.tokens);
-const copying = new CutCopying(writer);
+const copying = new CutCopying(writer, (err) => fallbackLog().error(`shard ${data.shard}: a snapshot's copy failed: ${errorText(err)}`));
 
 /** Resolves once every store write this shard issued so far is on disk. */
 export async function durable(): Promise<void> {

@@ -67,7 +67,7 @@ function wordsOf(array: ColumnSpec['array']): Uint32Array {
 
 /**
  * One block column's rows packed without their zero words, row after row, into `arena`'s buffers
- * (the mask's and the words'): what a shard hands over at a cut, built in one go (sparseRows) or
+ * (the mask's and the words'): what a shard hands over at a cut, built in one go (captureShardBlocks) or
  * a slice at a time (HeldRowsCopy).
  */
 class SparseColumn {

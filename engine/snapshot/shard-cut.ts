@@ -136,7 +136,11 @@ export class CutCopying {
   private cut: ShardCut | null = null;
   private queued = false;
 
-  constructor(private readonly writer: { cut: CutBarrier | null }) {}
+  /** `report` hears why a slice failed (the main thread only learns that it did, and fails that snapshot). */
+  constructor(
+    private readonly writer: { cut: CutBarrier | null },
+    private readonly report: (err: unknown) => void = () => undefined,
+  ) {}
 
   /** Finishes any cut still copying, makes the next one (`make` copies the changed rows) and starts its copy. */
   begin(make: () => ShardCut): HandedOver {
@@ -151,7 +155,15 @@ export class CutCopying {
   /** Copies a slice, when a cut is copying. */
   slice(): void {
     if (this.cut === null) return;
-    if (this.cut.step(SLICE_MS)) this.end();
+    let done: boolean;
+    try {
+      done = this.cut.step(SLICE_MS);
+    } catch (err) {
+      // The progress words say FAILED: the main thread fails that snapshot; the shard goes on.
+      this.report(err);
+      done = true;
+    }
+    if (done) this.end();
     else this.queue();
   }
 
