@@ -174,6 +174,8 @@ export class HeldRowsCopy {
   private readonly specs: readonly ColumnSpec[];
   private readonly columns: readonly SparseColumn[];
   private readonly heldOf: Int32Array;
+  /** 4-byte words of a pool's row over every column (a saved row's length). */
+  private readonly rowWords: number;
   /** Rows of a pool written to before its turn, every column's row after the other. */
   private readonly saved = new Map<number, Int32Array>();
   /** Bytes in `saved` now. */
@@ -209,6 +211,7 @@ export class HeldRowsCopy {
     this.rows = rows.subarray(0, n);
     this.heldOf = kind.held(v);
     this.specs = blockColumns(v.columnTable, kind.scope);
+    this.rowWords = this.specs.reduce((w, c) => w + wordsPerRow(c), 0);
     this.columns = this.specs.map((c) => new SparseColumn(c, n, arena));
   }
 
@@ -225,9 +228,7 @@ export class HeldRowsCopy {
     // since); a row of the cut is still ahead of the copy when it is not below the next one's.
     const row = this.heldOf[p]! - 1;
     if (row < 0 || this.next === this.rows.length || row < this.rows[this.next]!) return;
-    let bytes = 0;
-    for (const c of this.specs) bytes += rowBytes(c);
-    const copy = new Int32Array(bytes >>> 2);
+    const copy = new Int32Array(this.rowWords);
     let at = 0;
     for (const c of this.specs) {
       const per = wordsPerRow(c);
@@ -235,7 +236,7 @@ export class HeldRowsCopy {
       at += per;
     }
     this.saved.set(p, copy);
-    this.savedBytes += bytes;
+    this.savedBytes += copy.byteLength;
   }
 
   /** Encodes pools in order until all are or `deadline` (performance.now()) has passed; true once all are. */

@@ -186,10 +186,7 @@ export class ChangedRowsCopy {
     arena.beginCut(true);
     this.specs = shardRowColumns(views.columnTable);
     this.columns = this.specs.map((c) => arena.bytes(c.name, (c.scope === 'pool' ? this.rows.pools : this.rows.tokens).length * rowBytes(c)));
-    this.outs = this.specs.map((c, k) => {
-      const into = this.columns[k]!;
-      return new (c.array.constructor as new (b: ArrayBufferLike, offset: number, length: number) => ColumnSpec['array'])(into.buffer, into.byteOffset, into.byteLength / c.array.BYTES_PER_ELEMENT);
-    });
+    this.outs = this.specs.map((c, k) => viewAs(c.array, this.columns[k]!));
     this.poolColumns = this.specs.flatMap((c, k) => (c.scope === 'pool' ? [k] : []));
     this.tokenColumns = this.specs.flatMap((c, k) => (c.scope === 'token' ? [k] : []));
   }
@@ -244,17 +241,7 @@ export class ChangedRowsCopy {
 
   /** Row `id` of the columns `which` into place `at` of their packed buffers. */
   private copy(which: readonly number[], id: number, at: number): void {
-    for (const k of which) {
-      const c = this.specs[k]!;
-      const stride = c.stride;
-      const src = c.array;
-      const out = this.outs[k]!;
-      if (stride >= LONG_ROW) {
-        out.set(src.subarray(id * stride, (id + 1) * stride), at * stride);
-        continue;
-      }
-      for (let e = 0, from = id * stride, to = at * stride; e < stride; e++) out[to + e] = src[from + e]!;
-    }
+    for (const k of which) copyRow(this.specs[k]!.array, this.specs[k]!.stride, id, this.outs[k]!, at);
   }
 }
 
@@ -264,16 +251,23 @@ export class ChangedRowsCopy {
  * the copy), long ones (ring slots) with a copy call each.
  */
 export function gatherRows(array: ColumnSpec['array'], stride: number, ids: ArrayLike<number>, into: Uint8Array): Uint8Array {
-  const out = new (array.constructor as new (b: ArrayBufferLike, offset: number, length: number) => ColumnSpec['array'])(into.buffer, into.byteOffset, ids.length * stride);
-  if (stride >= LONG_ROW) {
-    for (let i = 0; i < ids.length; i++) out.set(array.subarray(ids[i]! * stride, (ids[i]! + 1) * stride), i * stride);
-    return into;
-  }
-  for (let i = 0, at = 0; i < ids.length; i++) {
-    const from = ids[i]! * stride;
-    for (let k = 0; k < stride; k++) out[at++] = array[from + k]!;
-  }
+  const out = viewAs(array, into);
+  for (let i = 0; i < ids.length; i++) copyRow(array, stride, ids[i]!, out, i);
   return into;
+}
+
+/** `into`'s bytes as an array of `like`'s element type. */
+function viewAs(like: ColumnSpec['array'], into: Uint8Array): ColumnSpec['array'] {
+  return new (like.constructor as new (b: ArrayBufferLike, offset: number, length: number) => ColumnSpec['array'])(into.buffer, into.byteOffset, into.byteLength / like.BYTES_PER_ELEMENT);
+}
+
+/** Row `id` of a column (`stride` elements) into row `at` of `out`: a short row element by element, a long one with one copy call. */
+function copyRow(array: ColumnSpec['array'], stride: number, id: number, out: ColumnSpec['array'], at: number): void {
+  if (stride >= LONG_ROW) {
+    out.set(array.subarray(id * stride, (id + 1) * stride), at * stride);
+    return;
+  }
+  for (let e = 0, from = id * stride, to = at * stride; e < stride; e++) out[to + e] = array[from + e]!;
 }
 
 /** Rows of at least this many elements are copied with one call each (a view per row costs less than the loop). */
