@@ -90,13 +90,28 @@ function candleAt(chunk: readonly number[], time: number): number {
   return -1;
 }
 
-/** Chunks read for references, by interval and start (one read per reader). */
-type ChunkCache = Map<string, number[] | undefined>;
+/**
+ * Chunks read (or, in putChunks, written) so far by one reader or one write, by chunkId: null for
+ * none stored. A write finds the finer candles it refers to mostly in chunks it wrote a moment before.
+ */
+type ChunkCache = Map<number, number[] | null>;
+
+/** Chunk starts of an interval are multiples of its span, fewer than this per interval (to the year 2200). */
+const CHUNKS_PER_INTERVAL = 2 ** 22;
+
+/** One number per [pool, interval, chunk start] (exact below 2^53: pools below 2^27). */
+function chunkId(p: number, interval: number, start: number): number {
+  return (p * INTERVALS.length + interval) * CHUNKS_PER_INTERVAL + start / (CANDLES_PER_CHUNK * INTERVAL_SECONDS[interval]!);
+}
 
 function cachedChunk(store: Store, p: number, interval: number, start: number, cache: ChunkCache): number[] | undefined {
-  const id = `${p}:${interval}:${start}`;
-  if (!cache.has(id)) cache.set(id, store.candles.get([p, interval, start]));
-  return cache.get(id);
+  const id = chunkId(p, interval, start);
+  let chunk = cache.get(id);
+  if (chunk === undefined) {
+    chunk = store.candles.get([p, interval, start]) ?? null;
+    cache.set(id, chunk);
+  }
+  return chunk ?? undefined;
 }
 
 /** A stored candle that is not a reference: its chunk and offset there, its interval (time is chunk[at]). */
@@ -194,10 +209,11 @@ export function putChunks(store: Store, chunks: readonly ChunkWrite[]): void {
         data[at + F_TXNS] = REFERENCE_TXNS;
       }
     }
-    const key: [number, number, number] = [c.pool, c.interval, c.start];
-    store.candles.put(key, mergeChunk(store.candles.get(key), data ?? c.data));
-    // What later chunks of this call compare with is what is now stored.
-    cache.delete(`${c.pool}:${c.interval}:${c.start}`);
+    const merged = mergeChunk(cachedChunk(store, c.pool, c.interval, c.start, cache), data ?? c.data);
+    store.candles.put([c.pool, c.interval, c.start], merged);
+    // What later chunks of this call compare with is what is now stored (the same numbers as read back:
+    // the encoding keeps every number but the sign of a zero, which `same` does not tell apart).
+    cache.set(chunkId(c.pool, c.interval, c.start), merged);
   }
 }
 
