@@ -48,6 +48,15 @@ function primitives(a: readonly unknown[]): boolean {
   return true;
 }
 
+/** True for a Map or Set whose keys and values are all primitives: v8 copies it as it is. */
+function primitiveEntries(m: ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>): boolean {
+  for (const [k, v] of m.entries()) {
+    if ((typeof k === 'object' && k !== null) || typeof k === 'function') return false;
+    if ((typeof v === 'object' && v !== null) || typeof v === 'function') return false;
+  }
+  return true;
+}
+
 /**
  * Copies a graph of arrays, Maps, Sets and objects, shared references staying shared; `make` gives
  * the empty copy of an object (a tagged plain object, or an instance on its class's prototype), and
@@ -67,17 +76,22 @@ function copyGraph(value: unknown, memo: Map<object, unknown>, make: (obj: objec
     return out;
   }
   if (value instanceof Map) {
+    if (primitiveEntries(value)) return value;
     const out = new Map<unknown, unknown>();
     memo.set(value, out);
     for (const [k, v] of value) out.set(again(k), again(v));
     return out;
   }
   if (value instanceof Set) {
+    if (primitiveEntries(value)) return value;
     const out = new Set<unknown>();
     memo.set(value, out);
     for (const v of value) out.add(again(v));
     return out;
   }
+  // A plain object of primitives (a token's or pool's description) needs neither a tag nor a copy.
+  const proto = Object.getPrototypeOf(value) as object | null;
+  if ((proto === Object.prototype || proto === null) && !(skip !== undefined && skip in value) && primitives(Object.values(value))) return value;
   const out = make(value);
   memo.set(value, out);
   for (const key of Object.keys(value)) if (key !== skip) out[key] = again((value as Record<string, unknown>)[key]);
