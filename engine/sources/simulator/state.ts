@@ -39,21 +39,20 @@ const CLASS_TAG = '\u0000class';
 
 type Tagged = { [CLASS_TAG]: string } & Record<string, unknown>;
 
+/** True for a value v8 copies as it is: neither an object nor a function. */
+function primitive(v: unknown): boolean {
+  return (typeof v !== 'object' || v === null) && typeof v !== 'function';
+}
+
 /** True for an array of primitives only (most of the state: per-pool numbers): v8 copies it as it is. */
 function primitives(a: readonly unknown[]): boolean {
-  for (let i = 0; i < a.length; i++) {
-    const v = a[i];
-    if ((typeof v === 'object' && v !== null) || typeof v === 'function') return false;
-  }
+  for (let i = 0; i < a.length; i++) if (!primitive(a[i])) return false;
   return true;
 }
 
 /** True for a Map or Set whose keys and values are all primitives: v8 copies it as it is. */
 function primitiveEntries(m: ReadonlyMap<unknown, unknown> | ReadonlySet<unknown>): boolean {
-  for (const [k, v] of m.entries()) {
-    if ((typeof k === 'object' && k !== null) || typeof k === 'function') return false;
-    if ((typeof v === 'object' && v !== null) || typeof v === 'function') return false;
-  }
+  for (const [k, v] of m.entries()) if (!primitive(k) || !primitive(v)) return false;
   return true;
 }
 
