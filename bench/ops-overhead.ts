@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { hasTaskset, hasWrk, runLoad, runWrk, type LoadOptions, type LoadResult } from './load.js';
 import { median } from './median.js';
 
-const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../scripts/dexdata.cjs', import.meta.url));
 const { values } = parseArgs({ options: { rounds: { type: 'string' }, seconds: { type: 'string' } } });
 const ROUNDS = Number(values.rounds ?? 4);
 const SECONDS = Number(values.seconds ?? 5);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { hasWrk, runLoad, runWrk, type LoadOptions } from './load.js';
 
 const CLINIC = fileURLToPath(new URL('../../node_modules/clinic/bin.js', import.meta.url));
-const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../scripts/dexdata.cjs', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
 /** Seconds of load per endpoint. Flame's log processing grows with run time (minutes for a 30 s run). */
 const LOAD_SECONDS: Record<'doctor' | 'flame', number> = { doctor: 10, flame: 5 };

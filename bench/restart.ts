@@ -7,7 +7,7 @@
  *     backfills the dataset into DIR with this build and stops the service (SIGTERM): DIR then holds
  *     the store as a stop leaves it; DIR.json notes the events ingested.
  *   node dist/bench/restart.js --store DIR[,DIR2] [--builds dist-before,dist] [--rounds 3] [--cpu-prof OUT]
- *     for each round and each build (a folder holding scripts/dexdata.js): a copy of DIR (or of the
+ *     for each round and each build (a folder holding scripts/dexdata.cjs): a copy of DIR (or of the
  *     store listed at the build's place, when a build reads only the snapshots it writes), started
  *     (the restart after SIGTERM: the snapshot the stop wrote, on a copy just made), caught up, left
  *     running some seconds, killed with SIGKILL, started again (the restart after kill -9: the newest
@@ -97,7 +97,7 @@ async function start(cli: string, args: string[], nodeArgs: string[]): Promise<{
 }
 
 async function buildStore(dir: string, pools: number, days: number): Promise<void> {
-  const cli = new URL('../scripts/dexdata.js', import.meta.url).pathname;
+  const cli = new URL('../scripts/dexdata.cjs', import.meta.url).pathname;
   const child = spawn(process.execPath, [cli, ...serveArgs(dir, pools, days)], { stdio: ['ignore', 'pipe', 'inherit'] });
   output(child);
   const caught = await waitForLine(child, /caught up: (\d+) events in ([\d.]+) s/, 60 * 60_000);
@@ -136,7 +136,7 @@ async function compare(stores: string[], builds: string[], rounds: number, liveS
   for (let round = 1; round <= rounds; round++) {
     for (const [k, build] of builds.entries()) {
       const store = stores[Math.min(k, stores.length - 1)]!;
-      const cli = resolve(build, 'scripts/dexdata.js');
+      const cli = resolve(build, 'scripts/dexdata.cjs');
       const dir = mkdtempSync(join(tmpdir(), 'dexdata-restart-'));
       let child: ChildProcess | null = null;
       try {

@@ -33,7 +33,7 @@ import { benchEvmBackfill } from './evm-backfill.js';
 import { benchSolana, formatSolanaBench } from './solana-decode.js';
 import { hasTaskset, hasWrk, runLoad, runWrk, type LoadOptions, type LoadResult } from './load.js';
 
-const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../scripts/dexdata.cjs', import.meta.url));
 const STATIC_SERVER = fileURLToPath(new URL('./static-server.js', import.meta.url));
 const OUT_DIR = fileURLToPath(new URL('../../bench/out/', import.meta.url));
 

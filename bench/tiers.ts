@@ -33,7 +33,7 @@ import { ringBlockBytes } from '../engine/state/ring-blocks.js';
 import { output, residentBytes, waitForLine } from './process.js';
 import type { HeapFigures } from '../engine/heap.js';
 
-const CLI = fileURLToPath(new URL('../scripts/dexdata.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../scripts/dexdata.cjs', import.meta.url));
 const { values } = parseArgs({
   options: { quick: { type: 'boolean' }, pools: { type: 'string' }, 'backfill-days': { type: 'string' }, 'swaps-per-second': { type: 'string' }, 'no-restart': { type: 'boolean' }, 'cpu-prof-dir': { type: 'string' } },
 });

@@ -16,7 +16,7 @@ import { pruneParked } from './store/parked.js';
 import { readSection } from './snapshot/load.js';
 import { cutSnapshot, openState } from './snapshot/take.js';
 import { BlockLoader } from './snapshot/block-loader.js';
-import { DEFAULT_SNAPSHOT_POLICY, Snapshots, type SnapshotPolicy, type SnapshotStats } from './snapshot/snapshots.js';
+import { DEFAULT_SNAPSHOT_POLICY, SNAPSHOT_STAGES, Snapshots, type SnapshotPolicy, type SnapshotStage, type SnapshotStats } from './snapshot/snapshots.js';
 import { EngineViews, type EngineCapacity } from './state/views.js';
 import { blockStats, ringBlockBytes, secondBlocks } from './state/ring-blocks.js';
 import { windowSlots } from './state/window-slots.js';
@@ -117,6 +117,8 @@ const PARKED_PRUNE_INTERVAL_MS = 3_600_000;
 /** Capture buffers let go of at a cut, summed over the shards, from which the threads collect once its snapshot is written. */
 const COLLECT_RELEASED_BYTES = 32 * 2 ** 20;
 const mibText = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+/** A snapshot's stages as a log line says them: "shard copies 1,900 ms, store durable 20 ms, ...". */
+const stagesText = (ms: Readonly<Record<SnapshotStage, number>> | null) => (ms === null ? '' : SNAPSHOT_STAGES.map((s) => `${s.replace('_', ' ')} ${ms[s].toFixed(0)} ms`).join(', '));
 /** The heap figures of /stats are refreshed this often (with a sweep). */
 const HEAPS_INTERVAL_MS = 10_000;
 const PROGRESS_INTERVAL_MS = 1_000;
@@ -240,7 +242,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
             () => undefined,
           );
         }
-        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastCutMs ?? 0).toFixed(1)} ms at the cut and ${(st.lastSliceMs ?? 0).toFixed(1)} ms at most in a slice after it, copying ${(st.lastCopyMs ?? 0).toFixed(1)} ms in all, ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms; capture buffers ${mibText(st.captureBuffers?.rows ?? 0)} for rows, ${mibText(st.captureBuffers?.blocks ?? 0)} for ring blocks${gcMs === null ? '' : `; this thread's heap collected in ${gcMs.toFixed(0)} ms`}${trimMs === null ? '' : `; malloc arenas trimmed in ${trimMs.toFixed(0)} ms`}`);
+        log.info(`snapshot of log batch ${cut.seq}: ${(file.bytes / 2 ** 20).toFixed(1)} MiB; main thread ${cut.mainMs.toFixed(1)} ms (source state ${cut.sourceMs.toFixed(1)} ms), shards held ${(st.lastCutMs ?? 0).toFixed(1)} ms at the cut and ${(st.lastSliceMs ?? 0).toFixed(1)} ms at most in a slice after it, copying ${(st.lastCopyMs ?? 0).toFixed(1)} ms in all, ${st.lastRowsCopied ?? 0} rows${st.lastDelta ? ' changed since the one before' : ''}; written in ${(st.lastWriteMs ?? 0).toFixed(0)} ms (${stagesText(st.lastStagesMs)}); capture buffers ${mibText(st.captureBuffers?.rows ?? 0)} for rows, ${mibText(st.captureBuffers?.blocks ?? 0)} for ring blocks${gcMs === null ? '' : `; this thread's heap collected in ${gcMs.toFixed(0)} ms`}${trimMs === null ? '' : `; malloc arenas trimmed in ${trimMs.toFixed(0)} ms`}`);
         return cut.seq;
       },
       (err: unknown) => {
@@ -449,6 +451,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
                 newest_age_seconds: st.newestAgeSeconds === null ? null : Math.round(st.newestAgeSeconds),
                 newest_bytes: st.newestBytes,
                 writing: st.writing,
+                stage: st.stage,
+                stage_seconds: st.stageSinceMs === null ? null : Math.round((Date.now() - st.stageSinceMs) / 1000),
+                last_stages_ms: st.lastStagesMs,
                 last_shard_pause_ms: st.lastPauseMs === null ? null : Number(st.lastPauseMs.toFixed(1)),
                 last_shard_copy_ms: st.lastCopyMs === null ? null : Number(st.lastCopyMs.toFixed(1)),
                 last_main_pause_ms: st.lastMainMs === null ? null : Number(st.lastMainMs.toFixed(1)),

@@ -2,7 +2,7 @@
  * Bundles the command (scripts/cli.ts) and the entries of its worker threads into dist/bundle/ with
  * esbuild, from tsc's output and its source maps: a start then loads about 45 module files, not some
  * 280 of its own and of its libraries one by one (resolving, reading and compiling each cost
- * more than evaluating them). Run by `npm run build` after tsc; scripts/dexdata.ts runs the bundle.
+ * more than evaluating them). Run by `npm run build` after tsc; scripts/dexdata.cts runs the bundle.
  *
  * - Splitting: what the entries share is in chunks; what is imported on first use (the agent
  *   protocol, the chain sources, the metrics registry, the OpenAPI document) stays in chunks of its

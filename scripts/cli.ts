@@ -27,6 +27,7 @@ import { ListenError } from '../gateway/http/listen.js';
 import { FEEDBACK_ACTIONS, feedbackCommand } from './feedback.js';
 import { KEYED_PLANS } from '../gateway/auth/key-store.js';
 import { KEYS_ACTIONS, keysCommand } from './keys.js';
+import { threadPoolSize, threadPoolSizeOf } from './thread-pool.cjs';
 
 /** Exit code of a usage error: unknown flag or command, bad or missing argument, invalid configuration. */
 const USAGE_EXIT_CODE = 2;
@@ -41,11 +42,19 @@ async function serve({ config, log }: Bundle): Promise<void> {
   const now = () => Date.now() / 1000;
   const engineLog = log.child({ component: 'engine' });
   const line = (text: string) => engineLog.info(text);
+  const pool = threadPoolSizeOf(process.env);
   log.info(
     config.source === 'evm'
-      ? `starting: data ${config.dataDir}, ${config.shards} shards, chains ${[...config.chains.map((c) => `${c.id} (chain id ${c.chainId})`), ...config.solana.map((c) => `${c.id} (Solana, ${c.commitment})`)].join(', ')}`
-      : `starting: data ${config.dataDir}, ${config.shards} shards, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`,
+      ? `starting: data ${config.dataDir}, ${config.shards} shards, thread pool ${pool}, chains ${[...config.chains.map((c) => `${c.id} (chain id ${c.chainId})`), ...config.solana.map((c) => `${c.id} (Solana, ${c.commitment})`)].join(', ')}`
+      : `starting: data ${config.dataDir}, ${config.shards} shards, thread pool ${pool}, simulator seed ${config.simulator.seed} with ${config.simulator.pools} pools`,
   );
+  // The store's writers hold pool threads while they write (thread-pool.cts): a short pool stalls file writes behind them.
+  if (pool < threadPoolSize(config.shards)) {
+    log.warn(
+      `libuv's thread pool has ${pool} threads and the store's ${config.shards + 1} writers (the main thread and ${config.shards} shards) can hold as many of them for as long as they write: ` +
+        `snapshot files and DNS lookups then wait; start with UV_THREADPOOL_SIZE=${threadPoolSize(config.shards)} (dexdata sizes it itself unless it is set or the shards are set in a config file)`,
+    );
+  }
   // The engine opens its source and replays the log after its snapshot once the listeners are bound.
   let listening!: () => void;
   const bound = new Promise<void>((resolve) => (listening = resolve));

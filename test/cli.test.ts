@@ -1,5 +1,5 @@
 /**
- * The command line as a user runs it: the built `dist/scripts/dexdata.js` as a child process, its
+ * The command line as a user runs it: the built `dist/scripts/dexdata.cjs` as a child process, its
  * exit code, stdout and stderr.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -174,6 +174,27 @@ describe('serve', () => {
       await running.stop();
     }
   });
+
+  it('sizes the thread pool for its shards, keeps one set in the environment, and warns when that is too small', async () => {
+    const dir = tempDir();
+    const env = Object.fromEntries(Object.entries(CLEAN_ENV).filter(([k]) => k !== 'UV_THREADPOOL_SIZE'));
+    const args = ['--pools', '100', '--backfill-days', '0.01', '--log-format', 'json'];
+    // A writer per shard and the main thread's, and four more; at least 8.
+    const cases = [
+      { shards: '2', pool: undefined, size: 8, warns: false },
+      { shards: '6', pool: undefined, size: 11, warns: false },
+      { shards: '2', pool: '32', size: 32, warns: false },
+      { shards: '3', pool: '4', size: 4, warns: true },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const s = await startService(['--data-dir', join(dir, String(i)), '--shards', c.shards, ...args], 60_000, c.pool === undefined ? env : { ...env, UV_THREADPOOL_SIZE: c.pool });
+      expect(s.output()).toMatch(new RegExp(`starting: data [^"]*, ${c.shards} shards, thread pool ${c.size}, simulator`));
+      const warning = /libuv's thread pool has (\d+) threads and the store's (\d+) writers[^"]*start with UV_THREADPOOL_SIZE=(\d+)/.exec(s.output());
+      if (c.warns) expect(warning?.slice(1)).toEqual([String(c.size), String(Number(c.shards) + 1), '8']);
+      else expect(warning, s.output()).toBeNull();
+      expect(await s.stop()).toBe(0);
+    }
+  }, 120_000);
 
   it('logs human-readable lines with --log-format pretty, and nothing below --log-level', async () => {
     const dir = tempDir();

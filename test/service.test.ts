@@ -125,7 +125,21 @@ describe('dexdata serve', () => {
     // Live, each cut hands what it freed in glibc's arenas back to the system (where this process can trim its own: elsewhere nothing is done).
     if (trimMalloc() !== null) await service.waitFor(/snapshot of log batch \d+: [^\n]*; malloc arenas trimmed in \d+ ms/, 60_000);
     const stats = (await (await fetch(`${service.url}/stats`)).json()) as {
-      engine: { log_head: number; log_batches_since_snapshot: number; snapshots: { count: number; newest_log_batch: number; newest_bytes: number; newest_age_seconds: number; last_main_pause_ms: number } };
+      engine: {
+        log_head: number;
+        log_batches_since_snapshot: number;
+        snapshots: {
+          count: number;
+          newest_log_batch: number;
+          newest_bytes: number;
+          newest_age_seconds: number;
+          last_main_pause_ms: number;
+          last_write_ms: number;
+          stage: string | null;
+          stage_seconds: number | null;
+          last_stages_ms: Record<string, number>;
+        };
+      };
     };
     expect(stats.engine.snapshots.count).toBeGreaterThanOrEqual(1);
     // Its age in seconds (one every second once live), and what the last cut held ingest for.
@@ -135,6 +149,16 @@ describe('dexdata serve', () => {
     expect(stats.engine.snapshots.count).toBeLessThanOrEqual(2);
     expect(stats.engine.snapshots.newest_bytes).toBeGreaterThan(0);
     expect(stats.engine.log_batches_since_snapshot).toBe(stats.engine.log_head - stats.engine.snapshots.newest_log_batch);
+    // Where a snapshot being written is (one a second: often one is), and how long the last one spent in each stage.
+    const sn = stats.engine.snapshots;
+    expect([null, 'shard_copies', 'store_durable', 'file', 'log_prune']).toContain(sn.stage);
+    if (sn.stage === null) expect(sn.stage_seconds).toBeNull();
+    else expect(sn.stage_seconds).toBeGreaterThanOrEqual(0);
+    expect(Object.keys(sn.last_stages_ms)).toEqual(['shard_copies', 'store_durable', 'file', 'log_prune']);
+    for (const ms of Object.values(sn.last_stages_ms)) expect(ms).toBeGreaterThanOrEqual(0);
+    // The file's stage is the write /stats reports (one clock in milliseconds, the other finer).
+    expect(Math.abs(sn.last_stages_ms.file! - sn.last_write_ms)).toBeLessThanOrEqual(2);
+    expect(service.output()).toMatch(/written in \d+ ms \(shard copies \d+ ms, store durable \d+ ms, file \d+ ms, log prune \d+ ms\)/);
     const answers = await pastAnswers(service, dir);
     expect(await service.stop()).toBe(0);
     const after = await snapshot(dir);

@@ -47,7 +47,19 @@ export interface SnapshotStats {
   /** Bytes the shards' capture buffers hold after the last cut (row columns, block columns), and those they let go of at it. */
   readonly captureBuffers: CaptureBuffers | null;
   readonly writing: boolean;
+  /** Where the snapshot being written is (null: none is), and since when (Unix ms). */
+  readonly stage: SnapshotStage | null;
+  readonly stageSinceMs: number | null;
+  /** Milliseconds the last snapshot spent in each stage (null: none written yet). */
+  readonly lastStagesMs: Readonly<Record<SnapshotStage, number>> | null;
 }
+
+/**
+ * A snapshot's write after its cut, in order: the shards copying their rows, ring blocks and window
+ * slots; their store writes up to the cut becoming durable; the file; the log it makes unnecessary.
+ */
+export const SNAPSHOT_STAGES = ['shard_copies', 'store_durable', 'file', 'log_prune'] as const;
+export type SnapshotStage = (typeof SNAPSHOT_STAGES)[number];
 
 /** When the engine snapshots its views, how many it keeps, and whether the log before them goes. */
 export interface SnapshotPolicy {
@@ -87,6 +99,10 @@ export class Snapshots {
   private lastTokensCopied: number | null = null;
   private captureBuffers: CaptureBuffers | null = null;
   private inFlight: Promise<SnapshotFile> | null = null;
+  private stage: SnapshotStage | null = null;
+  private stageSinceMs = 0;
+  private stagesMs: Record<SnapshotStage, number> | null = null;
+  private lastStagesMs: Readonly<Record<SnapshotStage, number>> | null = null;
   /**
    * The snapshot the shards' changed-row marks are relative to (snapshot/dirty.ts): the one loaded
    * at the start or the last one written, while its file stands. A cut over it copies only the rows
@@ -190,19 +206,27 @@ export class Snapshots {
 
   /**
    * Writes the snapshot of a cut once the shards have handed their rows over (`shardParts`, in shard
-   * order; `mainMs`: what the cut held the main thread); settles once the file is durable and the older files beyond `keep` are gone.
+   * order) and their store writes up to the cut are on disk (`durable`, called then); `mainMs`: what
+   * the cut held the main thread. Settles once the file is durable, the older files beyond `keep` are
+   * gone and the log they made unnecessary is pruned.
    */
-  take(cut: MainCut, shardParts: Promise<readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]>, mainMs: number): Promise<SnapshotFile> {
+  take(cut: MainCut, shardParts: Promise<readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[]>, durable: () => Promise<void>, mainMs: number): Promise<SnapshotFile> {
     if (this.inFlight !== null) throw new Error('a snapshot is already being written');
     const over = this.baseFile;
     // Until this write succeeds the shards' marks are relative to it alone: a failure means a full cut next.
     this.baseFile = null;
+    this.stagesMs = { shard_copies: 0, store_durable: 0, file: 0, log_prune: 0 };
+    this.enter('shard_copies');
     const run = shardParts.then(async (parts) => {
+      // The store writes of the batches up to the cut are on disk before the snapshot says so.
+      this.enter('store_durable');
+      await durable();
+      this.enter('file');
       const t1 = performance.now();
       const captured = layoutSnapshot(this.views, cut, parts, parts.some((p) => p.capture.rows !== undefined) ? over : null);
       const path = await writeSnapshot(this.dir, captured);
       this.baseFile = { path, header: captured.header };
-      this.lastWriteMs = performance.now() - t1;
+      const writeMs = performance.now() - t1;
       this.lastCutMs = Math.max(...parts.map((p) => p.capture.heldMs));
       this.lastSliceMs = Math.max(...parts.map((p) => p.capture.sliceMs));
       this.lastPauseMs = Math.max(this.lastCutMs, this.lastSliceMs);
@@ -217,13 +241,27 @@ export class Snapshots {
       const files = this.list();
       const gone = Math.max(0, files.length - this.keep);
       for (const old of files.slice(0, gone)) rmSync(old.path, { force: true });
+      this.enter('log_prune');
       await this.afterWrite(files[gone]!.seq);
+      this.enter(null);
+      // Together, so /stats never pairs one snapshot's write with another's stages.
+      this.lastWriteMs = writeMs;
+      this.lastStagesMs = this.stagesMs;
       return { seq: cut.seq, path, bytes: captured.header.bytes };
     });
     this.inFlight = run.finally(() => {
       this.inFlight = null;
+      this.stage = null;
     });
     return this.inFlight;
+  }
+
+  /** Moves the snapshot being written to `stage` (null: done), adding the time of the one it leaves. */
+  private enter(stage: SnapshotStage | null): void {
+    const now = Date.now();
+    if (this.stage !== null && this.stagesMs !== null) this.stagesMs[this.stage] += now - this.stageSinceMs;
+    this.stage = stage;
+    this.stageSinceMs = now;
   }
 
   /** Resolves once a snapshot being written is on disk (or failed). */
@@ -251,6 +289,9 @@ export class Snapshots {
       lastTokensCopied: this.lastTokensCopied,
       captureBuffers: this.captureBuffers,
       writing: this.writing,
+      stage: this.stage,
+      stageSinceMs: this.stage === null ? null : this.stageSinceMs,
+      lastStagesMs: this.lastStagesMs,
     };
   }
 }

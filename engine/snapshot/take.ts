@@ -68,14 +68,8 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
   const main = cutMain(views, seq, ingest.registry.export({ viewColumns: false, shareAppendOnly: true }), sourceState);
   const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokenLive(t));
   const mainMs = performance.now() - t0;
-  const parts = ingest
-    .afterHandOver(() => shards.capture(runs, delta))
-    .then(async (captures) => {
-      // The store writes of the batches up to the cut are on disk before the snapshot says so.
-      await shards.durable();
-      return captures.map((capture, i) => ({ runs: runs[i]!, capture }));
-    });
-  return { seq, mainMs, sourceMs, written: snapshots.take(main, parts, mainMs) };
+  const parts = ingest.afterHandOver(() => shards.capture(runs, delta)).then((captures) => captures.map((capture, i) => ({ runs: runs[i]!, capture })));
+  return { seq, mainMs, sourceMs, written: snapshots.take(main, parts, () => shards.durable(), mainMs) };
 }
 
 /** A cut may take at most this share of the memory available (its copies live until the file is written). */
