@@ -138,7 +138,7 @@ beforeAll(async () => {
 
   served = await backfillAndServe([chainConfig()], NOW);
   base = served.url;
-}, 90_000);
+}, 180_000);
 
 function chainConfig() {
   return anvilBackfillChain(node, {

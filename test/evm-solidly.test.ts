@@ -121,7 +121,7 @@ beforeAll(async () => {
 
   served = await backfillAndServe([chainConfig()], NOW);
   base = served.url;
-}, 90_000);
+}, 180_000);
 
 function chainConfig(stableFeePpm?: number) {
   return anvilBackfillChain(node, {
