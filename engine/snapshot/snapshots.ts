@@ -55,10 +55,11 @@ export interface SnapshotStats {
 }
 
 /**
- * A snapshot's write after its cut, in order: the shards copying their rows, ring blocks and window
- * slots; their store writes up to the cut becoming durable; the file; the log it makes unnecessary.
+ * A snapshot's write after its cut, in order: the shards reaching the cut and copying their rows,
+ * ring blocks and window slots; their store writes up to the cut becoming durable; the file; the
+ * older snapshots beyond those kept and the log they made unnecessary going.
  */
-export const SNAPSHOT_STAGES = ['shard_copies', 'store_durable', 'file', 'log_prune'] as const;
+export const SNAPSHOT_STAGES = ['shard_copies', 'store_durable', 'file', 'prune'] as const;
 export type SnapshotStage = (typeof SNAPSHOT_STAGES)[number];
 
 /** When the engine snapshots its views, how many it keeps, and whether the log before them goes. */
@@ -215,18 +216,16 @@ export class Snapshots {
     const over = this.baseFile;
     // Until this write succeeds the shards' marks are relative to it alone: a failure means a full cut next.
     this.baseFile = null;
-    this.stagesMs = { shard_copies: 0, store_durable: 0, file: 0, log_prune: 0 };
+    this.stagesMs = { shard_copies: 0, store_durable: 0, file: 0, prune: 0 };
     this.enter('shard_copies');
     const run = shardParts.then(async (parts) => {
       // The store writes of the batches up to the cut are on disk before the snapshot says so.
       this.enter('store_durable');
       await durable();
       this.enter('file');
-      const t1 = performance.now();
       const captured = layoutSnapshot(this.views, cut, parts, parts.some((p) => p.capture.rows !== undefined) ? over : null);
       const path = await writeSnapshot(this.dir, captured);
       this.baseFile = { path, header: captured.header };
-      const writeMs = performance.now() - t1;
       this.lastCutMs = Math.max(...parts.map((p) => p.capture.heldMs));
       this.lastSliceMs = Math.max(...parts.map((p) => p.capture.sliceMs));
       this.lastPauseMs = Math.max(this.lastCutMs, this.lastSliceMs);
@@ -238,14 +237,14 @@ export class Snapshots {
       this.lastRowsCopied = this.lastPoolsCopied + this.lastTokensCopied;
       this.captureBuffers = parts.reduce((a, { capture: { buffers: b } }) => ({ rows: a.rows + b.rows, blocks: a.blocks + b.blocks, released: a.released + b.released }), { rows: 0, blocks: 0, released: 0 });
       this.newestTakenAtMs = captured.header.takenAtMs;
+      this.enter('prune');
       const files = this.list();
       const gone = Math.max(0, files.length - this.keep);
       for (const old of files.slice(0, gone)) rmSync(old.path, { force: true });
-      this.enter('log_prune');
       await this.afterWrite(files[gone]!.seq);
       this.enter(null);
       // Together, so /stats never pairs one snapshot's write with another's stages.
-      this.lastWriteMs = writeMs;
+      this.lastWriteMs = this.stagesMs!.file;
       this.lastStagesMs = this.stagesMs;
       return { seq: cut.seq, path, bytes: captured.header.bytes };
     });

@@ -362,9 +362,9 @@ async function writeGathered(file: FileHandle, parts: readonly Uint8Array[], off
 const GATHER_PARTS = 1024;
 const GATHER_BYTES = 64 * 2 ** 20; // 64 MiB
 /**
- * Writes a snapshot keeps in flight at once. Each finished write waits for this thread's event loop,
- * which a catch-up keeps busy for milliseconds to seconds a turn: one write at a time made a 192 MiB
- * file of 4,570 writes take 48 s while catching up (bench/RESULTS.md).
+ * Writes a snapshot keeps in flight at once. Each write waits for a thread of libuv's pool, which it
+ * shares with the store's writers (scripts/thread-pool.cts): one write at a time, a catch-up's first
+ * snapshot (192 MiB in 4,570 writes at 2 M pools) took 48 s (bench/RESULTS.md).
  */
 const WRITES_IN_FLIGHT = 16;
 
