@@ -168,7 +168,14 @@ async function serve({ config, log }: Bundle): Promise<void> {
       shardBusySeconds: () => engine.shards.busySeconds(),
       snapshots: () => {
         const st = engine.status();
-        return { ageSeconds: st.snapshots?.newestAgeSeconds ?? null, bytes: st.snapshots?.newestBytes ?? null, logBatchesSince: st.logSinceSnapshot };
+        const sn = st.snapshots;
+        return {
+          ageSeconds: sn?.newestAgeSeconds ?? null,
+          bytes: sn?.newestBytes ?? null,
+          logBatchesSince: st.logSinceSnapshot,
+          stage: sn?.stage ?? null,
+          stageSeconds: sn === null || sn.stageSinceMs === null ? null : (Date.now() - sn.stageSinceMs) / 1000,
+        };
       },
     });
     metrics = await startMetricsServer(registry, config.metrics.host, config.metrics.port, log).catch(cannotServe);

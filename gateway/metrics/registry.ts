@@ -23,7 +23,14 @@ export interface MetricsSources {
   /** Per shard thread: seconds busy since it started. */
   shardBusySeconds(): readonly number[];
   /** The newest snapshot of the engine's views (null fields: none yet), and the log batches after it. */
-  snapshots?(): { readonly ageSeconds: number | null; readonly bytes: number | null; readonly logBatchesSince: number };
+  snapshots?(): {
+    readonly ageSeconds: number | null;
+    readonly bytes: number | null;
+    readonly logBatchesSince: number;
+    /** The stage of the snapshot being written (null: none is), and seconds since it entered it. */
+    readonly stage: string | null;
+    readonly stageSeconds: number | null;
+  };
 }
 
 /** Prefix of every metric of the service (process_* and nodejs_* are prom-client's defaults). */
@@ -153,6 +160,10 @@ export function createMetricsRegistry(src: MetricsSources): Registry {
     scraped(registry, 'gauge', `${PREFIX}snapshot_size_bytes`, 'Size of the newest snapshot file (absent: none yet).', [], () => {
       const b = snapshots().bytes;
       return b === null ? [] : [[{}, b]];
+    });
+    scraped(registry, 'gauge', `${PREFIX}snapshot_stage_seconds`, 'Seconds the snapshot being written has been in its stage (absent: none is being written).', ['stage'], () => {
+      const { stage, stageSeconds } = snapshots();
+      return stage === null || stageSeconds === null ? [] : [[{ stage }, stageSeconds]];
     });
     scraped(registry, 'gauge', `${PREFIX}log_batches_since_snapshot`, 'Log batches a start would replay after the newest snapshot.', [], () => [[{}, snapshots().logBatchesSince]]);
   }
