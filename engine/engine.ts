@@ -490,6 +490,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       shards.abandonWrites();
       await running.catch(() => {});
       await snapshots?.idle();
+      snapshots?.close();
       await shards.close();
       await opened?.close?.();
       await store.close();

@@ -27,6 +27,7 @@ export const BUNDLE_ENTRIES = {
   dexdata: 'scripts/cli.js',
   worker: 'engine/shards/worker.js',
   'block-loader-thread': 'engine/snapshot/block-loader-thread.js',
+  'write-thread': 'engine/snapshot/write-thread.js',
   thread: 'gateway/streams/thread.js',
 } as const;
 

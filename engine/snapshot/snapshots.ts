@@ -14,7 +14,8 @@ import { DERIVED_ROW_COLUMNS, seqOfFileName, SNAPSHOT_SUFFIX, tableMatch, type S
 import { incompatibility, loadViewsDeferred, readHeader, SnapshotError } from './load.js';
 import type { BlockLoader } from './block-loader.js';
 import { runRows, type CaptureBuffers, type ShardCapture, type ShardRuns } from './capture.js';
-import { layoutSnapshot, writeSnapshot, type MainCut, type SnapshotBase } from './write.js';
+import { layoutSnapshot, type MainCut, type SnapshotBase } from './write.js';
+import { SnapshotWriter } from './writer-thread.js';
 
 export interface SnapshotFile {
   readonly seq: number;
@@ -100,6 +101,8 @@ export class Snapshots {
   private lastTokensCopied: number | null = null;
   private captureBuffers: CaptureBuffers | null = null;
   private inFlight: Promise<SnapshotFile> | null = null;
+  /** Writes the files on a thread of its own. */
+  private readonly writer = new SnapshotWriter();
   private stage: SnapshotStage | null = null;
   private stageSinceMs = 0;
   private stagesMs: Record<SnapshotStage, number> | null = null;
@@ -224,7 +227,8 @@ export class Snapshots {
       await durable();
       this.enter('file');
       const captured = layoutSnapshot(this.views, cut, parts, parts.some((p) => p.capture.rows !== undefined) ? over : null);
-      const path = await writeSnapshot(this.dir, captured);
+      // The cut's own copies move to the writer's thread: nothing here reads them after this.
+      const path = await this.writer.write(this.dir, captured, cut);
       this.baseFile = { path, header: captured.header };
       this.lastCutMs = Math.max(...parts.map((p) => p.capture.heldMs));
       this.lastSliceMs = Math.max(...parts.map((p) => p.capture.sliceMs));
@@ -261,6 +265,11 @@ export class Snapshots {
     if (this.stage !== null && this.stagesMs !== null) this.stagesMs[this.stage] += now - this.stageSinceMs;
     this.stage = stage;
     this.stageSinceMs = now;
+  }
+
+  /** Ends the writer's thread (after `idle()`). */
+  close(): void {
+    this.writer.close();
   }
 
   /** Resolves once a snapshot being written is on disk (or failed). */

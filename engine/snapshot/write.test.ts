@@ -12,6 +12,7 @@ import type { NetworkInfo, PoolCreated, TokenInfo } from '../events/model.js';
 import { EngineViews } from '../state/views.js';
 import { loadViews } from './load.js';
 import { cutMain, layoutSnapshot, writeSnapshot } from './write.js';
+import { transferables } from './writer-thread.js';
 
 const NETWORKS = [
   { id: 'ethereum', displayName: 'Ethereum', blockTimeSeconds: 12, dexes: [{ id: 'uni', name: 'Uniswap', protocol: 'uniswap_v2', poolProtocol: 0, factory: '0xf0' }] },
@@ -61,5 +62,29 @@ describe('snapshot write', () => {
     }
     // The ids handed out next are those the writer handed out after the cut.
     expect(d.createPool(0, created(0, 20))!.pool.id).toBe(later[0]!.pool.id);
+  });
+
+  it('moves to the writer thread only the buffers the cut made for itself: whole, not shared, 64 KiB or more', () => {
+    const v = EngineViews.create(capacity);
+    const c = new Catalog(v, 64);
+    c.syncNetworks(NETWORKS);
+    for (let n = 2; n < 12; n++) c.createPool(n % 2, created(n % 2, n));
+    const state = new Uint8Array(200_000);
+    const cut = cutMain(v, 1, c.export({ viewColumns: false, shareAppendOnly: true }), state);
+    const moved = transferables(cut);
+    expect(moved).toContain(state.buffer);
+    const owned = [...cut.copies.values(), ...cut.catalog.sections.map((s) => s.bytes), state];
+    for (const b of moved) {
+      expect(b).toBeInstanceOf(ArrayBuffer);
+      expect(b.byteLength).toBeGreaterThanOrEqual(64 * 1024);
+      // Each is the whole buffer of one of the cut's own views.
+      expect(owned.some((view) => view.buffer === b && view.byteOffset === 0 && view.byteLength === b.byteLength)).toBe(true);
+    }
+    // Views of the shared memory (pool and token rows, the catalog's append-only parts) stay where they are.
+    const shared = owned.filter((view) => view.buffer instanceof SharedArrayBuffer);
+    expect(shared.length).toBeGreaterThan(0);
+    // A part of a larger buffer (a pooled Buffer, a packer's output) is copied, not moved.
+    const part = new Uint8Array(new ArrayBuffer(300_000), 8, 200_000);
+    expect(transferables({ ...cut, sourceState: part })).not.toContain(part.buffer);
   });
 });
