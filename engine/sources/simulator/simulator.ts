@@ -51,8 +51,8 @@ export const MAX_POOLS = 40_000_000;
 /**
  * Genesis pools a large universe emits per advance() call while creating them (about 17,000
  * events). Each batch holds the main thread while it is made, encoded and logged, and REST answers
- * wait for it: 20,000 a batch held it about 1.7 s at 10 M pools (answers took 3.0 to 3.7 s at the
- * median, up to 8.6 s); 5,000 cut that to 0.75 to 0.82 s (at most 2.2 s) for 3 to 7 % fewer pools
+ * wait for it: with 20,000 a batch, answers took 3.0 to 3.7 s at the median (up to 8.6 s) while
+ * 2 M pools were created; 5,000 cut that to 0.75 to 0.82 s (at most 2.2 s) for 3 to 7 % fewer pools
  * a second (bench/RESULTS.md).
  */
 export const CREATION_BATCH_POOLS = 5_000;
