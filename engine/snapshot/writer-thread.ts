@@ -69,10 +69,16 @@ export class SnapshotWriter {
     if (worker === null) return writeSnapshot(dir, captured);
     if (this.writing !== null) return Promise.reject(new Error('a snapshot is already being written'));
     return new Promise<string>((resolve, reject) => {
+      try {
+        worker.postMessage({ dir, captured } satisfies WriteJob, transferables(cut));
+      } catch (err) {
+        // Nothing was handed over (a buffer that cannot be cloned or moved): this write fails alone.
+        reject(err instanceof Error ? err : new Error(String(err)));
+        return;
+      }
       this.writing = { resolve, reject };
       // Held while it writes: a stop waits for the file (the thread alone would not keep the process up).
       worker.ref();
-      worker.postMessage({ dir, captured } satisfies WriteJob, transferables(cut));
     });
   }
 
