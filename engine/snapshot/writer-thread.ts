@@ -35,28 +35,36 @@ export function transferables(cut: MainCut): ArrayBuffer[] {
 }
 
 export class SnapshotWriter {
-  /** Null when run from TypeScript sources (unit tests: no compiled thread entry) or after the thread failed: files are written on the calling thread then. */
-  private worker: Worker | null;
+  /**
+   * Started at the first write (not at a start, whose own threads load meanwhile). Null when run
+   * from TypeScript sources (unit tests: no compiled thread entry), after the thread failed, or once
+   * closed: files are written on the calling thread then.
+   */
+  private worker: Worker | null | undefined = undefined;
   private writing: { resolve: (path: string) => void; reject: (err: Error) => void } | null = null;
 
-  constructor() {
-    this.worker = existsSync(fileURLToPath(THREAD)) ? new Worker(THREAD) : null;
-    this.worker?.unref();
-    this.worker?.on('message', (m: { path?: string; error?: string }) => {
+  private thread(): Worker | null {
+    if (this.worker !== undefined) return this.worker;
+    if (!existsSync(fileURLToPath(THREAD))) return (this.worker = null);
+    const worker = new Worker(THREAD);
+    this.worker = worker;
+    worker.unref();
+    worker.on('message', (m: { path?: string; error?: string }) => {
       const w = this.writing;
       this.writing = null;
-      this.worker?.unref();
+      worker.unref();
       if (m.error !== undefined) w?.reject(new Error(m.error));
       else w?.resolve(m.path!);
     });
     const lost = (why: string) => {
-      this.worker = null;
+      if (this.worker === worker) this.worker = null;
       const w = this.writing;
       this.writing = null;
       w?.reject(new Error(`the snapshot writer thread ${why}`));
     };
-    this.worker?.once('error', (err) => lost(`failed: ${err.message}`));
-    this.worker?.once('exit', (code) => lost(`exited (${code})`));
+    worker.once('error', (err) => lost(`failed: ${err.message}`));
+    worker.once('exit', (code) => lost(`exited (${code})`));
+    return worker;
   }
 
   /**
@@ -65,7 +73,7 @@ export class SnapshotWriter {
    * views of them afterwards.
    */
   write(dir: string, captured: CapturedViews, cut: MainCut): Promise<string> {
-    const worker = this.worker;
+    const worker = this.thread();
     if (worker === null) return writeSnapshot(dir, captured);
     if (this.writing !== null) return Promise.reject(new Error('a snapshot is already being written'));
     return new Promise<string>((resolve, reject) => {
