@@ -452,7 +452,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
                 newest_bytes: st.newestBytes,
                 writing: st.writing,
                 stage: st.stage,
-                stage_seconds: st.stageSinceMs === null ? null : Math.round((Date.now() - st.stageSinceMs) / 1000),
+                stage_seconds: st.stageSeconds === null ? null : Math.round(st.stageSeconds),
                 last_stages_ms: st.lastStagesMs,
                 last_shard_pause_ms: st.lastPauseMs === null ? null : Number(st.lastPauseMs.toFixed(1)),
                 last_shard_copy_ms: st.lastCopyMs === null ? null : Number(st.lastCopyMs.toFixed(1)),

@@ -174,7 +174,7 @@ async function serve({ config, log }: Bundle): Promise<void> {
           bytes: sn?.newestBytes ?? null,
           logBatchesSince: st.logSinceSnapshot,
           stage: sn?.stage ?? null,
-          stageSeconds: sn === null || sn.stageSinceMs === null ? null : (Date.now() - sn.stageSinceMs) / 1000,
+          stageSeconds: sn?.stageSeconds ?? null,
         };
       },
     });

@@ -10,9 +10,9 @@
  */
 
 /** Pool threads kept for what is not a store writer (file writes, DNS, compression, LMDB's own syncs). */
-export const THREAD_POOL_RESERVE = 4;
+const THREAD_POOL_RESERVE = 4;
 /** The smallest pool the command sizes. */
-export const THREAD_POOL_MIN = 8;
+const THREAD_POOL_MIN = 8;
 /** Shards when neither --shards nor DEXDATA_SHARDS says (engine/config.ts has the same default). */
 const DEFAULT_SHARDS = 2;
 

@@ -60,7 +60,7 @@ describe('snapshot stages', () => {
       shardBusySeconds: () => [],
       snapshots: () => {
         const st = snapshots.stats();
-        return { ageSeconds: st.newestAgeSeconds, bytes: st.newestBytes, logBatchesSince: 0, stage: st.stage, stageSeconds: st.stageSinceMs === null ? null : (Date.now() - st.stageSinceMs) / 1000 };
+        return { ageSeconds: st.newestAgeSeconds, bytes: st.newestBytes, logBatchesSince: 0, stage: st.stage, stageSeconds: st.stageSeconds };
       },
     });
     const metrics = await startMetricsServer(registry, '127.0.0.1', 0);

@@ -51,6 +51,8 @@ export interface SnapshotStats {
   /** Where the snapshot being written is (null: none is), and since when (Unix ms). */
   readonly stage: SnapshotStage | null;
   readonly stageSinceMs: number | null;
+  /** Seconds since then, as of the stats' time. */
+  readonly stageSeconds: number | null;
   /** Milliseconds the last snapshot spent in each stage (null: none written yet). */
   readonly lastStagesMs: Readonly<Record<SnapshotStage, number>> | null;
 }
@@ -299,6 +301,7 @@ export class Snapshots {
       writing: this.writing,
       stage: this.stage,
       stageSinceMs: this.stage === null ? null : this.stageSinceMs,
+      stageSeconds: this.stage === null ? null : Math.max(0, (nowMs - this.stageSinceMs) / 1000),
       lastStagesMs: this.lastStagesMs,
     };
   }
