@@ -17,6 +17,10 @@ export const MMAP_THRESHOLD_BYTES = 128 * 1024;
 
 /** madvise advice asking for transparent huge pages on a range (linux/mman.h). */
 const MADV_HUGEPAGE = 14;
+/** madvise advice dropping a range's pages: private anonymous memory (the shared columns') reads zero after it and holds no memory until written. */
+const MADV_DONTNEED = 4;
+/** The base page size of x86-64 and of most arm64 kernels. */
+const PAGE_BYTES = 4096;
 /** The huge page size of x86-64 and of arm64 with 4 KiB pages. */
 export const HUGE_PAGE_BYTES = 2 * 1024 * 1024;
 /**
@@ -85,6 +89,27 @@ export function adviseGrowableHugePages(buffers: Iterable<SharedArrayBuffer & { 
   let advised = 0;
   for (const b of buffers) advised += advise(new Uint8Array(b), b.maxByteLength);
   return advised;
+}
+
+/**
+ * Gives the system back the memory of bytes [from, to) of `view`'s memory: the whole pages inside
+ * that range read zero afterwards and hold no memory until written. The pages are huge ones where
+ * the view was advised to huge pages (adviseHugePages), else 4 KiB ones: dropping part of a huge
+ * page would let the kernel's collapsing thread fill it whole again. With `freeToEnd` the bytes from
+ * `to` to the view's end hold nothing wanted either, so the page holding `to` goes too. Returns the
+ * bytes given back (0 without glibc, or for a range holding no whole page).
+ */
+export function releasePages(view: ArrayBufferView, from: number, to: number, freeToEnd = false): number {
+  const libc = load();
+  if (libc === null || to <= from) return 0;
+  const page = BigInt(view.byteLength >= HUGE_PAGE_MIN_BYTES ? HUGE_PAGE_BYTES : PAGE_BYTES);
+  const at = BigInt(koffi.address(view) as bigint | number);
+  const first = ((at + BigInt(Math.ceil(from)) + page - 1n) / page) * page;
+  const viewEnd = ((at + BigInt(view.byteLength)) / page) * page;
+  let end = ((at + BigInt(Math.floor(to))) / page) * page;
+  if (freeToEnd && end < viewEnd) end += page;
+  if (end <= first) return 0;
+  return libc.madvise(Number(first), Number(end - first), MADV_DONTNEED) === 0 ? Number(end - first) : 0;
 }
 
 /** madvise(MADV_HUGEPAGE) on the whole huge pages of the `bytes` from the start of `view`'s memory; the bytes advised. */

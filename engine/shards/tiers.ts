@@ -23,8 +23,9 @@
  */
 import { INTERVALS, INTERVAL_SECONDS, TOKEN_SECOND_SLOTS, WINDOW_BASES, WINDOW_COUNT } from '../state/layout.js';
 import { resummedSinceSwap, windowAnchor } from '../state/windows.js';
-import { blockHighWater, blockStats, give, giveBlock, secondBlocks } from '../state/ring-blocks.js';
-import { ringOpenedAt, type CandleRing, type EngineViews } from '../state/views.js';
+import { blockHighWater, blockStats, give, giveBlock, releaseFreeTail, releaseMinBlocks, ringBlocks, scopeColumns, secondBlocks, take, type BlockPool } from '../state/ring-blocks.js';
+import { windowSlots } from '../state/window-slots.js';
+import { ringOpenedAt, type CandleRing, type ColumnSpec, type EngineViews } from '../state/views.js';
 import { CANDLE_U32_WORDS, CandleU32, SECOND_U32_WORDS, SecondU32 } from '../state/candle-record.js';
 import { chunkStart, mergeChunk } from '../store/candles.js';
 import { parkedValue } from '../store/parked.js';
@@ -48,6 +49,8 @@ export const DEFAULT_TIER_POLICY: TierPolicy = { quietAfterSeconds: 86_400 };
 export const MIN_QUIET_AFTER_SECONDS = 3_600;
 /** A token whose newest 1 s candle is this much older than its chain's clock gives its second block back (streams have sealed and sent it). */
 export const SECONDS_KEPT_AFTER_S = 60;
+/** Hot pools moved down to lower ring blocks per sweep at most (compactBlocks): 4,096 blocks are about 70 MiB copied. */
+const MAX_MOVES_PER_SWEEP = 4096;
 /** Below this share of free blocks, the oldest hot pools go quiet whatever their age. */
 const LOW_FREE_SHARE = 1 / 8;
 
@@ -73,6 +76,10 @@ export class ShardTiers {
   private sweptAt = 0;
   private released = 0;
   private forced = 0;
+  /** The pools of blocks whose free tails this shard gives back after its sweeps (tailsReleased), with their columns and the least tail worth it. */
+  private readonly tails: readonly { readonly pool: BlockPool; readonly columns: readonly ArrayBufferView[]; readonly min: number }[];
+  /** The ring block columns a moved pool's rows are copied in (not the allocator's own). */
+  private readonly blockRows: readonly { readonly array: ColumnSpec['array']; readonly stride: number }[];
 
   constructor(
     private readonly views: EngineViews,
@@ -83,6 +90,68 @@ export class ShardTiers {
     private readonly policy: TierPolicy | null,
   ) {
     if (store !== null) writer.onBlocksExhausted = () => this.freeNow();
+    this.tails = (
+      [
+        [ringBlocks(views), 'block'],
+        [secondBlocks(views), 'secondBlock'],
+        [windowSlots(views), 'windowSlot'],
+      ] as const
+    ).map(([pool, scope]) => ({ pool, columns: scopeColumns(views, scope), min: releaseMinBlocks(views, scope) }));
+    this.blockRows = views.columnTable.filter((c) => c.scope === 'block' && c.array !== views.blockPool && c.array !== views.blockFree);
+  }
+
+  /** Whether the free ring blocks below the high-water mark are worth moving pools for: two releases' worth, and a sixteenth of the mark. */
+  private compactionDue(): boolean {
+    const high = blockHighWater(this.views);
+    return high - blockStats(this.views).used >= Math.max(2 * this.tails[0]!.min, high >>> 4);
+  }
+
+  /**
+   * Moves this shard's hot pools from the top ring blocks into the lowest free ones (at most `max`),
+   * when the blocks below the high-water mark are far from all in use: a pool that keeps trading holds
+   * its block for good, and one taken high up while a backfill held many would keep the mark, and the
+   * memory below it, up. Each move copies the block's rows and repoints the pool inside its seqlock, as
+   * any write of the pool is made (a cut still being copied saves its rows first; readers retry).
+   * Returns the pools moved.
+   */
+  compactBlocks(max: number): number {
+    const v = this.views;
+    const pool = ringBlocks(v);
+    const high = blockHighWater(v);
+    const { used } = blockStats(v);
+    let moved = 0;
+    for (let b = high - 1; b >= used && moved < max; b--) {
+      const p = v.blockPool[b]! - 1;
+      if (p < 0 || this.releasing.has(p) || !this.ownsChain(v.poolChain[p]!)) continue;
+      const to = take(pool, p);
+      if (to < 0 || to > b) {
+        if (to >= 0) give(pool, to);
+        break;
+      }
+      this.writer.seqPool(p);
+      for (const c of this.blockRows) c.array.copyWithin(to * c.stride, b * c.stride, (b + 1) * c.stride);
+      v.poolBlock[p] = to + 1;
+      this.writer.seqPool(p);
+      give(pool, b);
+      moved++;
+    }
+    return moved;
+  }
+
+  /**
+   * Gives back the memory of the free blocks, second blocks and window slots above the highest in use
+   * (ring-blocks.ts releaseFreeTail): after a backfill, whose pools held far more blocks at once
+   * than a live service does, resident memory comes down to what is in use. Returns the blocks released.
+   */
+  releaseTails(): number {
+    let n = 0;
+    for (const t of this.tails) n += releaseFreeTail(t.pool, t.columns, t.min);
+    return n;
+  }
+
+  /** Pools handing their candles over: they keep their blocks until the write is on disk (and are not moved meanwhile). */
+  get handingOver(): number {
+    return this.releasing.size;
   }
 
   stats(): TierStats {
@@ -109,6 +178,7 @@ export class ShardTiers {
       give(pool, b);
       freed++;
     }
+    if (freed > 0) this.releaseTails();
     return freed;
   }
 
@@ -142,6 +212,8 @@ export class ShardTiers {
         this.released++;
       }
     }
+    if (this.compactionDue()) this.compactBlocks(MAX_MOVES_PER_SWEEP);
+    this.releaseTails();
     const next = this.generation + 1;
     let begun = 0;
     const high = blockHighWater(v);

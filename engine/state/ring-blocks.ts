@@ -5,13 +5,21 @@
  * and gives it back once it has been quiet for a while and its candles are stored (shards/tiers.ts).
  * A second block holds a token's 1 s candles the same way, while it trades (they are not stored).
  *
- * Any shard takes and gives blocks, so each free stack is guarded by a lock word (header[0]);
- * holding it covers a handful of array operations. Blocks above the high-water mark were never
- * handed out, so their memory was never touched: resident memory follows the blocks in use.
+ * Any shard takes and gives blocks, so each allocator is guarded by a lock word (header[0]);
+ * holding it covers a short scan of its free bits. A take hands out the lowest free block, so the
+ * blocks in use gather at the bottom and those at the top empty as their pools go quiet; blocks at
+ * or above the high-water mark hold no memory (never touched, or their pages given back to the
+ * system by releaseFreeTail, which then lowers the mark), so resident memory follows the blocks in
+ * use rather than the most ever held at once (a backfill holds far more than a live service).
  */
+import { releasePages } from '../memory.js';
 import type { EngineViews } from './views.js';
 
-/** One pool of blocks: its allocator words, free stack and owners (row + 1, 0 free). */
+/**
+ * One pool of blocks: its allocator words, free bits and owners (row + 1, 0 free). Invariant: `free`'s
+ * first bitWords(count) words hold a bit per block, set for the free blocks below the high-water mark
+ * and clear elsewhere; the rest of `free` is unused. Written only under the lock word.
+ */
 export interface BlockPool {
   readonly header: Int32Array;
   readonly free: Int32Array;
@@ -30,7 +38,9 @@ export function secondBlocks(v: EngineViews): BlockPool {
 }
 
 const LOCK = 0;
-const FREE_DEPTH = 1;
+/** The lowest word of the free bits that may have a bit set (every word below it is 0). */
+const LOWEST_FREE_WORD = 1;
+/** Blocks below it were handed out at some time and hold memory; none at or above it is in use. */
 const HIGH_WATER = 2;
 const IN_USE = 3;
 /**
@@ -66,18 +76,35 @@ function unlock(h: Int32Array): void {
   Atomics.notify(h, LOCK, 1);
 }
 
-/** Hands `row` a free block of `pool` and records its owner (not the row's own column: the caller sets that under its seqlock); -1 when none is left. */
+/** Words of free bits of a pool of `count` blocks. */
+function bitWords(count: number): number {
+  return (count + 31) >>> 5;
+}
+
+/**
+ * Hands `row` the lowest free block of `pool` and records its owner (not the row's own column: the
+ * caller sets that under its seqlock); -1 when none is left. A block at the high-water mark comes
+ * with zeroed memory, one below it as its last owner left it: the taker sets what it reads.
+ */
 export function take(pool: BlockPool, row: number): number {
   const h = pool.header;
   lock(h);
   let b = -1;
-  const depth = h[FREE_DEPTH]!;
-  if (depth > 0) {
-    b = pool.free[depth - 1]!;
-    h[FREE_DEPTH] = depth - 1;
-  } else if (h[HIGH_WATER]! < pool.count) {
-    b = h[HIGH_WATER]!;
-    h[HIGH_WATER] = b + 1;
+  const high = h[HIGH_WATER]!;
+  if (h[IN_USE]! < high) {
+    // A free block below the mark: the lowest one.
+    const bits = pool.free;
+    const words = bitWords(high);
+    let w = h[LOWEST_FREE_WORD]!;
+    while (w < words && bits[w] === 0) w++;
+    const word = bits[w]!;
+    const bit = 31 - Math.clz32(word & -word);
+    b = (w << 5) + bit;
+    bits[w] = word & ~(1 << bit);
+    h[LOWEST_FREE_WORD] = w;
+  } else if (high < pool.count) {
+    b = high;
+    h[HIGH_WATER] = high + 1;
   }
   if (b >= 0) {
     h[IN_USE] = h[IN_USE]! + 1;
@@ -87,15 +114,56 @@ export function take(pool: BlockPool, row: number): number {
   return b;
 }
 
-/** Returns block b to the free stack of `pool` (the caller has cleared its row's column). */
+/** Returns block b to `pool` (the caller has cleared its row's column). */
 export function give(pool: BlockPool, b: number): void {
   const h = pool.header;
   lock(h);
   Atomics.store(pool.owner, b, 0);
-  pool.free[h[FREE_DEPTH]!] = b;
-  h[FREE_DEPTH] = h[FREE_DEPTH]! + 1;
+  const w = b >>> 5;
+  pool.free[w] = pool.free[w]! | (1 << (b & 31));
+  if (w < h[LOWEST_FREE_WORD]!) h[LOWEST_FREE_WORD] = w;
   h[IN_USE] = h[IN_USE]! - 1;
   unlock(h);
+}
+
+/**
+ * Gives the system back the memory of the free blocks above the highest block in use and lowers
+ * the high-water mark to it: `columns` are the pool's columns of one row per block (their memory
+ * past the new mark is released in whole pages: memory.ts releasePages), the allocator's own words
+ * excepted. Blocks handed out from the mark again come zeroed, as fresh ones do. Any thread; returns
+ * the blocks the mark went down by. Holds the lock for the scan and the system calls: call it after
+ * a sweep that freed blocks, not per take.
+ */
+export function releaseFreeTail(pool: BlockPool, columns: readonly ArrayBufferView[], minBlocks = 1): number {
+  const h = pool.header;
+  lock(h);
+  try {
+    const high = h[HIGH_WATER]!;
+    let top = high;
+    while (top > 0 && pool.owner[top - 1] === 0) top--;
+    if (high - top < Math.max(1, minBlocks)) return 0;
+    for (const c of columns) {
+      if (c === pool.free || c === pool.owner) continue;
+      const perBlock = c.byteLength / pool.count;
+      // The blocks from the mark up are free too (zeroed, or never touched): the page the mark falls in goes as well.
+      releasePages(c, top * perBlock, high * perBlock, true);
+    }
+    // The blocks from the new mark up hold no free bit any more.
+    const bits = pool.free;
+    for (let b = top; b < high; ) {
+      if ((b & 31) === 0 && b + 32 <= high) {
+        bits[b >>> 5] = 0;
+        b += 32;
+      } else {
+        bits[b >>> 5] = bits[b >>> 5]! & ~(1 << (b & 31));
+        b++;
+      }
+    }
+    h[HIGH_WATER] = top;
+    return high - top;
+  } finally {
+    unlock(h);
+  }
 }
 
 /** Hands pool p a free ring block (the caller sets poolBlock under p's seqlock); -1 when none is left. */
@@ -112,7 +180,7 @@ export interface BlockStats {
   readonly total: number;
   readonly used: number;
   readonly free: number;
-  /** Blocks ever handed out (their memory is resident). */
+  /** Blocks below the high-water mark: those holding memory (in use, or free and not yet given back). */
   readonly touched: number;
 }
 
@@ -128,7 +196,7 @@ export function ringBlockBytes(v: EngineViews, scope: 'block' | 'secondBlock' | 
   return n;
 }
 
-/** Blocks ever handed out: every block in use is below it. */
+/** The high-water mark: every block in use is below it. */
 export function blockHighWater(v: EngineViews, pool: BlockPool = ringBlocks(v)): number {
   return Atomics.load(pool.header, HIGH_WATER);
 }
@@ -137,6 +205,7 @@ export function blockHighWater(v: EngineViews, pool: BlockPool = ringBlocks(v)):
 export function resetBlocks(v: EngineViews, pool: BlockPool = ringBlocks(v), held: Int32Array = v.poolBlock): void {
   pool.header.fill(0);
   pool.owner.fill(0, 0, pool.count);
+  pool.free.fill(0, 0, bitWords(pool.count));
   held.fill(0);
 }
 
@@ -147,7 +216,7 @@ export function resetBlocks(v: EngineViews, pool: BlockPool = ringBlocks(v), hel
  */
 export function assignBlocks(v: EngineViews, rows: ArrayLike<number>, pool: BlockPool = ringBlocks(v), held: Int32Array = v.poolBlock, what: readonly [string, string] = ['pools with candle rings', 'ring blocks']): void {
   // Fresh views (no block ever handed out) are zero already: clearing them would touch every page of the rows' column.
-  if (pool.header[HIGH_WATER] !== 0 || pool.header[FREE_DEPTH] !== 0) resetBlocks(v, pool, held);
+  if (pool.header[HIGH_WATER] !== 0) resetBlocks(v, pool, held);
   if (rows.length > pool.count) throw new RangeError(`the snapshot holds ${rows.length} ${what[0]}; ${pool.count} ${what[1]} are configured`);
   for (let b = 0; b < rows.length; b++) {
     const p = rows[b]!;
@@ -157,3 +226,16 @@ export function assignBlocks(v: EngineViews, rows: ArrayLike<number>, pool: Bloc
   pool.header[HIGH_WATER] = rows.length;
   pool.header[IN_USE] = rows.length;
 }
+
+/** The columns of one row per block of `scope` (what releaseFreeTail gives back). */
+export function scopeColumns(v: EngineViews, scope: 'block' | 'secondBlock' | 'windowSlot'): ArrayBufferView[] {
+  return v.columnTable.filter((c) => c.scope === scope).map((c) => c.array);
+}
+
+/** Blocks of `scope` worth RELEASE_MIN_BYTES: a free tail shorter than that is left as it is (not worth the system calls). */
+export function releaseMinBlocks(v: EngineViews, scope: 'block' | 'secondBlock' | 'windowSlot'): number {
+  return Math.max(1, Math.ceil(RELEASE_MIN_BYTES / ringBlockBytes(v, scope)));
+}
+
+/** The least memory a free tail is given back for: a huge page. */
+const RELEASE_MIN_BYTES = 2 * 1024 * 1024;
