@@ -100,8 +100,10 @@ export class ShardTiers {
     this.blockRows = views.columnTable.filter((c) => c.scope === 'block' && c.array !== views.blockPool && c.array !== views.blockFree);
   }
 
-  /** Whether the free ring blocks below the high-water mark are worth moving pools for: two releases' worth, and a sixteenth of the mark. */
+  /** Whether the free ring blocks below the high-water mark are worth moving pools for (two releases' worth, and a sixteenth of the mark), with no cut being copied. */
   private compactionDue(): boolean {
+    // While a cut is still being copied each move would save the pool's rows first: after it.
+    if (this.writer.cut !== null) return false;
     const high = blockHighWater(this.views);
     return high - blockStats(this.views).used >= Math.max(2 * this.tails[0]!.min, high >>> 4);
   }
