@@ -76,7 +76,7 @@ export class ShardTiers {
   private sweptAt = 0;
   private released = 0;
   private forced = 0;
-  /** The pools of blocks whose free tails this shard gives back after its sweeps (tailsReleased), with their columns and the least tail worth it. */
+  /** The pools of blocks whose free tails this shard gives back after its sweeps (releaseTails), with their columns and the least tail worth it. */
   private readonly tails: readonly { readonly pool: BlockPool; readonly columns: readonly ArrayBufferView[]; readonly min: number }[];
   /** The ring block columns a moved pool's rows are copied in (not the allocator's own). */
   private readonly blockRows: readonly { readonly array: ColumnSpec['array']; readonly stride: number }[];

@@ -9,8 +9,9 @@
  * holding it covers a short scan of its free bits. A take hands out the lowest free block, so the
  * blocks in use gather at the bottom and those at the top empty as their pools go quiet; blocks at
  * or above the high-water mark hold no memory (never touched, or their pages given back to the
- * system by releaseFreeTail, which then lowers the mark), so resident memory follows the blocks in
- * use rather than the most ever held at once (a backfill holds far more than a live service).
+ * system by releaseFreeTail, which then lowers the mark; but for the page the mark falls in), so
+ * resident memory follows the blocks in use rather than the most ever held at once (a backfill holds
+ * far more than a live service).
  */
 import { releasePages } from '../memory.js';
 import type { EngineViews } from './views.js';
@@ -130,7 +131,8 @@ export function give(pool: BlockPool, b: number): void {
  * Gives the system back the memory of the free blocks above the highest block in use and lowers
  * the high-water mark to it: `columns` are the pool's columns of one row per block (their memory
  * past the new mark is released in whole pages: memory.ts releasePages), the allocator's own words
- * excepted. Blocks handed out from the mark again come zeroed, as fresh ones do. Any thread; returns
+ * excepted. Blocks handed out from the mark again come zeroed (those sharing the mark's page with
+ * blocks in use, as their last owner left them: the taker sets what it reads). Any thread; returns
  * the blocks the mark went down by. Holds the lock for the scan and the system calls: call it after
  * a sweep that freed blocks, not per take.
  */
