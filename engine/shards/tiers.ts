@@ -76,10 +76,8 @@ export class ShardTiers {
   private sweptAt = 0;
   private released = 0;
   private forced = 0;
-  /** The pools of blocks whose free tails this shard gives back after its sweeps (releaseTails), with their columns and the least tail worth it. */
-  private readonly tails: readonly { readonly pool: BlockPool; readonly columns: readonly ArrayBufferView[]; readonly min: number }[];
-  /** The ring block columns a moved pool's rows are copied in (not the allocator's own). */
-  private readonly blockRows: readonly { readonly array: ColumnSpec['array']; readonly stride: number }[];
+  /** The pools of blocks whose free tails this shard gives back after its sweeps (releaseTails), with their columns and the least tail worth it; the ring blocks' first. */
+  private readonly tails: readonly { readonly pool: BlockPool; readonly columns: readonly ColumnSpec['array'][]; readonly min: number }[];
 
   constructor(
     private readonly views: EngineViews,
@@ -97,7 +95,6 @@ export class ShardTiers {
         [windowSlots(views), 'windowSlot'],
       ] as const
     ).map(([pool, scope]) => ({ pool, columns: scopeColumns(views, scope), min: releaseMinBlocks(views, scope) }));
-    this.blockRows = views.columnTable.filter((c) => c.scope === 'block' && c.array !== views.blockPool && c.array !== views.blockFree);
   }
 
   /** Whether the free ring blocks below the high-water mark are worth moving pools for (two releases' worth, and a sixteenth of the mark), with no cut being copied. */
@@ -118,7 +115,7 @@ export class ShardTiers {
    */
   compactBlocks(max: number): number {
     const v = this.views;
-    const pool = ringBlocks(v);
+    const { pool, columns } = this.tails[0]!;
     const high = blockHighWater(v);
     const { used } = blockStats(v);
     let moved = 0;
@@ -131,7 +128,12 @@ export class ShardTiers {
         break;
       }
       this.writer.seqPool(p);
-      for (const c of this.blockRows) c.array.copyWithin(to * c.stride, b * c.stride, (b + 1) * c.stride);
+      for (const c of columns) {
+        // Every ring block column but the allocator's own (owners are set by take and give).
+        if (c === pool.owner || c === pool.free) continue;
+        const per = c.length / pool.count;
+        c.copyWithin(to * per, b * per, (b + 1) * per);
+      }
       v.poolBlock[p] = to + 1;
       this.writer.seqPool(p);
       give(pool, b);

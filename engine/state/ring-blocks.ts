@@ -14,7 +14,7 @@
  * far more than a live service).
  */
 import { releasePages } from '../memory.js';
-import type { EngineViews } from './views.js';
+import type { ColumnSpec, EngineViews } from './views.js';
 
 /**
  * One pool of blocks: its allocator words, free bits and owners (row + 1, 0 free). Invariant: `free`'s
@@ -230,7 +230,7 @@ export function assignBlocks(v: EngineViews, rows: ArrayLike<number>, pool: Bloc
 }
 
 /** The columns of one row per block of `scope` (what releaseFreeTail gives back). */
-export function scopeColumns(v: EngineViews, scope: 'block' | 'secondBlock' | 'windowSlot'): ArrayBufferView[] {
+export function scopeColumns(v: EngineViews, scope: 'block' | 'secondBlock' | 'windowSlot'): ColumnSpec['array'][] {
   return v.columnTable.filter((c) => c.scope === scope).map((c) => c.array);
 }
 
