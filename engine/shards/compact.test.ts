@@ -79,7 +79,7 @@ describe('ring blocks moved down', () => {
       moved += a.shards.tiers.compactBlocks(Infinity);
       // And gives back every free block above them, however few (a service waits for 2 MiB of them):
       // the blocks taken there later come zeroed.
-      released += releaseFreeTail(ringBlocks(a.views), scopeColumns(a.views, 'block'), 1);
+      released += releaseFreeTail(ringBlocks(a.views), scopeColumns(a.views, 'block', ringBlocks(a.views)), 1);
       expect(differing(a.views, b.views)).toEqual([]);
       const { used } = blockStats(a.views);
       // Moved down as far as blocks are free: every block in use is below the count in use, but

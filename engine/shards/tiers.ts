@@ -94,7 +94,7 @@ export class ShardTiers {
         [secondBlocks(views), 'secondBlock'],
         [windowSlots(views), 'windowSlot'],
       ] as const
-    ).map(([pool, scope]) => ({ pool, columns: scopeColumns(views, scope), min: releaseMinBlocks(views, scope) }));
+    ).map(([pool, scope]) => ({ pool, columns: scopeColumns(views, scope, pool), min: releaseMinBlocks(views, scope) }));
   }
 
   /** Whether the free ring blocks below the high-water mark are worth moving pools for (two releases' worth, and a sixteenth of the mark), with no cut being copied. */
@@ -129,8 +129,6 @@ export class ShardTiers {
       }
       this.writer.seqPool(p);
       for (const c of columns) {
-        // Every ring block column but the allocator's own (owners are set by take and give).
-        if (c === pool.owner || c === pool.free) continue;
         const per = c.length / pool.count;
         c.copyWithin(to * per, b * per, (b + 1) * per);
       }

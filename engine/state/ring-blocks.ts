@@ -129,9 +129,8 @@ export function give(pool: BlockPool, b: number): void {
 
 /**
  * Gives the system back the memory of the free blocks above the highest block in use and lowers
- * the high-water mark to it: `columns` are the pool's columns of one row per block (their memory
- * past the new mark is released in whole pages: memory.ts releasePages), the allocator's own words
- * excepted. Blocks handed out from the mark again come zeroed (those sharing the mark's page with
+ * the high-water mark to it: `columns` are the pool's columns of one row per block but its own
+ * (scopeColumns; their memory past the new mark is released in whole pages: memory.ts releasePages). Blocks handed out from the mark again come zeroed (those sharing the mark's page with
  * blocks in use, as their last owner left them: the taker sets what it reads). Any thread; returns
  * the blocks the mark went down by. Holds the lock for the scan and the system calls: call it after
  * a sweep that freed blocks, not per take.
@@ -145,7 +144,6 @@ export function releaseFreeTail(pool: BlockPool, columns: readonly ArrayBufferVi
     while (top > 0 && pool.owner[top - 1] === 0) top--;
     if (high - top < Math.max(1, minBlocks)) return 0;
     for (const c of columns) {
-      if (c === pool.free || c === pool.owner) continue;
       const perBlock = c.byteLength / pool.count;
       // The blocks from the mark up are free too (zeroed, or never touched): the page the mark falls in goes as well.
       releasePages(c, top * perBlock, high * perBlock, true);
@@ -229,9 +227,9 @@ export function assignBlocks(v: EngineViews, rows: ArrayLike<number>, pool: Bloc
   pool.header[IN_USE] = rows.length;
 }
 
-/** The columns of one row per block of `scope` (what releaseFreeTail gives back). */
-export function scopeColumns(v: EngineViews, scope: 'block' | 'secondBlock' | 'windowSlot'): ColumnSpec['array'][] {
-  return v.columnTable.filter((c) => c.scope === scope).map((c) => c.array);
+/** The columns of one row per block of `scope` but `pool`'s own (its owners and free bits): what a block holds, which releaseFreeTail gives back. */
+export function scopeColumns(v: EngineViews, scope: 'block' | 'secondBlock' | 'windowSlot', pool: BlockPool): ColumnSpec['array'][] {
+  return v.columnTable.filter((c) => c.scope === scope && c.array !== pool.owner && c.array !== pool.free).map((c) => c.array);
 }
 
 /** Blocks of `scope` worth RELEASE_MIN_BYTES: a free tail shorter than that is left as it is (not worth the system calls). */
