@@ -462,6 +462,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
                 last_rows_copied: st.lastRowsCopied,
                 last_pools_copied: st.lastPoolsCopied,
                 last_tokens_copied: st.lastTokensCopied,
+                last_blocks_copied: st.lastBlocksCopied,
+                last_blocks_kept: st.lastBlocksKept,
                 capture_buffer_bytes: st.captureBuffers === null ? null : { rows: st.captureBuffers.rows, blocks: st.captureBuffers.blocks },
               },
       };

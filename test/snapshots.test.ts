@@ -253,22 +253,31 @@ function expectFileIsViews(engine: Engine, dir: string, seq: number, label: stri
       expect.fail(`${label}: column ${c.name} of the snapshot differs from the views at byte ${i} of ${want.length}`);
     }
   }
-  // The ring blocks (copied whole at every cut: a pool holding one trades, or its windows move, every few minutes): each pool the file lists holds one, with the same rows.
-  const hot = new Int32Array(file.buffer.slice(file.byteOffset + header.blocks.offset, file.byteOffset + header.blocks.offset + header.blocks.pools * 4));
-  expect(new Set(hot).size).toBe(hot.length);
-  for (const col of header.blocks.columns) {
-    const spec = views.columnTable.find((c) => c.name === col.name)!;
-    const size = spec.stride * spec.array.BYTES_PER_ELEMENT;
-    const all = new Uint8Array(spec.array.buffer, spec.array.byteOffset, spec.array.byteLength);
-    const rows = sparseBlockRows(file, col, hot.length, size);
-    hot.forEach((p, i) => {
-      const b = views.poolBlock[p]! - 1;
-      expect(b, `pool ${p} holds a block`).toBeGreaterThanOrEqual(0);
-      const got = rows.subarray(i * size, (i + 1) * size);
-      if (!got.equals(all.subarray(b * size, (b + 1) * size))) expect.fail(`${label}: block column ${col.name} of pool ${p} differs from the views`);
-    });
-  }
-  return hot;
+  // The ring blocks and window slots (those of pools changed since the previous cut copied, the
+  // rest taken from the previous file): each pool the file lists holds one, with the same rows, and
+  // every pool holding one is listed.
+  const listed = (section: SnapshotHeader['blocks'], held: Int32Array, what: string): Int32Array => {
+    const pools = new Int32Array(file.buffer.slice(file.byteOffset + section.offset, file.byteOffset + section.offset + section.pools * 4));
+    expect(new Set(pools).size).toBe(pools.length);
+    let holding = 0;
+    for (let p = 0; p < views.poolCount; p++) if (held[p] !== 0) holding++;
+    expect(pools.length, `${label}: pools holding ${what}`).toBe(holding);
+    for (const col of section.columns) {
+      const spec = views.columnTable.find((c) => c.name === col.name)!;
+      const size = spec.stride * spec.array.BYTES_PER_ELEMENT;
+      const all = new Uint8Array(spec.array.buffer, spec.array.byteOffset, spec.array.byteLength);
+      const rows = sparseBlockRows(file, col, pools.length, size);
+      pools.forEach((p, i) => {
+        const b = held[p]! - 1;
+        expect(b, `pool ${p} holds ${what}`).toBeGreaterThanOrEqual(0);
+        const got = rows.subarray(i * size, (i + 1) * size);
+        if (!got.equals(all.subarray(b * size, (b + 1) * size))) expect.fail(`${label}: column ${col.name} of pool ${p} differs from the views`);
+      });
+    }
+    return pools;
+  };
+  listed(header.windowSlots, views.poolWindowSlot, 'a window slot');
+  return listed(header.blocks, views.poolBlock, 'a ring block');
 }
 
 describe('snapshots', () => {
@@ -359,17 +368,21 @@ describe('snapshots', () => {
     const dir = tempDir();
     const clock = { now: GENESIS + 20 * HOUR };
     const engine = await engineAt(dir, clock, true);
-    type Snap = { last_delta: boolean | null; last_rows_copied: number | null };
+    let stopped = false;
+    type Snap = { last_delta: boolean | null; last_rows_copied: number | null; last_blocks_copied: number | null; last_blocks_kept: number | null };
     const snap = () => (engine.stats() as { snapshots: Snap }).snapshots;
     try {
       expect(await engine.snapshot()).toBeGreaterThan(0);
-      // The first cut of a process that loaded none copies every row.
+      // The first cut of a process that loaded none copies every row, ring block and window slot.
       expect(snap().last_delta).toBe(false);
+      expect(snap().last_blocks_kept).toBe(0);
       const all = snap().last_rows_copied!;
       expect(all).toBeGreaterThan(SIM.pools * 0.85);
-      // Three more cuts, each after hours in which some pools traded, new ones appeared and others went quiet.
-      for (const hours of [1, 3, 5]) {
-        clock.now += hours * HOUR;
+      // More cuts, each after hours in which some pools traded, new ones appeared and others went
+      // quiet, or seconds in which a few traded (a cut then takes most ring blocks from the file before).
+      let kept = 0;
+      for (const seconds of [HOUR, 20, 3 * HOUR, 30, 5 * HOUR]) {
+        clock.now += seconds;
         await settle(engine, clock, true);
         const seq = (await engine.snapshot())!;
         expect(snap().last_delta).toBe(true);
@@ -379,15 +392,29 @@ describe('snapshots', () => {
         // many that have not for 30 days) are not copied again.
         expect(copied).toBeGreaterThan(0);
         expect(copied).toBeLessThan(all);
-        const hot = expectFileIsViews(engine, dir, seq, `after ${hours} h`);
+        const hot = expectFileIsViews(engine, dir, seq, `after ${seconds} s`);
         expect(hot.length).toBeGreaterThan(0);
-        const { views } = engine;
-        let holding = 0;
-        for (let p = 0; p < views.poolCount; p++) if (views.poolBlock[p] !== 0) holding++;
-        expect(hot.length).toBe(holding);
+        expect(snap().last_blocks_copied! + snap().last_blocks_kept!).toBe(hot.length);
+        if (seconds < 60) {
+          // Seconds after a cut, most pools holding a block have not been written since.
+          expect(snap().last_blocks_kept!, `ring blocks taken from the file before, ${seconds} s after it`).toBeGreaterThan(hot.length / 2);
+          kept += snap().last_blocks_kept!;
+        }
+      }
+      expect(kept).toBeGreaterThan(0);
+      // A start on the one written at the stop (a delta cut too) holds what the engine held.
+      const before = viewBytes(engine);
+      stopped = true;
+      await engine.stop();
+      const again = await engineAt(dir, clock, true);
+      try {
+        expect(again.status().replayedBatches).toBe(0);
+        expectSameViews(viewBytes(again), before);
+      } finally {
+        await again.stop();
       }
     } finally {
-      await engine.stop();
+      if (!stopped) await engine.stop();
     }
   }, 240_000);
 

@@ -122,8 +122,8 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
   }
 
   /** A snapshot cut: this thread's rows (all of them: one shard) and pending candles, copied in slices after it. */
-  async capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
-    const handed = this.copying.begin(() => new ShardCut(this.views, runs[0]!, this.writer.dirty, delta, this.arena, () => true, this.marks, this.sink?.pendingChunks() ?? []));
+  async capture(runs: readonly ShardRuns[], delta: boolean, held: boolean): Promise<ShardCapture[]> {
+    const handed = this.copying.begin(() => new ShardCut(this.views, runs[0]!, this.writer.dirty, delta, this.arena, () => true, this.marks, this.sink?.pendingChunks() ?? [], held));
     return [await copied(handed)];
   }
 

@@ -205,9 +205,9 @@ export class ShardPool implements ShardDispatcher, PoolRanker {
   }
 
   /** A snapshot cut on every shard, after the tasks submitted before it: each shard's rows (runs[shard]) and pending candles. */
-  capture(runs: readonly ShardRuns[], delta: boolean): Promise<ShardCapture[]> {
+  capture(runs: readonly ShardRuns[], delta: boolean, held: boolean): Promise<ShardCapture[]> {
     // Each shard's ring blocks and window slots are still being copied when its task returns.
-    return Promise.all(this.pools.map((_, s) => this.run<HandedOver>(s, { runs: runs[s], delta }, 'capture').then(copied)));
+    return Promise.all(this.pools.map((_, s) => this.run<HandedOver>(s, { runs: runs[s], delta, held }, 'capture').then(copied)));
   }
 
   /** Resolves once every store write the shards issued so far is on disk. */

@@ -139,9 +139,9 @@ function markChanged(pools: readonly number[], tokens: readonly number[]): void 
  * A snapshot cut reached this shard: it notes what the cut copies and takes its pending candles now
  * (it applies nothing meanwhile); the copies are made after this returns (snapshot/shard-cut.ts).
  */
-export function capture(task: { readonly runs: ShardRuns; readonly delta: boolean }): HandedOver {
+export function capture(task: { readonly runs: ShardRuns; readonly delta: boolean; readonly held: boolean }): HandedOver {
   // The copies are in the shard's capture arena (shared memory): the main thread reads them where they are.
-  return copying.begin(() => new ShardCut(views, task.runs, writer.dirty, task.delta, arena, ownsChain, marks, sink?.pendingChunks() ?? []));
+  return copying.begin(() => new ShardCut(views, task.runs, writer.dirty, task.delta, arena, ownsChain, marks, sink?.pendingChunks() ?? [], task.held));
 }
 
 /** This shard's capture buffers and not-yet-copied marks, reused from cut to cut (snapshot/capture.ts, shard-cut.ts). */

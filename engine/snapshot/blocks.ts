@@ -9,6 +9,10 @@
  * and the non-zero words in order. A load writes only those words into the (fresh, zeroed) shared
  * memory, so the pages of empty slots are never touched. Version 3 files hold the rows whole.
  *
+ * After a shard's first cut, it copies only the rows of pools it changed since its previous cut;
+ * those of the others are in the file of that cut, and the writer takes them from there
+ * (HeldRowsCopy, write.ts KeptColumn).
+ *
  * Window slots (state/window-slots.ts) are kept the same way, in a section of their own: per pool
  * holding a slot at the cut, its id and the slot's rows.
  */
@@ -34,16 +38,44 @@ export interface HeldRows {
 export const RING_BLOCKS: HeldRows = { scope: 'block', allocator: ringBlocks, held: (v) => v.poolBlock, what: ['pools with candle rings', 'ring blocks'] };
 export const WINDOW_SLOTS: HeldRows = { scope: 'windowSlot', allocator: windowSlots, held: (v) => v.poolWindowSlot, what: ['pools with window figures', 'window slots'] };
 
-/** One block column's rows of a shard's pools, as 4-byte words: `mask` a bit per word (LSB first within each u32), `words` the non-zero ones in order. */
+/**
+ * One block column's rows of a shard's pools, as 4-byte words: `mask` a bit per word (LSB first
+ * within each u32), `words` the non-zero ones in order, `counts` the words kept of each row.
+ */
 export interface SparseRows {
   readonly mask: Uint8Array;
   readonly words: Uint8Array;
+  readonly counts: Int32Array;
 }
 
-/** What one shard hands over at a cut: the pools of its chains holding a block, and each block column's rows for them (table order). */
+/**
+ * What one shard hands over at a cut: the pools of its chains holding a block whose rows it copied,
+ * and each block column's rows for them (table order); then, in a delta cut, the pools holding one
+ * that it has not written since its previous cut (`kept`): their rows are those the snapshot of
+ * that cut holds, at positions `at` of the shard's list there (ascending). The shard's list in the
+ * file is `pools`, then `kept.pools`.
+ */
 export interface BlockCapture {
   readonly pools: Int32Array;
   readonly columns: readonly SparseRows[];
+  readonly kept: KeptRows;
+}
+
+export interface KeptRows {
+  readonly pools: Int32Array;
+  readonly at: Int32Array;
+}
+
+const NONE_KEPT: KeptRows = { pools: new Int32Array(0), at: new Int32Array(0) };
+
+/**
+ * What a shard's next cut may take from the snapshot of this one: the pools it listed for a held
+ * kind, in their order in the file (copied, then kept), and the pools it changed since (`changed`:
+ * the marks of the cut, every write of a pool's row, block or slot marking it).
+ */
+export interface PreviousHeld {
+  readonly list: Int32Array;
+  readonly changed: DirtyBits;
 }
 
 /** A block column as the file holds it: this build's column, or a per-field ring column of an older file (its element's bytes given). */
@@ -54,6 +86,20 @@ function wordsPerRow(c: FileColumn): number {
   const bytes = rowBytes(c);
   if (bytes % 4 !== 0) throw new Error(`block column ${c.name}: a row of ${bytes} bytes is not a whole number of 4-byte words`);
   return bytes / 4;
+}
+
+/** Ors `n` bits of `src` from bit `srcBit` into `dst` from bit `dstBit` (least significant bit first in each word; dst's bits there zero). */
+export function appendBits(dst: Uint32Array, dstBit: number, src: Uint32Array, srcBit: number, n: number): void {
+  while (n > 0) {
+    const s = srcBit & 31;
+    const d = dstBit & 31;
+    const k = Math.min(n, 32 - s, 32 - d);
+    const bits = k === 32 ? src[srcBit >>> 5]! : (src[srcBit >>> 5]! >>> s) & ((1 << k) - 1);
+    dst[dstBit >>> 5] = dst[dstBit >>> 5]! | (bits << d);
+    srcBit += k;
+    dstBit += k;
+    n -= k;
+  }
 }
 
 /** Bytes of the mask for `words` words (whole u32s). */
@@ -76,24 +122,30 @@ class SparseColumn {
   private readonly wordBuf: Uint8Array;
   private readonly mask: Int32Array;
   private readonly out: Int32Array;
-  /** Words kept, mask bits written, and the mask word being filled. */
+  /** Words kept of each row appended. */
+  private readonly counts: Int32Array;
+  /** Words kept, mask bits written, the mask word being filled, and rows appended. */
   private n = 0;
   private bit = 0;
   private acc = 0;
+  private rows = 0;
 
   constructor(c: ColumnSpec, rows: number, arena: CaptureArena) {
     this.perRow = wordsPerRow(c);
     const total = rows * this.perRow;
     this.maskBuf = arena.bytes(`${c.name}#mask`, maskBytes(total));
     this.wordBuf = arena.bytes(c.name, total * 4);
+    const counts = arena.bytes(`${c.name}#counts`, rows * 4);
     this.mask = new Int32Array(this.maskBuf.buffer, this.maskBuf.byteOffset, this.maskBuf.byteLength >>> 2);
     this.out = new Int32Array(this.wordBuf.buffer, this.wordBuf.byteOffset, total);
+    this.counts = new Int32Array(counts.buffer, counts.byteOffset, rows);
   }
 
   /** Appends the row starting at word `from` of `src`. */
   row(src: Int32Array, from: number): void {
     const { perRow, mask, out } = this;
     let { n, bit, acc } = this;
+    const before = n;
     // Without branches on the data (three words in four are not zero: a branch would mispredict):
     // every word is stored at the next place and the place moves on only when it was not zero.
     for (let k = 0; k < perRow; k++, bit++) {
@@ -107,6 +159,7 @@ class SparseColumn {
         acc = 0;
       }
     }
+    this.counts[this.rows++] = n - before;
     this.n = n;
     this.bit = bit;
     this.acc = acc;
@@ -124,7 +177,7 @@ class SparseColumn {
 
   /** The buffers (the words' whole: the rows kept are its first `kept` words). */
   buffers(): SparseRows {
-    return { mask: this.maskBuf, words: this.wordBuf };
+    return { mask: this.maskBuf, words: this.wordBuf, counts: this.counts };
   }
 }
 
@@ -154,9 +207,30 @@ export function scatterRows(c: ColumnSpec, first: number, mask: Uint32Array, wor
 
 /** On a shard at a cut: the blocks of the pools whose chain it owns, each block column without its zero words, copied now. */
 export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) => boolean, arena = new CaptureArena(), kind: HeldRows = RING_BLOCKS): BlockCapture {
-  const copy = new HeldRowsCopy(v, ownsChain, arena, kind, null);
+  const copy = new HeldRowsCopy(v, ownsChain, arena, kind, null, null);
   copy.step(Infinity);
   return copy.result();
+}
+
+/**
+ * The pools of the shard's previous list not changed since and still holding their row, at their
+ * positions there (ascending), each marked in `handled`.
+ */
+function keptRows(previous: PreviousHeld, heldOf: Int32Array, owner: Int32Array, handled: DirtyBits): KeptRows {
+  const { list, changed } = previous;
+  const at = new Int32Array(list.length);
+  let n = 0;
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i]!;
+    if (changed.has(p)) continue;
+    const row = heldOf[p]! - 1;
+    // Unchanged, it holds its row: the check only guards the invariant.
+    if (row < 0 || owner[row] !== p + 1) continue;
+    at[n++] = i;
+    handled.mark(p);
+  }
+  const kept = at.slice(0, n);
+  return { pools: kept.map((i) => list[i]!), at: kept };
 }
 
 /**
@@ -166,11 +240,19 @@ export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) =>
  * Invariant: a pool not marked in `handled` holds, in the live columns, the row it held at the cut;
  * the first `before(p)` marks it and, when its row is still ahead of the copy, saves the row. Writes
  * that bypass the seqlock (a rollback's reset and restore) finish the copy first.
+ *
+ * Given the shard's list of its previous cut (`previous`, when the snapshot of that cut is the one
+ * this cut's file is written over), a pool of that list not changed since and still holding its row
+ * is not copied: it is kept (BlockCapture.kept), marked in `handled` from the start, and the file
+ * takes its rows from the previous one (write.ts). Unchanged, it holds the row and the words it held
+ * then: taking a row, giving it back and moving it are writes of the pool.
  */
 export class HeldRowsCopy {
-  /** The pools holding a row at the cut, in row order, and their rows. */
+  /** The pools holding a row at the cut whose rows are copied, in row order, and their rows. */
   readonly pools: Int32Array;
   private readonly rows: Int32Array;
+  /** The pools holding a row at the cut whose rows the previous snapshot holds. */
+  readonly kept: KeptRows;
   private readonly specs: readonly ColumnSpec[];
   private readonly columns: readonly SparseColumn[];
   private readonly heldOf: Int32Array;
@@ -189,6 +271,7 @@ export class HeldRowsCopy {
     arena: CaptureArena,
     kind: HeldRows,
     private readonly handled: DirtyBits | null,
+    previous: PreviousHeld | null,
   ) {
     const allocator = kind.allocator(v);
     const high = blockHighWater(v, allocator);
@@ -197,22 +280,31 @@ export class HeldRowsCopy {
     // Held here, the shard's thread scans every row handed out: typed arrays, no call per row.
     const owner = allocator.owner;
     const chainOf = v.poolChain;
+    this.heldOf = kind.held(v);
+    this.kept = previous !== null && handled !== null ? keptRows(previous, this.heldOf, owner, handled) : NONE_KEPT;
     const rows = new Int32Array(high);
     const pools = new Int32Array(high);
     let n = 0;
     for (let b = 0; b < high; b++) {
       const p = owner[b]! - 1;
-      if (p >= 0 && owned[chainOf[p]!] === 1) {
+      if (p >= 0 && owned[chainOf[p]!] === 1 && (this.kept.pools.length === 0 || !handled!.has(p))) {
         rows[n] = b;
         pools[n++] = p;
       }
     }
     this.pools = pools.slice(0, n);
     this.rows = rows.subarray(0, n);
-    this.heldOf = kind.held(v);
     this.specs = blockColumns(v.columnTable, kind.scope);
     this.rowWords = this.specs.reduce((w, c) => w + wordsPerRow(c), 0);
     this.columns = this.specs.map((c) => new SparseColumn(c, n, arena));
+  }
+
+  /** The shard's list in the file: the pools copied, then those kept (what its next cut's `previous` is). */
+  list(): Int32Array {
+    const out = new Int32Array(this.pools.length + this.kept.pools.length);
+    out.set(this.pools);
+    out.set(this.kept.pools, this.pools.length);
+    return out;
   }
 
   get done(): boolean {
@@ -275,7 +367,7 @@ export class HeldRowsCopy {
 
   /** The pools and the columns' buffers, before the copy is done: their words are those kept once it is (`wordCounts`). */
   handOver(): BlockCapture {
-    return { pools: this.pools, columns: this.columns.map((c) => c.buffers()) };
+    return { pools: this.pools, columns: this.columns.map((c) => c.buffers()), kept: this.kept };
   }
 
   /** Words kept per column, once done. */
@@ -286,7 +378,7 @@ export class HeldRowsCopy {
   /** What the shard hands over, once done. */
   result(): BlockCapture {
     if (!this.done) throw new Error('the cut\'s rows are not all copied yet');
-    return { pools: this.pools, columns: this.columns.map((c) => ({ mask: c.buffers().mask, words: c.buffers().words.subarray(0, c.kept * 4) })) };
+    return { pools: this.pools, columns: this.columns.map((c) => ({ ...c.buffers(), words: c.buffers().words.subarray(0, c.kept * 4) })), kept: this.kept };
   }
 }
 

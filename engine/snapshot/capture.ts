@@ -298,7 +298,7 @@ interface ArenaBuffer {
  * write failed): the engine starts no cut while one is written.
  *
  * Why kept: touching fresh memory costs more than the copy (7–8 s per GiB on a small server against
- * about 0.5 s for the copy), and the ring blocks of the pools trading are copied whole at every cut.
+ * about 0.5 s for the copy), and the ring blocks of the pools trading since the previous cut are copied at every cut.
  * What is kept follows what delta cuts need: a buffer holds the room of the largest need of the last
  * KEPT_CUTS delta cuts (ROOM more), and one holding more than SHRINK_ABOVE times that is made anew
  * at that size. A full cut (the first of a run: every row) is not one of them: the first delta cut

@@ -6,8 +6,10 @@
  *   [12, 12 + H)    header, JSON (SnapshotHeader)
  *   column data     each column's used rows at the offset its header entry names (8-byte aligned)
  *   ring blocks     the pools holding a ring block (i32 each), then each block column's rows for them,
- *                   in that order, per shard a bit per 4-byte word and the non-zero words (blocks.ts;
- *                   version 3: the rows whole): a load hands them blocks 0..n-1
+ *                   in that order, in segments of consecutive pools (per shard, the rows its cut
+ *                   copied, then those taken from the previous file), each a bit per 4-byte word and
+ *                   the non-zero words (blocks.ts; version 3: the rows whole): a load hands them
+ *                   blocks 0..n-1
  *   window slots    the same, for the pools holding a window slot and the slot columns' rows
  *   pending candles sealed candles the shards had not yet stored at the cut (msgpack), merged into the store on load
  *   source state    the source's own state at the cut (the simulator's, to resume from), possibly empty
@@ -105,7 +107,7 @@ export type BlockColumnSection =
   | { readonly name: string; readonly offset: number; readonly bytes: number };
 
 /**
- * The rows of `pools` consecutive pools of the file (one shard's) in one block column, read as
+ * The rows of `pools` consecutive pools of the file (of one shard) in one block column, read as
  * 4-byte words: at `maskOffset` a bit per word (u32s, least significant bit first; set: not zero),
  * at `offset` the `bytes` of the non-zero words in order.
  */

@@ -3,7 +3,8 @@ import { simulatedBatches, TempStores } from '../../test/support/simulated-batch
 import type { CommittedBatch } from '../pipeline.js';
 import { LocalShards } from '../shards/local.js';
 import type { EngineViews } from '../state/views.js';
-import { captureShardBlocks, WINDOW_SLOTS, type BlockCapture } from './blocks.js';
+import { captureShardBlocks, RING_BLOCKS, WINDOW_SLOTS, type BlockCapture, type HeldRows } from './blocks.js';
+import { blockColumns } from './format.js';
 import { CaptureArena, captureShardRows, runsByShard } from './capture.js';
 import { DirtyRows } from './dirty.js';
 import { copied, CutMarks, ShardCut } from './shard-cut.js';
@@ -119,4 +120,84 @@ describe('a shard cut copying its rows after it returns', () => {
     const untold = await cutThenWrite(false);
     expect(hex(untold.columns)).not.toEqual(hex(expected.columns));
   }, 60_000);
+
+  it('after its first cut, copies the ring blocks and window slots of the pools it changed since, and lists the rest as the previous cut holds them', async () => {
+    const third = (groups: number) => Math.floor(groups / 3);
+    const { views, shards, rest } = await universe(third, 4);
+    const marks = new CutMarks(2048, 2048);
+    const arena = new CaptureArena();
+    const dirty = shards.writer.dirty;
+    const runs = () => runsByShard(views, 1, () => 0, views.poolCount, views.tokenCount, () => true)[0]!;
+    // The first cut copies every pool holding a block or slot (told `held`, it has no list of a cut before).
+    const first = new ShardCut(views, runs(), dirty, false, arena, () => true, marks, [], true);
+    first.step(Infinity);
+    const a = await copied(first.handOver());
+    expect(a.blocks.kept.pools.length).toBe(0);
+    const rowsAt = (c: BlockCapture, kind: HeldRows) => decodedRows(c, views, kind);
+    const before = { blocks: rowsAt(a.blocks, RING_BLOCKS), slots: rowsAt(a.windowSlots, WINDOW_SLOTS) };
+    // A few batches later (some pools traded, windows moved), a delta cut told `held`.
+    for (const g of rest.slice(0, 2)) await shards.apply(g);
+    const changed = new Set([...dirty.pools.within([0, views.poolCount])]);
+    const second = new ShardCut(views, runs(), dirty, true, arena, () => true, marks, [], true);
+    second.step(Infinity);
+    const b = await copied(second.handOver());
+    for (const [capture, kind, rows, held] of [
+      [b.blocks, RING_BLOCKS, before.blocks, views.poolBlock],
+      [b.windowSlots, WINDOW_SLOTS, before.slots, views.poolWindowSlot],
+    ] as const) {
+      const copiedPools = [...capture.pools];
+      const kept = [...capture.kept.pools];
+      expect(kept.length, `${kind.scope}: pools kept`).toBeGreaterThan(10);
+      expect(copiedPools.length, `${kind.scope}: pools copied`).toBeGreaterThan(0);
+      // Copied: every pool holding one that changed since; kept: every other, none of them changed.
+      const holding = Array.from({ length: views.poolCount }, (_, p) => p).filter((p) => held[p] !== 0);
+      expect([...copiedPools, ...kept].sort((x, y) => x - y)).toEqual(holding);
+      for (const p of kept) expect(changed.has(p), `pool ${p} kept though changed`).toBe(false);
+      for (const p of copiedPools) expect(changed.has(p) || !rows.has(p), `pool ${p} copied though unchanged`).toBe(true);
+      // Each kept pool is at its place in the first cut's list, and its rows now are the ones that cut copied.
+      const listed = [...a[kind.scope === 'block' ? 'blocks' : 'windowSlots'].pools];
+      capture.kept.at.forEach((i, k) => expect(listed[i]).toBe(kept[k]));
+      const now = liveRows(views, kind);
+      for (const p of kept) expect(now.get(p), `${kind.scope} rows of kept pool ${p}`).toEqual(rows.get(p));
+    }
+  }, 60_000);
 });
+
+/** Each pool's rows in a capture, decoded (every block column's words of the row, column after column). */
+function decodedRows(c: BlockCapture, views: EngineViews, kind: HeldRows): Map<number, number[]> {
+  const specs = blockColumns(views.columnTable, kind.scope);
+  const out = new Map<number, number[]>([...c.pools].map((p) => [p, []]));
+  specs.forEach((spec, i) => {
+    const perRow = (spec.stride * spec.array.BYTES_PER_ELEMENT) / 4;
+    const mask = new Uint32Array(c.columns[i]!.mask.buffer, c.columns[i]!.mask.byteOffset, c.columns[i]!.mask.byteLength >>> 2);
+    const words = new Uint32Array(c.columns[i]!.words.buffer, c.columns[i]!.words.byteOffset, c.columns[i]!.words.byteLength >>> 2);
+    let n = 0;
+    c.pools.forEach((p, k) => {
+      const row = out.get(p)!;
+      for (let w = 0; w < perRow; w++) {
+        const bit = k * perRow + w;
+        row.push((mask[bit >>> 5]! >>> (bit & 31)) & 1 ? words[n++]! : 0);
+      }
+    });
+  });
+  return out;
+}
+
+/** Each pool's rows in the live views, as decodedRows gives them. */
+function liveRows(views: EngineViews, kind: HeldRows): Map<number, number[]> {
+  const specs = blockColumns(views.columnTable, kind.scope);
+  const held = kind.held(views);
+  const out = new Map<number, number[]>();
+  for (let p = 0; p < views.poolCount; p++) {
+    const b = held[p]! - 1;
+    if (b < 0) continue;
+    const row: number[] = [];
+    for (const spec of specs) {
+      const perRow = (spec.stride * spec.array.BYTES_PER_ELEMENT) / 4;
+      const words = new Uint32Array(spec.array.buffer, spec.array.byteOffset, spec.array.byteLength >>> 2);
+      for (let w = 0; w < perRow; w++) row.push(words[b * perRow + w]!);
+    }
+    out.set(p, row);
+  }
+  return out;
+}

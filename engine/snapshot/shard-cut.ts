@@ -37,6 +37,8 @@ export class CutMarks {
   readonly rows: RowMarks;
   readonly blocks: DirtyBits;
   readonly windowSlots: DirtyBits;
+  /** Per held kind (ring blocks, window slots), the shard's list in the file of its last cut (blocks.ts HeldRowsCopy.list), null before its first. */
+  lists: [Int32Array | null, Int32Array | null] = [null, null];
   constructor(pools: number, tokens: number) {
     this.rows = { pools: new DirtyBits(pools), tokens: new DirtyBits(tokens) };
     this.blocks = new DirtyBits(pools);
@@ -54,12 +56,23 @@ export class ShardCut implements CutBarrier {
   private readonly progress = new Int32Array(new SharedArrayBuffer(4 * WORDS + 4 * 64));
   private readonly handed: HandedOver;
 
-  /** Notes what the cut copies (a full cut's rows are copied now) and starts the copy; the shard is held for that. */
-  constructor(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean, arena: CaptureArena, ownsChain: (chain: number) => boolean, marks: CutMarks, pending: readonly PendingChunkData[]) {
+  /**
+   * Notes what the cut copies (a full cut's rows are copied now) and starts the copy; the shard is
+   * held for that. `delta`: the file is written over the snapshot of the shard's previous cut, which
+   * holds every row not changed since; `held`: its ring blocks and window slots too (the main thread
+   * knows where that file keeps them), so those of pools not changed since are not copied.
+   */
+  constructor(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean, arena: CaptureArena, ownsChain: (chain: number) => boolean, marks: CutMarks, pending: readonly PendingChunkData[], held = false) {
     const t0 = performance.now();
     this.rows = delta ? new ChangedRowsCopy(views, runs, dirty, arena, marks.rows) : null;
     const rows = this.rows !== null ? { columns: this.rows.columns, rows: this.rows.rows } : captureShardRows(views, runs, dirty, false, arena);
-    this.copies = [new HeldRowsCopy(views, ownsChain, arena, RING_BLOCKS, marks.blocks), new HeldRowsCopy(views, ownsChain, arena, WINDOW_SLOTS, marks.windowSlots)];
+    // The pools changed since the previous cut: its marks, copied into the rows' marks above (cleared only as those rows are copied, after this).
+    const changed = delta && held ? marks.rows.pools : null;
+    this.copies = ([RING_BLOCKS, WINDOW_SLOTS] as const).map((kind, k) => {
+      const list = marks.lists[k] ?? null;
+      return new HeldRowsCopy(views, ownsChain, arena, kind, k === 0 ? marks.blocks : marks.windowSlots, changed !== null && list !== null ? { list, changed } : null);
+    });
+    marks.lists = [this.copies[0]!.list(), this.copies[1]!.list()];
     const columns = this.copies.reduce((n, c) => n + c.columnCount, 0);
     if (columns > this.progress.length - WORDS) throw new RangeError(`${columns} block columns: the progress words hold ${this.progress.length - WORDS}`);
     const [blocks, windowSlots] = this.copies.map((c) => c.handOver());
@@ -208,7 +221,7 @@ export async function copied(handed: HandedOver): Promise<ShardCapture> {
   }
   if (Atomics.load(p, STATE) === FAILED) throw new Error('a shard failed to copy its ring blocks and window slots for a snapshot');
   let w = WORDS;
-  const cut = (b: BlockCapture): BlockCapture => ({ pools: b.pools, columns: b.columns.map((c) => ({ mask: c.mask, words: c.words.subarray(0, p[w++]! * 4) })) });
+  const cut = (b: BlockCapture): BlockCapture => ({ ...b, columns: b.columns.map((c) => ({ ...c, words: c.words.subarray(0, p[w++]! * 4) })) });
   const { copying: _, ...capture } = handed;
   const blocks = cut(capture.blocks);
   const windowSlots = cut(capture.windowSlots);

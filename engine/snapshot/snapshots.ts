@@ -45,6 +45,9 @@ export interface SnapshotStats {
   /** Of those, pool rows and token rows. */
   readonly lastPoolsCopied: number | null;
   readonly lastTokensCopied: number | null;
+  /** Ring blocks the shards copied for the last snapshot, and those of pools not changed since the one before it, taken from that file. */
+  readonly lastBlocksCopied: number | null;
+  readonly lastBlocksKept: number | null;
   /** Bytes the shards' capture buffers hold after the last cut (row columns, block columns), and those they let go of at it. */
   readonly captureBuffers: CaptureBuffers | null;
   readonly writing: boolean;
@@ -101,6 +104,8 @@ export class Snapshots {
   private lastRowsCopied: number | null = null;
   private lastPoolsCopied: number | null = null;
   private lastTokensCopied: number | null = null;
+  private lastBlocksCopied: number | null = null;
+  private lastBlocksKept: number | null = null;
   private captureBuffers: CaptureBuffers | null = null;
   private inFlight: Promise<SnapshotFile> | null = null;
   /** Writes the files on a thread of its own. */
@@ -228,10 +233,10 @@ export class Snapshots {
       this.enter('store_durable');
       await durable();
       this.enter('file');
-      const captured = layoutSnapshot(this.views, cut, parts, parts.some((p) => p.capture.rows !== undefined) ? over : null);
+      const { held, ...captured } = layoutSnapshot(this.views, cut, parts, parts.some((p) => p.capture.rows !== undefined) ? over : null);
       // The cut's own copies move to the writer's thread: nothing here reads them after this.
       const path = await this.writer.write(this.dir, captured, cut);
-      this.baseFile = { path, header: captured.header };
+      this.baseFile = { path, header: captured.header, held };
       this.lastCutMs = Math.max(...parts.map((p) => p.capture.heldMs));
       this.lastSliceMs = Math.max(...parts.map((p) => p.capture.sliceMs));
       this.lastPauseMs = Math.max(this.lastCutMs, this.lastSliceMs);
@@ -241,6 +246,8 @@ export class Snapshots {
       this.lastPoolsCopied = parts.reduce((n, { runs, capture }) => n + (capture.rows ? capture.rows.pools.length : runRows(runs.pools)), 0);
       this.lastTokensCopied = parts.reduce((n, { runs, capture }) => n + (capture.rows ? capture.rows.tokens.length : runRows(runs.tokens)), 0);
       this.lastRowsCopied = this.lastPoolsCopied + this.lastTokensCopied;
+      this.lastBlocksCopied = parts.reduce((n, { capture }) => n + capture.blocks.pools.length, 0);
+      this.lastBlocksKept = parts.reduce((n, { capture }) => n + capture.blocks.kept.pools.length, 0);
       this.captureBuffers = parts.reduce((a, { capture: { buffers: b } }) => ({ rows: a.rows + b.rows, blocks: a.blocks + b.blocks, released: a.released + b.released }), { rows: 0, blocks: 0, released: 0 });
       this.newestTakenAtMs = captured.header.takenAtMs;
       this.enter('prune');
@@ -297,6 +304,8 @@ export class Snapshots {
       lastRowsCopied: this.lastRowsCopied,
       lastPoolsCopied: this.lastPoolsCopied,
       lastTokensCopied: this.lastTokensCopied,
+      lastBlocksCopied: this.lastBlocksCopied,
+      lastBlocksKept: this.lastBlocksKept,
       captureBuffers: this.captureBuffers,
       writing: this.writing,
       stage: this.stage,

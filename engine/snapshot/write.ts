@@ -11,9 +11,11 @@ import type { CatalogExport } from '../catalog/catalog.js';
 import { PARTS } from '../catalog/parts.js';
 import type { EngineViews } from '../state/views.js';
 import { shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js';
+import { appendBits, maskBytes, type BlockCapture } from './blocks.js';
 import {
   alignUp,
   blockColumns,
+  type BlockSegment,
   type BlocksSection,
   columnTableHash,
   keptColumns,
@@ -36,7 +38,7 @@ export interface CapturedViews {
    * ones written over them), the sections, the closing mark. Bytes not written (rows of no shard,
    * padding) read as zero.
    */
-  readonly writes: readonly ({ readonly offset: number; readonly bytes: Uint8Array } | PatchedColumn)[];
+  readonly writes: readonly ({ readonly offset: number; readonly bytes: Uint8Array } | PatchedColumn | KeptColumn)[];
   /** The snapshot a delta cut's columns are read from. */
   readonly base?: string;
 }
@@ -55,10 +57,43 @@ export interface PatchedColumn {
   readonly patches: readonly { readonly ids: Int32Array; readonly data: Uint8Array }[];
 }
 
-/** The snapshot a delta cut is written over: its file and the columns it holds. */
+/**
+ * A segment of a block column (a shard's pools kept from the base: blocks.ts BlockCapture.kept)
+ * taken from the base file: the rows of its pools at file positions `positions` (ascending), from
+ * the base's column `from` (its segments, and the words each of its pools kept), written as one
+ * segment: the mask at `maskOffset`, the `bytes` of words at `offset`.
+ */
+export interface KeptColumn {
+  readonly maskOffset: number;
+  readonly offset: number;
+  readonly bytes: number;
+  /** 4-byte words per row. */
+  readonly perRow: number;
+  readonly positions: Int32Array;
+  readonly from: { readonly segments: readonly BlockSegment[]; readonly counts: Int32Array };
+}
+
+/**
+ * Where a file written by this process keeps its ring blocks or window slots, beyond its header:
+ * the position of each shard's first pool in the section's list, and per block column (table order)
+ * the words each pool of the list kept. A delta cut over the file takes from it the rows of pools
+ * not changed since.
+ */
+export interface HeldLayout {
+  readonly shardStarts: readonly number[];
+  readonly counts: readonly Int32Array[];
+}
+
+export interface HeldLayouts {
+  readonly blocks: HeldLayout;
+  readonly windowSlots: HeldLayout;
+}
+
+/** The snapshot a delta cut is written over: its file and the columns it holds (and where its held rows are, when this process wrote it). */
 export interface SnapshotBase {
   readonly path: string;
   readonly header: SnapshotHeader;
+  readonly held?: HeldLayouts;
 }
 
 /** The main thread's half of a cut: its own columns copied, and the id bounds the shards' rows are taken to. */
@@ -138,7 +173,7 @@ function allocatedParts(cut: MainCut, scope: string, offset: number, rowBytes: n
 }
 
 /** Lays out the file from the main thread's copies and each shard's runs (capture.ts), without copying them again. */
-export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[], over: SnapshotBase | null = null): CapturedViews {
+export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonly { readonly runs: ShardRuns; readonly capture: ShardCapture }[], over: SnapshotBase | null = null): CapturedViews & { readonly held: HeldLayouts } {
   const delta = shards.length > 0 && shards.every((s) => s.capture.rows !== undefined);
   if (delta !== shards.some((s) => s.capture.rows !== undefined)) throw new Error('a cut mixes delta and full shard captures');
   if (delta && over === null) throw new Error('a delta cut needs the snapshot it is relative to');
@@ -149,11 +184,15 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   const pending = shards.flatMap((s) => s.capture.pending);
   const pendingBytes = pack(pending) as Uint8Array;
   const tableHash = columnTableHash(views.columnTable);
-  // Ring blocks, then window slots: each the pools holding one, then per column each shard's segment.
+  // Ring blocks, then window slots: each the pools holding one, then per column each shard's segment
+  // of the rows it copied and, in a delta cut, one of those the base holds (keptFromBase).
   const held = [
-    { cols: blockColumns(views.columnTable, 'block'), of: (c: ShardCapture) => c.blocks },
-    { cols: blockColumns(views.columnTable, 'windowSlot'), of: (c: ShardCapture) => c.windowSlots },
-  ].map((h) => ({ ...h, pools: shards.reduce((n, s) => n + h.of(s.capture).pools.length, 0) }));
+    { cols: blockColumns(views.columnTable, 'block'), of: (c: ShardCapture) => c.blocks, base: over?.header.blocks, layout: over?.held?.blocks },
+    { cols: blockColumns(views.columnTable, 'windowSlot'), of: (c: ShardCapture) => c.windowSlots, base: over?.header.windowSlots, layout: over?.held?.windowSlots },
+  ].map((h) => {
+    const kept = shards.map(({ capture }, s) => keptFromBase(h.of(capture), s, h.cols.length, h.base, h.layout));
+    return { ...h, kept, pools: shards.reduce((n, s, i) => n + h.of(s.capture).pools.length + kept[i]!.positions.length, 0) };
+  });
   // The header's length depends on the offsets it lists: lay out with room to spare, widen until it fits.
   const draft = (base: number): SnapshotHeader => {
     let at = base;
@@ -171,18 +210,24 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
       at = alignUp(at + bytes.byteLength);
       return section;
     });
-    const [blocks, windowSlots] = held.map(({ cols, of, pools }): BlocksSection => {
+    const [blocks, windowSlots] = held.map(({ cols, of, pools, kept }): BlocksSection => {
       const offset = at;
       at = alignUp(at + pools * 4);
       // Per block column, each shard's segment: its mask, then its non-zero words.
       const columns = cols.map((c, i) => ({
         name: c.name,
-        segments: shards.map(({ capture }) => {
+        segments: shards.flatMap(({ capture }, s) => {
+          const segment = (n: number, maskLength: number, wordBytes: number): BlockSegment => {
+            const maskOffset = at;
+            const offset = alignUp(at + maskLength);
+            at = alignUp(offset + wordBytes);
+            return { pools: n, maskOffset, offset, bytes: wordBytes };
+          };
           const { mask, words } = of(capture).columns[i]!;
-          const maskOffset = at;
-          const offset = alignUp(at + mask.byteLength);
-          at = alignUp(offset + words.byteLength);
-          return { pools: of(capture).pools.length, maskOffset, offset, bytes: words.byteLength };
+          const copiedRows = segment(of(capture).pools.length, mask.byteLength, words.byteLength);
+          const k = kept[s]!;
+          if (k.positions.length === 0) return [copiedRows];
+          return [copiedRows, segment(k.positions.length, maskBytes(k.positions.length * (rowBytes(c) / 4)), k.words[i]! * 4)];
         }),
       }));
       return { offset, pools, columns };
@@ -255,25 +300,72 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     const part = PARTS.find((p) => p.name === name);
     writes.push(...(part ? allocatedParts(cut, part.scope, at, part.ctor.BYTES_PER_ELEMENT * part.stride, bytes) : [{ offset: at, bytes }]));
   });
-  // Ring blocks and window slots: each shard's pools after the shards before it, then each column's segments.
-  [header.blocks, header.windowSlots].forEach((section, h) => {
-    const of = held[h]!.of;
+  // Ring blocks and window slots: each shard's pools after the shards before it (those it copied,
+  // then those kept), then each column's segments: the rows copied, the rows kept from the base.
+  const layouts = [header.blocks, header.windowSlots].map((section, h): HeldLayout => {
+    const { of, kept, base, cols } = held[h]!;
+    const shardStarts: number[] = [];
     let prior = 0;
-    for (const { capture } of shards) {
-      const { pools } = of(capture);
-      writes.push({ offset: section.offset + prior * 4, bytes: new Uint8Array(pools.buffer, pools.byteOffset, pools.byteLength) });
-      prior += pools.length;
-    }
+    shards.forEach(({ capture }, s) => {
+      shardStarts.push(prior);
+      for (const pools of [of(capture).pools, kept[s]!.pools]) {
+        writes.push({ offset: section.offset + prior * 4, bytes: new Uint8Array(pools.buffer, pools.byteOffset, pools.byteLength) });
+        prior += pools.length;
+      }
+    });
     section.columns.forEach((col, i) => {
       if (!('segments' in col)) throw new Error('a snapshot is written with sparse ring blocks');
-      col.segments.forEach((seg, s) => {
-        const { mask, words } = of(shards[s]!.capture).columns[i]!;
-        writes.push({ offset: seg.maskOffset, bytes: mask }, { offset: seg.offset, bytes: words });
+      let seg = 0;
+      shards.forEach(({ capture }, s) => {
+        const { mask, words } = of(capture).columns[i]!;
+        const copiedRows = col.segments[seg++]!;
+        writes.push({ offset: copiedRows.maskOffset, bytes: mask }, { offset: copiedRows.offset, bytes: words });
+        const k = kept[s]!;
+        if (k.positions.length === 0) return;
+        const keptRows = col.segments[seg++]!;
+        const from = base!.columns[i]!;
+        if (from.name !== col.name || !('segments' in from)) throw new Error(`the base snapshot keeps no sparse block column ${col.name} in its place`);
+        writes.push({ maskOffset: keptRows.maskOffset, offset: keptRows.offset, bytes: keptRows.bytes, perRow: rowBytes(cols[i]!) / 4, positions: k.positions, from: { segments: from.segments, counts: k.baseCounts[i]! } });
       });
     });
+    // What each pool of the list kept, per column, for a delta cut over this file.
+    const counts = cols.map((_, i) => {
+      const out = new Int32Array(prior);
+      let at = 0;
+      shards.forEach(({ capture }, s) => {
+        out.set(of(capture).columns[i]!.counts.subarray(0, of(capture).pools.length), at);
+        at += of(capture).pools.length;
+        out.set(kept[s]!.counts[i]!, at);
+        at += kept[s]!.positions.length;
+      });
+      return out;
+    });
+    return { shardStarts, counts };
   });
   writes.push({ offset: header.bytes - SNAPSHOT_END.length, bytes: SNAPSHOT_END });
-  return delta ? { header, writes, base: over!.path } : { header, writes };
+  const layout: HeldLayouts = { blocks: layouts[0]!, windowSlots: layouts[1]! };
+  return delta ? { header, writes, base: over!.path, held: layout } : { header, writes, held: layout };
+}
+
+/** A shard's pools kept from the base (BlockCapture.kept): their ids, base file positions, and per column the words each kept and all of them. */
+interface KeptFromBase {
+  readonly pools: Int32Array;
+  readonly positions: Int32Array;
+  readonly counts: readonly Int32Array[];
+  readonly words: readonly number[];
+  /** The base's words per pool of its whole list, per column (what KeptColumn reads by). */
+  readonly baseCounts: readonly Int32Array[];
+}
+
+/** The pools shard `shard` kept from the base (`capture.kept`), located in it (`base`, `layout`: its section, and where this process put its rows). */
+function keptFromBase(capture: BlockCapture, shard: number, columns: number, base: BlocksSection | undefined, layout: HeldLayout | undefined): KeptFromBase {
+  const { kept } = capture;
+  if (kept.pools.length === 0) return { pools: kept.pools, positions: kept.at, counts: Array.from({ length: columns }, () => new Int32Array(0)), words: new Array<number>(columns).fill(0), baseCounts: [] };
+  if (base === undefined || layout === undefined) throw new Error('a shard kept ring rows from a snapshot whose layout is not known');
+  const start = layout.shardStarts[shard]!;
+  const positions = kept.at.map((i) => start + i);
+  const counts = layout.counts.map((all) => positions.map((p) => all[p]!));
+  return { pools: kept.pools, positions, counts, words: counts.map((c) => c.reduce((n, x) => n + x, 0)), baseCounts: layout.counts };
 }
 
 /** The shards' [first, end) runs as one ascending list, touching runs joined. */
@@ -332,6 +424,66 @@ async function writePatched(file: FileHandle, base: FileHandle, w: PatchedColumn
   }
 }
 
+/** Bytes of kept rows' words gathered from the base before they are written. */
+const KEPT_CHUNK_BYTES = 8 * 2 ** 20; // 8 MiB
+
+/**
+ * Writes one segment of rows kept from the base (KeptColumn): each row's mask bits from its base
+ * segment's mask, its words read from the base (runs of rows that follow each other there in one
+ * read), gathered a chunk at a time.
+ */
+async function writeKept(file: FileHandle, base: FileHandle, w: KeptColumn): Promise<void> {
+  const { perRow, positions, from } = w;
+  const mask = new Uint32Array(maskBytes(positions.length * perRow) >>> 2);
+  const buf = new Uint8Array(Math.min(w.bytes, Math.max(KEPT_CHUNK_BYTES, perRow * 4)));
+  /** Reads into `buf` not made yet: [place in buf, bytes, base offset] each. */
+  const runs: number[] = [];
+  let filled = 0;
+  let written = 0;
+  const flush = async () => {
+    for (let r = 0; r < runs.length; r += 3) await readFully(base, buf.subarray(runs[r]!, runs[r]! + runs[r + 1]!), runs[r + 2]!);
+    await writeFully(file, buf.subarray(0, filled), w.offset + written);
+    written += filled;
+    filled = 0;
+    runs.length = 0;
+  };
+  // The base segment of the position at hand, its first position, and the words kept before position `j` in it.
+  let seg = -1;
+  let first = 0;
+  let end = 0;
+  let j = 0;
+  let word = 0;
+  let segMask: Uint32Array | null = null;
+  for (let k = 0; k < positions.length; k++) {
+    const pos = positions[k]!;
+    while (pos >= end) {
+      if (++seg >= from.segments.length) throw new RangeError(`the base snapshot has no pool at position ${pos} of its list`);
+      first = end;
+      end += from.segments[seg]!.pools;
+      j = first;
+      word = 0;
+      segMask = null;
+    }
+    while (j < pos) word += from.counts[j++]!;
+    const s = from.segments[seg]!;
+    if (segMask === null) {
+      segMask = new Uint32Array(maskBytes(s.pools * perRow) >>> 2);
+      await readFully(base, new Uint8Array(segMask.buffer), s.maskOffset);
+    }
+    appendBits(mask, k * perRow, segMask, (pos - first) * perRow, perRow);
+    const n = from.counts[pos]! * 4;
+    if (filled + n > buf.length) await flush();
+    const src = s.offset + word * 4;
+    const last = runs.length - 3;
+    if (last >= 0 && runs[last]! + runs[last + 1]! === filled && runs[last + 2]! + runs[last + 1]! === src) runs[last + 1] = runs[last + 1]! + n;
+    else if (n > 0) runs.push(filled, n, src);
+    filled += n;
+  }
+  if (filled > 0) await flush();
+  if (written !== w.bytes) throw new RangeError(`rows kept from the base snapshot: ${written} bytes of words where ${w.bytes} were laid out`);
+  await writeFully(file, new Uint8Array(mask.buffer), w.maskOffset);
+}
+
 async function readFully(file: FileHandle, into: Uint8Array, offset: number): Promise<void> {
   let done = 0;
   while (done < into.byteLength) {
@@ -370,15 +522,15 @@ const WRITES_IN_FLIGHT = 16;
 
 /**
  * The writes of a snapshot as tasks: byte writes in offset order, those that touch joined into one
- * gathered write, and each delta column on its own (it reads the base chunk by chunk).
+ * gathered write, and each delta column and segment of rows kept on its own (they read the base).
  */
 function writeTasks(writes: CapturedViews['writes'], file: FileHandle, base: FileHandle | null): (() => Promise<void>)[] {
   const tasks: (() => Promise<void>)[] = [];
   const plain: { readonly offset: number; readonly bytes: Uint8Array }[] = [];
   for (const w of writes) {
-    if ('bytes' in w) {
-      if (w.bytes.byteLength > 0) plain.push(w);
-    } else tasks.push(() => writePatched(file, base!, w));
+    if ('positions' in w) tasks.push(() => writeKept(file, base!, w));
+    else if ('patches' in w) tasks.push(() => writePatched(file, base!, w));
+    else if (w.bytes.byteLength > 0) plain.push(w);
   }
   plain.sort((a, b) => a.offset - b.offset);
   for (let i = 1; i < plain.length; i++) {
