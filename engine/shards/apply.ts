@@ -477,6 +477,8 @@ export class ShardWriter {
     const d1 = POW10[v.poolDecimals1[p]!]!;
 
     this.seqPool(p);
+    // Its candles change (and its ring block may be taken): a cut copies its candle rows again.
+    this.dirty.candles.mark(p);
     // Its window slot, then its ring block, taken back first when it was quiet: before lastSwapTime
     // moves, which bounds the stored candles that were its own (the block's windows are summed into the slot).
     windowSlotOf(v, p, this.slotPool);

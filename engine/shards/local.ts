@@ -107,6 +107,7 @@ export class LocalShards implements ShardDispatcher, PoolRanker {
       this.writer.sweepSet.add(p);
     }
     this.writer.dirty.pools.markAll(pools);
+    this.writer.dirty.candles.markAll(pools);
     this.writer.dirty.tokens.markAll(tokens);
   }
 

@@ -128,6 +128,7 @@ export class ShardTiers {
         break;
       }
       this.writer.seqPool(p);
+      this.writer.dirty.candles.mark(p);
       for (const c of columns) {
         const per = c.length / pool.count;
         c.copyWithin(to * per, b * per, (b + 1) * per);

@@ -132,6 +132,7 @@ function markChanged(pools: readonly number[], tokens: readonly number[]): void 
     views.txKeptFrom[p] = 0;
   }
   writer.dirty.pools.markAll(pools);
+  writer.dirty.candles.markAll(pools);
   writer.dirty.tokens.markAll(tokens);
 }
 

@@ -9,9 +9,9 @@
  * and the non-zero words in order. A load writes only those words into the (fresh, zeroed) shared
  * memory, so the pages of empty slots are never touched. Version 3 files hold the rows whole.
  *
- * After a shard's first cut, it copies only the rows of pools it changed since its previous cut;
- * those of the others are in the file of that cut, and the writer takes them from there
- * (HeldRowsCopy, write.ts KeptColumn).
+ * After a shard's first cut, it copies the candle rows (most of a ring block) only of the pools whose
+ * candles it wrote since its previous cut; those of the others are in the file of that cut, and the
+ * writer takes them from there (HeldRowsCopy, write.ts KeptColumn).
  *
  * Window slots (state/window-slots.ts) are kept the same way, in a section of their own: per pool
  * holding a slot at the cut, its id and the slot's rows.
@@ -49,11 +49,12 @@ export interface SparseRows {
 }
 
 /**
- * What one shard hands over at a cut: the pools of its chains holding a block whose rows it copied,
- * and each block column's rows for them (table order); then, in a delta cut, the pools holding one
- * that it has not written since its previous cut (`kept`): their rows are those the snapshot of
- * that cut holds, at positions `at` of the shard's list there (ascending). The shard's list in the
- * file is `pools`, then `kept.pools`.
+ * What one shard hands over at a cut: the pools of its chains holding a block whose rows it copied
+ * whole (`pools`), then, in a delta cut, those whose candles it has not written since its previous
+ * cut (`kept`: at positions `at` of its list there, ascending), and each block column's rows (table
+ * order): of `pools` in a candle column (ColumnSpec.candles: the kept pools' rows there are those
+ * the snapshot of that cut holds), of `pools` then `kept.pools` in the others. The shard's list in
+ * the file is `pools`, then `kept.pools`.
  */
 export interface BlockCapture {
   readonly pools: Int32Array;
@@ -69,9 +70,9 @@ export interface KeptRows {
 const NONE_KEPT: KeptRows = { pools: new Int32Array(0), at: new Int32Array(0) };
 
 /**
- * What a shard's next cut may take from the snapshot of this one: the pools it listed for a held
- * kind, in their order in the file (copied, then kept), and the pools it changed since (`changed`:
- * the marks of the cut, every write of a pool's row, block or slot marking it).
+ * What a shard's next cut may take from the snapshot of its previous one: the pools it listed there
+ * for a held kind, in their order in the file (copied whole, then kept), and the pools whose candles
+ * it wrote since (`changed`: DirtyRows.candles as of the cut).
  */
 export interface PreviousHeld {
   readonly list: Int32Array;
@@ -213,10 +214,10 @@ export function captureShardBlocks(v: EngineViews, ownsChain: (chain: number) =>
 }
 
 /**
- * The pools of the shard's previous list not changed since and still holding their row, at their
- * positions there (ascending), each marked in `handled`.
+ * The pools of the shard's previous list whose candles it has not written since and that still hold
+ * their row, at their positions there (ascending).
  */
-function keptRows(previous: PreviousHeld, heldOf: Int32Array, owner: Int32Array, handled: DirtyBits): KeptRows {
+function keptRows(previous: PreviousHeld, heldOf: Int32Array, owner: Int32Array): KeptRows {
   const { list, changed } = previous;
   const at = new Int32Array(list.length);
   let n = 0;
@@ -224,10 +225,9 @@ function keptRows(previous: PreviousHeld, heldOf: Int32Array, owner: Int32Array,
     const p = list[i]!;
     if (changed.has(p)) continue;
     const row = heldOf[p]! - 1;
-    // Unchanged, it holds its row: the check only guards the invariant.
+    // Its candles unwritten, it holds its row (taking and moving one write them): the check only guards that.
     if (row < 0 || owner[row] !== p + 1) continue;
     at[n++] = i;
-    handled.mark(p);
   }
   const kept = at.slice(0, n);
   return { pools: kept.map((i) => list[i]!), at: kept };
@@ -235,25 +235,30 @@ function keptRows(previous: PreviousHeld, heldOf: Int32Array, owner: Int32Array,
 
 /**
  * A shard's copy, at a cut, of the rows its pools hold per pool (ring blocks or window slots), made
- * after the cut in slices (`step`, in row order) while the shard goes on applying. Its writer calls
- * `before(p)` ahead of any write to pool p (where p's seqlock word moves: shards/apply.ts seqPool).
- * Invariant: a pool not marked in `handled` holds, in the live columns, the row it held at the cut;
- * the first `before(p)` marks it and, when its row is still ahead of the copy, saves the row. Writes
- * that bypass the seqlock (a rollback's reset and restore) finish the copy first.
+ * after the cut in slices (`step`) while the shard goes on applying. Its writer calls `before(p)`
+ * ahead of any write to pool p (where p's seqlock word moves: shards/apply.ts seqPool).
+ * Invariant: a pool marked in `pending` holds, in the live columns, the row it held at the cut, and
+ * its copy is still to be made; the first `before(p)` unmarks it and saves its row, which the copy
+ * takes when it reaches it. Writes that bypass the seqlock (a rollback's reset and restore) finish
+ * the copy first.
  *
  * Given the shard's list of its previous cut (`previous`, when the snapshot of that cut is the one
- * this cut's file is written over), a pool of that list not changed since and still holding its row
- * is not copied: it is kept (BlockCapture.kept), marked in `handled` from the start, and the file
- * takes its rows from the previous one (write.ts). Unchanged, it holds the row and the words it held
- * then: taking a row, giving it back and moving it are writes of the pool.
+ * this cut's file is written over), a pool of that list whose candles the shard has not written since
+ * (DirtyRows.candles) is kept (BlockCapture.kept): its candle columns' rows (ColumnSpec.candles) are
+ * not copied, the file takes them from the previous one (write.ts KeptColumn); its other columns
+ * (window state the sweep moves) are copied as any pool's.
  */
 export class HeldRowsCopy {
-  /** The pools holding a row at the cut whose rows are copied, in row order, and their rows. */
+  /** The pools holding a row at the cut whose rows are copied whole, in row order. */
   readonly pools: Int32Array;
-  private readonly rows: Int32Array;
-  /** The pools holding a row at the cut whose rows the previous snapshot holds. */
+  /** The pools holding a row at the cut whose candle rows the previous snapshot holds. */
   readonly kept: KeptRows;
+  /** `pools` then `kept.pools`, and the row each held at the cut: the order the copy goes in. */
+  private readonly order: Int32Array;
+  private readonly rows: Int32Array;
   private readonly specs: readonly ColumnSpec[];
+  /** Per column: true when a kept pool's row in it is taken from the previous file. */
+  private readonly fromPrevious: readonly boolean[];
   private readonly columns: readonly SparseColumn[];
   private readonly heldOf: Int32Array;
   /** 4-byte words of a pool's row over every column (a saved row's length). */
@@ -270,7 +275,7 @@ export class HeldRowsCopy {
     ownsChain: (chain: number) => boolean,
     arena: CaptureArena,
     kind: HeldRows,
-    private readonly handled: DirtyBits | null,
+    private readonly pending: DirtyBits | null,
     previous: PreviousHeld | null,
   ) {
     const allocator = kind.allocator(v);
@@ -281,45 +286,51 @@ export class HeldRowsCopy {
     const owner = allocator.owner;
     const chainOf = v.poolChain;
     this.heldOf = kind.held(v);
-    this.kept = previous !== null && handled !== null ? keptRows(previous, this.heldOf, owner, handled) : NONE_KEPT;
-    const rows = new Int32Array(high);
-    const pools = new Int32Array(high);
+    this.specs = blockColumns(v.columnTable, kind.scope);
+    const anyFromPrevious = this.specs.some((c) => c.candles);
+    this.kept = previous !== null && pending !== null && anyFromPrevious ? keptRows(previous, this.heldOf, owner) : NONE_KEPT;
+    this.fromPrevious = this.specs.map((c) => c.candles && this.kept.pools.length > 0);
+    // The kept pools marked first, so that the scan passes them over; then every pool of the copy is.
+    for (const p of this.kept.pools) pending!.mark(p);
+    const keptCount = this.kept.pools.length;
+    const order = new Int32Array(high + keptCount);
+    const rows = new Int32Array(high + keptCount);
     let n = 0;
     for (let b = 0; b < high; b++) {
       const p = owner[b]! - 1;
-      if (p >= 0 && owned[chainOf[p]!] === 1 && (this.kept.pools.length === 0 || !handled!.has(p))) {
+      if (p >= 0 && owned[chainOf[p]!] === 1 && (keptCount === 0 || !pending!.has(p))) {
         rows[n] = b;
-        pools[n++] = p;
+        order[n++] = p;
       }
     }
-    this.pools = pools.slice(0, n);
-    this.rows = rows.subarray(0, n);
-    this.specs = blockColumns(v.columnTable, kind.scope);
+    this.pools = order.slice(0, n);
+    if (pending !== null) for (let i = 0; i < n; i++) pending.mark(order[i]!);
+    for (let k = 0; k < keptCount; k++) {
+      const p = this.kept.pools[k]!;
+      rows[n + k] = this.heldOf[p]! - 1;
+      order[n + k] = p;
+    }
+    this.order = order.subarray(0, n + keptCount);
+    this.rows = rows.subarray(0, n + keptCount);
     this.rowWords = this.specs.reduce((w, c) => w + wordsPerRow(c), 0);
-    this.columns = this.specs.map((c) => new SparseColumn(c, n, arena));
+    this.columns = this.specs.map((c, i) => new SparseColumn(c, this.fromPrevious[i] ? n : n + keptCount, arena));
   }
 
-  /** The shard's list in the file: the pools copied, then those kept (what its next cut's `previous` is). */
+  /** The shard's list in the file: the pools copied whole, then those kept (what its next cut's `previous` is). */
   list(): Int32Array {
-    const out = new Int32Array(this.pools.length + this.kept.pools.length);
-    out.set(this.pools);
-    out.set(this.kept.pools, this.pools.length);
-    return out;
+    return this.order.slice();
   }
 
   get done(): boolean {
-    return this.next === this.pools.length;
+    return this.next === this.order.length;
   }
 
-  /** Pool p is about to be written: its rows as of the cut are saved first when not encoded yet. */
+  /** Pool p is about to be written: its rows as of the cut are saved first when its copy is still to be made. */
   before(p: number): void {
-    // Once done its marks are cleared for the next cut: none is made after.
-    if (this.handled === null || this.ended || this.handled.has(p)) return;
-    this.handled.mark(p);
-    // Its row now is the one it held at the cut (it moves only under p's seqlock, which has not moved
-    // since); a row of the cut is still ahead of the copy when it is not below the next one's.
+    if (this.pending === null || this.ended || !this.pending.has(p)) return;
+    this.pending.unmark(p);
+    // Its row now is the one it held at the cut (it moves only under p's seqlock, which has not moved since).
     const row = this.heldOf[p]! - 1;
-    if (row < 0 || this.next === this.rows.length || row < this.rows[this.next]!) return;
     const copy = new Int32Array(this.rowWords);
     let at = 0;
     for (const c of this.specs) {
@@ -335,26 +346,29 @@ export class HeldRowsCopy {
   step(deadline: number): boolean {
     const live = this.specs.map(liveWords);
     const per = this.specs.map(wordsPerRow);
-    while (this.next < this.pools.length) {
+    const whole = this.pools.length;
+    while (this.next < this.order.length) {
       // Sixteen pools between looks at the clock: at most a few hundred KiB of rows.
-      for (const end = Math.min(this.pools.length, this.next + 16); this.next < end; this.next++) {
-        const p = this.pools[this.next]!;
+      for (const end = Math.min(this.order.length, this.next + 16); this.next < end; this.next++) {
+        const p = this.order[this.next]!;
+        const fromPrevious = this.next >= whole ? this.fromPrevious : null;
         const copy = this.saved.get(p);
         if (copy === undefined) {
+          this.pending?.unmark(p);
           const row = this.rows[this.next]!;
-          for (let i = 0; i < this.columns.length; i++) this.columns[i]!.row(live[i]!, row * per[i]!);
+          for (let i = 0; i < this.columns.length; i++) if (fromPrevious === null || !fromPrevious[i]) this.columns[i]!.row(live[i]!, row * per[i]!);
           continue;
         }
         this.saved.delete(p);
         this.savedBytes -= copy.byteLength;
-        for (let i = 0, at = 0; i < this.columns.length; at += per[i]!, i++) this.columns[i]!.row(copy, at);
+        for (let i = 0, at = 0; i < this.columns.length; at += per[i]!, i++) if (fromPrevious === null || !fromPrevious[i]) this.columns[i]!.row(copy, at);
       }
       if (performance.now() >= deadline) break;
     }
     if (!this.done) return false;
     if (!this.ended) {
       for (const c of this.columns) c.end();
-      this.handled?.clear();
+      this.pending?.clear();
     }
     this.ended = true;
     return true;

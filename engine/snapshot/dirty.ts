@@ -5,7 +5,9 @@
  * Invariant: bit p of `pools` (word p >>> 5) is set, by the shard that owns pool p and no other
  * thread, whenever that shard writes a kept column of pool p's row or ring block, from the previous
  * cut's capture on; a capture clears every bit. Writes happen under the row's seqlock, so marking
- * where the seqlock word moves marks every write. Tokens likewise.
+ * where the seqlock word moves marks every write. Tokens likewise. Bit p of `candles` is set, by the
+ * same shard, whenever it writes a candle column (ColumnSpec.candles) of pool p's ring block, where
+ * those writes happen (the few places ColumnSpec.candles names); a capture clears it too.
  */
 
 /** One bit per id, set while the row changed since the last capture. */
@@ -81,17 +83,23 @@ export class DirtyBits {
   }
 }
 
-/** The pools and tokens a shard changed since its last cut. */
+/**
+ * The pools and tokens a shard changed since its last cut; of the pools, those whose candle columns
+ * it wrote (`candles`: state/views.ts ColumnSpec.candles, a subset of `pools`).
+ */
 export class DirtyRows {
   readonly pools: DirtyBits;
   readonly tokens: DirtyBits;
+  readonly candles: DirtyBits;
   constructor(pools: number, tokens: number) {
     this.pools = new DirtyBits(pools);
     this.tokens = new DirtyBits(tokens);
+    this.candles = new DirtyBits(pools);
   }
 
   clear(): void {
     this.pools.clear();
     this.tokens.clear();
+    this.candles.clear();
   }
 }

@@ -121,7 +121,7 @@ describe('a shard cut copying its rows after it returns', () => {
     expect(hex(untold.columns)).not.toEqual(hex(expected.columns));
   }, 60_000);
 
-  it('after its first cut, copies the ring blocks and window slots of the pools it changed since, and lists the rest as the previous cut holds them', async () => {
+  it('after its first cut, copies the candles of the pools whose candles it wrote since, and lists the rest as the previous cut holds them', async () => {
     const third = (groups: number) => Math.floor(groups / 3);
     const { views, shards, rest } = await universe(third, 4);
     const marks = new CutMarks(2048, 2048);
@@ -133,46 +133,69 @@ describe('a shard cut copying its rows after it returns', () => {
     first.step(Infinity);
     const a = await copied(first.handOver());
     expect(a.blocks.kept.pools.length).toBe(0);
-    const rowsAt = (c: BlockCapture, kind: HeldRows) => decodedRows(c, views, kind);
-    const before = { blocks: rowsAt(a.blocks, RING_BLOCKS), slots: rowsAt(a.windowSlots, WINDOW_SLOTS) };
-    // A few batches later (some pools traded, windows moved), a delta cut told `held`.
+    const before = decodedRows(a.blocks, views, RING_BLOCKS);
+    // A few batches and a sweep later (some pools traded, windows moved), a delta cut told `held`.
     for (const g of rest.slice(0, 2)) await shards.apply(g);
-    const changed = new Set([...dirty.pools.within([0, views.poolCount])]);
+    shards.sweep(16);
+    const traded = new Set([...dirty.candles.within([0, views.poolCount])]);
+    const written = new Set([...dirty.pools.within([0, views.poolCount])]);
     const second = new ShardCut(views, runs(), dirty, true, arena, () => true, marks, [], true);
+    // Written while the copy is under way: rows as of the cut all the same.
+    shards.writer.cut = second;
+    expect(second.step(0)).toBe(false);
+    const atCut = { blocks: liveRows(views, RING_BLOCKS), slots: liveRows(views, WINDOW_SLOTS) };
+    for (const g of rest.slice(2, 4)) await shards.apply(g);
+    shards.sweep(16);
     second.step(Infinity);
+    shards.writer.cut = null;
     const b = await copied(second.handOver());
-    for (const [capture, kind, rows, held] of [
-      [b.blocks, RING_BLOCKS, before.blocks, views.poolBlock],
-      [b.windowSlots, WINDOW_SLOTS, before.slots, views.poolWindowSlot],
-    ] as const) {
-      const copiedPools = [...capture.pools];
-      const kept = [...capture.kept.pools];
-      expect(kept.length, `${kind.scope}: pools kept`).toBeGreaterThan(10);
-      expect(copiedPools.length, `${kind.scope}: pools copied`).toBeGreaterThan(0);
-      // Copied: every pool holding one that changed since; kept: every other, none of them changed.
-      const holding = Array.from({ length: views.poolCount }, (_, p) => p).filter((p) => held[p] !== 0);
-      expect([...copiedPools, ...kept].sort((x, y) => x - y)).toEqual(holding);
-      for (const p of kept) expect(changed.has(p), `pool ${p} kept though changed`).toBe(false);
-      for (const p of copiedPools) expect(changed.has(p) || !rows.has(p), `pool ${p} copied though unchanged`).toBe(true);
-      // Each kept pool is at its place in the first cut's list, and its rows now are the ones that cut copied.
-      const listed = [...a[kind.scope === 'block' ? 'blocks' : 'windowSlots'].pools];
-      capture.kept.at.forEach((i, k) => expect(listed[i]).toBe(kept[k]));
-      const now = liveRows(views, kind);
-      for (const p of kept) expect(now.get(p), `${kind.scope} rows of kept pool ${p}`).toEqual(rows.get(p));
+
+    const copiedPools = [...b.blocks.pools];
+    const kept = [...b.blocks.kept.pools];
+    expect(kept.length, 'ring blocks kept').toBeGreaterThan(10);
+    expect(copiedPools.length, 'ring blocks copied whole').toBeGreaterThan(0);
+    // Some kept pools' windows moved (the sweep): their candles are kept all the same.
+    expect(kept.some((p) => written.has(p))).toBe(true);
+    // Copied whole: every pool holding a block whose candles changed since; kept: every other, none of them traded.
+    const holding = [...atCut.blocks.keys()].sort((x, y) => x - y);
+    expect([...copiedPools, ...kept].sort((x, y) => x - y)).toEqual(holding);
+    for (const p of kept) expect(traded.has(p), `pool ${p} kept though it traded`).toBe(false);
+    for (const p of copiedPools) expect(traded.has(p) || !before.has(p), `pool ${p} copied though its candles are unchanged`).toBe(true);
+    // Each kept pool is at its place in the first cut's list, and its candles at the cut are the ones that cut copied.
+    const listed = [...a.blocks.pools];
+    b.blocks.kept.at.forEach((i, k) => expect(listed[i]).toBe(kept[k]));
+    const candles = candleWords(views);
+    for (const p of kept) expect(atCut.blocks.get(p)!.filter((_, w) => candles[w]), `candles of kept pool ${p}`).toEqual(before.get(p)!.filter((_, w) => candles[w]));
+    // The copy holds every pool's rows as of the cut: whole for those copied, the window state for those kept.
+    const got = decodedRows(b.blocks, views, RING_BLOCKS, kept);
+    for (const p of holding) {
+      const want = atCut.blocks.get(p)!;
+      expect(got.get(p), `ring block rows of pool ${p}`).toEqual(copiedPools.includes(p) ? want : want.filter((_, w) => !candles[w]));
     }
+    // Window slots have no candle column: every one is copied.
+    expect(b.windowSlots.kept.pools.length).toBe(0);
+    expect(decodedRows(b.windowSlots, views, WINDOW_SLOTS)).toEqual(atCut.slots);
   }, 60_000);
 });
 
-/** Each pool's rows in a capture, decoded (every block column's words of the row, column after column). */
-function decodedRows(c: BlockCapture, views: EngineViews, kind: HeldRows): Map<number, number[]> {
+/** Per word of a ring block's rows (every block column after the other), whether it is in a candle column. */
+function candleWords(views: EngineViews): boolean[] {
+  return blockColumns(views.columnTable, 'block').flatMap((spec) => new Array<boolean>((spec.stride * spec.array.BYTES_PER_ELEMENT) / 4).fill(spec.candles));
+}
+
+/**
+ * Each pool's rows in a capture, decoded (every block column's words of the row, column after
+ * column): those of `kept` (its kept pools) in the columns that are not candles only.
+ */
+function decodedRows(c: BlockCapture, views: EngineViews, kind: HeldRows, kept: readonly number[] = []): Map<number, number[]> {
   const specs = blockColumns(views.columnTable, kind.scope);
-  const out = new Map<number, number[]>([...c.pools].map((p) => [p, []]));
+  const out = new Map<number, number[]>([...c.pools, ...kept].map((p) => [p, []]));
   specs.forEach((spec, i) => {
     const perRow = (spec.stride * spec.array.BYTES_PER_ELEMENT) / 4;
     const mask = new Uint32Array(c.columns[i]!.mask.buffer, c.columns[i]!.mask.byteOffset, c.columns[i]!.mask.byteLength >>> 2);
     const words = new Uint32Array(c.columns[i]!.words.buffer, c.columns[i]!.words.byteOffset, c.columns[i]!.words.byteLength >>> 2);
     let n = 0;
-    c.pools.forEach((p, k) => {
+    (spec.candles ? [...c.pools] : [...c.pools, ...kept]).forEach((p, k) => {
       const row = out.get(p)!;
       for (let w = 0; w < perRow; w++) {
         const bit = k * perRow + w;

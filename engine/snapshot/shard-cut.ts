@@ -30,19 +30,22 @@ const SAVED_LIMIT = 64 * 2 ** 20;
 
 /**
  * A shard's marks for the cut it is copying, reused from cut to cut (cleared as a copy ends): the
- * changed rows not copied yet (capture.ts ChangedRowsCopy), and per held kind the pools already
- * handled (blocks.ts HeldRowsCopy).
+ * changed rows not copied yet (capture.ts ChangedRowsCopy), and per held kind the pools whose rows
+ * are still to be copied (blocks.ts HeldRowsCopy); the pools whose candles it wrote before the cut
+ * (cleared once the copies know them).
  */
 export class CutMarks {
   readonly rows: RowMarks;
   readonly blocks: DirtyBits;
   readonly windowSlots: DirtyBits;
+  readonly candles: DirtyBits;
   /** Per held kind (ring blocks, window slots), the shard's list in the file of its last cut (blocks.ts HeldRowsCopy.list), null before its first. */
   lists: [Int32Array | null, Int32Array | null] = [null, null];
   constructor(pools: number, tokens: number) {
     this.rows = { pools: new DirtyBits(pools), tokens: new DirtyBits(tokens) };
     this.blocks = new DirtyBits(pools);
     this.windowSlots = new DirtyBits(pools);
+    this.candles = new DirtyBits(pools);
   }
 }
 
@@ -59,19 +62,21 @@ export class ShardCut implements CutBarrier {
   /**
    * Notes what the cut copies (a full cut's rows are copied now) and starts the copy; the shard is
    * held for that. `delta`: the file is written over the snapshot of the shard's previous cut, which
-   * holds every row not changed since; `held`: its ring blocks and window slots too (the main thread
-   * knows where that file keeps them), so those of pools not changed since are not copied.
+   * holds every row not changed since; `held`: its ring blocks too (the main thread knows where that
+   * file keeps them), so the candle rows of pools whose candles it has not written since are not copied.
    */
   constructor(views: EngineViews, runs: ShardRuns, dirty: DirtyRows, delta: boolean, arena: CaptureArena, ownsChain: (chain: number) => boolean, marks: CutMarks, pending: readonly PendingChunkData[], held = false) {
     const t0 = performance.now();
+    // The pools whose candles it wrote since the previous cut, kept before the marks are cleared for the next.
+    const changed = delta && held ? marks.candles : null;
+    changed?.copyFrom(dirty.candles);
     this.rows = delta ? new ChangedRowsCopy(views, runs, dirty, arena, marks.rows) : null;
     const rows = this.rows !== null ? { columns: this.rows.columns, rows: this.rows.rows } : captureShardRows(views, runs, dirty, false, arena);
-    // The pools changed since the previous cut: its marks, copied into the rows' marks above (cleared only as those rows are copied, after this).
-    const changed = delta && held ? marks.rows.pools : null;
     this.copies = ([RING_BLOCKS, WINDOW_SLOTS] as const).map((kind, k) => {
       const list = marks.lists[k] ?? null;
       return new HeldRowsCopy(views, ownsChain, arena, kind, k === 0 ? marks.blocks : marks.windowSlots, changed !== null && list !== null ? { list, changed } : null);
     });
+    changed?.clear();
     marks.lists = [this.copies[0]!.list(), this.copies[1]!.list()];
     const columns = this.copies.reduce((n, c) => n + c.columnCount, 0);
     if (columns > this.progress.length - WORDS) throw new RangeError(`${columns} block columns: the progress words hold ${this.progress.length - WORDS}`);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pack } from 'msgpackr';
 import type { CatalogExport } from '../catalog/catalog.js';
 import { PARTS } from '../catalog/parts.js';
-import type { EngineViews } from '../state/views.js';
+import type { ColumnSpec, EngineViews } from '../state/views.js';
 import { shardRowColumns, type ShardCapture, type ShardRuns } from './capture.js';
 import { appendBits, maskBytes, type BlockCapture } from './blocks.js';
 import {
@@ -190,7 +190,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
     { cols: blockColumns(views.columnTable, 'block'), of: (c: ShardCapture) => c.blocks, base: over?.header.blocks, layout: over?.held?.blocks },
     { cols: blockColumns(views.columnTable, 'windowSlot'), of: (c: ShardCapture) => c.windowSlots, base: over?.header.windowSlots, layout: over?.held?.windowSlots },
   ].map((h) => {
-    const kept = shards.map(({ capture }, s) => keptFromBase(h.of(capture), s, h.cols.length, h.base, h.layout));
+    const kept = shards.map(({ capture }, s) => keptFromBase(h.of(capture), s, h.cols, h.base, h.layout));
     return { ...h, kept, pools: shards.reduce((n, s, i) => n + h.of(s.capture).pools.length + kept[i]!.positions.length, 0) };
   });
   // The header's length depends on the offsets it lists: lay out with room to spare, widen until it fits.
@@ -224,9 +224,11 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
             return { pools: n, maskOffset, offset, bytes: wordBytes };
           };
           const { mask, words } = of(capture).columns[i]!;
-          const copiedRows = segment(of(capture).pools.length, mask.byteLength, words.byteLength);
           const k = kept[s]!;
-          if (k.positions.length === 0) return [copiedRows];
+          // A candle column's rows of the pools kept are the base's; any other column's are copied as those of the rest.
+          const fromBase = c.candles && k.positions.length > 0;
+          const copiedRows = segment(of(capture).pools.length + (fromBase ? 0 : k.positions.length), mask.byteLength, words.byteLength);
+          if (!fromBase) return [copiedRows];
           return [copiedRows, segment(k.positions.length, maskBytes(k.positions.length * (rowBytes(c) / 4)), k.words[i]! * 4)];
         }),
       }));
@@ -321,7 +323,7 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
         const copiedRows = col.segments[seg++]!;
         writes.push({ offset: copiedRows.maskOffset, bytes: mask }, { offset: copiedRows.offset, bytes: words });
         const k = kept[s]!;
-        if (k.positions.length === 0) return;
+        if (!cols[i]!.candles || k.positions.length === 0) return;
         const keptRows = col.segments[seg++]!;
         const from = base!.columns[i]!;
         if (from.name !== col.name || !('segments' in from)) throw new Error(`the base snapshot keeps no sparse block column ${col.name} in its place`);
@@ -329,14 +331,19 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
       });
     });
     // What each pool of the list kept, per column, for a delta cut over this file.
-    const counts = cols.map((_, i) => {
+    const counts = cols.map((c, i) => {
       const out = new Int32Array(prior);
       let at = 0;
       shards.forEach(({ capture }, s) => {
-        out.set(of(capture).columns[i]!.counts.subarray(0, of(capture).pools.length), at);
-        at += of(capture).pools.length;
-        out.set(kept[s]!.counts[i]!, at);
-        at += kept[s]!.positions.length;
+        const k = kept[s]!;
+        const fromBase = c.candles && k.positions.length > 0;
+        const copiedRows = of(capture).pools.length + (fromBase ? 0 : k.positions.length);
+        out.set(of(capture).columns[i]!.counts.subarray(0, copiedRows), at);
+        at += copiedRows;
+        if (fromBase) {
+          out.set(k.counts[i]!, at);
+          at += k.positions.length;
+        }
       });
       return out;
     });
@@ -347,7 +354,10 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
   return delta ? { header, writes, base: over!.path, held: layout } : { header, writes, held: layout };
 }
 
-/** A shard's pools kept from the base (BlockCapture.kept): their ids, base file positions, and per column the words each kept and all of them. */
+/**
+ * A shard's pools kept from the base (BlockCapture.kept): their ids, base file positions, and per
+ * candle column (ColumnSpec.candles; empty for the others) the words each of them kept there and in all.
+ */
 interface KeptFromBase {
   readonly pools: Int32Array;
   readonly positions: Int32Array;
@@ -358,13 +368,13 @@ interface KeptFromBase {
 }
 
 /** The pools shard `shard` kept from the base (`capture.kept`), located in it (`base`, `layout`: its section, and where this process put its rows). */
-function keptFromBase(capture: BlockCapture, shard: number, columns: number, base: BlocksSection | undefined, layout: HeldLayout | undefined): KeptFromBase {
+function keptFromBase(capture: BlockCapture, shard: number, cols: readonly ColumnSpec[], base: BlocksSection | undefined, layout: HeldLayout | undefined): KeptFromBase {
   const { kept } = capture;
-  if (kept.pools.length === 0) return { pools: kept.pools, positions: kept.at, counts: Array.from({ length: columns }, () => new Int32Array(0)), words: new Array<number>(columns).fill(0), baseCounts: [] };
+  if (kept.pools.length === 0) return { pools: kept.pools, positions: kept.at, counts: cols.map(() => new Int32Array(0)), words: cols.map(() => 0), baseCounts: [] };
   if (base === undefined || layout === undefined) throw new Error('a shard kept ring rows from a snapshot whose layout is not known');
   const start = layout.shardStarts[shard]!;
   const positions = kept.at.map((i) => start + i);
-  const counts = layout.counts.map((all) => positions.map((p) => all[p]!));
+  const counts = layout.counts.map((all, i) => (cols[i]!.candles ? positions.map((p) => all[p]!) : new Int32Array(0)));
   return { pools: kept.pools, positions, counts, words: counts.map((c) => c.reduce((n, x) => n + x, 0)), baseCounts: layout.counts };
 }
 

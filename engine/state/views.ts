@@ -65,6 +65,13 @@ export interface ColumnSpec {
   readonly array: Float64Array | Uint32Array | Int32Array | Uint16Array | Uint8Array;
   /** What a value an older snapshot kept in another element type becomes here (absent: the same value). */
   readonly fromOlder?: (value: number) => number;
+  /**
+   * A block column of candles: a pool's row is written only where it swaps, takes a ring block
+   * (its candles reloaded) or has its block moved or reset (shards/apply.ts applySwap, tiers.ts
+   * compactBlocks, a rollback), never as its windows move: DirtyRows.candles marks those writes,
+   * and a delta cut takes the rows of the pools not marked from the previous file (snapshot/blocks.ts).
+   */
+  readonly candles: boolean;
 }
 
 const TYPE_OF = new Map<ColumnCtor, ColumnSpec['type']>([
@@ -80,6 +87,7 @@ interface ColumnOptions {
   readonly writer: ColumnWriter;
   readonly transient?: boolean;
   readonly fromOlder?: (value: number) => number;
+  readonly candles?: boolean;
 }
 
 /** Rows a column of `scope` has at `capacity`. */
@@ -120,7 +128,7 @@ class ColumnSource {
       this.columns[name] = sab;
     }
     const array = new (ctor as unknown as new (b: SharedArrayBuffer) => InstanceType<C>)(sab);
-    this.table.push({ name, type: TYPE_OF.get(ctor)!, scope, stride, writer: options.writer, transient: options.transient ?? false, array, ...(options.fromOlder ? { fromOlder: options.fromOlder } : {}) });
+    this.table.push({ name, type: TYPE_OF.get(ctor)!, scope, stride, writer: options.writer, transient: options.transient ?? false, candles: options.candles ?? false, array, ...(options.fromOlder ? { fromOlder: options.fromOlder } : {}) });
     return array;
   }
 }
@@ -469,11 +477,11 @@ export class EngineViews {
     this.blockLeaveClose0 = perBlock('leave.close0');
     this.blockLeaveClose1 = perBlock('leave.close1');
 
-    this.ringOpened = block(RING_OPENED_COLUMN, Uint32Array, { stride: RING_OPENED_STRIDE, ...shard });
+    this.ringOpened = block(RING_OPENED_COLUMN, Uint32Array, { stride: RING_OPENED_STRIDE, ...shard, candles: true });
     this.rings = INTERVALS.map((iv, i) => {
       const slots = RING_SLOTS[i]!;
       // One column per ring: a block's row is its `slots` candle records (candle-record.ts).
-      const cells = block(`ring.${iv}.candles`, Float64Array, { stride: slots * CANDLE_WORDS, ...shard });
+      const cells = block(`ring.${iv}.candles`, Float64Array, { stride: slots * CANDLE_WORDS, ...shard, candles: true });
       return {
         seconds: INTERVAL_SECONDS[i]!,
         slots,
