@@ -194,7 +194,9 @@ async function measure(pools: number): Promise<SizeResult> {
     let peakAnonBytes = 0;
     const sampler = setInterval(() => {
       try {
-        peakAnonBytes = Math.max(peakAnonBytes, residentBytes(child.pid!).anon);
+        // A process that ended but is not yet reaped has no RssAnon (NaN): not a sample.
+        const anon = residentBytes(child.pid!).anon;
+        if (anon > peakAnonBytes) peakAnonBytes = anon;
       } catch {
         // the process ended
       }
@@ -217,9 +219,9 @@ async function measure(pools: number): Promise<SizeResult> {
     const snapshotLines = [...output(child).text.matchAll(/"msg":"(snapshot of log batch [^"]*)"/g)].map((m) => m[1]!);
     const lastSnapshotLine = snapshotLines.at(-1) ?? null;
     const firstSnapshotLine = snapshotLines[0] ?? null;
+    clearInterval(sampler);
     await stop(child);
     const simulatorBytes = await simulatorMemory(pools);
-    clearInterval(sampler);
     const base = { ...atCatchUp, events, steady, steadyAfterSeconds, peakAnonBytes, lastSnapshotLine, firstSnapshotLine, simulatorBytes };
     if (!measureRestarts) return { ...base, restart: null, afterKill9: null };
     const afterTerm = await restart(args);

@@ -45,7 +45,7 @@ export interface SnapshotStats {
   /** Of those, pool rows and token rows. */
   readonly lastPoolsCopied: number | null;
   readonly lastTokensCopied: number | null;
-  /** Ring blocks the shards copied for the last snapshot, and those of pools not changed since the one before it, taken from that file. */
+  /** Ring blocks the shards copied whole for the last snapshot, and those whose candles (the pool did not trade since the one before it) were taken from that file. */
   readonly lastBlocksCopied: number | null;
   readonly lastBlocksKept: number | null;
   /** Bytes the shards' capture buffers hold after the last cut (row columns, block columns), and those they let go of at it. */

@@ -27,8 +27,8 @@ export interface CuttableShards extends ShardDispatcher {
   shardOf(chain: number): number;
   /**
    * Each shard's rows (runs[shard]; with `delta`, only those it changed since its previous capture)
-   * and pending candles, after the tasks submitted before; with `held` too, its ring blocks and
-   * window slots only for the pools it changed since (blocks.ts HeldRowsCopy).
+   * and pending candles, after the tasks submitted before; with `held` too, the candles of its ring
+   * blocks only for the pools whose candles it wrote since (blocks.ts HeldRowsCopy).
    */
   capture(runs: readonly ShardRuns[], delta: boolean, held: boolean): Promise<ShardCapture[]>;
   /** Resolves once every store write the shards issued so far is on disk. */
@@ -69,7 +69,7 @@ export function cutSnapshot(views: EngineViews, ingest: Ingest, snapshots: Snaps
   const main = cutMain(views, seq, ingest.registry.export({ viewColumns: false, shareAppendOnly: true }), sourceState);
   const runs = runsByShard(views, shards.shards, (c) => shards.shardOf(c), main.pools, main.tokens, (t) => ingest.registry.tokenLive(t));
   const mainMs = performance.now() - t0;
-  // Ring blocks and window slots too, when this process wrote the file it is relative to (it knows where that file keeps them).
+  // The ring blocks' candles too, when this process wrote the file it is relative to (it knows where that file keeps them).
   const held = delta && snapshots.base!.held !== undefined;
   const parts = ingest.afterHandOver(() => shards.capture(runs, delta, held)).then((captures) => captures.map((capture, i) => ({ runs: runs[i]!, capture })));
   return { seq, mainMs, sourceMs, written: snapshots.take(main, parts, () => shards.durable(), mainMs) };

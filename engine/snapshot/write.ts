@@ -76,8 +76,8 @@ export interface KeptColumn {
 /**
  * Where a file written by this process keeps its ring blocks or window slots, beyond its header:
  * the position of each shard's first pool in the section's list, and per block column (table order)
- * the words each pool of the list kept. A delta cut over the file takes from it the rows of pools
- * not changed since.
+ * the words each pool of the list kept in it, for candle columns (ColumnSpec.candles; empty for the
+ * others). A delta cut over the file takes from it the candle rows of pools that did not trade since.
  */
 export interface HeldLayout {
   readonly shardStarts: readonly number[];
@@ -330,8 +330,9 @@ export function layoutSnapshot(views: EngineViews, cut: MainCut, shards: readonl
         writes.push({ maskOffset: keptRows.maskOffset, offset: keptRows.offset, bytes: keptRows.bytes, perRow: rowBytes(cols[i]!) / 4, positions: k.positions, from: { segments: from.segments, counts: k.baseCounts[i]! } });
       });
     });
-    // What each pool of the list kept, per column, for a delta cut over this file.
+    // What each pool of the list kept, per candle column, for a delta cut over this file.
     const counts = cols.map((c, i) => {
+      if (!c.candles) return new Int32Array(0);
       const out = new Int32Array(prior);
       let at = 0;
       shards.forEach(({ capture }, s) => {
@@ -435,7 +436,7 @@ async function writePatched(file: FileHandle, base: FileHandle, w: PatchedColumn
 }
 
 /** Bytes of kept rows' words gathered from the base before they are written. */
-const KEPT_CHUNK_BYTES = 8 * 2 ** 20; // 8 MiB
+const KEPT_CHUNK_BYTES = 2 ** 20; // 1 MiB: several tasks gather at once on the writer thread
 
 /**
  * Writes one segment of rows kept from the base (KeptColumn): each row's mask bits from its base
