@@ -18,7 +18,7 @@ export async function pruneTransactions(store: Store, views: EngineViews, chains
   for (const c of chains) owned[c] = 1;
   const n = views.poolCount;
   let removed = 0;
-  await store.writer.write(() => {
+  await store.root.transaction(() => {
     for (let p = 0; p < n; p++) {
       if (views.poolExists[p] !== 1) continue;
       const chain = views.poolChain[p]!;

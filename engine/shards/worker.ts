@@ -52,8 +52,7 @@ const PRUNE_INTERVAL_MS = 10 * 60_000; // 10 min
 
 const data = workerData as ShardWorkerData;
 const views = EngineViews.attach(data.buffers);
-// A shard's turns are long (a task of batches): its writes take the write lock only while they run.
-const store = data.storePath ? openStore(data.storePath, { syncWrites: true }) : null;
+const store = data.storePath ? openStore(data.storePath) : null;
 const stopping = new Int32Array(data.stopping);
 store?.writer.abandonWhen(() => Atomics.load(stopping, 0) === 1);
 const sink = store ? new LmdbSink(store) : null;

@@ -94,30 +94,16 @@ export class RetryingWriter {
   fault: WriteFault | null = null;
   private readonly root: RootDatabase;
   private readonly path: string;
-  /** Whether each write runs and commits at once on the calling thread (StoreOptions.syncWrites). */
-  private readonly sync: boolean;
   /** Writes waiting for a retry; while any does, new writes queue behind them. */
   private waiting = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private abandoned = false;
   private readonly listeners = new Set<(fault: WriteFault | null) => void>();
 
-  constructor(root: RootDatabase, path: string, sync = false) {
+  constructor(root: RootDatabase, path: string) {
     this.root = root;
     this.path = path;
-    this.sync = sync;
     guardCommitFailures();
-  }
-
-  /** One try of `fn` in a write transaction: at once (sync) or when lmdb-js's writer reaches it. */
-  private attempt(fn: () => void): Promise<unknown> {
-    if (!this.sync) return this.root.transaction(fn);
-    try {
-      this.root.transactionSync(fn);
-      return Promise.resolve();
-    } catch (err) {
-      return Promise.reject(err);
-    }
   }
 
   /** Calls `fn` whenever writes start failing or commit again; returns the unsubscribe. */
@@ -152,7 +138,7 @@ export class RetryingWriter {
   /** Runs `fn` in a write transaction; resolves once it is committed, however many retries that takes. */
   write(fn: () => void): Promise<void> {
     if (this.waiting > 0) return this.queue(fn);
-    return this.attempt(fn).then(
+    return this.root.transaction(fn).then(
       () => {
         if (this.fault !== null) void this.settle();
       },
@@ -197,7 +183,7 @@ export class RetryingWriter {
     for (;;) {
       if (this.givenUp) throw new Error(`write abandoned at shutdown: ${this.fault?.message ?? 'the store was failing'}`);
       try {
-        await this.attempt(fn);
+        await this.root.transaction(fn);
         return;
       } catch (err) {
         if (this.givenUp) throw err;

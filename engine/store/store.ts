@@ -104,14 +104,6 @@ export interface Store {
 export interface StoreOptions {
   /** Map size ceiling in bytes; LMDB grows the file lazily up to it. */
   readonly mapSizeBytes?: number;
-  /**
-   * The writes of this thread (`writer`) run and commit at once, holding LMDB's write lock only
-   * while they do. An asynchronous write transaction (lmdb-js `transaction`) takes the lock first,
-   * then waits for a turn of the thread's event loop to run its callback: a thread whose turns are
-   * long (a shard applying batches) holds the lock that long, and every other thread's writes wait
-   * behind it (bench/RESULTS.md). For threads that may block while another write runs.
-   */
-  readonly syncWrites?: boolean;
 }
 
 export const STORE_MAP_SIZE_BYTES = 64 * 1024 ** 3; // 64 GiB of address space, not of disk
@@ -141,7 +133,7 @@ export function openStore(path: string, options: StoreOptions = {}): Store {
     candles: db<number[], CandleKey>('candles', { encoder: candleEncoder }),
     txs: db<TxRecord, TxKey>('txs', { encoder: txEncoder }),
     parked: db<number[], [number, number]>('parked'),
-    writer: new RetryingWriter(root, path, options.syncWrites ?? false),
+    writer: new RetryingWriter(root, path),
     close: () => root.close(),
   };
   return store;
